@@ -1,0 +1,316 @@
+//! CSV reader: a header line, one row per sample, the target picked by name.
+//!
+//! Fields that read as missing: empty, `?`, `NA`, `NaN` (any case). What happens to them is the
+//! [`MissingPolicy`]. Every other field of a feature column must parse as a finite `f64`; errors
+//! name the file, the one-based line and the column.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::dataset::{Dataset, Target};
+use crate::error::{Error, Result};
+
+/// What to do with missing feature values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissingPolicy {
+    /// Refuse the file, naming the first missing value's line and column (default).
+    #[default]
+    Error,
+    /// Drop every row with a missing feature or target.
+    Drop,
+    /// Keep missing features as NaN; they are replaced by the median of the *training* rows of
+    /// each split (see [`Transform`](crate::data::Transform)). Rows with a missing target are dropped.
+    Median,
+}
+
+/// How to read the target column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskHint {
+    /// Classification when some value is not a number, or when every value is an integer and
+    /// there are at most 20 distinct values; regression otherwise.
+    #[default]
+    Auto,
+    /// Every distinct value is a class.
+    Classification,
+    /// Every value must be a number.
+    Regression,
+}
+
+/// Options of [`read_csv`].
+#[derive(Clone, Debug, Default)]
+pub struct CsvOptions {
+    /// Name of the target column; `None` for prediction data (the target is then a placeholder
+    /// of zeros named `""`).
+    pub target: Option<String>,
+    /// How to read the target.
+    pub task: TaskHint,
+    /// Missing-value policy.
+    pub missing: MissingPolicy,
+    /// Columns that are not features (an id, a group or fold column); returned as text.
+    pub extra_columns: Vec<String>,
+    /// Field delimiter (default `,`).
+    pub delimiter: Option<u8>,
+}
+
+/// A CSV file read into a [`Dataset`] plus the requested non-feature columns.
+#[derive(Clone, Debug)]
+pub struct CsvData {
+    /// Features and target.
+    pub data: Dataset,
+    /// Each requested extra column, as text, aligned with the data set's rows.
+    pub extras: BTreeMap<String, Vec<String>>,
+    /// Number of rows dropped by [`MissingPolicy::Drop`] (or for a missing target).
+    pub n_dropped: usize,
+}
+
+fn is_missing(field: &str) -> bool {
+    let f = field.trim();
+    f.is_empty() || f == "?" || f.eq_ignore_ascii_case("na") || f.eq_ignore_ascii_case("nan")
+}
+
+/// Reads a CSV file with a header.
+///
+/// # Errors
+/// [`Error::Io`], [`Error::EmptyFile`], [`Error::RaggedRow`], [`Error::NotANumber`],
+/// [`Error::MissingValue`], [`Error::MissingTarget`] (also for a missing extra column),
+/// [`Error::NonFinite`] for `inf`.
+pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<CsvData> {
+    let path = path.as_ref();
+    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    read_csv_from(std::io::BufReader::new(file), path, options)
+}
+
+/// Reads CSV text from any reader; `path` is used in error messages only.
+///
+/// # Errors
+/// As [`read_csv`].
+pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptions) -> Result<CsvData> {
+    let bad = |message: String| Error::BadFile { path: path.to_path_buf(), message };
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .delimiter(options.delimiter.unwrap_or(b','))
+        .from_reader(reader);
+    let header: Vec<String> = rdr
+        .headers()
+        .map_err(|e| bad(e.to_string()))?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
+        return Err(Error::EmptyFile { path: path.to_path_buf() });
+    }
+    let find = |name: &str| {
+        header.iter().position(|h| h == name).ok_or_else(|| Error::MissingTarget { name: name.to_string(), available: header.join(", ") })
+    };
+    let target_col = options.target.as_deref().map(find).transpose()?;
+    let mut extra_cols = Vec::new();
+    for name in &options.extra_columns {
+        extra_cols.push((name.clone(), find(name)?));
+    }
+    let feature_cols: Vec<usize> =
+        (0..header.len()).filter(|c| Some(*c) != target_col && !extra_cols.iter().any(|(_, e)| e == c)).collect();
+
+    let mut x = Vec::new();
+    let mut target_text: Vec<String> = Vec::new();
+    let mut extras: Vec<Vec<String>> = vec![Vec::new(); extra_cols.len()];
+    let mut n_dropped = 0usize;
+    let mut row_values = Vec::with_capacity(feature_cols.len());
+    for record in rdr.records() {
+        let record = record.map_err(|e| bad(e.to_string()))?;
+        let line = record.position().map_or(0, |p| p.line());
+        if record.len() == 1 && record.get(0).is_some_and(|f| f.trim().is_empty()) && header.len() > 1 {
+            continue; // blank line
+        }
+        if record.len() != header.len() {
+            return Err(Error::RaggedRow { path: path.to_path_buf(), line, expected: header.len(), found: record.len() });
+        }
+        row_values.clear();
+        let mut row_missing = false;
+        for &c in &feature_cols {
+            let field = &record[c];
+            if is_missing(field) {
+                if options.missing == MissingPolicy::Error {
+                    return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[c].clone() });
+                }
+                row_missing = true;
+                row_values.push(f64::NAN);
+                continue;
+            }
+            let v: f64 = field.trim().parse().map_err(|_| Error::NotANumber {
+                path: path.to_path_buf(),
+                line,
+                column: header[c].clone(),
+                value: field.to_string(),
+            })?;
+            if !v.is_finite() {
+                return Err(Error::NotANumber { path: path.to_path_buf(), line, column: header[c].clone(), value: field.to_string() });
+            }
+            row_values.push(v);
+        }
+        if let Some(t) = target_col {
+            if is_missing(&record[t]) {
+                if options.missing == MissingPolicy::Error {
+                    return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[t].clone() });
+                }
+                n_dropped += 1;
+                continue;
+            }
+        }
+        if row_missing && options.missing == MissingPolicy::Drop {
+            n_dropped += 1;
+            continue;
+        }
+        x.extend_from_slice(&row_values);
+        if let Some(t) = target_col {
+            target_text.push(record[t].trim().to_string());
+        }
+        for (k, (_, c)) in extra_cols.iter().enumerate() {
+            extras[k].push(record[*c].trim().to_string());
+        }
+    }
+    let n_rows = x.len() / feature_cols.len().max(1);
+    let n_rows = if feature_cols.is_empty() { target_text.len().max(extras.first().map_or(0, Vec::len)) } else { n_rows };
+    if n_rows == 0 {
+        return Err(Error::EmptyFile { path: path.to_path_buf() });
+    }
+    let feature_names: Vec<String> = feature_cols.iter().map(|&c| header[c].clone()).collect();
+    let (target, target_name) = match target_col {
+        Some(t) => (parse_target(&target_text, options.task, &header[t], path)?, header[t].clone()),
+        None => (Target::Real(vec![0.0; n_rows]), String::new()),
+    };
+    let data = Dataset::new_with_missing(x, feature_names, target, target_name)?;
+    let extras = extra_cols.into_iter().map(|(n, _)| n).zip(extras).collect();
+    Ok(CsvData { data, extras, n_dropped })
+}
+
+/// Turns the target column's text into classes or reals, following `hint`.
+pub(crate) fn parse_target(text: &[String], hint: TaskHint, name: &str, path: &Path) -> Result<Target> {
+    let numbers: Option<Vec<f64>> = text.iter().map(|t| t.parse::<f64>().ok()).collect();
+    let classification = match (hint, &numbers) {
+        (TaskHint::Classification, _) => true,
+        (TaskHint::Regression, None) => {
+            let (i, t) = text.iter().enumerate().find(|(_, t)| t.parse::<f64>().is_err()).map(|(i, t)| (i, t.clone())).unwrap_or_default();
+            return Err(Error::NotANumber { path: PathBuf::from(path), line: i as u64 + 2, column: name.to_string(), value: t });
+        }
+        (TaskHint::Regression, Some(_)) => false,
+        (TaskHint::Auto, None) => true,
+        (TaskHint::Auto, Some(v)) => {
+            let integers = v.iter().all(|x| x.fract() == 0.0);
+            let mut distinct: Vec<f64> = v.clone();
+            distinct.sort_by(f64::total_cmp);
+            distinct.dedup();
+            integers && distinct.len() <= 20
+        }
+    };
+    if classification {
+        Ok(classes_from_text(text))
+    } else {
+        let v = numbers.unwrap_or_default();
+        if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+            return Err(Error::NonFinite { row: i, column: name.to_string(), value: v[i] });
+        }
+        Ok(Target::Real(v))
+    }
+}
+
+/// Maps label text to class indices; classes sorted numerically when all are numbers, else
+/// lexicographically, so the mapping does not depend on row order.
+pub(crate) fn classes_from_text(text: &[String]) -> Target {
+    let mut names: Vec<String> = text.to_vec();
+    let numeric = names.iter().all(|t| t.parse::<f64>().is_ok());
+    if numeric {
+        names.sort_by(|a, b| a.parse::<f64>().unwrap_or(0.0).total_cmp(&b.parse::<f64>().unwrap_or(0.0)).then_with(|| a.cmp(b)));
+    } else {
+        names.sort();
+    }
+    names.dedup();
+    let index: std::collections::HashMap<&str, u32> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
+    let labels = text.iter().map(|t| index[t.as_str()]).collect();
+    Target::Classes { labels, names }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str, options: &CsvOptions) -> Result<CsvData> {
+        read_csv_from(text.as_bytes(), Path::new("t.csv"), options)
+    }
+    fn opts(target: &str) -> CsvOptions {
+        CsvOptions { target: Some(target.into()), ..Default::default() }
+    }
+
+    #[test]
+    fn reads_classes_and_features() {
+        let d = read("a,b,y\n1,2,cat\n3,4,dog\n5,6,cat\n", &opts("y")).unwrap().data;
+        assert_eq!(d.n_rows(), 3);
+        assert_eq!(d.feature_names(), ["a", "b"]);
+        assert_eq!(d.target(), &Target::Classes { labels: vec![0, 1, 0], names: vec!["cat".into(), "dog".into()] });
+        assert_eq!(d.row(2), &[5.0, 6.0]);
+    }
+
+    #[test]
+    fn numeric_labels_sort_numerically() {
+        let d = read("a,y\n1,10\n2,9\n3,10\n", &opts("y")).unwrap().data;
+        assert_eq!(d.target(), &Target::Classes { labels: vec![1, 0, 1], names: vec!["9".into(), "10".into()] });
+    }
+
+    #[test]
+    fn real_target_inferred() {
+        let d = read("a,y\n1,0.5\n2,1.5\n", &opts("y")).unwrap().data;
+        assert_eq!(d.target(), &Target::Real(vec![0.5, 1.5]));
+    }
+
+    #[test]
+    fn ragged_row_names_line() {
+        let e = read("a,b,y\n1,2,0\n3,1\n", &opts("y")).unwrap_err();
+        assert!(matches!(e, Error::RaggedRow { line: 3, expected: 3, found: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn non_numeric_names_line_and_column() {
+        let e = read("a,b,y\n1,2,0\n3,x,1\n", &opts("y")).unwrap_err();
+        assert!(matches!(&e, Error::NotANumber { line: 3, column, .. } if column == "b"), "{e}");
+    }
+
+    #[test]
+    fn infinite_is_refused() {
+        let e = read("a,y\ninf,0\n2,1\n", &opts("y")).unwrap_err();
+        assert!(matches!(e, Error::NotANumber { line: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn missing_policies() {
+        let text = "a,b,y\n1,,0\n3,4,1\n5,6,0\n";
+        let e = read(text, &opts("y")).unwrap_err();
+        assert!(matches!(&e, Error::MissingValue { line: 2, column, .. } if column == "b"), "{e}");
+        let d = read(text, &CsvOptions { missing: MissingPolicy::Drop, ..opts("y") }).unwrap();
+        assert_eq!((d.data.n_rows(), d.n_dropped), (2, 1));
+        let d = read(text, &CsvOptions { missing: MissingPolicy::Median, ..opts("y") }).unwrap();
+        assert!(d.data.has_missing() && d.data.row(0)[1].is_nan());
+    }
+
+    #[test]
+    fn missing_target_column() {
+        let e = read("a,b\n1,2\n", &opts("y")).unwrap_err();
+        assert!(matches!(e, Error::MissingTarget { .. }), "{e}");
+    }
+
+    #[test]
+    fn empty_file() {
+        assert!(matches!(read("", &opts("y")).unwrap_err(), Error::EmptyFile { .. } | Error::MissingTarget { .. }));
+        assert!(matches!(read("a,y\n", &opts("y")).unwrap_err(), Error::EmptyFile { .. }));
+    }
+
+    #[test]
+    fn extra_columns_are_not_features() {
+        let d = read("id,a,y\n7,1,0\n8,2,1\n", &CsvOptions { extra_columns: vec!["id".into()], ..opts("y") }).unwrap();
+        assert_eq!(d.data.feature_names(), ["a"]);
+        assert_eq!(d.extras["id"], ["7", "8"]);
+    }
+}

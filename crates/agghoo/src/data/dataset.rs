@@ -1,0 +1,319 @@
+//! The in-memory data set and views of it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Whether the target is a class label or a real value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    /// Class labels `0..n_classes`.
+    Classification,
+    /// Real values.
+    Regression,
+}
+
+/// The target column: class indices with their names, or real values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// Class indices into `names`; `names` is sorted (numerically when every label is a number).
+    Classes {
+        /// Class index of each row.
+        labels: Vec<u32>,
+        /// Label text of each class, in class-index order.
+        names: Vec<String>,
+    },
+    /// Real-valued target.
+    Real(Vec<f64>),
+}
+
+impl Target {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Target::Classes { labels, .. } => labels.len(),
+            Target::Real(v) => v.len(),
+        }
+    }
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The task this target defines.
+    pub fn task(&self) -> Task {
+        match self {
+            Target::Classes { .. } => Task::Classification,
+            Target::Real(_) => Task::Regression,
+        }
+    }
+    /// Number of classes (0 for regression).
+    pub fn n_classes(&self) -> usize {
+        match self {
+            Target::Classes { names, .. } => names.len(),
+            Target::Real(_) => 0,
+        }
+    }
+    /// Row `i` as a real number (the class index for classification).
+    pub fn value(&self, i: usize) -> f64 {
+        match self {
+            Target::Classes { labels, .. } => labels[i] as f64,
+            Target::Real(v) => v[i],
+        }
+    }
+}
+
+/// Features stored once (row-major `f64`) with names, and a target.
+///
+/// Invariants (checked by [`Dataset::new`]): `x.len() == n_rows · n_features`, the target has
+/// `n_rows` entries, features are finite unless the caller asked to keep missing values as NaN
+/// for per-fold imputation ([`Dataset::new_with_missing`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    x: Vec<f64>,
+    n_rows: usize,
+    feature_names: Vec<String>,
+    target: Target,
+    target_name: String,
+    has_missing: bool,
+}
+
+impl Dataset {
+    /// Builds a data set from a row-major matrix.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] on inconsistent sizes or no rows, [`Error::NonFinite`] on a
+    /// NaN or infinite feature or target value.
+    ///
+    /// ```
+    /// use agghoo::data::{Dataset, Target};
+    /// let d = Dataset::new(vec![1.0, 2.0, 3.0, 4.0], vec!["a".into(), "b".into()],
+    ///                      Target::Real(vec![0.5, 1.5]), "y")?;
+    /// assert_eq!(d.n_rows(), 2);
+    /// assert_eq!(d.row(1), &[3.0, 4.0]);
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    pub fn new(x: Vec<f64>, feature_names: Vec<String>, target: Target, target_name: impl Into<String>) -> Result<Self> {
+        let d = Self::new_with_missing(x, feature_names, target, target_name)?;
+        if d.has_missing {
+            let p = d.n_features();
+            let i = d.x.iter().position(|v| !v.is_finite()).unwrap_or(0);
+            return Err(Error::NonFinite { row: i / p.max(1), column: d.feature_names[i % p.max(1)].clone(), value: d.x[i] });
+        }
+        Ok(d)
+    }
+
+    /// Like [`Dataset::new`] but NaN features are allowed and mean "missing" (infinities are not).
+    /// Such a data set must go through a [`Transform`](crate::data::Transform) that imputes them
+    /// before a family sees it.
+    ///
+    /// # Errors
+    /// As [`Dataset::new`], except for NaN features.
+    pub fn new_with_missing(x: Vec<f64>, feature_names: Vec<String>, target: Target, target_name: impl Into<String>) -> Result<Self> {
+        let n_rows = target.len();
+        let p = feature_names.len();
+        if n_rows == 0 {
+            return Err(Error::TooFewRows { what: "a data set".into(), needed: 1, found: 0 });
+        }
+        if x.len() != n_rows * p {
+            return Err(Error::invalid("x", "of length n_rows × n_features", format!("{} for {} × {}", x.len(), n_rows, p)));
+        }
+        let target_name = target_name.into();
+        let mut has_missing = false;
+        for (i, &v) in x.iter().enumerate() {
+            if v.is_nan() {
+                has_missing = true;
+            } else if v.is_infinite() {
+                return Err(Error::NonFinite { row: i / p, column: feature_names[i % p].clone(), value: v });
+            }
+        }
+        match &target {
+            Target::Real(y) => {
+                if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+                    return Err(Error::NonFinite { row: i, column: target_name, value: y[i] });
+                }
+            }
+            Target::Classes { labels, names } => {
+                if let Some(i) = labels.iter().position(|&l| l as usize >= names.len()) {
+                    return Err(Error::invalid("labels", "class indices below the number of class names", labels[i]));
+                }
+            }
+        }
+        Ok(Self { x, n_rows, feature_names, target, target_name, has_missing })
+    }
+
+    /// Number of rows (n).
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+    /// Number of features (d).
+    pub fn n_features(&self) -> usize {
+        self.feature_names.len()
+    }
+    /// Feature names in column order.
+    pub fn feature_names(&self) -> &[String] {
+        &self.feature_names
+    }
+    /// The target.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+    /// The target column's name.
+    pub fn target_name(&self) -> &str {
+        &self.target_name
+    }
+    /// The task defined by the target.
+    pub fn task(&self) -> Task {
+        self.target.task()
+    }
+    /// True when some features are NaN (missing, to be imputed per fold).
+    pub fn has_missing(&self) -> bool {
+        self.has_missing
+    }
+    /// The row-major feature matrix.
+    pub fn x(&self) -> &[f64] {
+        &self.x
+    }
+    /// Features of row `i`.
+    pub fn row(&self, i: usize) -> &[f64] {
+        let p = self.n_features();
+        &self.x[i * p..(i + 1) * p]
+    }
+    /// A view of the given rows (which may repeat, as in a bootstrap resample).
+    pub fn view<'a>(&'a self, rows: &'a [usize]) -> View<'a> {
+        View { data: self, rows: std::borrow::Cow::Borrowed(rows) }
+    }
+    /// A view of every row, in order.
+    pub fn all(&self) -> View<'_> {
+        View { data: self, rows: std::borrow::Cow::Owned((0..self.n_rows).collect()) }
+    }
+    /// A new data set holding only the given columns (by index), in that order.
+    pub fn select_columns(&self, columns: &[usize]) -> Result<Dataset> {
+        let p = self.n_features();
+        if let Some(&c) = columns.iter().find(|&&c| c >= p) {
+            return Err(Error::invalid("column", "an existing feature index", c));
+        }
+        let mut x = Vec::with_capacity(self.n_rows * columns.len());
+        for i in 0..self.n_rows {
+            let r = self.row(i);
+            x.extend(columns.iter().map(|&c| r[c]));
+        }
+        let names = columns.iter().map(|&c| self.feature_names[c].clone()).collect();
+        Dataset::new_with_missing(x, names, self.target.clone(), self.target_name.clone())
+    }
+    /// A new data set of the given rows (copied), keeping the class names.
+    pub fn select_rows(&self, rows: &[usize]) -> Result<Dataset> {
+        let mut x = Vec::with_capacity(rows.len() * self.n_features());
+        for &i in rows {
+            x.extend_from_slice(self.row(i));
+        }
+        let target = match &self.target {
+            Target::Classes { labels, names } => Target::Classes { labels: rows.iter().map(|&i| labels[i]).collect(), names: names.clone() },
+            Target::Real(y) => Target::Real(rows.iter().map(|&i| y[i]).collect()),
+        };
+        Dataset::new_with_missing(x, self.feature_names.clone(), target, self.target_name.clone())
+    }
+    /// Replaces the feature matrix (same shape), used by per-fold transforms.
+    pub(crate) fn with_x(&self, x: Vec<f64>) -> Dataset {
+        debug_assert_eq!(x.len(), self.x.len());
+        let has_missing = x.iter().any(|v| v.is_nan());
+        Dataset { x, has_missing, ..self.clone() }
+    }
+    /// Checks that the target is usable for learning: not constant, at least two classes.
+    ///
+    /// # Errors
+    /// [`Error::ConstantTarget`].
+    pub fn check_learnable(&self) -> Result<()> {
+        match &self.target {
+            Target::Classes { labels, names } => {
+                if labels.iter().all(|&l| l == labels[0]) {
+                    return Err(Error::ConstantTarget { name: self.target_name.clone(), value: names[labels[0] as usize].clone() });
+                }
+            }
+            Target::Real(y) => {
+                if y.iter().all(|&v| v == y[0]) {
+                    return Err(Error::ConstantTarget { name: self.target_name.clone(), value: y[0].to_string() });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Rows of a [`Dataset`] by index: what a learner trains on or predicts for.
+#[derive(Clone, Debug)]
+pub struct View<'a> {
+    data: &'a Dataset,
+    rows: std::borrow::Cow<'a, [usize]>,
+}
+
+impl<'a> View<'a> {
+    /// The underlying data set.
+    pub fn data(&self) -> &'a Dataset {
+        self.data
+    }
+    /// Row indices into the data set.
+    pub fn rows(&self) -> &[usize] {
+        &self.rows
+    }
+    /// Number of rows in the view.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+    /// True when the view has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+    /// Number of features.
+    pub fn n_features(&self) -> usize {
+        self.data.n_features()
+    }
+    /// Features of the view's `i`-th row.
+    pub fn x(&self, i: usize) -> &'a [f64] {
+        self.data.row(self.rows[i])
+    }
+    /// Target of the view's `i`-th row as a real number (class index for classification).
+    pub fn y(&self, i: usize) -> f64 {
+        self.data.target().value(self.rows[i])
+    }
+    /// Class index of the view's `i`-th row.
+    ///
+    /// # Panics
+    /// Never on classification data; on regression data returns the value truncated, so callers
+    /// check the task first (families do, in `fit`).
+    pub fn class(&self, i: usize) -> u32 {
+        match self.data.target() {
+            Target::Classes { labels, .. } => labels[self.rows[i]],
+            Target::Real(y) => y[self.rows[i]] as u32,
+        }
+    }
+    /// Number of classes of the underlying data set (0 for regression).
+    pub fn n_classes(&self) -> usize {
+        self.data.target().n_classes()
+    }
+    /// The task.
+    pub fn task(&self) -> Task {
+        self.data.task()
+    }
+    /// Gathers the view's rows into a contiguous row-major matrix.
+    pub fn gather_x(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.len() * self.n_features());
+        for i in 0..self.len() {
+            out.extend_from_slice(self.x(i));
+        }
+        out
+    }
+    /// The view's targets as reals.
+    pub fn gather_y(&self) -> Vec<f64> {
+        (0..self.len()).map(|i| self.y(i)).collect()
+    }
+    /// A sub-view: the rows at the given positions *of this view*.
+    pub fn subview(&self, positions: &[usize]) -> View<'a> {
+        View { data: self.data, rows: std::borrow::Cow::Owned(positions.iter().map(|&p| self.rows[p]).collect()) }
+    }
+    /// An owned view over explicit dataset rows.
+    pub fn from_rows(data: &'a Dataset, rows: Vec<usize>) -> View<'a> {
+        View { data, rows: std::borrow::Cow::Owned(rows) }
+    }
+}

@@ -1,0 +1,121 @@
+//! LibSVM / svmlight text: `label index:value index:value ... [# comment]`, indices one-based and
+//! strictly increasing. Written by hand (no maintained crate does it) and streaming: one line
+//! buffer, values appended straight into the dense row-major matrix.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::csv_reader::{TaskHint, parse_target};
+use super::dataset::Dataset;
+use crate::error::{Error, Result};
+
+/// Reads a LibSVM file into a dense [`Dataset`] with features named `f1..fd` (d = the largest
+/// index seen, or `n_features` when given and larger).
+///
+/// # Errors
+/// [`Error::Io`], [`Error::EmptyFile`], [`Error::LibSvm`] naming the line for a malformed pair,
+/// an index of 0, or indices that are not strictly increasing (out of order or duplicated).
+pub fn read_libsvm(path: impl AsRef<Path>, task: TaskHint, n_features: Option<usize>) -> Result<Dataset> {
+    let path = path.as_ref();
+    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    read_libsvm_from(std::io::BufReader::with_capacity(1 << 20, file), path, task, n_features)
+}
+
+/// Reads LibSVM text from any buffered reader; `path` is used in error messages only.
+///
+/// # Errors
+/// As [`read_libsvm`].
+pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n_features: Option<usize>) -> Result<Dataset> {
+    let err = |line: u64, message: String| Error::LibSvm { path: path.to_path_buf(), line, message };
+    let mut labels = Vec::new();
+    // Sparse rows first (index, value), densified at the end once d is known.
+    let mut entries: Vec<(u32, f64)> = Vec::new();
+    let mut row_ends: Vec<usize> = Vec::new();
+    let mut max_index = 0usize;
+    let mut buf = String::new();
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        let read = reader.read_line(&mut buf).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+        if read == 0 {
+            break;
+        }
+        line_no += 1;
+        let content = buf.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let mut tokens = content.split_ascii_whitespace();
+        let label = tokens.next().unwrap_or_default();
+        labels.push(label.to_string());
+        let mut previous = 0usize;
+        for token in tokens {
+            let (i, v) = token.split_once(':').ok_or_else(|| err(line_no, format!("`{token}` is not index:value")))?;
+            let index: usize = i.parse().map_err(|_| err(line_no, format!("`{i}` is not a feature index")))?;
+            if index == 0 {
+                return Err(err(line_no, "feature indices start at 1".into()));
+            }
+            if index <= previous {
+                return Err(err(line_no, format!("index {index} after {previous}: indices must be strictly increasing (out of order or duplicated)")));
+            }
+            let value: f64 = v.parse().map_err(|_| err(line_no, format!("`{v}` is not a number")))?;
+            if !value.is_finite() {
+                return Err(err(line_no, format!("{v} is not a finite number")));
+            }
+            previous = index;
+            max_index = max_index.max(index);
+            entries.push((index as u32, value));
+        }
+        row_ends.push(entries.len());
+    }
+    if labels.is_empty() {
+        return Err(Error::EmptyFile { path: path.to_path_buf() });
+    }
+    let d = n_features.unwrap_or(0).max(max_index);
+    let mut x = vec![0.0; labels.len() * d];
+    let mut start = 0;
+    for (r, &end) in row_ends.iter().enumerate() {
+        for &(i, v) in &entries[start..end] {
+            x[r * d + i as usize - 1] = v;
+        }
+        start = end;
+    }
+    let target = parse_target(&labels, task, "label", path)?;
+    Dataset::new(x, (1..=d).map(|j| format!("f{j}")).collect(), target, "label")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Dataset> {
+        read_libsvm_from(text.as_bytes(), Path::new("t.svm"), TaskHint::Auto, None)
+    }
+
+    #[test]
+    fn dense_from_sparse() {
+        let d = read("+1 1:0.5 3:2\n-1 2:1 # comment\n\n").unwrap();
+        assert_eq!(d.n_rows(), 2);
+        assert_eq!(d.n_features(), 3);
+        assert_eq!(d.x(), &[0.5, 0.0, 2.0, 0.0, 1.0, 0.0]);
+        assert_eq!(d.target().n_classes(), 2);
+    }
+
+    #[test]
+    fn out_of_order_and_duplicate_indices_are_errors() {
+        assert!(matches!(read("1 3:1 2:1\n").unwrap_err(), Error::LibSvm { line: 1, .. }));
+        assert!(matches!(read("1 1:1\n0 2:1 2:3\n").unwrap_err(), Error::LibSvm { line: 2, .. }));
+    }
+
+    #[test]
+    fn malformed_pairs_are_errors() {
+        for bad in ["1 a:1\n", "1 1:x\n", "1 0:1\n", "1 1\n", "1 1:inf\n"] {
+            assert!(matches!(read(bad).unwrap_err(), Error::LibSvm { .. }), "{bad}");
+        }
+    }
+
+    #[test]
+    fn empty_is_error() {
+        assert!(matches!(read("\n# only a comment\n").unwrap_err(), Error::EmptyFile { .. }));
+    }
+}

@@ -1,0 +1,16 @@
+//! Data: the [`Dataset`] (features stored once, row-major), cheap [`View`]s by index set,
+//! readers for CSV and LibSVM text, per-fold preprocessing and the papers' generators.
+//!
+//! A view is a borrowed list of row indices; nothing copies the feature matrix per split. Families
+//! that need contiguous memory (kernels, trees) gather the rows they need themselves.
+
+mod csv_reader;
+mod dataset;
+pub mod generators;
+mod libsvm;
+mod transform;
+
+pub use csv_reader::{CsvOptions, MissingPolicy, TaskHint, read_csv};
+pub use dataset::{Dataset, Target, Task, View};
+pub use libsvm::read_libsvm;
+pub use transform::{Preprocess, Transform};

@@ -1,0 +1,137 @@
+//! Preprocessing fitted on training rows only: median imputation and standardisation.
+//!
+//! Fitting on the training view and applying to the validation view is the honesty rule of SPEC.md
+//! (§ Feature selection) applied to unsupervised steps too: validation rows never inform the
+//! medians, means or scales their own predictions use.
+
+use serde::{Deserialize, Serialize};
+
+use super::dataset::{Dataset, View};
+use crate::error::Result;
+
+/// Which preprocessing steps to fit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preprocess {
+    /// Replace missing (NaN) features by the training median of their column.
+    pub impute_median: bool,
+    /// Centre each feature on its training mean and divide by its training standard deviation
+    /// (population form); a constant training column keeps scale 1, so it maps to 0.
+    pub standardize: bool,
+}
+
+impl Preprocess {
+    /// True when no step is requested.
+    pub fn is_identity(&self) -> bool {
+        !self.impute_median && !self.standardize
+    }
+
+    /// Fits the steps on `train`.
+    pub fn fit(&self, train: &View<'_>) -> Transform {
+        let p = train.n_features();
+        let n = train.len();
+        let medians = self.impute_median.then(|| {
+            (0..p)
+                .map(|j| {
+                    let mut col: Vec<f64> = (0..n).map(|i| train.x(i)[j]).filter(|v| !v.is_nan()).collect();
+                    median(&mut col)
+                })
+                .collect::<Vec<f64>>()
+        });
+        let value = |i: usize, j: usize| {
+            let v = train.x(i)[j];
+            match (&medians, v.is_nan()) {
+                (Some(m), true) => m[j],
+                _ => v,
+            }
+        };
+        let (mean, scale) = if self.standardize {
+            let mut mean = vec![0.0; p];
+            let mut scale = vec![1.0; p];
+            for j in 0..p {
+                let m = (0..n).map(|i| value(i, j)).sum::<f64>() / n.max(1) as f64;
+                let var = (0..n).map(|i| (value(i, j) - m).powi(2)).sum::<f64>() / n.max(1) as f64;
+                mean[j] = m;
+                // Relative threshold: a column constant up to rounding must not blow up.
+                scale[j] = if var.sqrt() > 1e-12 * m.abs().max(1e-300) && var > 0.0 { var.sqrt() } else { 1.0 };
+            }
+            (Some(mean), Some(scale))
+        } else {
+            (None, None)
+        };
+        Transform { medians, mean, scale }
+    }
+}
+
+fn median(col: &mut [f64]) -> f64 {
+    if col.is_empty() {
+        return 0.0;
+    }
+    col.sort_by(f64::total_cmp);
+    let h = col.len() / 2;
+    if col.len() % 2 == 1 { col[h] } else { 0.5 * (col[h - 1] + col[h]) }
+}
+
+/// A fitted preprocessing: apply it to any rows with the training schema.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Transform {
+    medians: Option<Vec<f64>>,
+    mean: Option<Vec<f64>>,
+    scale: Option<Vec<f64>>,
+}
+
+impl Transform {
+    /// Transforms one row in place.
+    pub fn apply_row(&self, row: &mut [f64]) {
+        for (j, v) in row.iter_mut().enumerate() {
+            if let (Some(m), true) = (&self.medians, v.is_nan()) {
+                *v = m[j];
+            }
+            if let (Some(mean), Some(scale)) = (&self.mean, &self.scale) {
+                *v = (*v - mean[j]) / scale[j];
+            }
+        }
+    }
+
+    /// A new data set holding the view's rows, transformed (target kept).
+    ///
+    /// # Errors
+    /// Only if the view is empty.
+    pub fn apply(&self, view: &View<'_>) -> Result<Dataset> {
+        let subset = view.data().select_rows(view.rows())?;
+        let mut x = subset.x().to_vec();
+        let p = subset.n_features().max(1);
+        for row in x.chunks_mut(p) {
+            self.apply_row(row);
+        }
+        Ok(subset.with_x(x))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Target;
+
+    #[test]
+    fn fitted_on_training_rows_only() {
+        let d = Dataset::new_with_missing(
+            vec![1.0, 5.0, 3.0, 5.0, f64::NAN, 5.0, 100.0, 5.0],
+            vec!["a".into(), "c".into()],
+            Target::Real(vec![0.0, 1.0, 2.0, 3.0]),
+            "y",
+        )
+        .unwrap();
+        let train = d.view(&[0, 1, 2]);
+        let t = Preprocess { impute_median: true, standardize: true }.fit(&train);
+        let out = t.apply(&train).unwrap();
+        // column a: [1, 3, median 2] → mean 2, sd sqrt(2/3); column c constant → 0, no NaN.
+        let sd = (2.0f64 / 3.0).sqrt();
+        let expected = [-1.0 / sd, 0.0, 1.0 / sd, 0.0, 0.0, 0.0];
+        for (a, b) in out.x().iter().zip(expected) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+        // The validation row's 100 did not move the training mean.
+        let val = t.apply(&d.view(&[3])).unwrap();
+        assert!((val.x()[0] - 98.0 / sd).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,203 @@
+//! The one error type of the library.
+//!
+//! Every fallible function returns [`Result<T, Error>`](crate::Result). Variants name the culprit:
+//! the parameter and the rule it broke, the file with its line and column, the row, the split, the
+//! grid point. Messages are lowercase without a final period; causes live in `#[source]`.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in agghoo, each variant naming what is at fault.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter broke its rule (for example τ outside (0, 1), V = 0, an empty grid).
+    #[error("parameter `{name}` must be {expected}, got {got}")]
+    InvalidParameter {
+        /// The parameter's name, as the user spells it.
+        name: &'static str,
+        /// The rule it must satisfy.
+        expected: &'static str,
+        /// The offending value.
+        got: String,
+    },
+    /// A file could not be opened or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating-system error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A data file had no data rows.
+    #[error("{path}: no data rows")]
+    EmptyFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A CSV row had a different number of fields from the header.
+    #[error("{path}: line {line}: expected {expected} fields, found {found}")]
+    RaggedRow {
+        /// The file.
+        path: PathBuf,
+        /// One-based line number.
+        line: u64,
+        /// Number of fields in the header.
+        expected: usize,
+        /// Number of fields on this line.
+        found: usize,
+    },
+    /// A field that should be a number was not one.
+    #[error("{path}: line {line}, column `{column}`: `{value}` is not a number")]
+    NotANumber {
+        /// The file.
+        path: PathBuf,
+        /// One-based line number.
+        line: u64,
+        /// The column's name.
+        column: String,
+        /// The text found.
+        value: String,
+    },
+    /// A value was NaN or infinite.
+    #[error("row {row}, column `{column}`: {value} is not a finite number")]
+    NonFinite {
+        /// Zero-based data row (line numbers are given by [`Error::NotANumber`] for files).
+        row: usize,
+        /// The column's name.
+        column: String,
+        /// The value.
+        value: f64,
+    },
+    /// A value was missing (empty field) and the missing-value policy is to refuse.
+    #[error("{path}: line {line}, column `{column}`: missing value (use --missing drop|median)")]
+    MissingValue {
+        /// The file.
+        path: PathBuf,
+        /// One-based line number.
+        line: u64,
+        /// The column's name.
+        column: String,
+    },
+    /// A line of a LibSVM / svmlight file was malformed.
+    #[error("{path}: line {line}: {message}")]
+    LibSvm {
+        /// The file.
+        path: PathBuf,
+        /// One-based line number.
+        line: u64,
+        /// What was wrong.
+        message: String,
+    },
+    /// The requested target column is not in the file.
+    #[error("target column `{name}` not found; columns are: {available}")]
+    MissingTarget {
+        /// The requested name.
+        name: String,
+        /// The columns present, comma-separated.
+        available: String,
+    },
+    /// The target takes one value only, so there is nothing to learn.
+    #[error("target `{name}` is constant ({value}): nothing to learn")]
+    ConstantTarget {
+        /// The target's name.
+        name: String,
+        /// Its only value.
+        value: String,
+    },
+    /// The data have too few rows for what was asked.
+    #[error("{what} needs at least {needed} rows, the data have {found}")]
+    TooFewRows {
+        /// What needed them (for example "10-fold CV").
+        what: String,
+        /// How many are needed.
+        needed: usize,
+        /// How many there are.
+        found: usize,
+    },
+    /// The task of the data does not fit the request (for example the 0–1 loss on a real target).
+    #[error("task mismatch: {0}")]
+    TaskMismatch(String),
+    /// A loss that cannot be computed from the predictions at hand.
+    #[error("loss `{loss}` cannot be computed: {reason}")]
+    LossUnavailable {
+        /// The loss.
+        loss: String,
+        /// Why.
+        reason: String,
+    },
+    /// A label at prediction time that the training data never had.
+    #[error("label `{label}` was not seen in training")]
+    UnseenLabel {
+        /// The label.
+        label: String,
+    },
+    /// Splits were instantiated for another data set.
+    #[error("splits were made for {expected} rows, the data have {found}")]
+    SplitsMismatch {
+        /// Rows the splits were made for.
+        expected: usize,
+        /// Rows of the data.
+        found: usize,
+    },
+    /// A split has an empty training or validation set, or indices out of range.
+    #[error("split {split}: {reason}")]
+    InvalidSplit {
+        /// Zero-based split index.
+        split: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Fitting a grid point on a split failed.
+    #[error("split {split}, grid point {grid_index}: fit failed")]
+    Fit {
+        /// Zero-based split index.
+        split: usize,
+        /// Zero-based grid index (m).
+        grid_index: usize,
+        /// The cause.
+        #[source]
+        source: Box<Error>,
+    },
+    /// The work of one split failed (the path as a whole, or its preprocessing).
+    #[error("split {split}: fit failed")]
+    SplitFailed {
+        /// Zero-based split index.
+        split: usize,
+        /// The cause.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A learner could not be fitted (singular system, one class only, ...).
+    #[error("{0}")]
+    Numerical(String),
+    /// A model or splits file could not be read, or is of another format version.
+    #[error("{path}: {message}")]
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Prediction data whose columns do not match the model's training schema.
+    #[error("columns do not match the model: {0}")]
+    SchemaMismatch(String),
+    /// A capability a procedure needs is missing (for example a learner without snapshots).
+    #[error("{what} is not supported: {reason}")]
+    Unsupported {
+        /// The missing capability.
+        what: String,
+        /// Why it is needed.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParameter`].
+    pub fn invalid(name: &'static str, expected: &'static str, got: impl ToString) -> Self {
+        Error::InvalidParameter { name, expected, got: got.to_string() }
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,249 @@
+//! Families: grids of learning rules `(A_m), m ∈ M` that evaluate a whole hyperparameter path
+//! per training set (SPEC § Path evaluation). See `family/README.md` for the design.
+//!
+//! Every family has
+//! - a validated configuration built from [`FamilyParams`] and the data ([`build`]),
+//! - [`Family::fit`], the slow, obviously correct fit of one grid point,
+//! - [`Family::fit_path`], which does the shared work once per training set and returns a
+//!   [`FittedPath`]: predictions of *every* grid point on a validation view, and the fitted
+//!   model at any grid point without refitting where the family allows it,
+//! - conformance tests: fast path = slow path.
+//!
+//! Fitted models are values of the closed enum [`Model`] so that they serialize into a versioned
+//! model file without a plugin registry; adding a family adds a variant.
+
+mod grid;
+mod model;
+mod params;
+
+pub mod cart;
+pub mod forest;
+pub mod knn;
+pub mod lasso;
+pub mod logistic;
+pub mod ridge;
+pub mod svm;
+
+pub use grid::{Grid, Scale};
+pub use model::{Model, Predictor};
+pub use params::{FamilyParams, GridSpec};
+
+use crate::data::{Dataset, Task, View};
+use crate::error::{Error, Result};
+use crate::predictions::PathPredictions;
+
+/// A grid of learning rules `A_m`, `m ∈ M`, in the grid order stated by [`Family::grid`].
+pub trait Family: Send + Sync {
+    /// The family's CLI name (`knn`, `ridge`, ...).
+    fn name(&self) -> &'static str;
+    /// The grid M (values in the family's stated order).
+    fn grid(&self) -> &Grid;
+    /// The task the family was built for.
+    fn task(&self) -> Task;
+    /// Fits `A_m` on `train`: the slow, obviously correct path.
+    ///
+    /// # Errors
+    /// Fit failures (singular systems, one class only, ...) as typed errors.
+    fn fit(&self, train: &View<'_>, grid_index: usize) -> Result<Model>;
+    /// Fits the rule at a hyperparameter value that need not be on the grid (EKCV averages grid
+    /// values). The default fits the grid point nearest in the grid's scale.
+    ///
+    /// # Errors
+    /// As [`Family::fit`].
+    fn fit_value(&self, train: &View<'_>, value: f64) -> Result<Model> {
+        self.fit(train, self.grid().nearest(value))
+    }
+    /// Does the shared work of the whole path on `train` once. The default refits each grid
+    /// point lazily; fast families override it and must agree with it.
+    ///
+    /// # Errors
+    /// As [`Family::fit`].
+    fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
+        Ok(Box::new(RefitPath { family: self, train: train.clone() }))
+    }
+    /// For linear smoothers `ŷ = S y` (ridge, kernel ridge, k-NN regression): the fitted values
+    /// on `train` and the diagonal of `S` for every grid point, from which closed-form
+    /// leave-one-out and GCV follow (SPEC § Risk estimators). `None` for other families.
+    fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
+        let _ = train;
+        None
+    }
+    /// Checks that every grid point can be fitted on `n_train` rows (for example k ≤ n_train for
+    /// k-NN). Called once per plan before any work, so a bad grid fails fast with a clear error.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the grid point.
+    fn check_train_size(&self, n_train: usize) -> Result<()> {
+        let _ = n_train;
+        Ok(())
+    }
+}
+
+/// Fitted values and hat-matrix diagonals of a linear smoother along the grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SmootherPath {
+    /// In-sample fitted values `ŷ = S_m y`, `[grid_index][row]`.
+    pub fitted: Vec<Vec<f64>>,
+    /// Diagonal `S_m[i][i]`, `[grid_index][row]`.
+    pub leverage: Vec<Vec<f64>>,
+}
+
+/// The result of [`Family::fit_path`] on one training set.
+pub trait FittedPath: Send + Sync {
+    /// Predictions of every grid point on `validation`, indexed `[grid_index][row]`.
+    ///
+    /// # Errors
+    /// Prediction failures (a schema mismatch).
+    fn predict(&self, validation: &View<'_>) -> Result<PathPredictions>;
+    /// The fitted model at `grid_index` (without refitting where the family allows it).
+    ///
+    /// # Errors
+    /// As [`Family::fit`].
+    fn model(&self, grid_index: usize) -> Result<Model>;
+}
+
+/// The generic path: refit every grid point (the slow reference every fast path is tested against).
+pub struct RefitPath<'a, F: Family + ?Sized> {
+    family: &'a F,
+    train: View<'a>,
+}
+
+impl<'a, F: Family + ?Sized> RefitPath<'a, F> {
+    /// The refit path of `family` on `train`.
+    pub fn new(family: &'a F, train: View<'a>) -> Self {
+        Self { family, train }
+    }
+}
+
+impl<F: Family + ?Sized> FittedPath for RefitPath<'_, F> {
+    fn predict(&self, validation: &View<'_>) -> Result<PathPredictions> {
+        (0..self.family.grid().len()).map(|m| self.family.fit(&self.train, m)?.predict(validation)).collect()
+    }
+    fn model(&self, grid_index: usize) -> Result<Model> {
+        self.family.fit(&self.train, grid_index)
+    }
+}
+
+/// The families known to the CLI and the model file, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FamilyKind {
+    /// k-nearest neighbours (classification or regression), grid over k.
+    Knn,
+    /// Ridge regression, grid over λ.
+    Ridge,
+    /// Kernel ridge regression, grid over λ.
+    KernelRidge,
+    /// Lasso, grid over λ.
+    Lasso,
+    /// Elastic net, grid over λ.
+    Enet,
+    /// Gaussian-kernel C-SVC, grid over λ (or C).
+    Svc,
+    /// Gaussian-kernel ε-SVR, grid over λ (or C).
+    Svr,
+    /// Cost-complexity pruned CART, grid over α.
+    Cart,
+    /// Random forest, grid over mtry (or min leaf).
+    Forest,
+    /// L2 logistic regression, grid over λ.
+    Logistic,
+}
+
+impl FamilyKind {
+    /// Every kind, in documentation order.
+    pub const ALL: [FamilyKind; 10] = [
+        FamilyKind::Knn,
+        FamilyKind::Ridge,
+        FamilyKind::KernelRidge,
+        FamilyKind::Lasso,
+        FamilyKind::Enet,
+        FamilyKind::Svc,
+        FamilyKind::Svr,
+        FamilyKind::Cart,
+        FamilyKind::Forest,
+        FamilyKind::Logistic,
+    ];
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FamilyKind::Knn => "knn",
+            FamilyKind::Ridge => "ridge",
+            FamilyKind::KernelRidge => "kernel-ridge",
+            FamilyKind::Lasso => "lasso",
+            FamilyKind::Enet => "enet",
+            FamilyKind::Svc => "svc",
+            FamilyKind::Svr => "svr",
+            FamilyKind::Cart => "cart",
+            FamilyKind::Forest => "forest",
+            FamilyKind::Logistic => "logistic",
+        }
+    }
+    /// Parses a CLI name.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] listing the known names.
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| Error::invalid("family", "one of knn, ridge, kernel-ridge, lasso, enet, svc, svr, cart, forest, logistic", name))
+    }
+}
+
+/// Builds the family `kind` for `data` (grids may depend on the data: CART's pruning sequence,
+/// the Lasso's λ_max).
+///
+/// # Errors
+/// Invalid parameters, an empty grid, a task the family does not support.
+pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    match kind {
+        FamilyKind::Knn => knn::build(params, data),
+        FamilyKind::Ridge => ridge::build_ridge(params, data),
+        FamilyKind::KernelRidge => ridge::build_kernel_ridge(params, data),
+        FamilyKind::Lasso => lasso::build_lasso(params, data),
+        FamilyKind::Enet => lasso::build_enet(params, data),
+        FamilyKind::Svc => svm::build_svc(params, data),
+        FamilyKind::Svr => svm::build_svr(params, data),
+        FamilyKind::Cart => cart::build(params, data),
+        FamilyKind::Forest => forest::build(params, data),
+        FamilyKind::Logistic => logistic::build(params, data),
+    }
+}
+
+/// Conformance checks every family's tests call: the fast path equals the slow path.
+#[cfg(test)]
+pub(crate) mod conformance {
+    use super::*;
+    use crate::predictions::Predictions;
+
+    /// Asserts `fit_path(train).predict(val)` equals refitting each grid point, to `tol`
+    /// (absolute, on values, probabilities and decision scores; labels exactly).
+    pub fn path_equals_refit(family: &dyn Family, train: &View<'_>, validation: &View<'_>, tol: f64) {
+        let fast = family.fit_path(train).expect("fast path").predict(validation).expect("fast predict");
+        let slow = RefitPath::new(family, train.clone()).predict(validation).expect("slow predict");
+        assert_eq!(fast.len(), family.grid().len());
+        for (m, (a, b)) in fast.iter().zip(&slow).enumerate() {
+            match (a, b) {
+                (Predictions::Real(a), Predictions::Real(b)) => {
+                    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                        assert!((x - y).abs() <= tol * (1.0 + y.abs()), "grid {m} row {i}: {x} vs {y}");
+                    }
+                }
+                (Predictions::Classes { labels: la, .. }, Predictions::Classes { labels: lb, .. }) => {
+                    assert_eq!(la, lb, "grid {m}: labels differ");
+                }
+                _ => panic!("grid {m}: prediction kinds differ"),
+            }
+        }
+        // The path's model at each grid point predicts like the refit.
+        let path = family.fit_path(train).expect("fast path");
+        for m in 0..family.grid().len() {
+            let from_path = path.model(m).expect("model").predict(validation).expect("predict");
+            assert_eq!(from_path.len(), validation.len());
+            if let (Predictions::Classes { labels: a, .. }, Predictions::Classes { labels: b, .. }) = (&from_path, &slow[m]) {
+                assert_eq!(a, b, "model at grid {m}");
+            }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! Fitted models: the [`Predictor`] trait and the closed, serializable [`Model`] enum.
+
+use serde::{Deserialize, Serialize};
+
+use super::{cart, forest, knn, lasso, logistic, ridge, svm};
+use crate::data::{Transform, View};
+use crate::error::Result;
+use crate::predictions::Predictions;
+
+/// Anything that predicts the rows of a view (features only are read).
+pub trait Predictor {
+    /// Predictions for every row of `rows`, in order.
+    ///
+    /// # Errors
+    /// [`crate::Error::SchemaMismatch`] when the view has another number of features.
+    fn predict(&self, rows: &View<'_>) -> Result<Predictions>;
+}
+
+/// A fitted model of any family (one grid point), serializable into a model file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Model {
+    /// k-NN.
+    Knn(knn::KnnModel),
+    /// Ridge or kernel ridge.
+    Ridge(ridge::RidgeModel),
+    /// Lasso or elastic net.
+    Lasso(lasso::LassoModel),
+    /// SVC or SVR.
+    Svm(svm::SvmModel),
+    /// A pruned CART tree.
+    Cart(cart::CartModel),
+    /// A random forest.
+    Forest(forest::ForestModel),
+    /// Logistic regression.
+    Logistic(logistic::LogisticModel),
+    /// A per-fold preprocessing followed by a model.
+    Pipeline {
+        /// Imputation / standardisation fitted on the training rows.
+        transform: Transform,
+        /// The model on transformed features.
+        inner: Box<Model>,
+    },
+}
+
+impl Predictor for Model {
+    fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
+        match self {
+            Model::Knn(m) => m.predict(rows),
+            Model::Ridge(m) => m.predict(rows),
+            Model::Lasso(m) => m.predict(rows),
+            Model::Svm(m) => m.predict(rows),
+            Model::Cart(m) => m.predict(rows),
+            Model::Forest(m) => m.predict(rows),
+            Model::Logistic(m) => m.predict(rows),
+            Model::Pipeline { transform, inner } => {
+                let transformed = transform.apply(rows)?;
+                inner.predict(&transformed.all())
+            }
+        }
+    }
+}
+
+impl Model {
+    /// Wraps `self` behind a preprocessing (identity transforms are not wrapped).
+    pub fn with_transform(self, transform: Option<Transform>) -> Model {
+        match transform {
+            Some(t) if t != Transform::default() => Model::Pipeline { transform: t, inner: Box::new(self) },
+            _ => self,
+        }
+    }
+}

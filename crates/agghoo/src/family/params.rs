@@ -1,0 +1,166 @@
+//! Family parameters as the user gives them (`--grid`, `--param key=value`), parsed once at the
+//! edge and validated by each family's constructor.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// A grid as written by the user.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridSpec {
+    /// Explicit values.
+    Values(Vec<f64>),
+    /// `n` log-spaced values from `low` to `high` inclusive.
+    Log {
+        /// Smallest value (> 0).
+        low: f64,
+        /// Largest value (> low).
+        high: f64,
+        /// Number of values (≥ 1).
+        n: usize,
+    },
+}
+
+impl GridSpec {
+    /// Parses `START:STOP:STEP` (inclusive arithmetic range, e.g. `1:99:2`), `a,b,c`, a single
+    /// value, or `log:LOW:HIGH:N`.
+    ///
+    /// ```
+    /// use agghoo::family::GridSpec;
+    /// assert_eq!(GridSpec::parse("1:9:2")?.values()?, [1.0, 3.0, 5.0, 7.0, 9.0]);
+    /// assert_eq!(GridSpec::parse("log:1:100:3")?.values()?.len(), 3);
+    /// assert!(GridSpec::parse("5:1:1").is_err());
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for malformed text, a non-positive step, `STOP < START`,
+    /// or more than 100 000 values.
+    pub fn parse(text: &str) -> Result<Self> {
+        let bad = || Error::invalid("grid", "START:STOP:STEP, a,b,c or log:LOW:HIGH:N", text);
+        let num = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(bad);
+        let parts: Vec<&str> = text.split(':').collect();
+        let spec = match parts.as_slice() {
+            ["log", lo, hi, n] => {
+                let (low, high) = (num(lo)?, num(hi)?);
+                let n: usize = n.trim().parse().map_err(|_| bad())?;
+                if !(low > 0.0 && high >= low && n >= 1) {
+                    return Err(bad());
+                }
+                GridSpec::Log { low, high, n }
+            }
+            [start, stop, step] => {
+                let (start, stop, step) = (num(start)?, num(stop)?, num(step)?);
+                if !(step > 0.0 && stop >= start) || (stop - start) / step > 1e5 {
+                    return Err(bad());
+                }
+                let count = ((stop - start) / step + 1e-9).floor() as usize + 1;
+                GridSpec::Values((0..count).map(|i| start + i as f64 * step).collect())
+            }
+            [single] => GridSpec::Values(single.split(',').map(num).collect::<Result<Vec<_>>>()?),
+            _ => return Err(bad()),
+        };
+        Ok(spec)
+    }
+    /// The values, in the order written.
+    ///
+    /// # Errors
+    /// Never for a parsed spec; [`Error::InvalidParameter`] for a hand-built empty one.
+    pub fn values(&self) -> Result<Vec<f64>> {
+        let v = match *self {
+            GridSpec::Values(ref v) => v.clone(),
+            GridSpec::Log { low, high, n } => {
+                if n == 1 {
+                    vec![low]
+                } else {
+                    (0..n).map(|i| (low.ln() + (high.ln() - low.ln()) * i as f64 / (n - 1) as f64).exp()).collect()
+                }
+            }
+        };
+        if v.is_empty() {
+            return Err(Error::invalid("grid", "non-empty", "an empty grid"));
+        }
+        Ok(v)
+    }
+}
+
+/// Parameters of a family: an optional grid and `key=value` settings.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FamilyParams {
+    /// The grid, or `None` for the family's default.
+    pub grid: Option<GridSpec>,
+    /// Other settings, by key.
+    pub values: BTreeMap<String, String>,
+}
+
+impl FamilyParams {
+    /// Parameters with a grid only.
+    pub fn with_grid(grid: GridSpec) -> Self {
+        Self { grid: Some(grid), values: BTreeMap::new() }
+    }
+    /// Adds `key=value` (builder style).
+    pub fn set(mut self, key: &str, value: impl ToString) -> Self {
+        self.values.insert(key.to_string(), value.to_string());
+        self
+    }
+    /// Parses `key=value`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] without `=`.
+    pub fn insert_pair(&mut self, pair: &str) -> Result<()> {
+        let (k, v) = pair.split_once('=').ok_or_else(|| Error::invalid("param", "key=value", pair))?;
+        self.values.insert(k.trim().to_string(), v.trim().to_string());
+        Ok(())
+    }
+    /// Refuses keys the family does not know (a typo must not be silently ignored).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the unknown key and the known ones.
+    pub fn check_known(&self, family: &'static str, known: &[&str]) -> Result<()> {
+        if let Some(k) = self.values.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(Error::InvalidParameter {
+                name: "param",
+                expected: "a parameter of the family",
+                got: format!("`{k}` (family {family} knows: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
+            });
+        }
+        Ok(())
+    }
+    /// A real parameter, or `default`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when present but not a finite number.
+    pub fn f64(&self, key: &'static str, default: f64) -> Result<f64> {
+        match self.values.get(key) {
+            None => Ok(default),
+            Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| Error::invalid(key, "a finite number", v)),
+        }
+    }
+    /// A count parameter, or `default`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when present but not a non-negative integer.
+    pub fn usize(&self, key: &'static str, default: usize) -> Result<usize> {
+        match self.values.get(key) {
+            None => Ok(default),
+            Some(v) => v.parse::<usize>().map_err(|_| Error::invalid(key, "a non-negative integer", v)),
+        }
+    }
+    /// A text parameter, or `default`.
+    pub fn text<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
+        self.values.get(key).map_or(default, String::as_str)
+    }
+    /// The grid values, or `default` when no grid was given.
+    ///
+    /// # Errors
+    /// As [`GridSpec::values`].
+    pub fn grid_or(&self, default: impl FnOnce() -> Vec<f64>) -> Result<Vec<f64>> {
+        match &self.grid {
+            Some(g) => g.values(),
+            None => Ok(default()),
+        }
+    }
+}

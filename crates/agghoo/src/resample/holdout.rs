@@ -1,0 +1,32 @@
+//! Hold-out: one training set of size `⌊τ n⌋`, validated on the rest (SPEC: `HO_T`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{MonteCarlo, PlanContext, Splits, TrainFraction};
+use crate::error::Result;
+use crate::seed::Seed;
+
+/// A single uniformly drawn split with training fraction τ.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HoldOut {
+    /// Training fraction τ.
+    pub train_fraction: TrainFraction,
+}
+
+impl HoldOut {
+    /// A hold-out plan.
+    ///
+    /// # Errors
+    /// [`crate::Error::InvalidParameter`] for τ ∉ (0, 1).
+    pub fn new(tau: f64) -> Result<Self> {
+        Ok(Self { train_fraction: TrainFraction::new(tau)? })
+    }
+    /// Draws the split: identical to the first split of [`MonteCarlo`] with the same τ and seed,
+    /// so Agghoo with V = 1 and the hold-out see the same training set.
+    ///
+    /// # Errors
+    /// As [`MonteCarlo::instantiate`].
+    pub fn instantiate(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        MonteCarlo { n_splits: 1, train_fraction: self.train_fraction }.instantiate(ctx.n_rows, seed)
+    }
+}

@@ -1,0 +1,39 @@
+//! Leave-one-out: n splits, split i validates on row i alone.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Split, Splits};
+use crate::error::{Error, Result};
+
+/// Leave-one-out (V = n).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaveOneOut;
+
+impl LeaveOneOut {
+    /// The n splits, in row order.
+    ///
+    /// # Errors
+    /// [`Error::TooFewRows`] for n < 2.
+    pub fn instantiate(&self, n: usize) -> Result<Splits> {
+        if n < 2 {
+            return Err(Error::TooFewRows { what: "leave-one-out".into(), needed: 2, found: n });
+        }
+        let splits = (0..n).map(|i| Split::new((0..n).filter(|&j| j != i).collect(), vec![i])).collect::<Result<Vec<_>>>()?;
+        Splits::new(n, splits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn every_row_left_out_once() {
+        let s = LeaveOneOut.instantiate(7).unwrap();
+        assert_eq!(s.len(), 7);
+        for (i, sp) in s.iter().enumerate() {
+            assert_eq!(sp.validation(), &[i]);
+            assert_eq!(sp.train().len(), 6);
+        }
+        assert!(LeaveOneOut.instantiate(1).is_err());
+    }
+}

@@ -1,0 +1,183 @@
+//! Resampling: a [`Plan`] is a recipe (V-fold, Monte-Carlo τ/V, ...); instantiating it with a seed
+//! gives [`Splits`], concrete `(train, validation)` index sets that record `n_rows`, serialize to
+//! JSON and are checked against the data before use. Several procedures compared on one `Splits`
+//! value see identical splits; nothing re-draws random splits implicitly.
+//!
+//! One module per plan of SPEC.md § Risk estimators.
+
+mod bootstrap;
+mod holdout;
+mod loo;
+mod lpo;
+mod montecarlo;
+mod splits;
+mod user;
+mod vfold;
+
+pub use bootstrap::Bootstrap;
+pub use holdout::HoldOut;
+pub use loo::LeaveOneOut;
+pub use lpo::LeavePOut;
+pub use montecarlo::MonteCarlo;
+pub use splits::{Split, Splits};
+pub use user::UserFolds;
+pub use vfold::{GroupVFold, RepeatedVFold, VFold};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::seed::Seed;
+
+/// Fraction of the rows used for training (τ in SPEC); always in (0, 1).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct TrainFraction(f64);
+
+impl TrainFraction {
+    /// τ = 0.8, the papers' usual choice.
+    pub const DEFAULT: TrainFraction = TrainFraction(0.8);
+
+    /// Validates τ.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `0 < tau < 1` (NaN fails).
+    pub fn new(tau: f64) -> Result<Self> {
+        if tau > 0.0 && tau < 1.0 {
+            return Ok(Self(tau));
+        }
+        Err(Error::invalid("tau", "in (0, 1)", tau))
+    }
+    /// The value τ.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+    /// Training-set size `⌊τ n⌋`, checked to leave at least one row on each side.
+    ///
+    /// # Errors
+    /// [`Error::TooFewRows`] when `⌊τ n⌋ = 0` or `⌊τ n⌋ = n`.
+    pub fn train_size(self, n: usize) -> Result<usize> {
+        let k = (self.0 * n as f64).floor() as usize;
+        if k == 0 || k >= n {
+            return Err(Error::TooFewRows { what: format!("a training fraction of {}", self.0), needed: (2.0 / self.0.min(1.0 - self.0)).ceil() as usize, found: n });
+        }
+        Ok(k)
+    }
+}
+
+impl TryFrom<f64> for TrainFraction {
+    type Error = Error;
+    fn try_from(v: f64) -> Result<Self> {
+        Self::new(v)
+    }
+}
+impl From<TrainFraction> for f64 {
+    fn from(t: TrainFraction) -> f64 {
+        t.0
+    }
+}
+
+/// What a plan may need to know about the data besides its size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PlanContext<'a> {
+    /// Number of rows n.
+    pub n_rows: usize,
+    /// Class of each row, for stratified plans.
+    pub strata: Option<&'a [u32]>,
+    /// Group of each row, for grouped plans.
+    pub groups: Option<&'a [u32]>,
+}
+
+impl<'a> PlanContext<'a> {
+    /// A context with the row count only.
+    pub fn rows(n_rows: usize) -> Self {
+        Self { n_rows, ..Default::default() }
+    }
+    /// A context for a data set: its size and, for classification, its classes as strata.
+    pub fn of(data: &'a crate::data::Dataset) -> Self {
+        let strata = match data.target() {
+            crate::data::Target::Classes { labels, .. } => Some(labels.as_slice()),
+            crate::data::Target::Real(_) => None,
+        };
+        Self { n_rows: data.n_rows(), strata, groups: None }
+    }
+}
+
+/// Every plan of SPEC.md, as one value that can be parsed from the CLI, stored in a report and
+/// instantiated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "plan", rename_all = "snake_case")]
+pub enum Plan {
+    /// One split (SPEC: hold-out).
+    HoldOut(HoldOut),
+    /// V-fold, optionally stratified.
+    VFold(VFold),
+    /// V-fold with whole groups in one block.
+    GroupVFold(GroupVFold),
+    /// V-fold repeated with fresh shuffles.
+    RepeatedVFold(RepeatedVFold),
+    /// V independent training sets of size ⌊τn⌋.
+    MonteCarlo(MonteCarlo),
+    /// n splits, each leaving one row out.
+    LeaveOneOut(LeaveOneOut),
+    /// Subsets of size p left out: all, or a random sample.
+    LeavePOut(LeavePOut),
+    /// B resamples with replacement; validation = out-of-bag rows.
+    Bootstrap(Bootstrap),
+    /// Folds given by the user (a fold id per row).
+    UserFolds(UserFolds),
+}
+
+impl Plan {
+    /// Draws the concrete splits.
+    ///
+    /// # Errors
+    /// The plan's own errors: too few rows, missing strata or groups, ...
+    pub fn instantiate(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        if ctx.n_rows == 0 {
+            return Err(Error::TooFewRows { what: "resampling".into(), needed: 2, found: 0 });
+        }
+        match self {
+            Plan::HoldOut(p) => p.instantiate(ctx, seed),
+            Plan::VFold(p) => p.instantiate_with(ctx, seed),
+            Plan::GroupVFold(p) => p.instantiate(ctx, seed),
+            Plan::RepeatedVFold(p) => p.instantiate(ctx, seed),
+            Plan::MonteCarlo(p) => p.instantiate(ctx.n_rows, seed),
+            Plan::LeaveOneOut(p) => p.instantiate(ctx.n_rows),
+            Plan::LeavePOut(p) => p.instantiate(ctx.n_rows, seed),
+            Plan::Bootstrap(p) => p.instantiate(ctx.n_rows, seed),
+            Plan::UserFolds(p) => p.instantiate(ctx.n_rows),
+        }
+    }
+
+    /// A short human-readable description, for tables.
+    pub fn describe(&self) -> String {
+        match self {
+            Plan::HoldOut(p) => format!("hold-out τ={}", p.train_fraction.get()),
+            Plan::VFold(p) => format!("{}-fold{}", p.n_folds, if p.stratify { " stratified" } else { "" }),
+            Plan::GroupVFold(p) => format!("{}-fold by group", p.n_folds),
+            Plan::RepeatedVFold(p) => format!("{}×{}-fold", p.n_repeats, p.n_folds),
+            Plan::MonteCarlo(p) => format!("Monte-Carlo V={} τ={}", p.n_splits, p.train_fraction.get()),
+            Plan::LeaveOneOut(_) => "leave-one-out".into(),
+            Plan::LeavePOut(p) => format!("leave-{}-out", p.p),
+            Plan::Bootstrap(p) => format!("bootstrap B={}", p.n_resamples),
+            Plan::UserFolds(_) => "user folds".into(),
+        }
+    }
+}
+
+/// Shuffles `v` in place with a Fisher–Yates pass driven by `rng`.
+pub(crate) fn shuffle<R: rand::Rng + ?Sized>(v: &mut [usize], rng: &mut R) {
+    use rand::RngExt;
+    for i in (1..v.len()).rev() {
+        let j = rng.random_range(0..=i);
+        v.swap(i, j);
+    }
+}
+
+/// Validates a count parameter ≥ `min`.
+pub(crate) fn check_count(name: &'static str, value: usize, min: usize, expected: &'static str) -> Result<()> {
+    if value < min {
+        return Err(Error::invalid(name, expected, value));
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! Concrete splits: data, not recipes.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// One split: the rows a rule is trained on (T) and the rows it is validated on (Tᶜ).
+///
+/// Invariant: both sets non-empty. Training rows may repeat (bootstrap); validation rows are
+/// distinct. Indices are below the `n_rows` of the enclosing [`Splits`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Split {
+    train: Vec<usize>,
+    validation: Vec<usize>,
+}
+
+impl Split {
+    /// A split from its two index sets.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSplit`] (with split 0; [`Splits::new`] renumbers) when either side is empty.
+    pub fn new(train: Vec<usize>, validation: Vec<usize>) -> Result<Self> {
+        if train.is_empty() || validation.is_empty() {
+            return Err(Error::InvalidSplit { split: 0, reason: "empty training or validation set".into() });
+        }
+        Ok(Self { train, validation })
+    }
+    /// Training rows T.
+    pub fn train(&self) -> &[usize] {
+        &self.train
+    }
+    /// Validation rows Tᶜ.
+    pub fn validation(&self) -> &[usize] {
+        &self.validation
+    }
+}
+
+/// The splits of an instantiated plan, for a data set of `n_rows` rows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Splits {
+    n_rows: usize,
+    splits: Vec<Split>,
+}
+
+/// Version of the splits JSON format.
+const SPLITS_FORMAT: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct SplitsFile {
+    format: String,
+    format_version: u32,
+    #[serde(flatten)]
+    splits: Splits,
+}
+
+impl Splits {
+    /// Checks and wraps the splits.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSplit`] naming the split with an empty side, an index ≥ `n_rows`, or a
+    /// repeated validation row; [`Error::InvalidParameter`] when there is no split.
+    pub fn new(n_rows: usize, splits: Vec<Split>) -> Result<Self> {
+        if splits.is_empty() {
+            return Err(Error::invalid("splits", "at least one split", 0));
+        }
+        let mut seen = vec![usize::MAX; n_rows];
+        for (k, s) in splits.iter().enumerate() {
+            if s.train.is_empty() || s.validation.is_empty() {
+                return Err(Error::InvalidSplit { split: k, reason: "empty training or validation set".into() });
+            }
+            if let Some(&i) = s.train.iter().chain(&s.validation).find(|&&i| i >= n_rows) {
+                return Err(Error::InvalidSplit { split: k, reason: format!("row {i} out of range for {n_rows} rows") });
+            }
+            for &i in &s.validation {
+                if seen[i] == k {
+                    return Err(Error::InvalidSplit { split: k, reason: format!("validation row {i} repeated") });
+                }
+                seen[i] = k;
+            }
+        }
+        Ok(Self { n_rows, splits })
+    }
+    /// Rows of the data set the splits were made for.
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+    /// Number of splits (V).
+    pub fn len(&self) -> usize {
+        self.splits.len()
+    }
+    /// Never true for a constructed value (kept for the `len` convention).
+    pub fn is_empty(&self) -> bool {
+        self.splits.is_empty()
+    }
+    /// Iterates over the splits in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Split> {
+        self.splits.iter()
+    }
+    /// Split `k`.
+    pub fn get(&self, k: usize) -> Option<&Split> {
+        self.splits.get(k)
+    }
+    /// The splits as a slice.
+    pub fn as_slice(&self) -> &[Split] {
+        &self.splits
+    }
+    /// Checks the splits belong to a data set of `n_rows` rows.
+    ///
+    /// # Errors
+    /// [`Error::SplitsMismatch`].
+    pub fn check_rows(&self, n_rows: usize) -> Result<()> {
+        if self.n_rows != n_rows {
+            return Err(Error::SplitsMismatch { expected: self.n_rows, found: n_rows });
+        }
+        Ok(())
+    }
+    /// Smallest training-set size over the splits (counting repeats).
+    pub fn min_train_size(&self) -> usize {
+        self.splits.iter().map(|s| s.train.len()).min().unwrap_or(0)
+    }
+    /// Writes the splits as versioned JSON.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let file = SplitsFile { format: "agghoo-splits".into(), format_version: SPLITS_FORMAT, splits: self.clone() };
+        let text = serde_json::to_string(&file).map_err(|e| Error::BadFile { path: path.into(), message: e.to_string() })?;
+        std::fs::write(path, text).map_err(|source| Error::Io { path: path.into(), source })
+    }
+    /// Reads splits written by [`Splits::save`], or a bare JSON list of `{"train": [...],
+    /// "validation": [...]}` objects together with `n_rows`... (the bare form needs `n_rows` given).
+    ///
+    /// # Errors
+    /// [`Error::Io`], [`Error::BadFile`] for malformed JSON or another format version, and the
+    /// checks of [`Splits::new`].
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+        Self::from_json(&text, path)
+    }
+    /// Parses the JSON form of [`Splits::save`]; `path` names the source in errors.
+    ///
+    /// # Errors
+    /// As [`Splits::load`].
+    pub fn from_json(text: &str, path: &Path) -> Result<Self> {
+        let bad = |message: String| Error::BadFile { path: path.into(), message };
+        let file: SplitsFile = serde_json::from_str(text).map_err(|e| bad(format!("not an agghoo splits file: {e}")))?;
+        if file.format != "agghoo-splits" || file.format_version != SPLITS_FORMAT {
+            return Err(bad(format!("splits format `{}` version {} (this agghoo reads version {SPLITS_FORMAT})", file.format, file.format_version)));
+        }
+        let Splits { n_rows, splits } = file.splits;
+        Splits::new(n_rows, splits).map_err(|e| bad(e.to_string()))
+    }
+}
+
+impl<'a> IntoIterator for &'a Splits {
+    type Item = &'a Split;
+    type IntoIter = std::slice::Iter<'a, Split>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.splits.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_and_version_check() {
+        let s = Splits::new(4, vec![Split::new(vec![0, 1], vec![2, 3]).unwrap()]).unwrap();
+        let dir = std::env::temp_dir().join(format!("agghoo-splits-{}", std::process::id()));
+        s.save(&dir).unwrap();
+        assert_eq!(Splits::load(&dir).unwrap(), s);
+        let text = std::fs::read_to_string(&dir).unwrap().replace("\"format_version\":1", "\"format_version\":99");
+        assert!(matches!(Splits::from_json(&text, &dir), Err(Error::BadFile { .. })));
+        std::fs::remove_file(dir).ok();
+    }
+
+    #[test]
+    fn rejects_bad_indices() {
+        assert!(matches!(Splits::new(3, vec![Split { train: vec![0], validation: vec![5] }]), Err(Error::InvalidSplit { split: 0, .. })));
+        assert!(matches!(Splits::new(3, vec![Split { train: vec![0], validation: vec![1, 1] }]), Err(Error::InvalidSplit { .. })));
+        assert!(Splits::new(3, vec![]).is_err());
+    }
+}

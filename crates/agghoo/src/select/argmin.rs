@@ -1,0 +1,78 @@
+//! Argmin over a risk curve with an explicit tie rule, and the one-standard-error rule.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Which minimiser wins when several grid points have the same risk.
+///
+/// SPEC: with the 0–1 loss the hold-out curve is step-like and ties are frequent; the rule moves
+/// results by as much as the Agghoo-vs-CV gap, so it is explicit. Grid order is ascending value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum TieRule {
+    /// The first minimiser in grid order (default).
+    #[default]
+    First,
+    /// The last minimiser in grid order.
+    Last,
+}
+
+/// `argmin_m risks[m]` with ties broken by `tie`.
+///
+/// ```
+/// use agghoo::select::{argmin, TieRule};
+/// assert_eq!(argmin(&[0.3, 0.1, 0.2, 0.1], TieRule::First)?, 1);
+/// assert_eq!(argmin(&[0.3, 0.1, 0.2, 0.1], TieRule::Last)?, 3);
+/// # Ok::<(), agghoo::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Numerical`] for an empty curve or a NaN risk (never selected silently).
+pub fn argmin(risks: &[f64], tie: TieRule) -> Result<usize> {
+    if risks.is_empty() {
+        return Err(Error::Numerical("empty risk curve".into()));
+    }
+    if let Some(m) = risks.iter().position(|r| r.is_nan()) {
+        return Err(Error::Numerical(format!("risk of grid point {m} is NaN")));
+    }
+    let min = risks.iter().copied().fold(f64::INFINITY, f64::min);
+    let found = match tie {
+        TieRule::First => risks.iter().position(|&r| r == min),
+        TieRule::Last => risks.iter().rposition(|&r| r == min),
+    };
+    found.ok_or_else(|| Error::Numerical("no minimum".into()))
+}
+
+/// The one-standard-error rule: the simplest grid point whose mean risk is at most
+/// `mean[m̂] + se[m̂]`, where `m̂` is the argmin of `mean`. "Simplest" is the largest index when
+/// `larger_is_simpler` (k, λ, α), else the smallest.
+///
+/// # Errors
+/// As [`argmin`].
+pub fn one_standard_error(mean: &[f64], se: &[f64], tie: TieRule, larger_is_simpler: bool) -> Result<usize> {
+    let best = argmin(mean, tie)?;
+    let threshold = mean[best] + se[best];
+    let ok = |m: &usize| mean[*m] <= threshold;
+    let pick = if larger_is_simpler { (0..mean.len()).rev().find(ok) } else { (0..mean.len()).find(ok) };
+    Ok(pick.unwrap_or(best))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_empty_are_errors() {
+        assert!(argmin(&[], TieRule::First).is_err());
+        assert!(argmin(&[0.1, f64::NAN], TieRule::First).is_err());
+    }
+
+    #[test]
+    fn one_se_picks_simplest_within_band() {
+        let mean = [0.30, 0.20, 0.22, 0.24, 0.40];
+        let se = [0.01, 0.03, 0.01, 0.01, 0.01];
+        assert_eq!(one_standard_error(&mean, &se, TieRule::First, true).unwrap(), 2); // 0.22 ≤ 0.23 < 0.24
+        assert_eq!(one_standard_error(&mean, &se, TieRule::First, false).unwrap(), 1);
+    }
+}

@@ -1,0 +1,161 @@
+//! The per-split work every procedure and estimator shares.
+
+use rayon::prelude::*;
+
+use super::argmin::{TieRule, argmin};
+use super::Progress;
+use crate::data::{Dataset, Preprocess, View};
+use crate::error::{Error, Result};
+use crate::family::{Family, Model};
+use crate::loss::Loss;
+use crate::predictions::PathPredictions;
+use crate::resample::Splits;
+
+/// What [`evaluate_splits`] computes besides the risk curves.
+#[derive(Clone, Default)]
+pub struct EvalOptions {
+    /// Losses; the first one selects `m̂_T`. Must not be empty.
+    pub losses: Vec<Loss>,
+    /// Tie rule of the hold-out argmin.
+    pub tie: TieRule,
+    /// Preprocessing fitted on each training set.
+    pub preprocess: Preprocess,
+    /// Keep the fitted model at the selected grid point of each split (Agghoo's members).
+    pub keep_selected_model: bool,
+    /// Keep the validation predictions of every grid point (out-of-fold predictions).
+    pub keep_predictions: bool,
+    /// Called once per finished split.
+    pub progress: Option<Progress>,
+}
+
+/// The outcome of one split.
+#[derive(Clone, Debug)]
+pub struct SplitOutcome {
+    /// Validation risk of every grid point, `[loss][grid_index]`.
+    pub risks: Vec<Vec<f64>>,
+    /// The hold-out argmin `m̂_T` under the first loss.
+    pub selected: usize,
+    /// Training-set size |T|.
+    pub n_train: usize,
+    /// Validation-set size |Tᶜ|.
+    pub n_validation: usize,
+    /// The model at `selected`, trained on T (with its preprocessing), if asked for.
+    pub model: Option<Model>,
+    /// Validation predictions `[grid_index][row]`, if asked for.
+    pub predictions: Option<PathPredictions>,
+}
+
+/// Fits `family`'s path on every split (in parallel, results in split order) and evaluates it.
+///
+/// Determinism: each split is a pure function of (data, indices, family, options); results are
+/// collected in split order, so they are bit-identical for any thread count.
+///
+/// # Errors
+/// [`Error::SplitsMismatch`] for splits of another data set; [`Error::TaskMismatch`] when a loss
+/// does not fit the data; the family's [`check_train_size`](Family::check_train_size) error;
+/// [`Error::Fit`] naming the split and grid point of a failed fit; [`Error::Numerical`] when a
+/// risk is not finite.
+pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, options: &EvalOptions) -> Result<Vec<SplitOutcome>> {
+    splits.check_rows(data.n_rows())?;
+    if options.losses.is_empty() {
+        return Err(Error::invalid("loss", "at least one loss", "none"));
+    }
+    for loss in &options.losses {
+        loss.check_task(data.task())?;
+    }
+    if family.task() != data.task() {
+        return Err(Error::TaskMismatch(format!("family `{}` was built for {:?}, the data are {:?}", family.name(), family.task(), data.task())));
+    }
+    if data.has_missing() && !options.preprocess.impute_median {
+        return Err(Error::invalid("missing", "imputation (--missing median) when the data have missing values", "none"));
+    }
+    family.check_train_size(splits.min_train_size())?;
+    splits
+        .as_slice()
+        .par_iter()
+        .enumerate()
+        .map(|(j, split)| {
+            let out = evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| match e {
+                Error::Fit { grid_index, source, .. } => Error::Fit { split: j, grid_index, source },
+                other => Error::SplitFailed { split: j, source: Box::new(other) },
+            });
+            if let Some(p) = &options.progress {
+                p(1);
+            }
+            out
+        })
+        .collect()
+}
+
+/// One split: preprocess, fit the path, predict, reduce to risks, select.
+fn evaluate_one(family: &dyn Family, data: &Dataset, train_rows: &[usize], validation_rows: &[usize], options: &EvalOptions) -> Result<SplitOutcome> {
+    let train_view = data.view(train_rows);
+    let validation_view = data.view(validation_rows);
+    if options.preprocess.is_identity() {
+        run_path(family, &train_view, &validation_view, options, None)
+    } else {
+        let transform = options.preprocess.fit(&train_view);
+        let train_data = transform.apply(&train_view)?;
+        let validation_data = transform.apply(&validation_view)?;
+        run_path(family, &train_data.all(), &validation_data.all(), options, Some(transform))
+    }
+}
+
+fn run_path(
+    family: &dyn Family,
+    train: &View<'_>,
+    validation: &View<'_>,
+    options: &EvalOptions,
+    transform: Option<crate::data::Transform>,
+) -> Result<SplitOutcome> {
+    let path = family.fit_path(train)?;
+    let predictions = path.predict(validation)?;
+    let risks = options
+        .losses
+        .iter()
+        .map(|loss| {
+            predictions
+                .iter()
+                .enumerate()
+                .map(|(m, p)| {
+                    let r = loss.risk(p, validation).map_err(|e| Error::Fit { split: 0, grid_index: m, source: Box::new(e) })?;
+                    if !r.is_finite() {
+                        return Err(Error::Fit { split: 0, grid_index: m, source: Box::new(Error::Numerical(format!("validation risk is {r}"))) });
+                    }
+                    Ok(r)
+                })
+                .collect::<Result<Vec<f64>>>()
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let selected = argmin(&risks[0], options.tie)?;
+    let model = if options.keep_selected_model {
+        Some(path.model(selected).map_err(|e| Error::Fit { split: 0, grid_index: selected, source: Box::new(e) })?.with_transform(transform))
+    } else {
+        None
+    };
+    Ok(SplitOutcome {
+        risks,
+        selected,
+        n_train: train.len(),
+        n_validation: validation.len(),
+        model,
+        predictions: options.keep_predictions.then_some(predictions),
+    })
+}
+
+/// Fits grid point `grid_index` on all rows of `data` (CV's refit, ACV, EKCV), with the
+/// preprocessing fitted on all rows.
+///
+/// # Errors
+/// The family's fit error.
+pub(crate) fn refit_all(family: &dyn Family, data: &Dataset, preprocess: &Preprocess, fit: impl Fn(&View<'_>) -> Result<Model>) -> Result<Model> {
+    let _ = family;
+    let all = data.all();
+    if preprocess.is_identity() {
+        fit(&all)
+    } else {
+        let transform = preprocess.fit(&all);
+        let transformed = transform.apply(&all)?;
+        Ok(fit(&transformed.all())?.with_transform(Some(transform)))
+    }
+}

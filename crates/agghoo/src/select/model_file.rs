@@ -1,0 +1,176 @@
+//! The fitted result of a procedure: its members, how they are combined, and the training
+//! schema; saved as versioned JSON and checked on load and on prediction.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::aggregate::{Aggregation, aggregate};
+use super::procedures::Method;
+use crate::data::{Dataset, Target, Task};
+use crate::error::{Error, Result};
+use crate::family::{Model, Predictor};
+use crate::predictions::Predictions;
+
+/// Version of the model-file format this build reads and writes.
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+
+/// What the model was trained on: feature names in order, the task, the class names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Schema {
+    /// Feature names, in the order the model reads them.
+    pub feature_names: Vec<String>,
+    /// Classification or regression.
+    pub task: Task,
+    /// Class names by class index (empty for regression).
+    pub class_names: Vec<String>,
+    /// The target column's name.
+    pub target_name: String,
+}
+
+impl Schema {
+    /// The schema of a data set.
+    pub fn of(data: &Dataset) -> Self {
+        let class_names = match data.target() {
+            Target::Classes { names, .. } => names.clone(),
+            Target::Real(_) => Vec::new(),
+        };
+        Self { feature_names: data.feature_names().to_vec(), task: data.task(), class_names, target_name: data.target_name().to_string() }
+    }
+}
+
+/// One member of a fitted procedure: a model at a selected grid point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Member {
+    /// The fitted model (with its per-fold preprocessing).
+    pub model: Model,
+    /// Selected grid index m̂ (for EKCV: the grid point nearest to m̄).
+    pub grid_index: usize,
+    /// Selected hyperparameter value.
+    pub value: f64,
+    /// The member's validation risk on its own split, when it has one (vote tie-breaking).
+    pub validation_risk: Option<f64>,
+}
+
+/// A fitted selection procedure: predict with [`FittedModel::predict`], save with
+/// [`FittedModel::save`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FittedModel {
+    format: String,
+    format_version: u32,
+    /// Version of agghoo that wrote the model.
+    pub agghoo_version: String,
+    /// The training schema.
+    pub schema: Schema,
+    /// The family's name.
+    pub family: String,
+    /// The grid's hyperparameter name.
+    pub hyperparameter: String,
+    /// The procedure.
+    pub method: Method,
+    /// How members are combined.
+    pub aggregation: Aggregation,
+    members: Vec<Member>,
+}
+
+impl FittedModel {
+    /// Assembles a fitted model.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] without members.
+    pub fn new(schema: Schema, family: &str, hyperparameter: &str, method: Method, aggregation: Aggregation, members: Vec<Member>) -> Result<Self> {
+        if members.is_empty() {
+            return Err(Error::invalid("members", "at least one", 0));
+        }
+        Ok(Self {
+            format: "agghoo-model".into(),
+            format_version: MODEL_FORMAT_VERSION,
+            agghoo_version: env!("CARGO_PKG_VERSION").into(),
+            schema,
+            family: family.into(),
+            hyperparameter: hyperparameter.into(),
+            method,
+            aggregation,
+            members,
+        })
+    }
+
+    /// The members (V for Agghoo/Majhoo/ACV, one for hold-out, CV, EKCV).
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    /// Predicts the rows of `data`, whose features must carry the training schema's names in the
+    /// same order (use [`FittedModel::align`] to reorder a data set by name first).
+    ///
+    /// # Errors
+    /// [`Error::SchemaMismatch`] for other columns; member prediction errors.
+    pub fn predict(&self, data: &Dataset) -> Result<Predictions> {
+        if data.feature_names() != self.schema.feature_names.as_slice() {
+            return Err(Error::SchemaMismatch(format!("model expects [{}], data have [{}]", self.schema.feature_names.join(", "), data.feature_names().join(", "))));
+        }
+        let rows = data.all();
+        let per_member: Vec<Predictions> = self.members.par_iter().map(|m| m.model.predict(&rows)).collect::<Result<_>>()?;
+        let risks: Vec<f64> = self.members.iter().map(|m| m.validation_risk.unwrap_or(0.0)).collect();
+        let out = aggregate(&per_member, &risks, self.aggregation)?;
+        if out.has_non_finite() {
+            return Err(Error::Numerical("a prediction is not finite".into()));
+        }
+        Ok(out)
+    }
+
+    /// Picks the schema's feature columns of `data` by name, in the schema's order.
+    ///
+    /// # Errors
+    /// [`Error::SchemaMismatch`] naming the first missing column.
+    pub fn align(&self, data: &Dataset) -> Result<Dataset> {
+        let columns = self
+            .schema
+            .feature_names
+            .iter()
+            .map(|name| data.feature_names().iter().position(|n| n == name).ok_or_else(|| Error::SchemaMismatch(format!("column `{name}` is missing"))))
+            .collect::<Result<Vec<_>>>()?;
+        data.select_columns(&columns)
+    }
+
+    /// Writes the model as JSON.
+    ///
+    /// # Errors
+    /// [`Error::Io`].
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string(self).map_err(|e| Error::BadFile { path: path.into(), message: e.to_string() })?;
+        std::fs::write(path, text).map_err(|source| Error::Io { path: path.into(), source })
+    }
+
+    /// Reads a model written by [`FittedModel::save`].
+    ///
+    /// # Errors
+    /// [`Error::Io`]; [`Error::BadFile`] for a file that is not an agghoo model, of another
+    /// format version, or corrupted.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
+        Self::from_json(&text, path)
+    }
+
+    /// Parses the JSON of a model file; `path` names the source in errors.
+    ///
+    /// # Errors
+    /// As [`FittedModel::load`].
+    pub fn from_json(text: &str, path: &Path) -> Result<Self> {
+        let bad = |message: String| Error::BadFile { path: path.into(), message };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
+        if value.get("format").and_then(|f| f.as_str()) != Some("agghoo-model") {
+            return Err(bad("not an agghoo model file".into()));
+        }
+        let version = value.get("format_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
+        if version != u64::from(MODEL_FORMAT_VERSION) {
+            return Err(bad(format!("model format version {version}; this agghoo ({}) reads version {MODEL_FORMAT_VERSION}", env!("CARGO_PKG_VERSION"))));
+        }
+        let model: FittedModel = serde_json::from_value(value).map_err(|e| bad(format!("corrupted model: {e}")))?;
+        if model.members.is_empty() {
+            return Err(bad("model has no members".into()));
+        }
+        Ok(model)
+    }
+}

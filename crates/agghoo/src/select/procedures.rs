@@ -1,0 +1,270 @@
+//! The procedures of SPEC's table, as one function over a [`Method`].
+//!
+//! | method | members |
+//! |---|---|
+//! | hold-out | `f_T` of the first split |
+//! | CV | `A_{m̂}(D)`, `m̂ = argmin CV(A_m)` (or the one-SE choice) |
+//! | Agghoo / Majhoo | the V hold-out predictors `f_{T_j}`, averaged / voted |
+//! | ACV | `A_{m̂_{T_j}}(D)`, the selected rules retrained on D, averaged / voted |
+//! | EKCV | `A_{m̄}(D)`, `m̄` = mean of the `m̂_{T_j}` in the grid's scale |
+//! | subagging | on each training set `S_j`, a hold-out split `T'_j ⊂ S_j`; members `f_{T'_j}` |
+
+use serde::{Deserialize, Serialize};
+
+use super::aggregate::Aggregation;
+use super::argmin::{TieRule, argmin, one_standard_error};
+use super::evaluate::{EvalOptions, SplitOutcome, evaluate_splits, refit_all};
+use super::model_file::{FittedModel, Member, Schema};
+use super::report::{CvCurve, Report, SplitReport};
+use super::Progress;
+use crate::data::{Dataset, Preprocess, Task};
+use crate::error::{Error, Result};
+use crate::family::Family;
+use crate::loss::Loss;
+use crate::resample::{HoldOut, PlanContext, Split, Splits, TrainFraction};
+use crate::seed::{Purpose, Seed};
+
+/// A selection / aggregation procedure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Hold-out selection on the first split.
+    HoldOut,
+    /// CV selection, refit on all data.
+    Cv,
+    /// Aggregated hold-out: average (regression) or vote (classification) of the V hold-out
+    /// predictors.
+    Agghoo,
+    /// Majority-vote aggregated hold-out (classification).
+    Majhoo,
+    /// K-fold averaging CV (Jung & Hu): selected rules retrained on all data, aggregated.
+    Acv,
+    /// Efficient K-fold CV (Jung): the averaged selected hyperparameter, fitted on all data.
+    Ekcv,
+    /// Subagged hold-out: hold-out inside each training set, members trained on the inner part.
+    Subagging,
+}
+
+impl Method {
+    /// Every method.
+    pub const ALL: [Method; 7] = [Method::HoldOut, Method::Cv, Method::Agghoo, Method::Majhoo, Method::Acv, Method::Ekcv, Method::Subagging];
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::HoldOut => "holdout",
+            Method::Cv => "cv",
+            Method::Agghoo => "agghoo",
+            Method::Majhoo => "majhoo",
+            Method::Acv => "acv",
+            Method::Ekcv => "ekcv",
+            Method::Subagging => "subagging",
+        }
+    }
+}
+
+/// Configuration of [`select`].
+#[derive(Clone)]
+pub struct SelectConfig {
+    /// The procedure.
+    pub method: Method,
+    /// The selection loss; `None` = the task's default (0–1 / squared).
+    pub loss: Option<Loss>,
+    /// Argmin tie rule.
+    pub tie: TieRule,
+    /// How members are combined; `None` = mean for regression, vote for classification.
+    pub aggregation: Option<Aggregation>,
+    /// CV only: the one-standard-error rule.
+    pub one_standard_error: bool,
+    /// Subagging only: training fraction of the inner hold-out inside each training set.
+    pub inner_fraction: TrainFraction,
+    /// Per-fold preprocessing.
+    pub preprocess: Preprocess,
+    /// Seed of the procedure's own randomness (subagging's inner splits).
+    pub seed: Seed,
+    /// Keep the split indices in the report.
+    pub keep_split_indices: bool,
+    /// Called once per finished split.
+    pub progress: Option<Progress>,
+}
+
+impl SelectConfig {
+    /// Defaults: task loss, first-minimiser ties, task aggregation, inner τ = 0.8, seed 0.
+    pub fn new(method: Method) -> Self {
+        Self {
+            method,
+            loss: None,
+            tie: TieRule::First,
+            aggregation: None,
+            one_standard_error: false,
+            inner_fraction: TrainFraction::DEFAULT,
+            preprocess: Preprocess::default(),
+            seed: Seed(0),
+            keep_split_indices: false,
+            progress: None,
+        }
+    }
+}
+
+/// Runs a procedure: `family` over `splits` of `data`.
+///
+/// # Errors
+/// Every error of [`evaluate_splits`]; [`Error::TaskMismatch`] for Majhoo on regression or an
+/// aggregation that does not fit the task.
+pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &SelectConfig) -> Result<(FittedModel, Report)> {
+    data.check_learnable()?;
+    let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
+    let aggregation = resolve_aggregation(config, data.task())?;
+    let grid = family.grid();
+    // Subagging evaluates on inner splits of each training set.
+    let inner;
+    let eval_splits = if config.method == Method::Subagging {
+        inner = subagging_splits(splits, config.inner_fraction, config.seed)?;
+        &inner
+    } else {
+        splits
+    };
+    let keep_model = matches!(config.method, Method::HoldOut | Method::Agghoo | Method::Majhoo | Method::Subagging);
+    let options = EvalOptions {
+        losses: vec![loss],
+        tie: config.tie,
+        preprocess: config.preprocess,
+        keep_selected_model: keep_model,
+        keep_predictions: false,
+        progress: config.progress.clone(),
+    };
+    let outcomes = if config.method == Method::HoldOut {
+        let first = Splits::new(splits.n_rows(), vec![splits.as_slice()[0].clone()])?;
+        evaluate_splits(family, data, &first, &options)?
+    } else {
+        evaluate_splits(family, data, eval_splits, &options)?
+    };
+    let curve = cv_curve(&outcomes);
+    let selected: Vec<usize> = outcomes.iter().map(|o| o.selected).collect();
+    let schema = Schema::of(data);
+    let mut final_value = None;
+    let (members, aggregation) = match config.method {
+        Method::HoldOut | Method::Agghoo | Method::Majhoo | Method::Subagging => {
+            let members = outcomes
+                .iter()
+                .map(|o| {
+                    let model = o.model.clone().ok_or_else(|| Error::Numerical("internal: selected model not kept".into()))?;
+                    Ok(Member { model, grid_index: o.selected, value: grid.value(o.selected), validation_risk: Some(o.risks[0][o.selected]) })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            (members, if config.method == Method::HoldOut { Aggregation::Single } else { aggregation })
+        }
+        Method::Cv => {
+            let m = if config.one_standard_error {
+                one_standard_error(&curve.mean, &curve.standard_error, config.tie, grid.larger_is_simpler())?
+            } else {
+                argmin(&curve.mean, config.tie)?
+            };
+            final_value = Some(grid.value(m));
+            let model = refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map_err(|e| Error::Fit { split: usize::MAX, grid_index: m, source: Box::new(e) })?;
+            (vec![Member { model, grid_index: m, value: grid.value(m), validation_risk: Some(curve.mean[m]) }], Aggregation::Single)
+        }
+        Method::Acv => {
+            // Each distinct m̂ is fitted on D once and shared by the members that chose it.
+            let mut distinct: Vec<usize> = selected.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let fitted = distinct
+                .iter()
+                .map(|&m| refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map(|model| (m, model)))
+                .collect::<Result<Vec<_>>>()?;
+            let members = selected
+                .iter()
+                .flat_map(|&m| fitted.iter().filter(move |(g, _)| *g == m))
+                .map(|(m, model)| Member { model: model.clone(), grid_index: *m, value: grid.value(*m), validation_risk: None })
+                .collect();
+            (members, aggregation)
+        }
+        Method::Ekcv => {
+            let m_bar = grid.average(&selected);
+            final_value = Some(m_bar);
+            let nearest = grid.nearest(m_bar);
+            let model = refit_all(family, data, &config.preprocess, |all| family.fit_value(all, m_bar))?;
+            (vec![Member { model, grid_index: nearest, value: m_bar, validation_risk: None }], Aggregation::Single)
+        }
+    };
+    let report = Report {
+        method: config.method,
+        family: family.name().into(),
+        loss: loss.name(),
+        hyperparameter: grid.name().into(),
+        grid: grid.values().to_vec(),
+        splits: outcomes
+            .iter()
+            .enumerate()
+            .map(|(j, o)| SplitReport {
+                split: j,
+                n_train: o.n_train,
+                n_validation: o.n_validation,
+                selected_index: o.selected,
+                selected_value: grid.value(o.selected),
+                risks: o.risks[0].clone(),
+            })
+            .collect(),
+        cv_curve: curve,
+        member_grid_indices: members.iter().map(|m: &Member| m.grid_index).collect(),
+        final_value,
+        aggregation,
+        split_indices: config.keep_split_indices.then(|| eval_splits.clone()),
+    };
+    let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?;
+    Ok((model, report))
+}
+
+fn resolve_aggregation(config: &SelectConfig, task: Task) -> Result<Aggregation> {
+    let default = match task {
+        Task::Classification => Aggregation::Vote,
+        Task::Regression => Aggregation::Mean,
+    };
+    if config.method == Method::Majhoo && task == Task::Regression {
+        return Err(Error::TaskMismatch("Majhoo (majority vote) is for classification; use agghoo for regression".into()));
+    }
+    let chosen = config.aggregation.unwrap_or(default);
+    let fits = match chosen {
+        Aggregation::Mean => task == Task::Regression,
+        Aggregation::Vote | Aggregation::SoftVote | Aggregation::ScoreMean => task == Task::Classification,
+        Aggregation::Single => true,
+    };
+    if !fits {
+        return Err(Error::TaskMismatch(format!("aggregation {chosen:?} does not fit {task:?}")));
+    }
+    Ok(chosen)
+}
+
+/// The CV curve: size-weighted mean over splits and the standard error (see [`CvCurve`]).
+pub(crate) fn cv_curve(outcomes: &[SplitOutcome]) -> CvCurve {
+    let m = outcomes.first().map_or(0, |o| o.risks[0].len());
+    let total: f64 = outcomes.iter().map(|o| o.n_validation as f64).sum();
+    let v = outcomes.len() as f64;
+    let mut mean = vec![0.0; m];
+    let mut standard_error = vec![0.0; m];
+    for g in 0..m {
+        mean[g] = outcomes.iter().map(|o| o.n_validation as f64 / total * o.risks[0][g]).sum();
+        if outcomes.len() > 1 {
+            let plain = outcomes.iter().map(|o| o.risks[0][g]).sum::<f64>() / v;
+            let var = outcomes.iter().map(|o| (o.risks[0][g] - plain).powi(2)).sum::<f64>() / (v - 1.0);
+            standard_error[g] = (var / v).sqrt();
+        }
+    }
+    CvCurve { mean, standard_error }
+}
+
+/// For each outer training set `S_j`, a hold-out split of `S_j` (stream j of the inner seed),
+/// expressed in rows of the data.
+fn subagging_splits(splits: &Splits, inner_fraction: TrainFraction, seed: Seed) -> Result<Splits> {
+    let plan = HoldOut { train_fraction: inner_fraction };
+    let inner = splits
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            let sub = plan.instantiate(&PlanContext::rows(s.train().len()), seed.child(Purpose::Inner, j as u64))?;
+            let sp = &sub.as_slice()[0];
+            Split::new(sp.train().iter().map(|&i| s.train()[i]).collect(), sp.validation().iter().map(|&i| s.train()[i]).collect())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Splits::new(splits.n_rows(), inner)
+}
