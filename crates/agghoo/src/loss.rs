@@ -74,7 +74,9 @@ impl Loss {
 
     fn validate(&self) -> Result<()> {
         match *self {
-            Loss::EpsilonInsensitive { epsilon } if !(epsilon >= 0.0 && epsilon.is_finite()) => Err(Error::invalid("epsilon", "finite and ≥ 0", epsilon)),
+            Loss::EpsilonInsensitive { epsilon } if !(epsilon >= 0.0 && epsilon.is_finite()) => {
+                Err(Error::invalid("epsilon", "finite and ≥ 0", epsilon))
+            }
             Loss::Pinball { q } if !(q > 0.0 && q < 1.0) => Err(Error::invalid("q", "in (0, 1)", q)),
             _ => Ok(()),
         }
@@ -186,13 +188,19 @@ mod tests {
     use crate::data::{Dataset, Target};
 
     fn classes() -> Dataset {
-        Dataset::new(vec![0.0; 4], vec!["x".into()], Target::Classes { labels: vec![0, 1, 1, 0], names: vec!["a".into(), "b".into()] }, "y").unwrap()
+        Dataset::new(vec![0.0; 4], vec!["x".into()], Target::Classes { labels: vec![0, 1, 1, 0], names: vec!["a".into(), "b".into()] }, "y")
+            .unwrap()
     }
 
     #[test]
     fn zero_one_and_hinge_by_hand() {
         let d = classes();
-        let p = Predictions::Classes { labels: vec![0, 0, 1, 1], n_classes: 2, proba: Some(vec![0.9, 0.1, 0.6, 0.4, 0.2, 0.8, 0.3, 0.7]), decision: Some(vec![-2.0, -0.5, 0.5, 1.5]) };
+        let p = Predictions::Classes {
+            labels: vec![0, 0, 1, 1],
+            n_classes: 2,
+            proba: Some(vec![0.9, 0.1, 0.6, 0.4, 0.2, 0.8, 0.3, 0.7]),
+            decision: Some(vec![-2.0, -0.5, 0.5, 1.5]),
+        };
         assert_eq!(Loss::ZeroOne.per_row(&p, &d.all()).unwrap(), [0.0, 1.0, 0.0, 1.0]);
         assert_eq!(Loss::Hinge.per_row(&p, &d.all()).unwrap(), [0.0, 1.5, 0.5, 2.5]);
         let ll = Loss::LogLoss.per_row(&p, &d.all()).unwrap();

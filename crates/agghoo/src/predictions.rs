@@ -63,9 +63,7 @@ impl Predictions {
     pub fn has_non_finite(&self) -> bool {
         match self {
             Predictions::Real(v) => v.iter().any(|x| !x.is_finite()),
-            Predictions::Classes { proba, decision, .. } => {
-                proba.iter().flatten().chain(decision.iter().flatten()).any(|x| !x.is_finite())
-            }
+            Predictions::Classes { proba, decision, .. } => proba.iter().flatten().chain(decision.iter().flatten()).any(|x| !x.is_finite()),
         }
     }
 }

@@ -172,7 +172,10 @@ fn bad_inputs_are_typed_errors() {
     let fam = knn(&data, "1:45:2");
     // k larger than the training set
     let splits = MonteCarlo::new(3, 0.5).unwrap().instantiate(50, Seed(1)).unwrap();
-    assert!(matches!(select::select(fam.as_ref(), &data, &splits, &SelectConfig::new(Method::Agghoo)), Err(Error::InvalidParameter { .. })));
+    assert!(matches!(
+        select::select(fam.as_ref(), &data, &splits, &SelectConfig::new(Method::Agghoo)),
+        Err(Error::InvalidParameter { .. })
+    ));
     // splits of another data set
     let other = MonteCarlo::new(3, 0.5).unwrap().instantiate(60, Seed(1)).unwrap();
     assert!(matches!(select::select(fam.as_ref(), &data, &other, &SelectConfig::new(Method::Agghoo)), Err(Error::SplitsMismatch { .. })));
@@ -185,7 +188,9 @@ fn bad_inputs_are_typed_errors() {
     let fam = knn(&data, "1:5:2");
     assert!(matches!(select::select(fam.as_ref(), &data, &splits, &cfg), Err(Error::TaskMismatch(_))));
     // a constant target
-    let constant = Dataset::new(vec![0.0, 1.0, 2.0, 3.0], vec!["x".into()], Target::Classes { labels: vec![0; 4], names: vec!["a".into()] }, "y").unwrap();
+    let constant =
+        Dataset::new(vec![0.0, 1.0, 2.0, 3.0], vec!["x".into()], Target::Classes { labels: vec![0; 4], names: vec!["a".into()] }, "y")
+            .unwrap();
     let splits = VFold::new(2).unwrap().instantiate(4, Seed(0)).unwrap();
     assert!(matches!(select::select(fam.as_ref(), &constant, &splits, &SelectConfig::new(Method::Cv)), Err(Error::ConstantTarget { .. })));
     // aggregation that does not fit
@@ -204,7 +209,9 @@ fn soft_vote_averages_member_probabilities() {
     cfg.aggregation = Some(Aggregation::SoftVote);
     let (model, _) = select::select(fam.as_ref(), &data, &splits, &cfg).unwrap();
     let test = generators::knn_problem(30, Seed(72)).unwrap();
-    let Predictions::Classes { proba: Some(p), labels, .. } = model.predict(&test).unwrap() else { panic!("soft vote gives probabilities") };
+    let Predictions::Classes { proba: Some(p), labels, .. } = model.predict(&test).unwrap() else {
+        panic!("soft vote gives probabilities")
+    };
     for (i, &l) in labels.iter().enumerate() {
         assert!((p[2 * i] + p[2 * i + 1] - 1.0).abs() < 1e-12);
         assert_eq!(l, u32::from(p[2 * i + 1] > p[2 * i]));

@@ -90,17 +90,9 @@ pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<CsvData>
 /// As [`read_csv`].
 pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptions) -> Result<CsvData> {
     let bad = |message: String| Error::BadFile { path: path.to_path_buf(), message };
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .delimiter(options.delimiter.unwrap_or(b','))
-        .from_reader(reader);
-    let header: Vec<String> = rdr
-        .headers()
-        .map_err(|e| bad(e.to_string()))?
-        .iter()
-        .map(|h| h.trim().to_string())
-        .collect();
+    let mut rdr =
+        csv::ReaderBuilder::new().has_headers(true).flexible(true).delimiter(options.delimiter.unwrap_or(b',')).from_reader(reader);
+    let header: Vec<String> = rdr.headers().map_err(|e| bad(e.to_string()))?.iter().map(|h| h.trim().to_string()).collect();
     if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
         return Err(Error::EmptyFile { path: path.to_path_buf() });
     }

@@ -209,7 +209,9 @@ impl Dataset {
             x.extend_from_slice(self.row(i));
         }
         let target = match &self.target {
-            Target::Classes { labels, names } => Target::Classes { labels: rows.iter().map(|&i| labels[i]).collect(), names: names.clone() },
+            Target::Classes { labels, names } => {
+                Target::Classes { labels: rows.iter().map(|&i| labels[i]).collect(), names: names.clone() }
+            }
             Target::Real(y) => Target::Real(rows.iter().map(|&i| y[i]).collect()),
         };
         Dataset::new_with_missing(x, self.feature_names.clone(), target, self.target_name.clone())

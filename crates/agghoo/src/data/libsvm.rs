@@ -56,7 +56,10 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
                 return Err(err(line_no, "feature indices start at 1".into()));
             }
             if index <= previous {
-                return Err(err(line_no, format!("index {index} after {previous}: indices must be strictly increasing (out of order or duplicated)")));
+                return Err(err(
+                    line_no,
+                    format!("index {index} after {previous}: indices must be strictly increasing (out of order or duplicated)"),
+                ));
             }
             let value: f64 = v.parse().map_err(|_| err(line_no, format!("`{v}` is not a number")))?;
             if !value.is_finite() {

@@ -58,7 +58,11 @@ impl TrainFraction {
     pub fn train_size(self, n: usize) -> Result<usize> {
         let k = (self.0 * n as f64).floor() as usize;
         if k == 0 || k >= n {
-            return Err(Error::TooFewRows { what: format!("a training fraction of {}", self.0), needed: (2.0 / self.0.min(1.0 - self.0)).ceil() as usize, found: n });
+            return Err(Error::TooFewRows {
+                what: format!("a training fraction of {}", self.0),
+                needed: (2.0 / self.0.min(1.0 - self.0)).ceil() as usize,
+                found: n,
+            });
         }
         Ok(k)
     }

@@ -147,7 +147,10 @@ impl Splits {
         let bad = |message: String| Error::BadFile { path: path.into(), message };
         let file: SplitsFile = serde_json::from_str(text).map_err(|e| bad(format!("not an agghoo splits file: {e}")))?;
         if file.format != "agghoo-splits" || file.format_version != SPLITS_FORMAT {
-            return Err(bad(format!("splits format `{}` version {} (this agghoo reads version {SPLITS_FORMAT})", file.format, file.format_version)));
+            return Err(bad(format!(
+                "splits format `{}` version {} (this agghoo reads version {SPLITS_FORMAT})",
+                file.format, file.format_version
+            )));
         }
         let Splits { n_rows, splits } = file.splits;
         Splits::new(n_rows, splits).map_err(|e| bad(e.to_string()))

@@ -138,7 +138,11 @@ impl GroupVFold {
         }
         let present: Vec<usize> = (0..n_groups).filter(|&g| sizes[g] > 0).collect();
         if present.len() < self.n_folds {
-            return Err(Error::TooFewRows { what: format!("{}-fold grouped cross-validation (groups)", self.n_folds), needed: self.n_folds, found: present.len() });
+            return Err(Error::TooFewRows {
+                what: format!("{}-fold grouped cross-validation (groups)", self.n_folds),
+                needed: self.n_folds,
+                found: present.len(),
+            });
         }
         let mut order = present;
         shuffle(&mut order, &mut seed.rng(Purpose::Splits, 0));

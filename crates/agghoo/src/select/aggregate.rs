@@ -51,7 +51,9 @@ pub fn aggregate(predictions: &[Predictions], member_risks: &[f64], how: Aggrega
         Aggregation::Mean => {
             let mut sum = vec![0.0; n];
             for p in predictions {
-                let values = p.values().ok_or_else(|| Error::TaskMismatch("averaging needs real-valued predictions; use a vote for classes".into()))?;
+                let values = p
+                    .values()
+                    .ok_or_else(|| Error::TaskMismatch("averaging needs real-valued predictions; use a vote for classes".into()))?;
                 sum.iter_mut().zip(values).for_each(|(s, x)| *s += x);
             }
             Ok(Predictions::Real(sum.into_iter().map(|s| s / v).collect()))

@@ -2,8 +2,8 @@
 
 use rayon::prelude::*;
 
-use super::argmin::{TieRule, argmin};
 use super::Progress;
+use super::argmin::{TieRule, argmin};
 use crate::data::{Dataset, Preprocess, View};
 use crate::error::{Error, Result};
 use crate::family::{Family, Model};
@@ -64,7 +64,12 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
         loss.check_task(data.task())?;
     }
     if family.task() != data.task() {
-        return Err(Error::TaskMismatch(format!("family `{}` was built for {:?}, the data are {:?}", family.name(), family.task(), data.task())));
+        return Err(Error::TaskMismatch(format!(
+            "family `{}` was built for {:?}, the data are {:?}",
+            family.name(),
+            family.task(),
+            data.task()
+        )));
     }
     if data.has_missing() && !options.preprocess.impute_median {
         return Err(Error::invalid("missing", "imputation (--missing median) when the data have missing values", "none"));
@@ -88,7 +93,13 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
 }
 
 /// One split: preprocess, fit the path, predict, reduce to risks, select.
-fn evaluate_one(family: &dyn Family, data: &Dataset, train_rows: &[usize], validation_rows: &[usize], options: &EvalOptions) -> Result<SplitOutcome> {
+fn evaluate_one(
+    family: &dyn Family,
+    data: &Dataset,
+    train_rows: &[usize],
+    validation_rows: &[usize],
+    options: &EvalOptions,
+) -> Result<SplitOutcome> {
     let train_view = data.view(train_rows);
     let validation_view = data.view(validation_rows);
     if options.preprocess.is_identity() {
@@ -120,7 +131,11 @@ fn run_path(
                 .map(|(m, p)| {
                     let r = loss.risk(p, validation).map_err(|e| Error::Fit { split: 0, grid_index: m, source: Box::new(e) })?;
                     if !r.is_finite() {
-                        return Err(Error::Fit { split: 0, grid_index: m, source: Box::new(Error::Numerical(format!("validation risk is {r}"))) });
+                        return Err(Error::Fit {
+                            split: 0,
+                            grid_index: m,
+                            source: Box::new(Error::Numerical(format!("validation risk is {r}"))),
+                        });
                     }
                     Ok(r)
                 })
@@ -129,7 +144,9 @@ fn run_path(
         .collect::<Result<Vec<_>>>()?;
     let selected = argmin(&risks[0], options.tie)?;
     let model = if options.keep_selected_model {
-        Some(path.model(selected).map_err(|e| Error::Fit { split: 0, grid_index: selected, source: Box::new(e) })?.with_transform(transform))
+        Some(
+            path.model(selected).map_err(|e| Error::Fit { split: 0, grid_index: selected, source: Box::new(e) })?.with_transform(transform),
+        )
     } else {
         None
     };
@@ -148,7 +165,12 @@ fn run_path(
 ///
 /// # Errors
 /// The family's fit error.
-pub(crate) fn refit_all(family: &dyn Family, data: &Dataset, preprocess: &Preprocess, fit: impl Fn(&View<'_>) -> Result<Model>) -> Result<Model> {
+pub(crate) fn refit_all(
+    family: &dyn Family,
+    data: &Dataset,
+    preprocess: &Preprocess,
+    fit: impl Fn(&View<'_>) -> Result<Model>,
+) -> Result<Model> {
     let _ = family;
     let all = data.all();
     if preprocess.is_identity() {

@@ -79,7 +79,14 @@ impl FittedModel {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] without members.
-    pub fn new(schema: Schema, family: &str, hyperparameter: &str, method: Method, aggregation: Aggregation, members: Vec<Member>) -> Result<Self> {
+    pub fn new(
+        schema: Schema,
+        family: &str,
+        hyperparameter: &str,
+        method: Method,
+        aggregation: Aggregation,
+        members: Vec<Member>,
+    ) -> Result<Self> {
         if members.is_empty() {
             return Err(Error::invalid("members", "at least one", 0));
         }
@@ -108,7 +115,11 @@ impl FittedModel {
     /// [`Error::SchemaMismatch`] for other columns; member prediction errors.
     pub fn predict(&self, data: &Dataset) -> Result<Predictions> {
         if data.feature_names() != self.schema.feature_names.as_slice() {
-            return Err(Error::SchemaMismatch(format!("model expects [{}], data have [{}]", self.schema.feature_names.join(", "), data.feature_names().join(", "))));
+            return Err(Error::SchemaMismatch(format!(
+                "model expects [{}], data have [{}]",
+                self.schema.feature_names.join(", "),
+                data.feature_names().join(", ")
+            )));
         }
         let rows = data.all();
         let per_member: Vec<Predictions> = self.members.par_iter().map(|m| m.model.predict(&rows)).collect::<Result<_>>()?;
@@ -129,7 +140,12 @@ impl FittedModel {
             .schema
             .feature_names
             .iter()
-            .map(|name| data.feature_names().iter().position(|n| n == name).ok_or_else(|| Error::SchemaMismatch(format!("column `{name}` is missing"))))
+            .map(|name| {
+                data.feature_names()
+                    .iter()
+                    .position(|n| n == name)
+                    .ok_or_else(|| Error::SchemaMismatch(format!("column `{name}` is missing")))
+            })
             .collect::<Result<Vec<_>>>()?;
         data.select_columns(&columns)
     }
@@ -165,7 +181,10 @@ impl FittedModel {
         }
         let version = value.get("format_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
         if version != u64::from(MODEL_FORMAT_VERSION) {
-            return Err(bad(format!("model format version {version}; this agghoo ({}) reads version {MODEL_FORMAT_VERSION}", env!("CARGO_PKG_VERSION"))));
+            return Err(bad(format!(
+                "model format version {version}; this agghoo ({}) reads version {MODEL_FORMAT_VERSION}",
+                env!("CARGO_PKG_VERSION")
+            )));
         }
         let model: FittedModel = serde_json::from_value(value).map_err(|e| bad(format!("corrupted model: {e}")))?;
         if model.members.is_empty() {

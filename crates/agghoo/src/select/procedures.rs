@@ -11,12 +11,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Progress;
 use super::aggregate::Aggregation;
 use super::argmin::{TieRule, argmin, one_standard_error};
 use super::evaluate::{EvalOptions, SplitOutcome, evaluate_splits, refit_all};
 use super::model_file::{FittedModel, Member, Schema};
 use super::report::{CvCurve, Report, SplitReport};
-use super::Progress;
 use crate::data::{Dataset, Preprocess, Task};
 use crate::error::{Error, Result};
 use crate::family::Family;
@@ -47,7 +47,8 @@ pub enum Method {
 
 impl Method {
     /// Every method.
-    pub const ALL: [Method; 7] = [Method::HoldOut, Method::Cv, Method::Agghoo, Method::Majhoo, Method::Acv, Method::Ekcv, Method::Subagging];
+    pub const ALL: [Method; 7] =
+        [Method::HoldOut, Method::Cv, Method::Agghoo, Method::Majhoo, Method::Acv, Method::Ekcv, Method::Subagging];
     /// The CLI name.
     pub fn name(self) -> &'static str {
         match self {
@@ -148,7 +149,12 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
                 .iter()
                 .map(|o| {
                     let model = o.model.clone().ok_or_else(|| Error::Numerical("internal: selected model not kept".into()))?;
-                    Ok(Member { model, grid_index: o.selected, value: grid.value(o.selected), validation_risk: Some(o.risks[0][o.selected]) })
+                    Ok(Member {
+                        model,
+                        grid_index: o.selected,
+                        value: grid.value(o.selected),
+                        validation_risk: Some(o.risks[0][o.selected]),
+                    })
                 })
                 .collect::<Result<Vec<_>>>()?;
             (members, if config.method == Method::HoldOut { Aggregation::Single } else { aggregation })
@@ -160,7 +166,11 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
                 argmin(&curve.mean, config.tie)?
             };
             final_value = Some(grid.value(m));
-            let model = refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map_err(|e| Error::Fit { split: usize::MAX, grid_index: m, source: Box::new(e) })?;
+            let model = refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map_err(|e| Error::Fit {
+                split: usize::MAX,
+                grid_index: m,
+                source: Box::new(e),
+            })?;
             (vec![Member { model, grid_index: m, value: grid.value(m), validation_risk: Some(curve.mean[m]) }], Aggregation::Single)
         }
         Method::Acv => {

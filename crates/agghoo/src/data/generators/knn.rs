@@ -72,7 +72,6 @@ pub fn knn_expected_risk(x: &[f64], predicted: &[u32]) -> f64 {
         / n
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,7 +72,11 @@ impl Family for KnnFamily {
     fn fit(&self, train: &View<'_>, grid_index: usize) -> Result<Model> {
         let k = self.grid.value(grid_index) as usize;
         if k > train.len() {
-            return Err(Error::InvalidParameter { name: "grid", expected: "k no larger than the training set", got: format!("k = {k} with {} rows", train.len()) });
+            return Err(Error::InvalidParameter {
+                name: "grid",
+                expected: "k no larger than the training set",
+                got: format!("k = {k} with {} rows", train.len()),
+            });
         }
         Ok(Model::Knn(KnnModel::from_view(train, k, self.task, self.n_classes)))
     }
@@ -231,7 +235,9 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let x: Vec<f64> = (0..n * d).map(|_| (rng.random_range(0..8) as f64) * 0.5).collect();
         let target = match classes {
-            Some(k) => Target::Classes { labels: (0..n).map(|_| rng.random_range(0..k)).collect(), names: (0..k).map(|c| c.to_string()).collect() },
+            Some(k) => {
+                Target::Classes { labels: (0..n).map(|_| rng.random_range(0..k)).collect(), names: (0..k).map(|c| c.to_string()).collect() }
+            }
             None => Target::Real((0..n).map(|_| rng.random::<f64>()).collect()),
         };
         Dataset::new(x, (0..d).map(|j| format!("x{j}")).collect(), target, "y").unwrap()
@@ -239,7 +245,8 @@ mod tests {
 
     /// Independent reference: full sort per query, then count votes with the documented rule.
     fn reference(train: &View<'_>, q: &[f64], k: usize, task: Task, n_classes: usize) -> f64 {
-        let mut all: Vec<(f64, usize)> = (0..train.len()).map(|i| (train.x(i).iter().zip(q).map(|(a, b)| (a - b).powi(2)).sum(), i)).collect();
+        let mut all: Vec<(f64, usize)> =
+            (0..train.len()).map(|i| (train.x(i).iter().zip(q).map(|(a, b)| (a - b).powi(2)).sum(), i)).collect();
         all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let nearest = &all[..k];
         match task {
@@ -288,8 +295,13 @@ mod tests {
     #[test]
     fn hand_computed_example() {
         // x: 0, 1, 2, 10 with classes a, a, b, b; query 1.6 → neighbours 2 (0.4), 1 (0.6), 0, 10.
-        let d = Dataset::new(vec![0.0, 1.0, 2.0, 10.0, 1.6], vec!["x".into()],
-            Target::Classes { labels: vec![0, 0, 1, 1, 0], names: vec!["a".into(), "b".into()] }, "y").unwrap();
+        let d = Dataset::new(
+            vec![0.0, 1.0, 2.0, 10.0, 1.6],
+            vec!["x".into()],
+            Target::Classes { labels: vec![0, 0, 1, 1, 0], names: vec!["a".into(), "b".into()] },
+            "y",
+        )
+        .unwrap();
         let fam = KnnFamily::new(vec![1.0, 2.0, 3.0, 4.0], Task::Classification, 2).unwrap();
         let p = fam.fit_path(&d.view(&[0, 1, 2, 3])).unwrap().predict(&d.view(&[4])).unwrap();
         // k=1: b; k=2: tie 1–1, b's member is nearest → b; k=3: a (2 vs 1); k=4: tie 2–2, b nearest → b

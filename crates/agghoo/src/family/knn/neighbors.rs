@@ -148,7 +148,16 @@ impl KdTree {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn search(&self, node: u32, q: &[f64], k: usize, d: usize, rd: f64, offsets: &mut [f64], heap: &mut std::collections::BinaryHeap<Neighbor>) {
+    fn search(
+        &self,
+        node: u32,
+        q: &[f64],
+        k: usize,
+        d: usize,
+        rd: f64,
+        offsets: &mut [f64],
+        heap: &mut std::collections::BinaryHeap<Neighbor>,
+    ) {
         match self.nodes[node as usize] {
             Node::Leaf { start, end } => {
                 for pos in start as usize..end as usize {
