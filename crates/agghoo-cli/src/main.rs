@@ -1,1 +1,48 @@
-fn main() {}
+//! The `agghoo` command-line tool: argument parsing, progress, tables, JSON and plots.
+//! No statistics here — every number comes from the `agghoo` library.
+//!
+//! Exit codes: 0 success; 1 data or run error (bad file, bad values, a failed fit); 2 usage
+//! error (clap's own code for bad arguments). A broken pipe exits 0.
+
+mod args;
+mod cmd;
+mod output;
+mod source;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn main() {
+    let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+            eprintln!("agghoo: cannot set {n} threads: {e}");
+            std::process::exit(2);
+        }
+    }
+    let result = match cli.command {
+        Command::Select(a) => cmd::select::run(a),
+        Command::Predict(a) => cmd::predict::run(a),
+        Command::Splits(a) => cmd::splits::run(a),
+        Command::Gen(a) => cmd::gen_data::run(a),
+    };
+    if let Err(e) = result {
+        if is_broken_pipe(&e) {
+            std::process::exit(0);
+        }
+        eprintln!("agghoo: error: {e:#}");
+        let usage = e.chain().any(|c| {
+            c.downcast_ref::<args::UsageError>().is_some()
+                || matches!(c.downcast_ref::<agghoo::Error>(), Some(agghoo::Error::InvalidParameter { .. }))
+        });
+        std::process::exit(if usage { 2 } else { 1 });
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind) == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -97,6 +97,14 @@ pub enum Error {
         /// The columns present, comma-separated.
         available: String,
     },
+    /// A requested (non-target) column is not in the file.
+    #[error("column `{name}` not found; columns are: {available}")]
+    MissingColumn {
+        /// The requested name.
+        name: String,
+        /// The columns present, comma-separated.
+        available: String,
+    },
     /// The target takes one value only, so there is nothing to learn.
     #[error("target `{name}` is constant ({value}): nothing to learn")]
     ConstantTarget {

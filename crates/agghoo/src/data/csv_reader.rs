@@ -54,6 +54,12 @@ pub struct CsvOptions {
     pub extra_columns: Vec<String>,
     /// Field delimiter (default `,`).
     pub delimiter: Option<u8>,
+    /// When set, exactly these columns are the features, in this order; other columns are
+    /// ignored (prediction data read against a model's schema).
+    pub feature_columns: Option<Vec<String>>,
+    /// When set, the class names of a classification target, in class-index order (a model's
+    /// classes); a label outside them is [`Error::UnseenLabel`].
+    pub class_names: Option<Vec<String>>,
 }
 
 /// A CSV file read into a [`Dataset`] plus the requested non-feature columns.
@@ -97,15 +103,21 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         return Err(Error::EmptyFile { path: path.to_path_buf() });
     }
     let find = |name: &str| {
-        header.iter().position(|h| h == name).ok_or_else(|| Error::MissingTarget { name: name.to_string(), available: header.join(", ") })
+        header.iter().position(|h| h == name).ok_or_else(|| Error::MissingColumn { name: name.to_string(), available: header.join(", ") })
     };
-    let target_col = options.target.as_deref().map(find).transpose()?;
+    let target_col = options
+        .target
+        .as_deref()
+        .map(|t| find(t).map_err(|_| Error::MissingTarget { name: t.to_string(), available: header.join(", ") }))
+        .transpose()?;
     let mut extra_cols = Vec::new();
     for name in &options.extra_columns {
         extra_cols.push((name.clone(), find(name)?));
     }
-    let feature_cols: Vec<usize> =
-        (0..header.len()).filter(|c| Some(*c) != target_col && !extra_cols.iter().any(|(_, e)| e == c)).collect();
+    let feature_cols: Vec<usize> = match &options.feature_columns {
+        Some(names) => names.iter().map(|n| find(n)).collect::<Result<Vec<_>>>()?,
+        None => (0..header.len()).filter(|c| Some(*c) != target_col && !extra_cols.iter().any(|(_, e)| e == c)).collect(),
+    };
 
     let mut x = Vec::new();
     let mut target_text: Vec<String> = Vec::new();
@@ -172,7 +184,13 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     }
     let feature_names: Vec<String> = feature_cols.iter().map(|&c| header[c].clone()).collect();
     let (target, target_name) = match target_col {
-        Some(t) => (parse_target(&target_text, options.task, &header[t], path)?, header[t].clone()),
+        Some(t) => {
+            let target = match &options.class_names {
+                Some(names) => classes_with_names(&target_text, names)?,
+                None => parse_target(&target_text, options.task, &header[t], path)?,
+            };
+            (target, header[t].clone())
+        }
         None => (Target::Real(vec![0.0; n_rows]), String::new()),
     };
     let data = Dataset::new_with_missing(x, feature_names, target, target_name)?;
@@ -208,6 +226,15 @@ pub(crate) fn parse_target(text: &[String], hint: TaskHint, name: &str, path: &P
         }
         Ok(Target::Real(v))
     }
+}
+
+/// Maps label text to the given class names (a model's classes).
+fn classes_with_names(text: &[String], names: &[String]) -> Result<Target> {
+    let labels = text
+        .iter()
+        .map(|t| names.iter().position(|n| n == t).map(|i| i as u32).ok_or_else(|| Error::UnseenLabel { label: t.clone() }))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Target::Classes { labels, names: names.to_vec() })
 }
 
 /// Maps label text to class indices; classes sorted numerically when all are numbers, else
@@ -297,6 +324,23 @@ mod tests {
     fn empty_file() {
         assert!(matches!(read("", &opts("y")).unwrap_err(), Error::EmptyFile { .. } | Error::MissingTarget { .. }));
         assert!(matches!(read("a,y\n", &opts("y")).unwrap_err(), Error::EmptyFile { .. }));
+    }
+
+    #[test]
+    fn fixed_features_and_classes() {
+        let o = CsvOptions {
+            feature_columns: Some(vec!["b".into(), "a".into()]),
+            class_names: Some(vec!["x".into(), "y".into(), "z".into()]),
+            ..opts("t")
+        };
+        let d = read("a,id,b,t\n1,k,2,z\n3,k,4,x\n", &o).unwrap().data;
+        assert_eq!(d.feature_names(), ["b", "a"]);
+        assert_eq!(d.row(0), &[2.0, 1.0]);
+        assert_eq!(d.target(), &Target::Classes { labels: vec![2, 0], names: vec!["x".into(), "y".into(), "z".into()] });
+        let e = read("a,id,b,t\n1,k,2,w\n", &o).unwrap_err();
+        assert!(matches!(&e, Error::UnseenLabel { label } if label == "w"), "{e}");
+        let e = read("a,t\n1,x\n", &o).unwrap_err();
+        assert!(matches!(&e, Error::MissingColumn { name, .. } if name == "b"), "{e}");
     }
 
     #[test]

@@ -4,13 +4,14 @@
 //! A view is a borrowed list of row indices; nothing copies the feature matrix per split. Families
 //! that need contiguous memory (kernels, trees) gather the rows they need themselves.
 
+pub mod bundled;
 mod csv_reader;
 mod dataset;
 pub mod generators;
 mod libsvm;
 mod transform;
 
-pub use csv_reader::{CsvOptions, MissingPolicy, TaskHint, read_csv};
+pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, read_csv, read_csv_from};
 pub use dataset::{Dataset, Target, Task, View};
 pub use libsvm::read_libsvm;
 pub use transform::{Preprocess, Transform};

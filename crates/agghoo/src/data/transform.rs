@@ -80,6 +80,11 @@ pub struct Transform {
 }
 
 impl Transform {
+    /// True when this transform replaces missing values (by training medians).
+    pub fn imputes(&self) -> bool {
+        self.medians.is_some()
+    }
+
     /// Transforms one row in place.
     pub fn apply_row(&self, row: &mut [f64]) {
         for (j, v) in row.iter_mut().enumerate() {

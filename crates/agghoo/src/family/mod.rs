@@ -195,8 +195,9 @@ impl FamilyKind {
 /// the Lasso's λ_max).
 ///
 /// # Errors
-/// Invalid parameters, an empty grid, a task the family does not support.
+/// [`Error::ConstantTarget`]; invalid parameters, an empty grid, a task the family does not support.
 pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    data.check_learnable()?;
     match kind {
         FamilyKind::Knn => knn::build(params, data),
         FamilyKind::Ridge => ridge::build_ridge(params, data),

@@ -62,6 +62,11 @@ impl Predictor for Model {
 }
 
 impl Model {
+    /// True when the model replaces missing feature values itself (a median-imputing pipeline).
+    pub fn imputes_missing(&self) -> bool {
+        matches!(self, Model::Pipeline { transform, .. } if transform.imputes())
+    }
+
     /// Wraps `self` behind a preprocessing (identity transforms are not wrapped).
     pub fn with_transform(self, transform: Option<Transform>) -> Model {
         match transform {

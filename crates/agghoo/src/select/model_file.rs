@@ -121,6 +121,11 @@ impl FittedModel {
                 data.feature_names().join(", ")
             )));
         }
+        if data.has_missing() && !self.members.iter().all(|m| m.model.imputes_missing()) {
+            let p = data.n_features().max(1);
+            let i = data.x().iter().position(|v| v.is_nan()).unwrap_or(0);
+            return Err(Error::NonFinite { row: i / p, column: data.feature_names()[i % p].clone(), value: f64::NAN });
+        }
         let rows = data.all();
         let per_member: Vec<Predictions> = self.members.par_iter().map(|m| m.model.predict(&rows)).collect::<Result<_>>()?;
         let risks: Vec<f64> = self.members.iter().map(|m| m.validation_risk.unwrap_or(0.0)).collect();

@@ -1,0 +1,338 @@
+//! Command-line arguments (clap derive). Arguments become library types in `source.rs` and in
+//! each command — in one place.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// A usage error discovered after parsing (a combination of flags that does not make sense):
+/// exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::error::Error for UsageError {}
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Honest, fast model selection and evaluation: Agghoo / Majhoo, CV, TreeCV, feature selection.
+#[derive(Parser, Debug)]
+#[command(name = "agghoo", version, about, long_about = None)]
+pub struct Cli {
+    /// Number of worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, global = true)]
+    pub threads: Option<usize>,
+    /// The task to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands, one per user task.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Choose a hyperparameter (Agghoo, Majhoo, CV, hold-out, ACV, EKCV, subagging) and save the model.
+    Select(SelectArgs),
+    /// Predict new rows with a saved model.
+    Predict(PredictArgs),
+    /// Instantiate a resampling plan and save its splits as JSON (to reuse across runs).
+    Splits(SplitsArgs),
+    /// Write a synthetic data set (`gen:<name>`) as CSV.
+    Gen(GenArgs),
+}
+
+/// Where the data come from and how to read them.
+#[derive(Args, Debug, Clone)]
+pub struct DataArgs {
+    /// A CSV file (header line), a LibSVM file (`.svm`, `.libsvm`, `.txt`), `bundled:breast-cancer`,
+    /// or a generator `gen:knn | gen:genuer | gen:svr | gen:covertype | gen:msd`.
+    #[arg(long)]
+    pub data: String,
+    /// Target column (CSV). Generators and bundled data know theirs.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// How to read the target.
+    #[arg(long, value_enum, default_value_t = TaskArg::Auto)]
+    pub task: TaskArg,
+    /// Missing values: refuse (error), drop rows, or impute the median of each training set.
+    #[arg(long, value_enum, default_value_t = MissingArg::Error)]
+    pub missing: MissingArg,
+    /// Columns that are not features (ids); repeatable.
+    #[arg(long = "ignore", value_name = "COL")]
+    pub ignore: Vec<String>,
+    /// Rows for generators.
+    #[arg(long, default_value_t = 500)]
+    pub n: usize,
+    /// Dimension for generators that take one (gen:genuer: 7 or 50).
+    #[arg(long)]
+    pub d: Option<usize>,
+}
+
+/// Target reading.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum TaskArg {
+    /// Classification for text or few integer values, else regression.
+    Auto,
+    /// Every distinct value is a class.
+    Classification,
+    /// Real values.
+    Regression,
+}
+
+/// Missing-value policy.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MissingArg {
+    /// Refuse, naming the line and column.
+    Error,
+    /// Drop incomplete rows.
+    Drop,
+    /// Median of each training set.
+    Median,
+}
+
+/// A resampling plan.
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    /// Resampling plan (default: mc for agghoo/majhoo/subagging/acv/ekcv, vfold for cv, holdout for holdout).
+    #[arg(long, value_enum)]
+    pub plan: Option<PlanKind>,
+    /// Number of splits V (Monte-Carlo), folds (V-fold), resamples (bootstrap) or samples (lpo).
+    #[arg(long = "splits", short = 'V', default_value_t = 10)]
+    pub n_splits: usize,
+    /// Training fraction τ for Monte-Carlo and hold-out.
+    #[arg(long, default_value_t = 0.8)]
+    pub tau: f64,
+    /// Repetitions for repeated V-fold.
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
+    /// p for leave-p-out.
+    #[arg(long, default_value_t = 2)]
+    pub p: usize,
+    /// Stratify V-fold by class.
+    #[arg(long)]
+    pub stratify: bool,
+    /// Group column for grouped V-fold (`--plan group`).
+    #[arg(long = "group", value_name = "COL")]
+    pub group: Option<String>,
+    /// Fold column for user folds (`--plan folds`).
+    #[arg(long = "fold-column", value_name = "COL")]
+    pub fold_column: Option<String>,
+    /// Reuse splits saved by `agghoo splits` (overrides --plan).
+    #[arg(long = "splits-file", value_name = "FILE")]
+    pub splits_file: Option<PathBuf>,
+}
+
+/// Plans by name.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanKind {
+    /// One split with training fraction τ.
+    Holdout,
+    /// V-fold (shuffled; --stratify).
+    Vfold,
+    /// Repeated V-fold.
+    Repeated,
+    /// Monte-Carlo: V independent training sets of size ⌊τn⌋.
+    Mc,
+    /// Leave-one-out.
+    Loo,
+    /// Leave-p-out (all subsets when at most V·… , else a sample of V).
+    Lpo,
+    /// Bootstrap (validation = out-of-bag).
+    Bootstrap,
+    /// Grouped V-fold (--group COL).
+    Group,
+    /// User folds (--fold-column COL).
+    Folds,
+}
+
+/// The family and its grid.
+#[derive(Args, Debug, Clone)]
+pub struct FamilyArgs {
+    /// Learner family.
+    #[arg(long, value_enum, default_value_t = FamilyArg::Knn)]
+    pub family: FamilyArg,
+    /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N.
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// Family parameter KEY=VALUE (repeatable), e.g. --param gamma=2.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Standardise features (mean/sd of each training set).
+    #[arg(long)]
+    pub standardize: bool,
+}
+
+/// Families by CLI name.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum FamilyArg {
+    /// k-nearest neighbours (grid over k).
+    Knn,
+    /// Ridge regression (grid over λ).
+    Ridge,
+    /// Kernel ridge regression (grid over λ).
+    KernelRidge,
+    /// Lasso (grid over λ).
+    Lasso,
+    /// Elastic net (grid over λ).
+    Enet,
+    /// Gaussian-kernel C-SVC (grid over λ).
+    Svc,
+    /// Gaussian-kernel ε-SVR (grid over λ).
+    Svr,
+    /// Cost-complexity pruned CART (grid over α).
+    Cart,
+    /// Random forest (grid over mtry).
+    Forest,
+    /// Logistic regression (grid over λ).
+    Logistic,
+}
+
+/// Output options shared by commands.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Print one JSON document on stdout instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `agghoo select`.
+#[derive(Args, Debug)]
+pub struct SelectArgs {
+    #[command(flatten)]
+    /// Data.
+    pub data: DataArgs,
+    #[command(flatten)]
+    /// Family.
+    pub family: FamilyArgs,
+    /// Selection procedure.
+    #[arg(long, value_enum, default_value_t = MethodArg::Agghoo)]
+    pub method: MethodArg,
+    #[command(flatten)]
+    /// Plan.
+    pub plan: PlanArgs,
+    /// Selection loss: 01, squared, absolute, epsilon:E, hinge, logistic, logloss, pinball:Q
+    /// (default 01 for classification, squared for regression).
+    #[arg(long)]
+    pub loss: Option<String>,
+    /// Argmin tie rule (grid order is ascending).
+    #[arg(long, value_enum, default_value_t = TieArg::First)]
+    pub tie: TieArg,
+    /// How members are combined (auto: mean for regression, vote for classification).
+    #[arg(long, value_enum, default_value_t = AggregateArg::Auto)]
+    pub aggregate: AggregateArg,
+    /// Majhoo: average class probabilities instead of hard votes (= --aggregate soft).
+    #[arg(long)]
+    pub soft: bool,
+    /// CV: one-standard-error rule.
+    #[arg(long = "one-se")]
+    pub one_se: bool,
+    /// Subagging: training fraction of the hold-out inside each training set.
+    #[arg(long = "inner-tau", default_value_t = 0.8)]
+    pub inner_tau: f64,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Save the fitted model (versioned JSON).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Include the split indices in the JSON report.
+    #[arg(long = "report-splits")]
+    pub report_splits: bool,
+    #[command(flatten)]
+    /// Output.
+    pub output: OutputArgs,
+}
+
+/// Procedures by name.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodArg {
+    /// Aggregated hold-out (average / vote).
+    Agghoo,
+    /// Majority-vote aggregated hold-out.
+    Majhoo,
+    /// CV selection, refit on all data.
+    Cv,
+    /// Hold-out selection.
+    Holdout,
+    /// Selected rules retrained on all data, aggregated.
+    Acv,
+    /// Averaged selected hyperparameter, fitted on all data.
+    Ekcv,
+    /// Subagged hold-out.
+    Subagging,
+}
+
+/// Tie rules.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum TieArg {
+    /// First minimiser in grid order.
+    First,
+    /// Last minimiser in grid order.
+    Last,
+}
+
+/// Aggregations.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggregateArg {
+    /// Mean for regression, vote for classification.
+    Auto,
+    /// Average of real predictions.
+    Mean,
+    /// Majority vote.
+    Vote,
+    /// Average of class probabilities.
+    Soft,
+    /// Sign of the averaged decision scores (binary).
+    Score,
+}
+
+/// `agghoo predict`.
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// A model saved by `agghoo select --out`.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Rows to predict: a CSV with the model's feature columns (others are ignored). If it also has
+    /// the target column, the test risk is reported.
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Write predictions as CSV (default: stdout).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    /// Output.
+    pub output: OutputArgs,
+}
+
+/// `agghoo splits`.
+#[derive(Args, Debug)]
+pub struct SplitsArgs {
+    #[command(flatten)]
+    /// Data.
+    pub data: DataArgs,
+    #[command(flatten)]
+    /// Plan.
+    pub plan: PlanArgs,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where to write the splits JSON.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// `agghoo gen`.
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    #[command(flatten)]
+    /// Data (a `gen:` source).
+    pub data: DataArgs,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output CSV (default: stdout).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}

@@ -1,0 +1,6 @@
+//! One module per subcommand.
+
+pub mod gen_data;
+pub mod predict;
+pub mod select;
+pub mod splits;

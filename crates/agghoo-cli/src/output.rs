@@ -1,0 +1,73 @@
+//! Tables, JSON envelopes and progress bars.
+
+use std::io::{IsTerminal, Write};
+
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+/// Version of the JSON documents printed with `--json`.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The envelope of every `--json` document: schema version, command, parameters, seed, result.
+#[derive(Serialize)]
+pub struct Envelope<'a, P: Serialize, R: Serialize> {
+    /// Version of this JSON layout.
+    pub schema_version: u32,
+    /// The subcommand.
+    pub command: &'a str,
+    /// The parameters as given.
+    pub parameters: P,
+    /// The seed every random choice came from.
+    pub seed: Option<u64>,
+    /// The command's result.
+    pub result: R,
+}
+
+/// Prints `value` as one JSON document on stdout.
+pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed: Option<u64>, result: R) -> anyhow::Result<()> {
+    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, seed, result };
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &env)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// A table with the house style.
+pub fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(header.iter().copied());
+    t
+}
+
+/// Prints text on stdout, mapping a closed pipe to an error the caller turns into exit 0.
+pub fn print(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    Ok(())
+}
+
+/// A progress bar on stderr when it is a terminal and JSON is off; hidden otherwise.
+pub fn progress(len: u64, message: &str, json: bool) -> ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed})") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(message.to_string());
+    bar
+}
+
+/// A compact number for tables: 4 significant digits.
+pub fn num(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e5).contains(&x.abs()) {
+        let s = format!("{x:.4}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        if s.is_empty() || s == "-" { "0".into() } else { s.to_string() }
+    } else {
+        format!("{x:.3e}")
+    }
+}

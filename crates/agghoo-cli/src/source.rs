@@ -1,0 +1,165 @@
+//! Turns `--data`, `--plan` and `--family` arguments into library values, in one place.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use agghoo::Seed;
+use agghoo::data::{self, CsvOptions, Dataset, MissingPolicy, Preprocess, TaskHint, bundled, generators};
+use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec};
+use agghoo::resample::{
+    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, UserFolds, VFold,
+};
+use agghoo::select::Method;
+use anyhow::{Context, Result, bail};
+
+use crate::args::{DataArgs, FamilyArg, FamilyArgs, MissingArg, PlanArgs, PlanKind, TaskArg, UsageError};
+
+/// A loaded data set with the text columns the plan may need.
+pub struct Loaded {
+    /// Features and target.
+    pub data: Dataset,
+    /// Non-feature columns by name (group, fold, ignored ids).
+    pub extras: BTreeMap<String, Vec<String>>,
+    /// Human-readable source.
+    pub description: String,
+}
+
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    UsageError(msg.into()).into()
+}
+
+/// Loads `--data`, with the plan's group / fold columns kept aside.
+pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Loaded> {
+    let missing = match args.missing {
+        MissingArg::Error => MissingPolicy::Error,
+        MissingArg::Drop => MissingPolicy::Drop,
+        MissingArg::Median => MissingPolicy::Median,
+    };
+    if let Some(name) = args.data.strip_prefix("gen:") {
+        let n = args.n;
+        let data = match name {
+            "knn" => generators::knn_problem(n, seed)?,
+            "genuer" => generators::genuer(n, args.d.unwrap_or(7), seed, 0)?,
+            "svr" => generators::svr_problem(n, seed, 0)?,
+            "covertype" => generators::covertype_like(n, seed)?,
+            "msd" => generators::msd_like(n, seed)?,
+            other => return Err(usage(format!("unknown generator `gen:{other}` (knn, genuer, svr, covertype, msd)"))),
+        };
+        return Ok(Loaded { data, extras: BTreeMap::new(), description: format!("{} (n = {n}, seed {})", args.data, seed.0) });
+    }
+    if let Some(name) = args.data.strip_prefix("bundled:") {
+        if name != "breast-cancer" {
+            return Err(usage(format!("unknown bundled data set `{name}` (breast-cancer)")));
+        }
+        let data = bundled::breast_cancer(if missing == MissingPolicy::Error { MissingPolicy::Median } else { missing })?;
+        return Ok(Loaded { data, extras: BTreeMap::new(), description: "Breast Cancer Wisconsin (bundled)".into() });
+    }
+    let path = Path::new(&args.data);
+    let task = match args.task {
+        TaskArg::Auto => TaskHint::Auto,
+        TaskArg::Classification => TaskHint::Classification,
+        TaskArg::Regression => TaskHint::Regression,
+    };
+    let is_libsvm = matches!(path.extension().and_then(|e| e.to_str()), Some("svm" | "libsvm" | "svmlight" | "txt"));
+    if is_libsvm {
+        let data = data::read_libsvm(path, task, None)?;
+        return Ok(Loaded { data, extras: BTreeMap::new(), description: args.data.clone() });
+    }
+    let target = args.target.clone().ok_or_else(|| usage("--target COL is required for CSV data"))?;
+    let mut extra_columns = args.ignore.clone();
+    if let Some(p) = plan {
+        extra_columns.extend(p.group.iter().cloned());
+        extra_columns.extend(p.fold_column.iter().cloned());
+    }
+    let options = CsvOptions { target: Some(target), task, missing, extra_columns, ..Default::default() };
+    let csv = data::read_csv(path, &options)?;
+    if csv.n_dropped > 0 {
+        eprintln!("agghoo: dropped {} rows with missing values", csv.n_dropped);
+    }
+    Ok(Loaded { data: csv.data, extras: csv.extras, description: args.data.clone() })
+}
+
+/// The preprocessing implied by the flags and the data.
+pub fn preprocess(family: &FamilyArgs, data: &Dataset) -> Preprocess {
+    Preprocess { impute_median: data.has_missing(), standardize: family.standardize }
+}
+
+/// Builds the family.
+pub fn family(args: &FamilyArgs, data: &Dataset) -> Result<Box<dyn Family>> {
+    let kind = match args.family {
+        FamilyArg::Knn => FamilyKind::Knn,
+        FamilyArg::Ridge => FamilyKind::Ridge,
+        FamilyArg::KernelRidge => FamilyKind::KernelRidge,
+        FamilyArg::Lasso => FamilyKind::Lasso,
+        FamilyArg::Enet => FamilyKind::Enet,
+        FamilyArg::Svc => FamilyKind::Svc,
+        FamilyArg::Svr => FamilyKind::Svr,
+        FamilyArg::Cart => FamilyKind::Cart,
+        FamilyArg::Forest => FamilyKind::Forest,
+        FamilyArg::Logistic => FamilyKind::Logistic,
+    };
+    let mut params = FamilyParams::default();
+    if let Some(g) = &args.grid {
+        params.grid = Some(GridSpec::parse(g).map_err(|e| usage(e.to_string()))?);
+    }
+    for pair in &args.params {
+        params.insert_pair(pair).map_err(|e| usage(e.to_string()))?;
+    }
+    Ok(family::build(kind, &params, data)?)
+}
+
+/// The plan a method uses by default.
+pub fn default_plan(method: Method) -> PlanKind {
+    match method {
+        Method::Cv => PlanKind::Vfold,
+        Method::HoldOut => PlanKind::Holdout,
+        _ => PlanKind::Mc,
+    }
+}
+
+/// Builds and instantiates the plan (or loads saved splits).
+pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -> Result<(Splits, String)> {
+    let data = &loaded.data;
+    if let Some(file) = &args.splits_file {
+        let s = Splits::load(file)?;
+        s.check_rows(data.n_rows()).with_context(|| format!("splits file {}", file.display()))?;
+        return Ok((s, format!("splits from {}", file.display())));
+    }
+    let kind = args.plan.unwrap_or(default);
+    let ids = |name: &Option<String>, flag: &str| -> Result<Vec<u32>> {
+        let col = name.as_ref().ok_or_else(|| usage(format!("--plan {flag} needs --{flag} COL")))?;
+        let text = loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))?;
+        let mut names: Vec<&String> = text.iter().collect();
+        names.sort();
+        names.dedup();
+        Ok(text.iter().map(|t| names.binary_search(&t).unwrap_or(0) as u32).collect())
+    };
+    let plan = match kind {
+        PlanKind::Holdout => Plan::HoldOut(HoldOut::new(args.tau)?),
+        PlanKind::Vfold => {
+            let v = VFold::new(args.n_splits)?;
+            Plan::VFold(if args.stratify { v.stratified() } else { v })
+        }
+        PlanKind::Repeated => {
+            Plan::RepeatedVFold(RepeatedVFold { n_folds: args.n_splits, n_repeats: args.repeats, stratify: args.stratify })
+        }
+        PlanKind::Mc => Plan::MonteCarlo(MonteCarlo::new(args.n_splits, args.tau)?),
+        PlanKind::Loo => Plan::LeaveOneOut(LeaveOneOut),
+        PlanKind::Lpo => Plan::LeavePOut(LeavePOut { p: args.p, max_splits: args.n_splits.max(1) }),
+        PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap { n_resamples: args.n_splits }),
+        PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: args.n_splits }),
+        PlanKind::Folds => {
+            let col = args.fold_column.as_ref().ok_or_else(|| usage("--plan folds needs --fold-column COL"))?;
+            let text = loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))?;
+            Plan::UserFolds(UserFolds { fold_of_row: text.clone() })
+        }
+    };
+    let groups = if kind == PlanKind::Group { Some(ids(&args.group, "group")?) } else { None };
+    let mut ctx = PlanContext::of(data);
+    ctx.groups = groups.as_deref();
+    if args.stratify && data.task() != agghoo::data::Task::Classification {
+        bail!(usage("--stratify needs a classification target"));
+    }
+    let s = plan.instantiate(&ctx, seed)?;
+    Ok((s, plan.describe()))
+}

@@ -1,0 +1,167 @@
+//! End-to-end tests of the `agghoo` binary: outputs, exit codes and the error for each bad input.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn agghoo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agghoo")).args(args).output().expect("run agghoo")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch directory unique to the test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agghoo-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(dir: &PathBuf, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write");
+    p.display().to_string()
+}
+
+/// Asserts a failed run with `code` whose one-line error mentions every `needle`.
+fn assert_error(o: &Output, code: i32, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    for n in needles {
+        assert!(err.contains(n), "`{n}` not in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn select_on_bundled_data_prints_a_table() {
+    let o = agghoo(&["select", "--data", "bundled:breast-cancer", "--grid", "1:21:2", "--method", "majhoo", "--seed", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("majhoo · family knn"), "{out}");
+    assert!(out.contains("10 members"), "{out}");
+}
+
+#[test]
+fn json_report_and_thread_independence() {
+    let args = ["select", "--data", "gen:knn", "--n", "300", "--grid", "1:41:2", "--method", "agghoo", "--json", "--seed", "5"];
+    let one = agghoo(&[&["--threads", "1"], &args[..]].concat());
+    let two = agghoo(&[&["--threads", "2"], &args[..]].concat());
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(stdout(&one), stdout(&two), "1 and 2 threads must print identical JSON");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&one)).expect("json");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["seed"], 5);
+    assert_eq!(v["result"]["report"]["splits"].as_array().map(Vec::len), Some(10));
+    assert_eq!(v["result"]["report"]["cv_curve"]["mean"].as_array().map(Vec::len), Some(21));
+}
+
+#[test]
+fn select_then_predict_round_trip() {
+    let dir = scratch("roundtrip");
+    let model = dir.join("model.json").display().to_string();
+    let o = agghoo(&[
+        "select",
+        "--data",
+        "../../data/breast-cancer-wisconsin.csv",
+        "--target",
+        "class",
+        "--ignore",
+        "id",
+        "--missing",
+        "median",
+        "--method",
+        "cv",
+        "--plan",
+        "vfold",
+        "--stratify",
+        "--standardize",
+        "--out",
+        &model,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let preds = dir.join("preds.csv").display().to_string();
+    let o = agghoo(&["predict", "--model", &model, "--data", "../../data/breast-cancer-wisconsin.csv", "--out", &preds]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&preds).expect("predictions");
+    assert_eq!(text.lines().count(), 700);
+    assert!(text.lines().skip(1).all(|l| l.ends_with(",0") || l.ends_with(",1")));
+    assert!(stderr(&o).contains("test risk (01) on 699 rows"), "{}", stderr(&o));
+    // columns reordered and extra columns: matched by name
+    let reordered = write(
+        &dir,
+        "reordered.csv",
+        "mitoses,extra,clump_thickness,uniformity_cell_size,uniformity_cell_shape,marginal_adhesion,single_epithelial_cell_size,bare_nuclei,bland_chromatin,normal_nucleoli\n1,x,5,1,1,1,2,1,3,1\n",
+    );
+    let o = agghoo(&["predict", "--model", &model, "--data", &reordered]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 2);
+    // a column missing
+    let missing_col = write(&dir, "missing.csv", "clump_thickness,uniformity_cell_size\n1,2\n");
+    assert_error(&agghoo(&["predict", "--model", &model, "--data", &missing_col]), 1, &["column `uniformity_cell_shape` not found"]);
+    // a label never seen in training
+    let header = "id,clump_thickness,uniformity_cell_size,uniformity_cell_shape,marginal_adhesion,single_epithelial_cell_size,bare_nuclei,bland_chromatin,normal_nucleoli,mitoses,class\n";
+    let unseen = write(&dir, "unseen.csv", &format!("{header}1,5,1,1,1,2,1,3,1,1,7\n"));
+    assert_error(&agghoo(&["predict", "--model", &model, "--data", &unseen]), 1, &["label `7` was not seen in training"]);
+    // a model file of another version, and a corrupted one
+    let text = std::fs::read_to_string(&model).expect("model");
+    let other = write(&dir, "other.json", &text.replacen("\"format_version\":1", "\"format_version\":2", 1));
+    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 2"]);
+    let broken = write(&dir, "broken.json", &text[..text.len() / 3]);
+    assert_error(&agghoo(&["predict", "--model", &broken, "--data", &reordered]), 1, &["not JSON"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn each_bad_input_gives_its_error() {
+    let dir = scratch("bad");
+    let run = |file: &str, extra: &[&str]| agghoo(&[&["select", "--data", file, "--target", "y"], extra].concat());
+    let empty = write(&dir, "empty.csv", "");
+    assert_error(&run(&empty, &[]), 1, &["empty.csv"]);
+    let header_only = write(&dir, "header.csv", "a,y\n");
+    assert_error(&run(&header_only, &[]), 1, &["no data rows"]);
+    let ragged = write(&dir, "ragged.csv", "a,b,y\n1,2,0\n3,0\n");
+    assert_error(&run(&ragged, &[]), 1, &["line 3", "expected 3 fields, found 2"]);
+    let text = write(&dir, "text.csv", "a,b,y\n1,2,0\n3,abc,1\n");
+    assert_error(&run(&text, &[]), 1, &["line 3", "column `b`", "`abc` is not a number"]);
+    let inf = write(&dir, "inf.csv", "a,y\n1,0\ninf,1\n");
+    assert_error(&run(&inf, &[]), 1, &["line 3", "`inf`"]);
+    let nan = write(&dir, "nan.csv", "a,y\n1,0\nNaN,1\n");
+    assert_error(&run(&nan, &[]), 1, &["line 3", "missing value"]);
+    let ok_rows: String = (0..30).map(|i| format!("{i},{}\n", i % 2)).collect();
+    let good = write(&dir, "good.csv", &format!("a,y\n{ok_rows}"));
+    assert_error(&agghoo(&["select", "--data", &good, "--target", "nope"]), 1, &["target column `nope` not found", "a, y"]);
+    let constant = write(&dir, "constant.csv", &format!("a,y\n{}", (0..30).map(|i| format!("{i},1\n")).collect::<String>()));
+    assert_error(&run(&constant, &[]), 1, &["constant"]);
+    assert_error(&run(&good, &["--method", "cv", "--splits", "40"]), 1, &["40-fold", "30"]);
+    assert_error(&run(&good, &["--tau", "1"]), 2, &["tau", "(0, 1)"]);
+    assert_error(&run(&good, &["--splits", "0"]), 2, &["splits"]);
+    assert_error(&run(&good, &["--grid", "5:1:1"]), 2, &["grid"]);
+    assert_error(&run(&good, &["--grid", ""]), 2, &["grid"]);
+    assert_error(&run(&good, &["--grid", "1:29:2"]), 2, &["k = 29", "training set of 24 rows"]);
+    assert_error(&run(&good, &["--param", "foo=1"]), 2, &["foo"]);
+    assert_error(&agghoo(&["select", "--data", "gen:nope"]), 2, &["gen:nope"]);
+    assert_eq!(agghoo(&["select", "--bogus"]).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn saved_splits_are_reused_identically() {
+    let dir = scratch("splits");
+    let file = dir.join("s.json").display().to_string();
+    let o = agghoo(&["splits", "--data", "gen:knn", "--n", "200", "--plan", "mc", "--splits", "5", "--seed", "9", "--out", &file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = agghoo(&["select", "--data", "gen:knn", "--n", "200", "--grid", "1:21:2", "--splits-file", &file, "--seed", "9", "--json"]);
+    let b = agghoo(&[
+        "select", "--data", "gen:knn", "--n", "200", "--grid", "1:21:2", "--plan", "mc", "--splits", "5", "--seed", "9", "--json",
+    ]);
+    let report = |o: &Output| serde_json::from_str::<serde_json::Value>(&stdout(o)).expect("json")["result"]["report"].clone();
+    assert_eq!(report(&a), report(&b));
+    let other = agghoo(&["select", "--data", "gen:knn", "--n", "201", "--splits-file", &file]);
+    assert_error(&other, 1, &["200 rows", "201"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
