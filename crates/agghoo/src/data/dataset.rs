@@ -69,14 +69,33 @@ impl Target {
 /// Invariants (checked by [`Dataset::new`]): `x.len() == n_rows · n_features`, the target has
 /// `n_rows` entries, features are finite unless the caller asked to keep missing values as NaN
 /// for per-fold imputation ([`Dataset::new_with_missing`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Dataset {
+    /// Identity of the contents: fresh for every constructed or transformed data set, kept by
+    /// clones (contents are immutable). Lets families share work across splits of one data set.
+    #[serde(skip, default = "next_uid")]
+    uid: u64,
     x: Vec<f64>,
     n_rows: usize,
     feature_names: Vec<String>,
     target: Target,
     target_name: String,
     has_missing: bool,
+}
+
+fn next_uid() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl PartialEq for Dataset {
+    fn eq(&self, other: &Self) -> bool {
+        self.x == other.x
+            && self.n_rows == other.n_rows
+            && self.feature_names == other.feature_names
+            && self.target == other.target
+            && self.target_name == other.target_name
+    }
 }
 
 impl Dataset {
@@ -140,9 +159,14 @@ impl Dataset {
                 }
             }
         }
-        Ok(Self { x, n_rows, feature_names, target, target_name, has_missing })
+        Ok(Self { uid: next_uid(), x, n_rows, feature_names, target, target_name, has_missing })
     }
 
+    /// An identity of the contents (equal for clones, fresh for every new or transformed data
+    /// set); caches keyed by it never serve another data set.
+    pub fn uid(&self) -> u64 {
+        self.uid
+    }
     /// Number of rows (n).
     pub fn n_rows(&self) -> usize {
         self.n_rows
@@ -220,7 +244,7 @@ impl Dataset {
     pub(crate) fn with_x(&self, x: Vec<f64>) -> Dataset {
         debug_assert_eq!(x.len(), self.x.len());
         let has_missing = x.iter().any(|v| v.is_nan());
-        Dataset { x, has_missing, ..self.clone() }
+        Dataset { uid: next_uid(), x, has_missing, ..self.clone() }
     }
     /// Checks that the target is usable for learning: not constant, at least two classes.
     ///

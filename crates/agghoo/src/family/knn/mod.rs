@@ -4,19 +4,29 @@
 //! the grid: regression reads prefix sums of the neighbours' targets, classification updates vote
 //! counts as k grows. The naive alternative searches once per k.
 //!
+//! Sharing across splits: when the family is evaluated on splits of the data set it was built
+//! for (small n), each row's neighbours among *all* rows are sorted once, lazily, and every split
+//! filters that list by training membership — a row validated in several splits is sorted once.
+//! The order is the same as a fresh search over the training view, so results do not change
+//! (a test checks it); with per-split preprocessing (`--standardize`) distances differ per split
+//! and the per-split search is used.
+//!
 //! Deterministic tie rules:
-//! - distance ties: the neighbour with the lower training position comes first (positions follow
-//!   the training view's order, which for every plan is ascending row index);
+//! - distance ties: the neighbour with the lower row index in the training data comes first
+//!   (training rows are stored in ascending row order; a saved model keeps that order);
 //! - vote ties: among the classes with the most votes, the one whose nearest member is closest
 //!   (appears first in the neighbour list). With k = 1 this is the nearest neighbour's class.
+//!
 //! Soft outputs: class probabilities are the vote fractions among the k neighbours.
 
 mod neighbors;
 
+use std::sync::{Arc, OnceLock};
+
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use self::neighbors::{Neighbor, NeighborIndex};
+use self::neighbors::{NeighborIndex, Scratch, distances, sort_by_distance};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
@@ -28,6 +38,49 @@ pub struct KnnFamily {
     grid: Grid,
     task: Task,
     n_classes: usize,
+    shared: Option<Arc<SharedNeighbors>>,
+}
+
+/// Data sets up to this many rows get shared neighbour lists (n² `u32`: 64 MiB at most).
+const SHARED_MAX_ROWS: usize = 4096;
+
+/// Every row's neighbours among all rows of one data set, sorted by (distance, row index),
+/// computed on first use.
+struct SharedNeighbors {
+    uid: u64,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    d: usize,
+    lists: Vec<OnceLock<Box<[u32]>>>,
+}
+
+impl std::fmt::Debug for SharedNeighbors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedNeighbors").field("rows", &self.lists.len()).finish()
+    }
+}
+
+impl SharedNeighbors {
+    fn new(data: &Dataset) -> Self {
+        let n = data.n_rows();
+        Self {
+            uid: data.uid(),
+            x: data.x().to_vec(),
+            y: data.all().gather_y(),
+            d: data.n_features(),
+            lists: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    fn list(&self, row: usize) -> &[u32] {
+        self.lists[row].get_or_init(|| {
+            let n = self.lists.len();
+            let (mut dist, mut keys, mut out) = (Vec::new(), Vec::new(), Vec::new());
+            distances(&self.x[row * self.d..(row + 1) * self.d], &self.x, self.d, n, &mut dist);
+            sort_by_distance(&dist, n, &mut keys, &mut out);
+            out.into_boxed_slice()
+        })
+    }
 }
 
 impl KnnFamily {
@@ -40,7 +93,16 @@ impl KnnFamily {
         if task == Task::Classification && n_classes < 2 {
             return Err(Error::invalid("classes", "at least 2", n_classes));
         }
-        Ok(Self { grid, task, n_classes })
+        Ok(Self { grid, task, n_classes, shared: None })
+    }
+
+    /// Shares neighbour searches across splits of `data` (see the module docs); a no-op for
+    /// large data sets or data with missing values.
+    pub fn sharing_with(mut self, data: &Dataset) -> Self {
+        if data.n_rows() <= SHARED_MAX_ROWS && !data.has_missing() {
+            self.shared = Some(Arc::new(SharedNeighbors::new(data)));
+        }
+        self
     }
 
     fn ks(&self) -> Vec<usize> {
@@ -56,7 +118,7 @@ pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     params.check_known("knn", &[])?;
     let kmax = 99.min(data.n_rows() / 2).max(1);
     let ks = params.grid_or(|| (1..=kmax).step_by(2).map(|k| k as f64).collect())?;
-    Ok(Box::new(KnnFamily::new(ks, data.task(), data.target().n_classes())?))
+    Ok(Box::new(KnnFamily::new(ks, data.task(), data.target().n_classes())?.sharing_with(data)))
 }
 
 impl Family for KnnFamily {
@@ -83,8 +145,12 @@ impl Family for KnnFamily {
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         self.check_train_size(train.len())?;
         let model = KnnModel::from_view(train, 0, self.task, self.n_classes);
-        let index = NeighborIndex::new(model.x.clone(), model.n_features);
-        Ok(Box::new(KnnPath { family: self, model, index }))
+        let membership = self.shared.as_ref().filter(|s| s.uid == train.data().uid()).map(|s| {
+            let mut counts = vec![0u16; s.lists.len()];
+            train.rows().iter().for_each(|&r| counts[r] = counts[r].saturating_add(1));
+            (Arc::clone(s), counts)
+        });
+        Ok(Box::new(KnnPath { family: self, model, index: OnceLock::new(), membership }))
     }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let kmax = self.grid.values().last().copied().unwrap_or(1.0) as usize;
@@ -102,13 +168,36 @@ impl Family for KnnFamily {
 struct KnnPath<'a> {
     family: &'a KnnFamily,
     model: KnnModel,
-    index: NeighborIndex,
+    /// Built on the first prediction that cannot use the shared lists.
+    index: OnceLock<NeighborIndex>,
+    /// Shared lists and the training multiplicity of each row, when the training view is of the
+    /// data set the family shares.
+    membership: Option<(Arc<SharedNeighbors>, Vec<u16>)>,
 }
 
 impl FittedPath for KnnPath<'_> {
     fn predict(&self, validation: &View<'_>) -> Result<PathPredictions> {
         self.model.check_features(validation)?;
-        Ok(predict_path(&self.index, &self.model, &self.family.ks(), validation))
+        let ks = self.family.ks();
+        let kmax = ks.last().copied().unwrap_or(1).min(self.model.y.len());
+        if let Some((shared, counts)) = self.membership.as_ref().filter(|(s, _)| s.uid == validation.data().uid()) {
+            let search = |i: usize, _: &mut Scratch, out: &mut Vec<u32>| {
+                out.clear();
+                for &r in shared.list(validation.rows()[i]) {
+                    for _ in 0..counts[r as usize] {
+                        out.push(r);
+                    }
+                    if out.len() >= kmax {
+                        out.truncate(kmax);
+                        return;
+                    }
+                }
+            };
+            return Ok(predict_path(&ks, validation, &self.model, &shared.y, &search));
+        }
+        let index = self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
+        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(validation.x(i), kmax, scratch, out);
+        Ok(predict_path(&ks, validation, &self.model, &self.model.y, &search))
     }
     fn model(&self, grid_index: usize) -> Result<Model> {
         Ok(Model::Knn(KnnModel { k: self.family.grid.value(grid_index) as usize, ..self.model.clone() }))
@@ -129,8 +218,12 @@ pub struct KnnModel {
 }
 
 impl KnnModel {
+    /// Stores the training rows in ascending row order (the distance tie rule).
     fn from_view(train: &View<'_>, k: usize, task: Task, n_classes: usize) -> Self {
-        Self { k, task, n_classes, n_features: train.n_features(), x: train.gather_x(), y: train.gather_y() }
+        let mut positions: Vec<usize> = (0..train.len()).collect();
+        positions.sort_by_key(|&p| train.rows()[p]);
+        let sorted = train.subview(&positions);
+        Self { k, task, n_classes, n_features: train.n_features(), x: sorted.gather_x(), y: sorted.gather_y() }
     }
     /// The number of neighbours k.
     pub fn k(&self) -> usize {
@@ -148,78 +241,88 @@ impl Predictor for KnnModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         self.check_features(rows)?;
         let index = NeighborIndex::new(self.x.clone(), self.n_features);
-        let mut path = predict_path(&index, self, &[self.k], rows);
+        let kmax = self.k.min(index.len());
+        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(rows.x(i), kmax, scratch, out);
+        let mut path = predict_path(&[self.k], rows, self, &self.y, &search);
         Ok(path.remove(0))
     }
 }
 
-/// Predictions of every k in `ks` (ascending) for the rows of `rows`.
-fn predict_path(index: &NeighborIndex, model: &KnnModel, ks: &[usize], rows: &View<'_>) -> PathPredictions {
-    let kmax = ks.last().copied().unwrap_or(1).min(index.len());
+/// Predictions of every k in `ks` (ascending) for the rows of `rows`. `search(i, scratch, out)`
+/// writes the ids of row i's nearest training points, nearest first; `y[id]` is their target.
+///
+/// Rows are processed in parallel blocks writing into flat, preallocated buffers (row-major
+/// `[row][grid]` values, `[row][grid][class]` vote counts), then regrouped by grid point.
+fn predict_path(
+    ks: &[usize],
+    rows: &View<'_>,
+    model: &KnnModel,
+    y: &[f64],
+    search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
+) -> PathPredictions {
+    const BLOCK: usize = 32;
     let n = rows.len();
     let m = ks.len();
-    let k_classes = model.n_classes;
-    // Per row: for regression, M values; for classification, M labels then M × K fractions.
-    let per_row: Vec<(Vec<u32>, Vec<f64>)> = (0..n)
-        .into_par_iter()
-        .with_min_len(32)
-        .map_init(Vec::<Neighbor>::new, |buf, i| {
-            index.query(rows.x(i), kmax, buf);
-            match model.task {
-                Task::Regression => {
-                    let mut values = Vec::with_capacity(m);
-                    let mut sum = 0.0;
-                    let mut taken = 0;
-                    for &k in ks {
-                        let k = k.min(buf.len());
-                        while taken < k {
-                            sum += model.y[buf[taken].1 as usize];
-                            taken += 1;
-                        }
-                        values.push(sum / k.max(1) as f64);
-                    }
-                    (Vec::new(), values)
-                }
-                Task::Classification => {
-                    let mut counts = vec![0u32; k_classes];
-                    let mut first = vec![u32::MAX; k_classes];
+    let kc = model.n_classes.max(1);
+    let classification = model.task == Task::Classification;
+    // values: the mean (regression) or the winning class (classification) per (row, grid point).
+    let mut values = vec![0.0f64; n * m];
+    // Regression keeps one unused count per block so that the two chunkings stay aligned.
+    let (count_len, count_block) = if classification { (n * m * kc, BLOCK * m * kc) } else { (n.div_ceil(BLOCK), 1) };
+    let mut counts = vec![0u32; count_len];
+    values.par_chunks_mut(BLOCK * m).zip(counts.par_chunks_mut(count_block)).enumerate().for_each_init(
+        || (Scratch::default(), Vec::<u32>::new(), vec![0u32; kc], vec![u32::MAX; kc]),
+        |(scratch, buf, tally, first), (block, (values, counts))| {
+            for (b, out) in values.chunks_mut(m).enumerate() {
+                search(block * BLOCK + b, scratch, buf);
+                let mut taken = 0;
+                if classification {
+                    tally.iter_mut().for_each(|c| *c = 0);
+                    first.iter_mut().for_each(|f| *f = u32::MAX);
                     let mut best = 0usize;
-                    let mut labels = Vec::with_capacity(m);
-                    let mut fractions = Vec::with_capacity(m * k_classes);
-                    let mut taken = 0;
-                    for &k in ks {
+                    for (g, &k) in ks.iter().enumerate() {
                         let k = k.min(buf.len());
                         while taken < k {
-                            let c = model.y[buf[taken].1 as usize] as usize;
-                            counts[c] += 1;
+                            let c = y[buf[taken] as usize] as usize;
+                            tally[c] += 1;
                             if first[c] == u32::MAX {
                                 first[c] = taken as u32;
                             }
-                            if taken == 0 || counts[c] > counts[best] || (counts[c] == counts[best] && first[c] < first[best]) {
+                            if taken == 0 || tally[c] > tally[best] || (tally[c] == tally[best] && first[c] < first[best]) {
                                 best = c;
                             }
                             taken += 1;
                         }
-                        labels.push(best as u32);
-                        fractions.extend(counts.iter().map(|&c| f64::from(c) / k.max(1) as f64));
+                        out[g] = best as f64;
+                        counts[(b * m + g) * kc..(b * m + g + 1) * kc].copy_from_slice(tally);
                     }
-                    (labels, fractions)
+                } else {
+                    let mut sum = 0.0;
+                    for (g, &k) in ks.iter().enumerate() {
+                        let k = k.min(buf.len());
+                        while taken < k {
+                            sum += y[buf[taken] as usize];
+                            taken += 1;
+                        }
+                        out[g] = sum / k.max(1) as f64;
+                    }
                 }
             }
-        })
-        .collect();
+        },
+    );
     (0..m)
-        .map(|g| match model.task {
-            Task::Regression => Predictions::Real(per_row.iter().map(|(_, v)| v[g]).collect()),
-            Task::Classification => {
-                let labels = per_row.iter().map(|(l, _)| l[g]).collect();
-                let mut proba = Vec::with_capacity(n * k_classes);
-                for (_, f) in &per_row {
-                    proba.extend_from_slice(&f[g * k_classes..(g + 1) * k_classes]);
-                }
-                let decision = (k_classes == 2).then(|| (0..n).map(|i| 2.0 * proba[i * 2 + 1] - 1.0).collect());
-                Predictions::Classes { labels, n_classes: k_classes, proba: Some(proba), decision }
+        .map(|g| {
+            if !classification {
+                return Predictions::Real((0..n).map(|i| values[i * m + g]).collect());
             }
+            let labels = (0..n).map(|i| values[i * m + g] as u32).collect();
+            let k = ks[g].min(model.y.len()).max(1) as f64;
+            let mut proba = Vec::with_capacity(n * kc);
+            for i in 0..n {
+                proba.extend(counts[(i * m + g) * kc..(i * m + g + 1) * kc].iter().map(|&c| f64::from(c) / k));
+            }
+            let decision = (kc == 2).then(|| (0..n).map(|i| 2.0 * proba[i * 2 + 1] - 1.0).collect());
+            Predictions::Classes { labels, n_classes: kc, proba: Some(proba), decision }
         })
         .collect()
 }
@@ -270,6 +373,24 @@ mod tests {
                 let (train, val) = rows.split_at(n * 3 / 4);
                 let fam = KnnFamily::new((1..=25).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap();
                 path_equals_refit(&fam, &data.view(train), &data.view(val), 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn shared_lists_equal_a_fresh_search() {
+        for classes in [Some(2), Some(3), None] {
+            let data = random_data(300, 2, classes, 17);
+            let fam =
+                KnnFamily::new((1..=40).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap().sharing_with(&data);
+            assert!(fam.shared.is_some());
+            // sorted, unsorted and bootstrap-like (repeated) training rows
+            let sorted: Vec<usize> = (0..200).collect();
+            let unsorted: Vec<usize> = (0..200).rev().collect();
+            let repeated: Vec<usize> = (0..200).map(|i| (i * 7) % 150).collect();
+            let val: Vec<usize> = (200..300).collect();
+            for train in [sorted, unsorted, repeated] {
+                path_equals_refit(&fam, &data.view(&train), &data.view(&val), 0.0);
             }
         }
     }

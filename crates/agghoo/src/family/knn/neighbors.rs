@@ -6,8 +6,9 @@
 //! answers exactly what brute force answers — a test checks this on tied, duplicated data.
 //!
 //! Choice (measured on the papers' k-NN problem, see docs/BENCHMARKS.md): the tree for d ≤ 16
-//! and at least 1 024 training points, brute force otherwise. Brute force partitions with
-//! `select_nth_unstable` and sorts only the first k.
+//! and at least 1 024 training points, brute force otherwise. Brute force sorts packed `u64`
+//! keys (see [`sort_by_distance`]) — several times faster than sorting `(f64, u32)` pairs — and
+//! restores the exact order where the packing lost it.
 
 /// A neighbour: squared distance (as ordered bits of a non-negative f64) and training position.
 pub(crate) type Neighbor = (u64, u32);
@@ -51,7 +52,7 @@ enum Node {
 impl NeighborIndex {
     /// Indexes `n = x.len() / d` points; builds a tree when it pays (see module docs).
     pub(crate) fn new(x: Vec<f64>, d: usize) -> Self {
-        let n = if d == 0 { 0 } else { x.len() / d };
+        let n = x.len().checked_div(d).unwrap_or(0);
         let use_tree = d > 0 && d <= TREE_MAX_DIM && n >= TREE_MIN_POINTS;
         Self::with_strategy(x, d, n, use_tree)
     }
@@ -66,30 +67,95 @@ impl NeighborIndex {
         self.n
     }
 
-    /// The `k` nearest points to `q`, sorted by (distance, position), into `out`.
+    /// Positions of the `k` nearest points to `q`, sorted by (distance, position), into `out`.
     /// `k` is capped at the number of points.
-    pub(crate) fn query(&self, q: &[f64], k: usize, out: &mut Vec<Neighbor>) {
+    pub(crate) fn query(&self, q: &[f64], k: usize, scratch: &mut Scratch, out: &mut Vec<u32>) {
         out.clear();
         let k = k.min(self.n);
         if k == 0 {
             return;
         }
         match &self.tree {
-            Some(tree) => tree.query(q, k, self.d, out),
+            Some(tree) => {
+                scratch.heap.clear();
+                tree.query(q, k, self.d, &mut scratch.heap);
+                out.extend(scratch.heap.iter().map(|n| n.1));
+            }
             None => {
-                if self.d == 0 {
-                    out.extend((0..k as u32).map(|i| (0u64, i)));
-                    return;
-                }
-                out.extend(self.x.chunks_exact(self.d).enumerate().map(|(i, p)| (dist2(q, p).to_bits(), i as u32)));
-                if k < out.len() {
-                    out.select_nth_unstable(k - 1);
-                    out.truncate(k);
-                }
-                out.sort_unstable();
+                distances(q, &self.x, self.d, self.n, &mut scratch.dist);
+                sort_by_distance(&scratch.dist, k, &mut scratch.keys, out);
             }
         }
     }
+}
+
+/// Reusable buffers of one searching thread.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    dist: Vec<f64>,
+    keys: Vec<u64>,
+    heap: Vec<Neighbor>,
+}
+
+/// Squared distances from `q` to each of the `n` rows of `x` (row-major, `d` columns), into `out`.
+pub(crate) fn distances(q: &[f64], x: &[f64], d: usize, n: usize, out: &mut Vec<f64>) {
+    out.clear();
+    if d == 0 {
+        out.resize(n, 0.0);
+        return;
+    }
+    out.extend(x.chunks_exact(d).map(|p| dist2(q, p)));
+}
+
+/// Positions of the `k` smallest of `dist` (non-negative), in `(distance, position)` order.
+///
+/// Sorting `u64` keys is much faster than sorting `(f64, u32)` pairs, so each key packs the
+/// distance's bit pattern (order-preserving for non-negative floats) with its low `b` bits
+/// replaced by the position (`b` = bits needed for `dist.len()`). Two distances that agree in all
+/// but their low `b` bits then compare by position instead of by value, so every run of keys
+/// with an equal distance prefix is re-sorted by the exact `(distance, position)` afterwards —
+/// runs are rare and short. The result is exactly the order of sorting the pairs.
+pub(crate) fn sort_by_distance(dist: &[f64], k: usize, keys: &mut Vec<u64>, out: &mut Vec<u32>) {
+    out.clear();
+    let n = dist.len();
+    let k = k.min(n);
+    if k == 0 {
+        return;
+    }
+    let bits = usize::BITS - (n - 1).max(1).leading_zeros();
+    let low = (1u64 << bits) - 1;
+    keys.clear();
+    keys.extend(dist.iter().enumerate().map(|(i, d)| (d.to_bits() & !low) | i as u64));
+    if k < n {
+        keys.select_nth_unstable(k - 1);
+        // Keep every key sharing the boundary's distance prefix: its exact order is decided below.
+        let prefix = keys[k - 1] & !low;
+        let mut end = k;
+        for i in k..n {
+            if keys[i] & !low == prefix {
+                keys.swap(end, i);
+                end += 1;
+            }
+        }
+        keys.truncate(end);
+    }
+    keys.sort_unstable();
+    let mut start = 0;
+    while start < keys.len() {
+        let prefix = keys[start] & !low;
+        let mut end = start + 1;
+        while end < keys.len() && keys[end] & !low == prefix {
+            end += 1;
+        }
+        if end - start > 1 {
+            keys[start..end].sort_unstable_by(|a, b| {
+                let (ia, ib) = ((a & low) as usize, (b & low) as usize);
+                dist[ia].total_cmp(&dist[ib]).then(ia.cmp(&ib))
+            });
+        }
+        start = end;
+    }
+    out.extend(keys.iter().take(k).map(|key| (key & low) as u32));
 }
 
 impl KdTree {
@@ -141,10 +207,11 @@ impl KdTree {
     }
 
     fn query(&self, q: &[f64], k: usize, d: usize, out: &mut Vec<Neighbor>) {
-        let mut heap = std::collections::BinaryHeap::with_capacity(k + 1);
+        let mut heap = std::collections::BinaryHeap::from(std::mem::take(out));
+        heap.clear();
         let mut offsets = vec![0.0; d];
         self.search(0, q, k, d, 0.0, &mut offsets, &mut heap);
-        out.extend(heap.into_sorted_vec());
+        *out = heap.into_sorted_vec();
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -206,11 +273,12 @@ mod tests {
             let brute = NeighborIndex::with_strategy(x.clone(), d, n, false);
             let tree = NeighborIndex::with_strategy(x, d, n, true);
             let (mut a, mut b) = (Vec::new(), Vec::new());
+            let mut scratch = Scratch::default();
             for _ in 0..50 {
                 let q: Vec<f64> = (0..d).map(|_| rng.random_range(0..12) as f64 * 0.25).collect();
                 for k in [1, 7, 64, 200] {
-                    brute.query(&q, k, &mut a);
-                    tree.query(&q, k, &mut b);
+                    brute.query(&q, k, &mut scratch, &mut a);
+                    tree.query(&q, k, &mut scratch, &mut b);
                     assert_eq!(a, b, "d={d} k={k}");
                 }
             }
@@ -222,8 +290,31 @@ mod tests {
         // points on a line: 0, 2, 1, 1 → from q = 1: positions 2 and 3 (dist 0), then 0 and 1 (dist 1)
         let idx = NeighborIndex::new(vec![0.0, 2.0, 1.0, 1.0], 1);
         let mut out = Vec::new();
-        idx.query(&[1.0], 4, &mut out);
-        let order: Vec<u32> = out.iter().map(|n| n.1).collect();
-        assert_eq!(order, [2, 3, 0, 1]);
+        idx.query(&[1.0], 4, &mut Scratch::default(), &mut out);
+        assert_eq!(out, [2, 3, 0, 1]);
+    }
+
+    #[test]
+    fn packed_sort_equals_pair_sort() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let (mut keys, mut out) = (Vec::new(), Vec::new());
+        for n in [1usize, 2, 3, 17, 500, 5000] {
+            // Distances differing only in their lowest bits, exact ties and spread values.
+            let base = 0.37f64;
+            let dist: Vec<f64> = (0..n)
+                .map(|_| match rng.random_range(0..3) {
+                    0 => f64::from_bits(base.to_bits() + rng.random_range(0..64)),
+                    1 => (rng.random_range(0..5) as f64) * 0.25,
+                    _ => rng.random::<f64>(),
+                })
+                .collect();
+            let mut pairs: Vec<(f64, u32)> = dist.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
+            pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for k in [1, n / 3, n / 2, n] {
+                sort_by_distance(&dist, k, &mut keys, &mut out);
+                let want: Vec<u32> = pairs.iter().take(k.min(n)).map(|p| p.1).collect();
+                assert_eq!(out, want, "n={n} k={k}");
+            }
+        }
     }
 }

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# k-NN Agghoo benchmark, ours and the Python peers in one run; prints a markdown table.
+# Usage: bench/run-knn.sh [--quick]   (needs bench/setup-venv.sh once)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || bash bench/setup-venv.sh
+ours=$(cargo bench -q -p agghoo --bench knn -- "$@" 2>/dev/null)
+peer=$(.venv/bin/python bench/peers/knn.py "$@")
+get() { printf '%s\n' "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+a=$(get "$ours" knn_agghoo_n500); s=$(get "$peer" knn_agghoo_n500_sklearn); p=$(get "$peer" knn_agghoo_n500_numpy)
+echo "| case | agghoo (s) | peer | peer (s) | speed-up |"
+echo "|---|---|---|---|---|"
+awk -v a="$a" -v s="$s" -v p="$p" 'BEGIN {
+  printf "| Majhoo k-NN, n = 500, 100 k, V = 10, tau = 0.8 | %.5f | scikit-learn refit per k | %.3f | %.0fx |\n", a, s, s / a;
+  printf "| same | %.5f | NumPy, sort once per point | %.4f | %.1fx |\n", a, p, p / a }'
+printf '%s\n' "$ours" | awk '$1 ~ /_d/ { printf "| Majhoo k-NN %s (no peer run) | %.3f | | | |\n", $1, $2 }'
