@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use self::neighbors::{Neighbor, NeighborIndex};
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
+use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
@@ -86,6 +86,18 @@ impl Family for KnnFamily {
         let index = NeighborIndex::new(model.x.clone(), model.n_features);
         Ok(Box::new(KnnPath { family: self, model, index }))
     }
+    /// k-NN regression as a linear smoother: `S_m[i][j] = 1/k` for the k nearest training
+    /// points j of `x_i` (row i itself included when it is among them, by the distance-tie rule
+    /// "lower training position first"). `fitted` are the in-sample predictions of the model
+    /// (equal to `fit(train, m).predict(train)`); `leverage[m][i]` is `1/k` when row i is in its
+    /// own k-list and 0 otherwise (possible only with k or more duplicates of `x_i` at lower
+    /// positions), read from the actual neighbour list. Classification: `None`.
+    ///
+    /// The leave-one-out formula applied to this smoother is the exact leave-one-out of
+    /// (k − 1)-NN, not of k-NN (see `estimate/closed_form.rs`).
+    fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
+        (self.task == Task::Regression).then(|| self.smoother(train))
+    }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let kmax = self.grid.values().last().copied().unwrap_or(1.0) as usize;
         if kmax > n_train {
@@ -96,6 +108,31 @@ impl Family for KnnFamily {
             });
         }
         Ok(())
+    }
+}
+
+impl KnnFamily {
+    fn smoother(&self, train: &View<'_>) -> Result<SmootherPath> {
+        self.check_train_size(train.len())?;
+        let model = KnnModel::from_view(train, 0, self.task, self.n_classes);
+        let index = NeighborIndex::new(model.x.clone(), model.n_features);
+        let ks = self.ks();
+        let fitted = predict_path(&index, &model, &ks, train)
+            .into_iter()
+            .map(|p| p.values().map(<[f64]>::to_vec).ok_or_else(|| Error::TaskMismatch("k-NN smoother needs a real target".into())))
+            .collect::<Result<Vec<_>>>()?;
+        let kmax = ks.last().copied().unwrap_or(1);
+        // Rank of row i in its own neighbour list (kmax when absent).
+        let self_rank: Vec<usize> = (0..train.len())
+            .into_par_iter()
+            .with_min_len(32)
+            .map_init(Vec::<Neighbor>::new, |buf, i| {
+                index.query(train.x(i), kmax, buf);
+                buf.iter().position(|nb| nb.1 as usize == i).unwrap_or(kmax)
+            })
+            .collect();
+        let leverage = ks.iter().map(|&k| self_rank.iter().map(|&r| if r < k { 1.0 / k as f64 } else { 0.0 }).collect()).collect();
+        Ok(SmootherPath { fitted, leverage })
     }
 }
 
@@ -312,6 +349,26 @@ mod tests {
         let fam = KnnFamily::new(vec![3.0], Task::Regression, 0).unwrap();
         let p = fam.fit_path(&r.view(&[0, 1, 2, 3])).unwrap().predict(&r.view(&[4])).unwrap();
         assert!((p[0].value(0) - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn smoother_fitted_values_and_leverages() {
+        // x: 0, 0, 0, 5 (three duplicates). From x = 0 the list is positions 0, 1, 2, 3.
+        let d = Dataset::new(vec![0.0, 0.0, 0.0, 5.0], vec!["x".into()], Target::Real(vec![1.0, 2.0, 4.0, 8.0]), "y").unwrap();
+        let fam = KnnFamily::new(vec![1.0, 2.0, 4.0], Task::Regression, 0).unwrap();
+        let s = fam.linear_smoother(&d.all()).unwrap().unwrap();
+        // k = 1: every duplicate's nearest is position 0; only row 0 (and the lone row 3) is its own.
+        assert_eq!(s.leverage[0], [1.0, 0.0, 0.0, 1.0]);
+        // k = 2: rows 0 and 1 are in their lists (0, 1), row 2 is not; row 3's list is 3, 0.
+        assert_eq!(s.leverage[1], [0.5, 0.5, 0.0, 0.5]);
+        assert_eq!(s.leverage[2], [0.25; 4]);
+        assert_eq!(s.fitted[1], [1.5, 1.5, 1.5, 4.5]);
+        for (m, f) in s.fitted.iter().enumerate() {
+            let refit = fam.fit(&d.all(), m).unwrap().predict(&d.all()).unwrap();
+            assert_eq!(refit.values().unwrap(), f.as_slice());
+        }
+        let classes = random_data(20, 2, Some(2), 1);
+        assert!(KnnFamily::new(vec![1.0], Task::Classification, 2).unwrap().linear_smoother(&classes.all()).is_none());
     }
 
     #[test]
