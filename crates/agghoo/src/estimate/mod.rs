@@ -25,7 +25,7 @@ mod curves;
 mod cv;
 mod nested;
 
-pub use bootstrap::{BootstrapConfig, BootstrapEstimate, bootstrap_risk, no_information_rate};
+pub use bootstrap::{BootstrapConfig, BootstrapEstimate, bootstrap_risk, bootstrap_risk_on, no_information_rate};
 pub use closed_form::{SmootherRisks, loo_residuals, smoother_risks};
 pub use compare::{
     PairedComparison, TTest, compare_paired, corrected_resampled_t_test, five_by_two_cv_t_test, regularized_incomplete_beta, student_t_cdf,
