@@ -213,31 +213,24 @@ fn beta_continued_fraction(a: f64, b: f64, x: f64) -> f64 {
     }
     d = 1.0 / d;
     let mut h = d;
+    // One Lentz update of (c, d) by the partial numerator `aa`; returns the factor for h.
+    let step = |aa: f64, c: &mut f64, d: &mut f64| {
+        *d = 1.0 + aa * *d;
+        if d.abs() < TINY {
+            *d = TINY;
+        }
+        *c = 1.0 + aa / *c;
+        if c.abs() < TINY {
+            *c = TINY;
+        }
+        *d = 1.0 / *d;
+        *d * *c
+    };
     for m in 1..=500 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let delta = d * c;
+        h *= step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let delta = step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &mut c, &mut d);
         h *= delta;
         if (delta - 1.0).abs() < 1e-16 {
             break;
