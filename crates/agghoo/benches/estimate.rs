@@ -72,10 +72,30 @@ fn main() {
     let bc = breast_cancer();
     println!("nested_agghoo_error\t{:.6}", nested(&bc, Method::Agghoo, 0));
     println!("nested_cv_error\t{:.6}", nested(&bc, Method::Cv, 0));
-    println!("nested_agghoo\t{:.6}", median_time(reps, || { std::hint::black_box(nested(&bc, Method::Agghoo, 0)); }));
-    println!("nested_cv\t{:.6}", median_time(reps, || { std::hint::black_box(nested(&bc, Method::Cv, 0)); }));
+    println!(
+        "nested_agghoo\t{:.6}",
+        median_time(reps, || {
+            std::hint::black_box(nested(&bc, Method::Agghoo, 0));
+        })
+    );
+    println!(
+        "nested_cv\t{:.6}",
+        median_time(reps, || {
+            std::hint::black_box(nested(&bc, Method::Cv, 0));
+        })
+    );
     let small = regression(1000, 1);
-    println!("bootstrap632plus_n1000_b20\t{:.6}", median_time(reps, || { std::hint::black_box(bootstrap(&small, 20)); }));
+    println!(
+        "bootstrap632plus_n1000_b20\t{:.6}",
+        median_time(reps, || {
+            std::hint::black_box(bootstrap(&small, 20));
+        })
+    );
     let large = regression(10_000, 2);
-    println!("bootstrap632plus_n10000_b200\t{:.6}", median_time(if quick { 1 } else { 3 }, || { std::hint::black_box(bootstrap(&large, 200)); }));
+    println!(
+        "bootstrap632plus_n10000_b200\t{:.6}",
+        median_time(if quick { 1 } else { 3 }, || {
+            std::hint::black_box(bootstrap(&large, 200));
+        })
+    );
 }

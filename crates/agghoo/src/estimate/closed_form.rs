@@ -85,7 +85,7 @@ pub fn loo_residuals(y: &[f64], fitted: &[f64], leverage: &[f64]) -> Result<Vec<
         .enumerate()
         .map(|(i, ((y, f), s))| {
             let denominator = 1.0 - s;
-            if !(denominator > 1e-12) {
+            if denominator.is_nan() || denominator <= 1e-12 {
                 return Err(Error::Numerical(format!("row {i}: leverage S_ii = {s}, leave-one-out residual undefined")));
             }
             let r = (y - f) / denominator;
@@ -101,7 +101,7 @@ pub fn loo_residuals(y: &[f64], fitted: &[f64], leverage: &[f64]) -> Result<Vec<
 fn gcv(y: &[f64], fitted: &[f64], trace: f64) -> Result<f64> {
     let n = y.len() as f64;
     let denominator = 1.0 - trace / n;
-    if !(denominator > 1e-12) {
+    if denominator.is_nan() || denominator <= 1e-12 {
         return Err(Error::Numerical(format!("GCV undefined: tr(S)/n = {}", trace / n)));
     }
     Ok(y.iter().zip(fitted).map(|(y, f)| (y - f).powi(2)).sum::<f64>() / n / (denominator * denominator))

@@ -171,7 +171,7 @@ fn is_five_by_two(outer: &Splits) -> bool {
 /// assert!((student_t_cdf(2.228138851986274, 10.0) - 0.975).abs() < 1e-12);
 /// ```
 pub fn student_t_cdf(t: f64, df: f64) -> f64 {
-    if t.is_nan() || !(df > 0.0) {
+    if t.is_nan() || df.is_nan() || df <= 0.0 {
         return f64::NAN;
     }
     if t.is_infinite() {

@@ -104,6 +104,8 @@ pub struct NestedReport {
     pub n_rows: usize,
     /// The inner plan, described.
     pub inner_plan: String,
+    /// The seed the inner plans and procedures were derived from.
+    pub seed: Seed,
     /// Outer split sizes.
     pub outer_splits: Vec<OuterSplit>,
     /// One entry per procedure, in the order given.
@@ -178,6 +180,7 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
         loss: loss.name(),
         n_rows: data.n_rows(),
         inner_plan: config.inner_plan.describe(),
+        seed: config.seed,
         outer_splits: outer
             .iter()
             .enumerate()
