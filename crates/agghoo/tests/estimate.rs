@@ -430,3 +430,23 @@ fn curves_agree_with_the_selection_report() {
     // k = 5 needs 5 training rows.
     assert!(estimate::learning_curve(fam.as_ref(), 1, &data, &LearningCurveConfig { train_sizes: vec![3], ..config }).is_err());
 }
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let data = generators::knn_problem(120, Seed(12)).unwrap();
+    let outer = VFold::new(5).unwrap().instantiate(120, Seed(1)).unwrap();
+    let config = nested_config(
+        vec![SelectConfig::new(Method::Agghoo), SelectConfig::new(Method::Cv)],
+        "1:21:2",
+        Plan::MonteCarlo(MonteCarlo::new(6, 0.8).unwrap()),
+    );
+    let fam = knn(&data, "1:9:2");
+    let run = || {
+        let nested = estimate::nested_cv(&data, &outer, &config).unwrap();
+        let boot = estimate::bootstrap_risk(fam.as_ref(), 1, &data, &BootstrapConfig::new(30)).unwrap();
+        (nested, boot)
+    };
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(run);
+    let four = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap().install(run);
+    assert_eq!(one, four);
+}

@@ -17,7 +17,7 @@ use crate::data::{Dataset, Preprocess};
 use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::loss::Loss;
-use crate::resample::{MonteCarlo, Splits, TrainFraction};
+use crate::resample::{MonteCarlo, Splits};
 use crate::seed::{Purpose, Seed};
 use crate::select::{EvalOptions, Report, evaluate_splits};
 
@@ -84,10 +84,7 @@ pub fn learning_curve(family: &dyn Family, grid_index: usize, data: &Dataset, co
                 return Err(Error::invalid("train-sizes", "sizes between 1 and n − 1", format!("{s} with {n} rows")));
             }
             // τ = (s + ½)/n gives ⌊τn⌋ = s exactly.
-            let plan = MonteCarlo { n_splits: config.n_splits, train_fraction: TrainFraction::new((s as f64 + 0.5) / n as f64)? };
-            if config.n_splits == 0 {
-                return Err(Error::invalid("splits", "at least 1", 0));
-            }
+            let plan = MonteCarlo::new(config.n_splits, (s as f64 + 0.5) / n as f64)?;
             let splits = plan.instantiate(n, config.seed.child(Purpose::Splits, t as u64))?;
             let est = estimate_risk(family, grid_index, data, &splits, &estimate_config)?;
             Ok(LearningCurvePoint {
