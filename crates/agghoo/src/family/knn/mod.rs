@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use self::neighbors::{NeighborIndex, Scratch, distances, sort_by_distance};
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
+use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
@@ -152,6 +152,18 @@ impl Family for KnnFamily {
         });
         Ok(Box::new(KnnPath { family: self, model, index: OnceLock::new(), membership }))
     }
+    /// k-NN regression as a linear smoother: `S_m[i][j] = 1/k` for the k nearest training
+    /// points j of `x_i` (row i itself included when it is among them, by the distance-tie rule
+    /// "lower training position first"). `fitted` are the in-sample predictions of the model
+    /// (equal to `fit(train, m).predict(train)`); `leverage[m][i]` is `1/k` when row i is in its
+    /// own k-list and 0 otherwise (possible only with k or more duplicates of `x_i` at lower
+    /// positions), read from the actual neighbour list. Classification: `None`.
+    ///
+    /// The leave-one-out formula applied to this smoother is the exact leave-one-out of
+    /// (k − 1)-NN, not of k-NN (see `estimate/closed_form.rs`).
+    fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
+        (self.task == Task::Regression).then(|| self.smoother(train))
+    }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let kmax = self.grid.values().last().copied().unwrap_or(1.0) as usize;
         if kmax > n_train {
@@ -162,6 +174,48 @@ impl Family for KnnFamily {
             });
         }
         Ok(())
+    }
+}
+
+impl KnnFamily {
+    fn smoother(&self, train: &View<'_>) -> Result<SmootherPath> {
+        self.check_train_size(train.len())?;
+        let model = KnnModel::from_view(train, 0, self.task, self.n_classes);
+        // The model stores the view's rows in ascending row order: model row p is view row order[p].
+        let mut order: Vec<usize> = (0..train.len()).collect();
+        order.sort_by_key(|&p| train.rows()[p]);
+        let index = NeighborIndex::new(model.x.clone(), model.n_features);
+        let ks = self.ks();
+        let kmax = ks.last().copied().unwrap_or(1).min(index.len());
+        let d = model.n_features;
+        let search = |p: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(&model.x[p * d..(p + 1) * d], kmax, scratch, out);
+        let in_model_order = predict_path(&ks, train, &model, &model.y, &search);
+        // Rank of each model row in its own neighbour list (kmax when absent).
+        let self_rank: Vec<usize> = (0..train.len())
+            .into_par_iter()
+            .with_min_len(32)
+            .map_init(
+                || (Scratch::default(), Vec::new()),
+                |(scratch, buf), p| {
+                    search(p, scratch, buf);
+                    buf.iter().position(|&q| q as usize == p).unwrap_or(kmax)
+                },
+            )
+            .collect();
+        let to_view_order = |values: &[f64]| {
+            let mut out = vec![0.0; values.len()];
+            order.iter().zip(values).for_each(|(&i, &v)| out[i] = v);
+            out
+        };
+        let fitted = in_model_order
+            .iter()
+            .map(|p| p.values().map(to_view_order).ok_or_else(|| Error::TaskMismatch("k-NN smoother needs a real target".into())))
+            .collect::<Result<Vec<_>>>()?;
+        let leverage = ks
+            .iter()
+            .map(|&k| to_view_order(&self_rank.iter().map(|&r| if r < k { 1.0 / k as f64 } else { 0.0 }).collect::<Vec<_>>()))
+            .collect();
+        Ok(SmootherPath { fitted, leverage })
     }
 }
 
@@ -433,6 +487,26 @@ mod tests {
         let fam = KnnFamily::new(vec![3.0], Task::Regression, 0).unwrap();
         let p = fam.fit_path(&r.view(&[0, 1, 2, 3])).unwrap().predict(&r.view(&[4])).unwrap();
         assert!((p[0].value(0) - 1.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn smoother_fitted_values_and_leverages() {
+        // x: 0, 0, 0, 5 (three duplicates). From x = 0 the list is positions 0, 1, 2, 3.
+        let d = Dataset::new(vec![0.0, 0.0, 0.0, 5.0], vec!["x".into()], Target::Real(vec![1.0, 2.0, 4.0, 8.0]), "y").unwrap();
+        let fam = KnnFamily::new(vec![1.0, 2.0, 4.0], Task::Regression, 0).unwrap();
+        let s = fam.linear_smoother(&d.all()).unwrap().unwrap();
+        // k = 1: every duplicate's nearest is position 0; only row 0 (and the lone row 3) is its own.
+        assert_eq!(s.leverage[0], [1.0, 0.0, 0.0, 1.0]);
+        // k = 2: rows 0 and 1 are in their lists (0, 1), row 2 is not; row 3's list is 3, 0.
+        assert_eq!(s.leverage[1], [0.5, 0.5, 0.0, 0.5]);
+        assert_eq!(s.leverage[2], [0.25; 4]);
+        assert_eq!(s.fitted[1], [1.5, 1.5, 1.5, 4.5]);
+        for (m, f) in s.fitted.iter().enumerate() {
+            let refit = fam.fit(&d.all(), m).unwrap().predict(&d.all()).unwrap();
+            assert_eq!(refit.values().unwrap(), f.as_slice());
+        }
+        let classes = random_data(20, 2, Some(2), 1);
+        assert!(KnnFamily::new(vec![1.0], Task::Classification, 2).unwrap().linear_smoother(&classes.all()).is_none());
     }
 
     #[test]

@@ -1,0 +1,239 @@
+//! Nested cross-validation: the risk of a whole selection procedure (SPEC § Feature selection,
+//! honesty rule: "evaluating a selected model needs an outer loop").
+//!
+//! For each outer split j with training rows `T_j` and test rows `T_jᶜ` ("test" is the outer
+//! held-out set only, STYLE § 2):
+//! 1. the rows `T_j` are copied into their own data set `D_{T_j}` — the inner procedure cannot
+//!    see a test row because it is not there;
+//! 2. the family is built on `D_{T_j}` (data-dependent grids such as k-NN's default `k ≤ n/2`
+//!    see only training rows);
+//! 3. the inner plan is instantiated on `D_{T_j}` with the seed `seed.child(Purpose::Inner, j)`,
+//!    the same for every procedure, so procedures are compared on identical outer *and* inner
+//!    splits;
+//! 4. each procedure runs [`select::select`] on `D_{T_j}` with those inner splits (its own
+//!    randomness, e.g. subagging, also seeded by `seed.child(Purpose::Inner, j)`), and its
+//!    fitted model is scored on `T_jᶜ`: `R_j = R_{T_jᶜ}(procedure(D_{T_j}))`.
+//!
+//! The estimate is `Σ_j w_j R_j` (`w_j ∝ |T_jᶜ|`) with standard error `sd_j(R_j)/√J`, as for one
+//! rule ([`estimate_risk`](super::estimate_risk)); pairs of procedures are compared on the same
+//! `R_j` with [`compare_paired`].
+//!
+//! Composition, not special-casing (STYLE § 4): nested CV is `select` inside an outer plan.
+//! Outer splits run in parallel (each is a pure function of data, indices, configuration and
+//! seed) and are collected in order, so results do not depend on the thread count.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::compare::{PairedComparison, compare_paired};
+use super::cv::summarize;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::family::{self, FamilyKind, FamilyParams};
+use crate::loss::Loss;
+use crate::resample::{Plan, PlanContext, Split, Splits};
+use crate::seed::{Purpose, Seed};
+use crate::select::{self, Method, Progress, SelectConfig};
+
+/// Options of [`nested_cv`].
+#[derive(Clone)]
+pub struct NestedConfig {
+    /// The family, rebuilt on each outer training set.
+    pub family: FamilyKind,
+    /// The family's parameters (grid, settings).
+    pub params: FamilyParams,
+    /// The inner plan each procedure selects with.
+    pub inner_plan: Plan,
+    /// The procedures to evaluate (their `seed` is replaced by the per-outer-split seed).
+    pub procedures: Vec<SelectConfig>,
+    /// The loss scored on the outer test rows; `None` = the task's default.
+    pub loss: Option<Loss>,
+    /// Seed of the inner plans and the procedures' own randomness.
+    pub seed: Seed,
+    /// Record the inner splits in data-row indices ([`NestedReport::inner_splits`]).
+    pub keep_inner_splits: bool,
+    /// Called once per finished outer split.
+    pub progress: Option<Progress>,
+}
+
+impl NestedConfig {
+    /// Nested CV of `procedures` of `family` with `inner_plan`, task loss, seed 0.
+    pub fn new(family: FamilyKind, params: FamilyParams, inner_plan: Plan, procedures: Vec<SelectConfig>) -> Self {
+        Self { family, params, inner_plan, procedures, loss: None, seed: Seed(0), keep_inner_splits: false, progress: None }
+    }
+}
+
+/// One outer split's sizes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OuterSplit {
+    /// Zero-based outer split index j.
+    pub split: usize,
+    /// |T_j|.
+    pub n_train: usize,
+    /// |T_jᶜ| (test rows).
+    pub n_test: usize,
+}
+
+/// One procedure's nested estimate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProcedureRisk {
+    /// Label: the method's name, `+1se` for CV with the one-standard-error rule; made unique
+    /// with `#2`, `#3`, ... when a procedure is listed twice.
+    pub label: String,
+    /// The method.
+    pub method: Method,
+    /// `Σ_j w_j R_j`.
+    pub estimate: f64,
+    /// `sd_j(R_j)/√J` (`None` with one outer split).
+    pub standard_error: Option<f64>,
+    /// `R_j` per outer split.
+    pub test_risks: Vec<f64>,
+    /// Per outer split, the hyperparameter values of the fitted model's members (one value for
+    /// CV / EKCV / hold-out, one per inner split for Agghoo and Majhoo).
+    pub selected_values: Vec<Vec<f64>>,
+}
+
+/// The report of [`nested_cv`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NestedReport {
+    /// The family's name.
+    pub family: String,
+    /// The test loss.
+    pub loss: String,
+    /// Rows n.
+    pub n_rows: usize,
+    /// The inner plan, described.
+    pub inner_plan: String,
+    /// The seed the inner plans and procedures were derived from.
+    pub seed: Seed,
+    /// Outer split sizes.
+    pub outer_splits: Vec<OuterSplit>,
+    /// One entry per procedure, in the order given.
+    pub procedures: Vec<ProcedureRisk>,
+    /// Every pair (a, b) with a listed before b.
+    pub comparisons: Vec<PairedComparison>,
+    /// Per outer split, the inner splits in data-row indices (when asked for): what the inner
+    /// procedures trained and validated on.
+    pub inner_splits: Option<Vec<Splits>>,
+}
+
+/// Per outer split: test risk and selected values of each procedure, and the inner splits.
+type OuterOutcome = (Vec<(f64, Vec<f64>)>, Option<Splits>);
+
+/// Nested cross-validation of several selection procedures on the same outer splits.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] without procedures; [`Error::SplitsMismatch`] for outer splits of
+/// another data set; [`Error::SplitFailed`] naming the outer split whose training rows are too few
+/// for the inner plan or the family's grid (the cause in `source`), or whose procedure failed.
+pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Result<NestedReport> {
+    outer.check_rows(data.n_rows())?;
+    data.check_learnable()?;
+    if config.procedures.is_empty() {
+        return Err(Error::invalid("methods", "at least one procedure", "none"));
+    }
+    let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
+    loss.check_task(data.task())?;
+    let outcomes: Vec<OuterOutcome> = outer
+        .as_slice()
+        .par_iter()
+        .enumerate()
+        .map(|(j, split)| {
+            let out = one_outer_split(data, j, split, config, loss).map_err(|e| Error::SplitFailed { split: j, source: Box::new(e) });
+            if let Some(p) = &config.progress {
+                p(1);
+            }
+            out
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let weights: Vec<f64> = outer.iter().map(|s| s.validation().len() as f64).collect();
+    let labels = labels(&config.procedures);
+    let procedures: Vec<ProcedureRisk> = config
+        .procedures
+        .iter()
+        .enumerate()
+        .map(|(p, procedure)| {
+            let test_risks: Vec<f64> = outcomes.iter().map(|(r, _)| r[p].0).collect();
+            let (estimate, standard_error) = summarize(&test_risks, Some(&weights));
+            ProcedureRisk {
+                label: labels[p].clone(),
+                method: procedure.method,
+                estimate,
+                standard_error,
+                test_risks,
+                selected_values: outcomes.iter().map(|(r, _)| r[p].1.clone()).collect(),
+            }
+        })
+        .collect();
+    let mut comparisons = Vec::new();
+    if outer.len() >= 2 {
+        for a in 0..procedures.len() {
+            for b in a + 1..procedures.len() {
+                let (pa, pb) = (&procedures[a], &procedures[b]);
+                comparisons.push(compare_paired(&pa.label, &pa.test_risks, &pb.label, &pb.test_risks, outer)?);
+            }
+        }
+    }
+    let inner_splits = config.keep_inner_splits.then(|| outcomes.iter().filter_map(|(_, s)| s.clone()).collect());
+    Ok(NestedReport {
+        family: config.family.name().into(),
+        loss: loss.name(),
+        n_rows: data.n_rows(),
+        inner_plan: config.inner_plan.describe(),
+        seed: config.seed,
+        outer_splits: outer
+            .iter()
+            .enumerate()
+            .map(|(j, s)| OuterSplit { split: j, n_train: s.train().len(), n_test: s.validation().len() })
+            .collect(),
+        procedures,
+        comparisons,
+        inner_splits,
+    })
+}
+
+fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfig, loss: Loss) -> Result<OuterOutcome> {
+    let train = data.select_rows(split.train())?;
+    let test = data.select_rows(split.validation())?;
+    let family = family::build(config.family, &config.params, &train)?;
+    let seed = config.seed.child(Purpose::Inner, j as u64);
+    let inner = config.inner_plan.instantiate(&PlanContext::of(&train), seed)?;
+    let grid = family.grid();
+    let results = config
+        .procedures
+        .iter()
+        .map(|procedure| {
+            let procedure = SelectConfig { seed, progress: None, ..procedure.clone() };
+            let (model, report) = select::select(family.as_ref(), &train, &inner, &procedure)?;
+            let risk = loss.risk(&model.predict(&test)?, &test.all())?;
+            if !risk.is_finite() {
+                return Err(Error::Numerical(format!("test risk of {} is {risk}", procedure.method.name())));
+            }
+            let values = match report.final_value {
+                Some(v) => vec![v],
+                None => report.member_grid_indices.iter().map(|&m| grid.value(m)).collect(),
+            };
+            Ok((risk, values))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let inner_in_rows = if config.keep_inner_splits {
+        let to_rows = |positions: &[usize]| positions.iter().map(|&p| split.train()[p]).collect::<Vec<_>>();
+        let mapped = inner.iter().map(|s| Split::new(to_rows(s.train()), to_rows(s.validation()))).collect::<Result<Vec<_>>>()?;
+        // Training rows may repeat in the outer split (bootstrap), so validation rows may too:
+        // keep the mapping only when it is a valid set of splits.
+        Splits::new(data.n_rows(), mapped).ok()
+    } else {
+        None
+    };
+    Ok((results, inner_in_rows))
+}
+
+fn labels(procedures: &[SelectConfig]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(procedures.len());
+    for p in procedures {
+        let base = format!("{}{}", p.method.name(), if p.method == Method::Cv && p.one_standard_error { "+1se" } else { "" });
+        let count = out.iter().filter(|l| **l == base || l.starts_with(&format!("{base}#"))).count();
+        out.push(if count == 0 { base } else { format!("{base}#{}", count + 1) });
+    }
+    out
+}
