@@ -33,7 +33,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cv::{OnePoint, summarize};
+use super::cv::OnePoint;
 use crate::data::{Dataset, Preprocess, Target};
 use crate::error::{Error, Result};
 use crate::family::Family;
@@ -41,6 +41,7 @@ use crate::loss::Loss;
 use crate::predictions::Predictions;
 use crate::resample::{Bootstrap, Split, Splits};
 use crate::seed::Seed;
+use crate::select::summarize;
 use crate::select::{EvalOptions, Progress, evaluate_splits};
 
 /// Options of [`bootstrap_risk`].

@@ -149,7 +149,7 @@ pub fn smoother_risks(family: &dyn Family, data: &Dataset, preprocess: &Preproce
     for (m, (f, s)) in fitted.iter().zip(&leverage).enumerate() {
         let at = |e: Error| Error::Fit { split: 0, grid_index: m, source: Box::new(e) };
         let squares: Vec<f64> = loo_residuals(&y, f, s).map_err(at)?.iter().map(|r| r * r).collect();
-        let (loo, se) = super::cv::summarize(&squares, None);
+        let (loo, se) = crate::select::summarize(&squares, None);
         let trace: f64 = s.iter().sum();
         out.loo.push(loo);
         out.loo_standard_error.push(se.unwrap_or(0.0));

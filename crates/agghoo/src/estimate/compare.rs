@@ -23,9 +23,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cv::summarize;
 use crate::error::{Error, Result};
 use crate::resample::Splits;
+use crate::select::summarize;
 
 /// The result of a paired t-test.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -33,7 +33,7 @@ use crate::family::{Family, FittedPath, Grid, Model, RefitPath, Scale, SmootherP
 use crate::loss::Loss;
 use crate::predictions::Predictions;
 use crate::resample::Splits;
-use crate::select::{Aggregation, EvalOptions, Progress, SplitOutcome, aggregate, evaluate_splits};
+use crate::select::{Aggregation, EvalOptions, Progress, SplitOutcome, aggregate, evaluate_splits, summarize};
 
 /// When the closed-form leave-one-out replaces the n refits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -253,22 +253,6 @@ pub fn estimate_risk(
 /// The task's default loss when `losses` is empty.
 pub(crate) fn resolve_losses(losses: &[Loss], task: Task) -> Vec<Loss> {
     if losses.is_empty() { vec![Loss::default_for(task)] } else { losses.to_vec() }
-}
-
-/// `(Σ_j w_j x_j, sd_j(x_j)/√V)` with `w_j ∝ weights[j]` (uniform when `None`); the standard
-/// error is `None` for a single value.
-pub(crate) fn summarize(values: &[f64], weights: Option<&[f64]>) -> (f64, Option<f64>) {
-    let v = values.len() as f64;
-    let plain = values.iter().sum::<f64>() / v.max(1.0);
-    let estimate = match weights {
-        Some(w) => {
-            let total: f64 = w.iter().sum();
-            values.iter().zip(w).map(|(x, w)| w / total * x).sum()
-        }
-        None => plain,
-    };
-    let se = (values.len() > 1).then(|| (values.iter().map(|x| (x - plain).powi(2)).sum::<f64>() / (v - 1.0) / v).sqrt());
-    (estimate, se)
 }
 
 /// Summaries of grid point `grid_index` for every loss over the outcomes of [`evaluate_splits`].

@@ -26,13 +26,13 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::compare::{PairedComparison, compare_paired};
-use super::cv::summarize;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::family::{self, FamilyKind, FamilyParams};
 use crate::loss::Loss;
 use crate::resample::{Plan, PlanContext, Split, Splits};
 use crate::seed::{Purpose, Seed};
+use crate::select::summarize;
 use crate::select::{self, Method, Progress, SelectConfig};
 
 /// Options of [`nested_cv`].

@@ -16,7 +16,7 @@ use super::aggregate::Aggregation;
 use super::argmin::{TieRule, argmin, one_standard_error};
 use super::evaluate::{EvalOptions, SplitOutcome, evaluate_splits, refit_all};
 use super::model_file::{FittedModel, Member, Schema};
-use super::report::{CvCurve, Report, SplitReport};
+use super::report::{CvCurve, Report, SplitReport, summarize};
 use crate::data::{Dataset, Preprocess, Task};
 use crate::error::{Error, Result};
 use crate::family::Family;
@@ -248,18 +248,14 @@ fn resolve_aggregation(config: &SelectConfig, task: Task) -> Result<Aggregation>
 /// The CV curve: size-weighted mean over splits and the standard error (see [`CvCurve`]).
 pub(crate) fn cv_curve(outcomes: &[SplitOutcome]) -> CvCurve {
     let m = outcomes.first().map_or(0, |o| o.risks[0].len());
-    let total: f64 = outcomes.iter().map(|o| o.n_validation as f64).sum();
-    let v = outcomes.len() as f64;
-    let mut mean = vec![0.0; m];
-    let mut standard_error = vec![0.0; m];
-    for g in 0..m {
-        mean[g] = outcomes.iter().map(|o| o.n_validation as f64 / total * o.risks[0][g]).sum();
-        if outcomes.len() > 1 {
-            let plain = outcomes.iter().map(|o| o.risks[0][g]).sum::<f64>() / v;
-            let var = outcomes.iter().map(|o| (o.risks[0][g] - plain).powi(2)).sum::<f64>() / (v - 1.0);
-            standard_error[g] = (var / v).sqrt();
-        }
-    }
+    let weights: Vec<f64> = outcomes.iter().map(|o| o.n_validation as f64).collect();
+    let (mean, standard_error) = (0..m)
+        .map(|g| {
+            let values: Vec<f64> = outcomes.iter().map(|o| o.risks[0][g]).collect();
+            let (mean, se) = summarize(&values, Some(&weights));
+            (mean, se.unwrap_or(0.0))
+        })
+        .unzip();
     CvCurve { mean, standard_error }
 }
 
