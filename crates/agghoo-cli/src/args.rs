@@ -41,6 +41,11 @@ pub enum Command {
     Splits(SplitsArgs),
     /// Write a synthetic data set (`gen:<name>`) as CSV.
     Gen(GenArgs),
+    /// Estimate the risk of one rule (± standard error), with optional out-of-fold predictions
+    /// and learning / validation curves.
+    Estimate(EstimateArgs),
+    /// Evaluate several selection procedures by nested CV on identical outer splits, with paired tests.
+    Compare(CompareArgs),
 }
 
 /// Where the data come from and how to read them.
@@ -335,4 +340,71 @@ pub struct GenArgs {
     /// Output CSV (default: stdout).
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// `agghoo estimate`.
+#[derive(Args, Debug)]
+pub struct EstimateArgs {
+    #[command(flatten)]
+    /// Data.
+    pub data: DataArgs,
+    #[command(flatten)]
+    /// Family; `--param VALUE` (a bare number) is the rule's hyperparameter value, `--param KEY=VALUE` a family setting.
+    pub family: FamilyArgs,
+    #[command(flatten)]
+    /// Plan (default vfold; `--plan bootstrap` reports naive, leave-one-out, .632 and .632+).
+    pub plan: PlanArgs,
+    /// Losses, comma-separated (default: 01 or squared).
+    #[arg(long)]
+    pub loss: Option<String>,
+    /// Always refit for leave-one-out (never the closed form).
+    #[arg(long = "no-closed-form")]
+    pub no_closed_form: bool,
+    /// Write the out-of-fold predictions as CSV.
+    #[arg(long = "oof", value_name = "FILE")]
+    pub oof: Option<PathBuf>,
+    /// Learning curve: training sizes, comma-separated (e.g. 50,100,200,400).
+    #[arg(long = "learning-curve", value_name = "SIZES")]
+    pub learning_curve: Option<String>,
+    /// Validation curve over the family's whole grid (with SE bands).
+    #[arg(long = "validation-curve")]
+    pub validation_curve: bool,
+    /// Where to write curve data (CSV) and plots (SVG, PNG): a path prefix.
+    #[arg(long = "curve-out", value_name = "PREFIX")]
+    pub curve_out: Option<PathBuf>,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    /// Output.
+    pub output: OutputArgs,
+}
+
+/// `agghoo compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    /// Data.
+    pub data: DataArgs,
+    #[command(flatten)]
+    /// Family and grid.
+    pub family: FamilyArgs,
+    /// Procedures, comma-separated: agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv, subagging.
+    #[arg(long, default_value = "agghoo,cv,holdout")]
+    pub methods: String,
+    /// Outer plan: vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo.
+    #[arg(long, default_value = "vfold:10")]
+    pub outer: String,
+    #[command(flatten)]
+    /// Inner plan (what each procedure selects with; default mc with -V 10 --tau 0.8).
+    pub plan: PlanArgs,
+    /// Test loss (default 01 or squared).
+    #[arg(long)]
+    pub loss: Option<String>,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    /// Output.
+    pub output: OutputArgs,
 }

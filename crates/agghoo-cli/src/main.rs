@@ -6,6 +6,7 @@
 
 mod args;
 mod cmd;
+mod curves;
 mod output;
 mod source;
 
@@ -26,6 +27,8 @@ fn main() {
         Command::Predict(a) => cmd::predict::run(a),
         Command::Splits(a) => cmd::splits::run(a),
         Command::Gen(a) => cmd::gen_data::run(a),
+        Command::Estimate(a) => cmd::estimate::run(a),
+        Command::Compare(a) => cmd::compare::run(a),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -86,6 +86,16 @@ pub fn preprocess(family: &FamilyArgs, data: &Dataset) -> Preprocess {
 
 /// Builds the family.
 pub fn family(args: &FamilyArgs, data: &Dataset) -> Result<Box<dyn Family>> {
+    let (kind, params, bare) = family_params(args)?;
+    if let Some(v) = bare.first() {
+        return Err(usage(format!("--param {v}: family parameters are KEY=VALUE")));
+    }
+    Ok(family::build(kind, &params, data)?)
+}
+
+/// The family kind, its parameters, and any bare `--param VALUE` numbers (a rule's
+/// hyperparameter value, for `estimate`).
+pub fn family_params(args: &FamilyArgs) -> Result<(FamilyKind, FamilyParams, Vec<f64>)> {
     let kind = match args.family {
         FamilyArg::Knn => FamilyKind::Knn,
         FamilyArg::Ridge => FamilyKind::Ridge,
@@ -102,10 +112,15 @@ pub fn family(args: &FamilyArgs, data: &Dataset) -> Result<Box<dyn Family>> {
     if let Some(g) = &args.grid {
         params.grid = Some(GridSpec::parse(g).map_err(|e| usage(e.to_string()))?);
     }
+    let mut bare = Vec::new();
     for pair in &args.params {
-        params.insert_pair(pair).map_err(|e| usage(e.to_string()))?;
+        if pair.contains('=') {
+            params.insert_pair(pair).map_err(|e| usage(e.to_string()))?;
+        } else {
+            bare.push(pair.trim().parse::<f64>().map_err(|_| usage(format!("--param `{pair}`: expected KEY=VALUE or a number")))?);
+        }
     }
-    Ok(family::build(kind, &params, data)?)
+    Ok((kind, params, bare))
 }
 
 /// The plan a method uses by default.
@@ -125,10 +140,24 @@ pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -
         s.check_rows(data.n_rows()).with_context(|| format!("splits file {}", file.display()))?;
         return Ok((s, format!("splits from {}", file.display())));
     }
+    let (plan, groups) = plan(args, default, Some(loaded))?;
+    let mut ctx = PlanContext::of(data);
+    ctx.groups = groups.as_deref();
+    let s = plan.instantiate(&ctx, seed)?;
+    Ok((s, plan.describe()))
+}
+
+/// The plan recipe (not instantiated) and, for grouped plans, the group id of each row.
+/// Without `loaded`, plans that read a column (group, folds) are usage errors.
+pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Result<(Plan, Option<Vec<u32>>)> {
     let kind = args.plan.unwrap_or(default);
-    let ids = |name: &Option<String>, flag: &str| -> Result<Vec<u32>> {
+    let column = |name: &Option<String>, flag: &str| -> Result<&Vec<String>> {
         let col = name.as_ref().ok_or_else(|| usage(format!("--plan {flag} needs --{flag} COL")))?;
-        let text = loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))?;
+        let loaded = loaded.ok_or_else(|| usage(format!("--plan {flag} cannot be used here")))?;
+        loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))
+    };
+    let ids = |name: &Option<String>, flag: &str| -> Result<Vec<u32>> {
+        let text = column(name, flag)?;
         let mut names: Vec<&String> = text.iter().collect();
         names.sort();
         names.dedup();
@@ -148,18 +177,30 @@ pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -
         PlanKind::Lpo => Plan::LeavePOut(LeavePOut { p: args.p, max_splits: args.n_splits.max(1) }),
         PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap { n_resamples: args.n_splits }),
         PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: args.n_splits }),
-        PlanKind::Folds => {
-            let col = args.fold_column.as_ref().ok_or_else(|| usage("--plan folds needs --fold-column COL"))?;
-            let text = loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))?;
-            Plan::UserFolds(UserFolds { fold_of_row: text.clone() })
-        }
+        PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: column(&args.fold_column, "fold-column")?.clone() }),
     };
     let groups = if kind == PlanKind::Group { Some(ids(&args.group, "group")?) } else { None };
-    let mut ctx = PlanContext::of(data);
-    ctx.groups = groups.as_deref();
-    if args.stratify && data.task() != agghoo::data::Task::Classification {
-        bail!(usage("--stratify needs a classification target"));
+    if let (true, Some(l)) = (args.stratify, loaded) {
+        if l.data.task() != agghoo::data::Task::Classification {
+            bail!(usage("--stratify needs a classification target"));
+        }
     }
-    let s = plan.instantiate(&ctx, seed)?;
-    Ok((s, plan.describe()))
+    Ok((plan, groups))
+}
+
+/// Parses an outer plan: `vfold:V`, `repeated:V:R`, `5x2`, `mc:V:TAU`, `loo`, `holdout:TAU`.
+pub fn outer_plan(text: &str) -> Result<Plan> {
+    let bad = || usage(format!("--outer `{text}`: expected vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo or holdout:TAU"));
+    let parts: Vec<&str> = text.split(':').collect();
+    let int = |s: &str| s.parse::<usize>().map_err(|_| bad());
+    let real = |s: &str| s.parse::<f64>().map_err(|_| bad());
+    Ok(match parts.as_slice() {
+        ["vfold", v] => Plan::VFold(VFold::new(int(v)?)?),
+        ["repeated", v, r] => Plan::RepeatedVFold(RepeatedVFold { n_folds: int(v)?, n_repeats: int(r)?, stratify: false }),
+        ["5x2"] => Plan::RepeatedVFold(RepeatedVFold { n_folds: 2, n_repeats: 5, stratify: false }),
+        ["mc", v, t] => Plan::MonteCarlo(MonteCarlo::new(int(v)?, real(t)?)?),
+        ["loo"] => Plan::LeaveOneOut(LeaveOneOut),
+        ["holdout", t] => Plan::HoldOut(HoldOut::new(real(t)?)?),
+        _ => return Err(bad()),
+    })
 }

@@ -165,3 +165,71 @@ fn saved_splits_are_reused_identically() {
     assert_error(&other, 1, &["200 rows", "201"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn estimate_reports_risk_oof_and_bootstrap() {
+    let dir = scratch("estimate");
+    let oof = dir.join("oof.csv").display().to_string();
+    let o = agghoo(&[
+        "estimate",
+        "--data",
+        "gen:knn",
+        "--n",
+        "150",
+        "--family",
+        "knn",
+        "--param",
+        "5",
+        "--loss",
+        "01,logloss",
+        "--oof",
+        &oof,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let summaries = v["result"]["estimate"]["summaries"].as_array().expect("summaries").clone();
+    assert_eq!(summaries.len(), 2);
+    let risk = summaries[0]["estimate"].as_f64().expect("risk");
+    assert!((0.0..=1.0).contains(&risk));
+    assert_eq!(std::fs::read_to_string(&oof).expect("oof").lines().count(), 151);
+    let o = agghoo(&["estimate", "--data", "gen:knn", "--n", "150", "--param", "5", "--plan", "bootstrap", "-V", "20", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let b = &v["result"]["bootstrap"];
+    let (apparent, err1, p632) = (b["apparent"].as_f64().unwrap(), b["loo_bootstrap"].as_f64().unwrap(), b["point632"].as_f64().unwrap());
+    assert!((p632 - (0.368 * apparent + 0.632 * err1)).abs() < 1e-12);
+    // the rule is required
+    assert_error(&agghoo(&["estimate", "--data", "gen:knn", "--n", "50"]), 2, &["--param VALUE"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn compare_runs_procedures_on_identical_outer_splits() {
+    let o = agghoo(&[
+        "compare",
+        "--data",
+        "gen:knn",
+        "--n",
+        "150",
+        "--grid",
+        "1:15:2",
+        "--methods",
+        "agghoo,cv,holdout",
+        "--outer",
+        "5x2",
+        "-V",
+        "4",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let procs = v["result"]["procedures"].as_array().expect("procedures");
+    assert_eq!(procs.len(), 3);
+    assert!(procs.iter().all(|p| p["test_risks"].as_array().map(Vec::len) == Some(10)));
+    let comparisons = v["result"]["comparisons"].as_array().expect("comparisons");
+    assert_eq!(comparisons.len(), 3);
+    assert!(comparisons.iter().all(|c| c["five_by_two_cv"].is_object()), "5×2 outer plan gives the 5×2cv test");
+    assert_error(&agghoo(&["compare", "--data", "gen:knn", "--methods", "agghoo,nope"]), 2, &["nope"]);
+    assert_error(&agghoo(&["compare", "--data", "gen:knn", "--outer", "vfold"]), 2, &["--outer"]);
+}

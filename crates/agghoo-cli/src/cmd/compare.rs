@@ -1,0 +1,110 @@
+//! `agghoo compare`: nested CV of several selection procedures on identical outer splits, with
+//! each one's risk ± SE and the paired differences (Nadeau–Bengio corrected t-test, 5×2cv).
+
+use std::sync::Arc;
+
+use agghoo::Seed;
+use agghoo::estimate::{NestedConfig, nested_cv};
+use agghoo::loss::Loss;
+use agghoo::resample::{PlanContext, TrainFraction};
+use agghoo::select::{Method, SelectConfig};
+use serde::Serialize;
+
+use crate::args::{CompareArgs, PlanKind, UsageError};
+use crate::output::{self, num};
+use crate::source;
+
+#[derive(Serialize)]
+struct Parameters<'a> {
+    data: &'a str,
+    family: String,
+    methods: &'a str,
+    outer: &'a str,
+    inner: String,
+}
+
+fn procedure(name: &str, seed: Seed) -> anyhow::Result<SelectConfig> {
+    let (name, one_se) = match name.strip_suffix("+1se") {
+        Some(base) => (base, true),
+        None => (name, false),
+    };
+    let method = Method::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
+        UsageError(format!("--methods: unknown procedure `{name}` (agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv, subagging)"))
+    })?;
+    if one_se && method != Method::Cv {
+        return Err(UsageError("+1se applies to cv only".into()).into());
+    }
+    let mut c = SelectConfig::new(method);
+    c.one_standard_error = one_se;
+    c.inner_fraction = TrainFraction::DEFAULT;
+    c.seed = seed;
+    Ok(c)
+}
+
+pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    let seed = Seed(args.seed);
+    let loaded = source::load(&args.data, None, seed)?;
+    let data = &loaded.data;
+    let (kind, params, bare) = source::family_params(&args.family)?;
+    if !bare.is_empty() {
+        return Err(UsageError("compare selects over the grid: family parameters are KEY=VALUE".into()).into());
+    }
+    let preprocess = source::preprocess(&args.family, data);
+    let mut procedures = Vec::new();
+    for name in args.methods.split(',') {
+        let mut c = procedure(name.trim(), seed)?;
+        c.preprocess = preprocess;
+        c.loss = args.loss.as_deref().map(Loss::parse).transpose()?;
+        procedures.push(c);
+    }
+    let (inner, _) = source::plan(&args.plan, PlanKind::Mc, None)?;
+    let outer_plan = source::outer_plan(&args.outer)?;
+    let outer = outer_plan.instantiate(&PlanContext::of(data), seed)?;
+    let bar = output::progress(outer.len() as u64, "outer splits", args.output.json);
+    let tick = bar.clone();
+    let config = NestedConfig {
+        loss: args.loss.as_deref().map(Loss::parse).transpose()?,
+        seed,
+        keep_inner_splits: false,
+        progress: Some(Arc::new(move |k| tick.inc(k))),
+        ..NestedConfig::new(kind, params, inner.clone(), procedures)
+    };
+    let report = nested_cv(data, &outer, &config)?;
+    bar.finish_and_clear();
+    if args.output.json {
+        let parameters = Parameters {
+            data: &loaded.description,
+            family: report.family.clone(),
+            methods: &args.methods,
+            outer: &args.outer,
+            inner: inner.describe(),
+        };
+        return output::print_json("compare", parameters, Some(seed.0), &report);
+    }
+    output::print(&format!(
+        "nested CV · family {} · outer {} ({} splits) · inner {} · test loss {} · data {} (n = {})",
+        report.family,
+        outer_plan.describe(),
+        outer.len(),
+        inner.describe(),
+        report.loss,
+        loaded.description,
+        data.n_rows()
+    ))?;
+    let mut t = output::table(&["procedure", "risk", "standard error"]);
+    for p in &report.procedures {
+        t.add_row(vec![p.label.clone(), num(p.estimate), p.standard_error.map_or("—".into(), num)]);
+    }
+    output::print(&t.to_string())?;
+    let mut t = output::table(&["a − b", "mean difference", "corrected t (Nadeau–Bengio)", "p-value", "5×2cv p-value"]);
+    for c in &report.comparisons {
+        t.add_row(vec![
+            format!("{} − {}", c.a, c.b),
+            num(c.mean_difference),
+            c.corrected_t_test.statistic.map_or("—".into(), num),
+            num(c.corrected_t_test.p_value),
+            c.five_by_two_cv.as_ref().map_or("—".into(), |f| num(f.p_value)),
+        ]);
+    }
+    output::print(&t.to_string())
+}

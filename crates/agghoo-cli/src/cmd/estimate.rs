@@ -1,0 +1,188 @@
+//! `agghoo estimate`: the risk of one rule ± standard error, per-split scores, out-of-fold
+//! predictions, bootstrap estimators, learning and validation curves.
+
+use std::sync::Arc;
+
+use agghoo::Seed;
+use agghoo::estimate::{
+    BootstrapConfig, ClosedFormPolicy, EstimateConfig, LearningCurveConfig, bootstrap_risk_on, estimate_risk, learning_curve,
+    validation_curve,
+};
+use agghoo::family::{self, FamilyParams, GridSpec};
+use agghoo::loss::Loss;
+use serde::Serialize;
+
+use crate::args::{EstimateArgs, PlanKind, UsageError};
+use crate::output::{self, num};
+use crate::source;
+
+#[derive(Serialize)]
+struct Parameters<'a> {
+    data: &'a str,
+    family: &'a str,
+    value: f64,
+    plan: &'a str,
+    losses: Vec<String>,
+}
+
+pub fn parse_losses(text: Option<&str>) -> anyhow::Result<Vec<Loss>> {
+    Ok(match text {
+        None => Vec::new(),
+        Some(t) => t.split(',').map(|l| Loss::parse(l.trim())).collect::<Result<Vec<_>, _>>()?,
+    })
+}
+
+pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
+    let seed = Seed(args.seed);
+    let loaded = source::load(&args.data, Some(&args.plan), seed)?;
+    let data = &loaded.data;
+    let (kind, mut params, bare) = source::family_params(&args.family)?;
+    let value = match (bare.as_slice(), &params.grid) {
+        ([v], _) => *v,
+        ([], Some(g)) if g.values()?.len() == 1 => g.values()?[0],
+        _ => {
+            return Err(
+                UsageError("give the rule to evaluate: --param VALUE (its hyperparameter value, e.g. --param 5 for k = 5)".into()).into()
+            );
+        }
+    };
+    // The curve over the whole grid needs the family's grid; the rule is a one-point family.
+    let full_grid = params.grid.take();
+    params.grid = Some(GridSpec::Values(vec![value]));
+    let rule = family::build(kind, &params, data)?;
+    let losses = parse_losses(args.loss.as_deref())?;
+    let preprocess = source::preprocess(&args.family, data);
+    let (splits, plan_text) = source::splits(&args.plan, PlanKind::Vfold, &loaded, seed)?;
+    let bar = output::progress(splits.len() as u64, "splits", args.output.json);
+    let tick = bar.clone();
+    let progress: agghoo::select::Progress = Arc::new(move |k| tick.inc(k));
+    let is_bootstrap = args.plan.plan == Some(PlanKind::Bootstrap) && args.plan.splits_file.is_none();
+    let config = EstimateConfig {
+        losses: losses.clone(),
+        preprocess,
+        keep_predictions: args.oof.is_some(),
+        closed_form: if args.no_closed_form { ClosedFormPolicy::Never } else { ClosedFormPolicy::Auto },
+        progress: Some(progress.clone()),
+    };
+    let estimate = estimate_risk(rule.as_ref(), 0, data, &splits, &config)?;
+    let bootstrap = if is_bootstrap {
+        let mut b = BootstrapConfig::new(splits.len());
+        b.seed = seed;
+        b.loss = losses.first().copied();
+        b.preprocess = preprocess;
+        Some(bootstrap_risk_on(rule.as_ref(), 0, data, &splits, &b)?)
+    } else {
+        None
+    };
+    let learning = match &args.learning_curve {
+        Some(sizes) => {
+            let train_sizes = sizes
+                .split(',')
+                .map(|s| s.trim().parse::<usize>().map_err(|_| UsageError(format!("--learning-curve: `{s}` is not a size"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            let cfg = LearningCurveConfig { train_sizes, n_splits: args.plan.n_splits, seed, losses: losses.clone(), preprocess };
+            Some(learning_curve(rule.as_ref(), 0, data, &cfg)?)
+        }
+        None => None,
+    };
+    let validation = if args.validation_curve {
+        let grid_family = family::build(kind, &FamilyParams { grid: full_grid, values: params.values.clone() }, data)?;
+        Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess)?)
+    } else {
+        None
+    };
+    bar.finish_and_clear();
+    if let Some(path) = &args.oof {
+        write_oof(path, &estimate, data)?;
+    }
+    if let Some(prefix) = &args.curve_out {
+        crate::curves::write(prefix, learning.as_ref(), validation.as_ref())?;
+    }
+    if args.output.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            estimate: &'a agghoo::estimate::RiskEstimate,
+            bootstrap: Option<&'a agghoo::estimate::BootstrapEstimate>,
+            learning_curve: Option<&'a agghoo::estimate::LearningCurve>,
+            validation_curve: Option<&'a agghoo::estimate::ValidationCurve>,
+        }
+        let parameters = Parameters {
+            data: &loaded.description,
+            family: rule.name(),
+            value,
+            plan: &plan_text,
+            losses: estimate.summaries.iter().map(|s| s.loss.clone()).collect(),
+        };
+        let out = Out {
+            estimate: &estimate,
+            bootstrap: bootstrap.as_ref(),
+            learning_curve: learning.as_ref(),
+            validation_curve: validation.as_ref(),
+        };
+        return output::print_json("estimate", parameters, Some(seed.0), out);
+    }
+    output::print(&format!(
+        "risk of {} with {} = {} · {} ({:?}) · data {} (n = {})",
+        rule.name(),
+        estimate.hyperparameter,
+        num(value),
+        plan_text,
+        estimate.method,
+        loaded.description,
+        data.n_rows()
+    ))?;
+    let mut t = output::table(&["loss", "estimate", "standard error"]);
+    for s in &estimate.summaries {
+        t.add_row(vec![s.loss.clone(), num(s.estimate), s.standard_error.map_or("—".into(), num)]);
+    }
+    output::print(&t.to_string())?;
+    if let Some(g) = estimate.gcv {
+        output::print(&format!("GCV: {}", num(g)))?;
+    }
+    if let Some(b) = &bootstrap {
+        let mut t = output::table(&["bootstrap estimator", "value"]);
+        t.add_row(vec!["apparent R_D(f)".into(), num(b.apparent)]);
+        t.add_row(vec!["naive".into(), format!("{} ± {}", num(b.naive), b.naive_standard_error.map_or("—".into(), num))]);
+        t.add_row(vec![
+            format!("leave-one-out Err(1) (|D'| = {})", b.n_covered),
+            format!("{} ± {}", num(b.loo_bootstrap), b.loo_bootstrap_standard_error.map_or("—".into(), num)),
+        ]);
+        t.add_row(vec![".632".into(), num(b.point632)]);
+        t.add_row(vec![format!(".632+ (γ̂ = {}, r̂ = {})", num(b.no_information), num(b.relative_overfitting)), num(b.point632_plus)]);
+        output::print(&t.to_string())?;
+    }
+    if let Some(l) = &learning {
+        let mut t = output::table(&["training size", "estimate", "standard error"]);
+        for p in &l.points {
+            t.add_row(vec![p.n_train.to_string(), num(p.summaries[0].estimate), p.summaries[0].standard_error.map_or("—".into(), num)]);
+        }
+        output::print(&format!("learning curve\n{t}"))?;
+    }
+    if let Some(v) = &validation {
+        let mut t = output::table(&[&estimate.hyperparameter, "CV risk", "standard error"]);
+        for p in &v.points {
+            t.add_row(vec![num(p.value), num(p.summaries[0].estimate), p.summaries[0].standard_error.map_or("—".into(), num)]);
+        }
+        output::print(&format!("validation curve\n{t}"))?;
+    }
+    Ok(())
+}
+
+fn write_oof(path: &std::path::Path, estimate: &agghoo::estimate::RiskEstimate, data: &agghoo::data::Dataset) -> anyhow::Result<()> {
+    let Some(oof) = &estimate.out_of_fold else { return Ok(()) };
+    let names = match data.target() {
+        agghoo::data::Target::Classes { names, .. } => Some(names),
+        agghoo::data::Target::Real(_) => None,
+    };
+    let mut text = String::from("row,n_predictions,prediction\n");
+    for r in &oof.rows {
+        let p = match (r.prediction, names) {
+            (None, _) => String::new(),
+            (Some(v), Some(names)) => names.get(v as usize).cloned().unwrap_or_default(),
+            (Some(v), None) => format!("{v}"),
+        };
+        text.push_str(&format!("{},{},{}\n", r.row, r.n_predictions, p));
+    }
+    std::fs::write(path, text)?;
+    Ok(())
+}
