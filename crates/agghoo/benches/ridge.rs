@@ -47,11 +47,8 @@ fn write_csv(path: &Path, data: &Dataset) {
 }
 
 fn write_splits(path: &Path, splits: &Splits) {
-    let text: String = splits
-        .as_slice()
-        .iter()
-        .map(|s| s.train().iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",") + "\n")
-        .collect();
+    let text: String =
+        splits.as_slice().iter().map(|s| s.train().iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",") + "\n").collect();
     std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 

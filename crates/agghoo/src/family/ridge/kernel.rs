@@ -52,7 +52,7 @@ impl Kernel {
         Ok(Kernel(KernelKind::Polynomial { gamma, coef0, degree }))
     }
 
-    /// `k(x, x')` for two rows (the slow reference of [`Kernel::gram`]).
+    /// `k(x, x')` for two rows (the slow reference the Gram-matrix computation is tested against).
     pub fn eval(&self, x: &[f64], z: &[f64]) -> f64 {
         let dot = || x.iter().zip(z).map(|(a, b)| a * b).sum::<f64>();
         match self.0 {
