@@ -352,3 +352,40 @@ fn models_round_trip_through_json() {
         assert_eq!(back, model);
     }
 }
+
+#[test]
+fn agghoo_through_select_equals_the_merged_model() {
+    use crate::resample::{MonteCarlo, Plan, PlanContext};
+    use crate::select::{Method, SelectConfig, select};
+    let data = random_data(120, 4, 13);
+    for kind in [crate::family::FamilyKind::Ridge, crate::family::FamilyKind::KernelRidge] {
+        let family = crate::family::build(kind, &FamilyParams::with_grid(GridSpec::parse("log:0.001:1000:15").unwrap()), &data).unwrap();
+        let splits = Plan::MonteCarlo(MonteCarlo::new(10, 0.8).unwrap()).instantiate(&PlanContext::of(&data), crate::Seed(1)).unwrap();
+        let (fitted, _) = select(family.as_ref(), &data, &splits, &SelectConfig::new(Method::Agghoo)).unwrap();
+        let members: Vec<&RidgeModel> = fitted
+            .members()
+            .iter()
+            .map(|m| match &m.model {
+                Model::Ridge(r) => r,
+                other => panic!("not ridge: {other:?}"),
+            })
+            .collect();
+        let merged = RidgeModel::merge_mean(&members).unwrap();
+        let want = fitted.predict(&data).unwrap();
+        for (a, b) in values(&merged.predict(&data.all()).unwrap()).iter().zip(values(&want)) {
+            assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{kind:?}: {a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn results_are_bit_identical_for_any_thread_count() {
+    let data = random_data(150, 6, 14);
+    let rows: Vec<usize> = (0..150).collect();
+    let (train, val) = (data.view(&rows[..120]), data.view(&rows[120..]));
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| families().iter().map(|f| f.fit_path(&train).unwrap().predict(&val).unwrap()).collect::<Vec<_>>())
+    };
+    assert_eq!(run(1), run(3));
+}
