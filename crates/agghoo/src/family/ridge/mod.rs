@@ -41,7 +41,8 @@
 //! Singular systems (λ = 0 through [`RidgeFamily::fit_lambda`] or a λ lost in rounding, with
 //! collinear columns or duplicated points): eigen-components with `s_k + λ ≤ size · ε · s_max`
 //! are dropped, which gives the minimum-norm least-squares solution — the λ → 0⁺ limit of ridge —
-//! never NaN. Non-finite features are refused with [`Error::NonFinite`]; a prediction that
+//! never NaN. Kernel ridge refuses training sets above [`MAX_KERNEL_ROWS`] (dense Gram matrix)
+//! with [`Error::Unsupported`] rather than exhausting memory. Non-finite features are refused with [`Error::NonFinite`]; a prediction that
 //! overflows is [`Error::Numerical`].
 //!
 //! Agghoo: the average of V ridge models is one ridge model ([`RidgeModel::merge_mean`]).
@@ -68,6 +69,10 @@ use crate::predictions::PathPredictions;
 
 /// Number of values of the default λ grid.
 pub const DEFAULT_GRID_LEN: usize = 50;
+
+/// Largest training set kernel ridge accepts: its n × n Gram matrix and eigenvectors take
+/// `2 · 8 n²` bytes (6.4 GB at this limit) and the eigendecomposition O(n³) time.
+pub const MAX_KERNEL_ROWS: usize = 20_000;
 
 /// The ridge or kernel ridge family over a λ grid.
 #[derive(Clone, Debug)]
@@ -123,6 +128,7 @@ impl RidgeFamily {
         if train.task() != Task::Regression {
             return Err(task_mismatch(self.name()));
         }
+        self.check_train_size(train.len())?;
         let x = gather_finite(train)?;
         let problem = Problem::new(self.form, &x, train.gather_y(), train.n_features())?;
         Ok((problem, x))
@@ -269,6 +275,12 @@ impl Family for RidgeFamily {
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         if n_train == 0 {
             return Err(Error::TooFewRows { what: format!("family `{}`", self.name()), needed: 1, found: 0 });
+        }
+        if matches!(self.form, Form::Kernel { .. }) && n_train > MAX_KERNEL_ROWS {
+            return Err(Error::Unsupported {
+                what: format!("kernel ridge on {n_train} training rows"),
+                reason: format!("the dense n × n Gram matrix limits it to {MAX_KERNEL_ROWS} rows; use ridge or subsample"),
+            });
         }
         Ok(())
     }

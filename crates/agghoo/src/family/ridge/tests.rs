@@ -312,6 +312,9 @@ fn build_parses_parameters_and_refuses_bad_ones() {
     assert!(matches!(family.fit_lambda(&data.all(), -1.0), Err(Error::InvalidParameter { name: "lambda", .. })));
     assert!(matches!(family.fit_path(&data.view(&[])), Err(Error::TooFewRows { .. })));
     assert!(family.check_train_size(0).is_err() && family.check_train_size(1).is_ok());
+    assert!(family.check_train_size(MAX_KERNEL_ROWS + 1).is_ok());
+    let kernel = RidgeFamily::kernel(vec![1.0], Kernel::linear(), false).unwrap();
+    assert!(matches!(kernel.check_train_size(MAX_KERNEL_ROWS + 1), Err(Error::Unsupported { .. })));
 }
 
 #[test]
