@@ -1,0 +1,71 @@
+//! The few dense kernels ridge needs, on faer, always sequential (`Par::Seq`).
+//!
+//! Sequential on purpose: [`crate::select::evaluate_splits`] already runs one split per rayon
+//! task, and faer's parallel algorithms would (a) oversubscribe the cores and (b) make the
+//! bit-exact result depend on the thread count, which the crate promises it does not.
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::llt;
+use faer::linalg::evd::{self, ComputeEigenvectors};
+use faer::{Accum, Conj, Mat, MatRef, Par};
+
+use crate::error::{Error, Result};
+
+/// `a · b`.
+pub(super) fn mul(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
+    let mut out = Mat::zeros(a.nrows(), b.ncols());
+    faer::linalg::matmul::matmul(out.as_mut(), Accum::Replace, a, b, 1.0, Par::Seq);
+    out
+}
+
+/// Symmetric eigendecomposition of `a` (its lower triangle is read): eigenvalues ascending and
+/// the orthonormal eigenvectors as columns.
+///
+/// # Errors
+/// [`Error::Numerical`] when the QR iteration does not converge (non-finite input).
+pub(super) fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<(Vec<f64>, Mat<f64>)> {
+    let n = a.nrows();
+    let mut vectors = Mat::zeros(n, n);
+    let mut values = faer::diag::Diag::zeros(n);
+    let mut buffer = MemBuffer::new(evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default()));
+    evd::self_adjoint_evd(a, values.as_mut(), Some(vectors.as_mut()), Par::Seq, MemStack::new(&mut buffer), Default::default())
+        .map_err(|e| Error::Numerical(format!("ridge: symmetric eigendecomposition of a {n}×{n} matrix failed ({e:?})")))?;
+    let values = (0..n).map(|k| values[k]).collect();
+    Ok((values, vectors))
+}
+
+/// Solves `a x = rhs` for symmetric positive definite `a` (lower triangle read) by Cholesky.
+///
+/// # Errors
+/// [`Error::Numerical`] naming the pivot when `a` is not numerically positive definite.
+pub(super) fn cholesky_solve(a: MatRef<'_, f64>, rhs: MatRef<'_, f64>) -> Result<Mat<f64>> {
+    let n = a.nrows();
+    let mut factor = a.to_owned();
+    let mut buffer = MemBuffer::new(llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default()));
+    llt::factor::cholesky_in_place(factor.as_mut(), Default::default(), Par::Seq, MemStack::new(&mut buffer), Default::default())
+        .map_err(|e| Error::Numerical(format!("ridge: the {n}×{n} system is not positive definite ({e:?})")))?;
+    let mut x = rhs.to_owned();
+    let mut empty = MemBuffer::new(StackReq::EMPTY);
+    llt::solve::solve_in_place_with_conj(factor.as_ref(), Conj::No, x.as_mut(), Par::Seq, MemStack::new(&mut empty));
+    Ok(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eigen_and_cholesky_on_a_hand_example() {
+        // [[2, 1], [1, 2]]: eigenvalues 1, 3; solving against (3, 3) gives (1, 1).
+        let a = Mat::from_fn(2, 2, |i, j| if i == j { 2.0 } else { 1.0 });
+        let (values, vectors) = symmetric_eigen(a.as_ref()).unwrap();
+        assert!((values[0] - 1.0).abs() < 1e-15 && (values[1] - 3.0).abs() < 1e-15);
+        assert!((vectors[(0, 1)].abs() - 0.5f64.sqrt()).abs() < 1e-15);
+        let x = cholesky_solve(a.as_ref(), Mat::from_fn(2, 1, |_, _| 3.0).as_ref()).unwrap();
+        assert!((x[(0, 0)] - 1.0).abs() < 1e-15 && (x[(1, 0)] - 1.0).abs() < 1e-15);
+        let singular = Mat::from_fn(2, 2, |_, _| 1.0);
+        assert!(matches!(cholesky_solve(singular.as_ref(), x.as_ref()), Err(Error::Numerical(_))));
+        let product = mul(a.as_ref(), x.as_ref());
+        assert!((product[(0, 0)] - 3.0).abs() < 1e-14 && (product[(1, 0)] - 3.0).abs() < 1e-14);
+    }
+}
