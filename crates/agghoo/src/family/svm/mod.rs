@@ -291,11 +291,7 @@ fn build(kind: SvmKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn
     };
     let n = data.n_rows().max(1) as f64;
     let values = params.grid_or(|| {
-        if grid_in_c {
-            (0..11).map(|k| 2f64.powi(2 * k - 5)).collect()
-        } else {
-            (1..=17).map(|j| 2f64.powi(j - 1) / (500.0 * n)).collect()
-        }
+        if grid_in_c { (0..11).map(|k| 2f64.powi(2 * k - 5)).collect() } else { (1..=17).map(|j| 2f64.powi(j - 1) / (500.0 * n)).collect() }
     })?;
     Ok(Box::new(SvmFamily::new(kind, values, grid_in_c, settings)?))
 }
@@ -375,7 +371,7 @@ impl FittedPath for SvmPath {
 /// SVR predicts `f(x)`; SVC predicts class 1 when `f(x) > 0` and returns `f` as the decision.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SvmModel {
-    kind: SvmKind,
+    machine: SvmKind,
     gamma: f64,
     n_features: usize,
     /// Support vectors, row-major `n_sv × n_features`.
@@ -396,12 +392,12 @@ impl SvmModel {
                 coef.push(b);
             }
         }
-        Self { kind, gamma: points.gamma, n_features: points.d, support, coef, bias }
+        Self { machine: kind, gamma: points.gamma, n_features: points.d, support, coef, bias }
     }
 
     /// C-SVC or ε-SVR.
     pub fn kind(&self) -> SvmKind {
-        self.kind
+        self.machine
     }
     /// The kernel's γ.
     pub fn gamma(&self) -> f64 {
@@ -444,10 +440,10 @@ impl SvmModel {
     /// another kind, γ or feature count.
     pub fn merge_mean(members: &[&SvmModel]) -> Result<SvmModel> {
         let first = members.first().ok_or_else(|| Error::invalid("members", "at least one", 0))?;
-        if let Some(m) = members.iter().find(|m| m.kind != first.kind || m.gamma != first.gamma || m.n_features != first.n_features) {
+        if let Some(m) = members.iter().find(|m| m.machine != first.machine || m.gamma != first.gamma || m.n_features != first.n_features) {
             return Err(Error::SchemaMismatch(format!(
                 "cannot merge SVMs ({:?}, γ = {}, {} features) and ({:?}, γ = {}, {} features)",
-                first.kind, first.gamma, first.n_features, m.kind, m.gamma, m.n_features
+                first.machine, first.gamma, first.n_features, m.machine, m.gamma, m.n_features
             )));
         }
         let v = members.len() as f64;
@@ -468,13 +464,13 @@ impl SvmModel {
             }
         }
         let bias = members.iter().map(|m| m.bias).sum::<f64>() / v;
-        Ok(SvmModel { kind: first.kind, gamma: first.gamma, n_features: d, support, coef, bias })
+        Ok(SvmModel { machine: first.machine, gamma: first.gamma, n_features: d, support, coef, bias })
     }
 }
 
 impl Predictor for SvmModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
-        predictions(self.kind, self.decision(rows)?)
+        predictions(self.machine, self.decision(rows)?)
     }
 }
 
