@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 
 const TAU: f64 = 1e-12;
 /// SMO iterations between two Newton steps on the free variables.
-const NEWTON_EVERY: usize = 100;
+const NEWTON_EVERY: usize = 30;
 /// Ridge added to `Q_FF` in the Newton step (the Gaussian kernel matrix of close points is
 /// numerically singular); the step stays a descent direction for any ridge.
 const NEWTON_RIDGE: f64 = 1e-8;

@@ -339,24 +339,3 @@ fn bad_inputs_are_typed_errors() {
     let model = fam.fit(&cls.all(), 0).unwrap();
     assert!(matches!(model.predict(&reg.all()), Err(Error::SchemaMismatch(_))));
 }
-
-#[test]
-fn debug_iters() {
-    let data = svr_problem(500, Seed(1), 0).unwrap();
-    let rows: Vec<usize> = (0..400).collect();
-    let all = data.view(&rows);
-    let fam = SvmFamily::new(SvmKind::Svr, paper_lambdas(400), false, settings(2.0, 0.25, 1e-3)).unwrap();
-    let (points, problem) = fam.problem(&all).unwrap();
-    let mut cache = KernelCache::new(points);
-    let mut prev: Option<(Solution, f64)> = None;
-    for m in fam.path_order() {
-        let c = fam.c_value(m, all.len());
-        let t = std::time::Instant::now();
-        let cold = fam.solve(&problem, c, &mut cache, None).unwrap();
-        let tc = t.elapsed();
-        let t = std::time::Instant::now();
-        let s = fam.solve(&problem, c, &mut cache, prev.as_ref().map(|(s, c)| (s, *c))).unwrap();
-        eprintln!("c={c:.4} cold {} {:?} warm {} {:?}", cold.iterations, tc, s.iterations, t.elapsed());
-        prev = Some((s, c));
-    }
-}
