@@ -35,7 +35,7 @@ pub(crate) struct Points {
 
 impl Points {
     pub fn len(&self) -> usize {
-        if self.d == 0 { 0 } else { self.x.len() / self.d }
+        self.x.len().checked_div(self.d).unwrap_or(0)
     }
     pub fn row(&self, i: usize) -> &[f64] {
         &self.x[i * self.d..(i + 1) * self.d]

@@ -26,9 +26,11 @@
 //! the rows n the family is built for), or `C = 2^{−5}, 2^{−3}, …, 2^{15}` (LIBSVM's guide).
 //!
 //! # Solver
-//! LIBSVM's dual (module [`smo`]): SMO with second-order working-set selection (Fan, Chen & Lin
-//! 2005), shrinking, stopping at gap `< tol` (param `tol`, default 1e-3 as LIBSVM's `eps`).
-//! Kernel rows come from one cache per training set (module [`kernel`]): the full matrix when
+//! LIBSVM's dual (module `smo`): SMO with second-order working-set selection (Fan, Chen & Lin
+//! 2005), shrinking, stopping at gap `< tol` (param `tol`, default 1e-3 as LIBSVM's `eps`), plus
+//! periodic Newton steps on the free variables (they settle the zig-zag of SMO on nearly singular
+//! kernel matrices; the stopping rule is LIBSVM's). Param `shrinking` (default true).
+//! Kernel rows come from one cache per training set (module `kernel`): the full matrix when
 //! `n_t ≤ 4000`, an LRU row cache otherwise.
 //!
 //! # Path

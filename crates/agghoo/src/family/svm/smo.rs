@@ -20,6 +20,9 @@
 //!   shared by every grid point, so its row order must not change); the gradient of shrunk
 //!   variables is rebuilt from the rows of the nonzero α (LIBSVM keeps `G_bar` for that; the
 //!   rebuild is rare, so we spare the bookkeeping).
+//! - Newton steps (our addition): every `NEWTON_EVERY` iterations, an exact minimisation over
+//!   the free variables with an active-set loop for the box (see `newton_step`); f never
+//!   increases, feasibility is kept and the stopping rule is unchanged.
 //! - Warm start: any feasible α with its gradient `G = Qα + p`.
 
 use super::kernel::KernelCache;
@@ -343,8 +346,8 @@ impl Dual<'_> {
         for &t in &inactive {
             grad[t] = self.p[t];
         }
-        for s in 0..l {
-            if alpha[s] > 0.0 {
+        for (s, &a) in alpha.iter().enumerate() {
+            if a > 0.0 {
                 let h = cache.load(self.row[s]);
                 let ks = cache.row(h);
                 let ya = self.y[s] * alpha[s];
@@ -407,7 +410,7 @@ fn newton_direction(
     let rho = yf.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() / yu;
     let delta: Vec<f64> = u.iter().zip(&w).map(|(u, w)| rho * u - w).collect();
     let slope: f64 = gf.iter().zip(&delta).map(|(g, d)| g * d).sum();
-    if !(slope < 0.0) || delta.iter().any(|d| !d.is_finite()) {
+    if slope.is_nan() || slope >= 0.0 || delta.iter().any(|d| !d.is_finite()) {
         return None;
     }
     let curvature: f64 = (0..f).map(|i| delta[i] * (0..f).map(|j| q[free[i] * n0 + free[j]] * delta[j]).sum::<f64>()).sum();
@@ -437,7 +440,7 @@ fn cholesky(a: &mut [f64], n: usize) -> bool {
         for k in 0..j {
             d -= a[j * n + k] * a[j * n + k];
         }
-        if !(d > 0.0) {
+        if d.is_nan() || d <= 0.0 {
             return false;
         }
         let d = d.sqrt();
