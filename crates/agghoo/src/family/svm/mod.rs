@@ -167,6 +167,9 @@ impl SvmFamily {
         if n == 0 {
             return Err(Error::TooFewRows { what: format!("family `{}`", self.kind.name()), needed: 1, found: 0 });
         }
+        if self.kind == SvmKind::Svc && train.n_classes() > 2 {
+            return Err(binary_only(train.n_classes()));
+        }
         let points = Points { x: train.gather_x(), d: train.n_features(), gamma: self.settings.gamma };
         let problem = match self.kind {
             SvmKind::Svc => {
@@ -252,12 +255,16 @@ pub fn build_svc(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family
         return Err(Error::TaskMismatch("family `svc` needs classification data; use `svr` for regression".into()));
     }
     if data.target().n_classes() > 2 {
-        return Err(Error::Unsupported {
-            what: format!("family `svc` with {} classes", data.target().n_classes()),
-            reason: "only binary C-SVC is implemented (no one-vs-one voting)".into(),
-        });
+        return Err(binary_only(data.target().n_classes()));
     }
     build(SvmKind::Svc, params, data)
+}
+
+fn binary_only(n_classes: usize) -> Error {
+    Error::Unsupported {
+        what: format!("family `svc` with {n_classes} classes"),
+        reason: "only binary C-SVC is implemented (no one-vs-one voting)".into(),
+    }
 }
 
 /// Builds the `svr` family. Params: `gamma` (default 1/d), `epsilon` (0.1), `tol` (1e-3),

@@ -337,6 +337,7 @@ fn bad_inputs_are_typed_errors() {
     )
     .unwrap();
     assert!(matches!(build(FamilyKind::Svc, &FamilyParams::default(), &three), Err(Error::Unsupported { .. })));
+    assert!(matches!(fam.fit(&three.all(), 0), Err(Error::Unsupported { .. })));
     // schema mismatch at prediction
     let model = fam.fit(&cls.all(), 0).unwrap();
     assert!(matches!(model.predict(&reg.all()), Err(Error::SchemaMismatch(_))));
