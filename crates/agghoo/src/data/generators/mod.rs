@@ -13,7 +13,7 @@ pub use covertype::covertype_like;
 pub use genuer::genuer;
 pub use knn::{KNN_B, KNN_LAMBDA, knn_bayes, knn_eta, knn_expected_risk, knn_g, knn_problem, knn_problem_stream};
 pub use msd::msd_like;
-pub use svr::{svr_problem, svr_regression_function};
+pub use svr::{SvrNoise, svr_problem, svr_problem_with, svr_regression_function};
 
 use rand_distr::{Distribution, StandardNormal};
 

@@ -1,0 +1,161 @@
+//! The Gaussian kernel `K(x, x') = exp(−γ ‖x − x'‖²)` and the kernel cache the SMO solver reads.
+//!
+//! Two storages behind one interface ([`KernelCache`]):
+//! - [`KernelCache::Full`]: the whole `n × n` matrix, computed once (rows in parallel). Chosen
+//!   when `n ≤ FULL_MATRIX_MAX_ROWS` (4000 rows = 128 MB of `f64`). Every grid point of a path
+//!   reads the same matrix, so the `O(n² d)` kernel work is done once per training set.
+//! - [`KernelCache::Lru`]: a least-recently-used cache of whole rows within a memory budget
+//!   (LIBSVM's design). Rows are computed in full (LIBSVM computes only the active prefix of a
+//!   row after shrinking; we do not permute indices, so a row is all `n` columns).
+//!
+//! The rejected alternative is LIBSVM's per-fit cache: a path over 17 values of C would then
+//! recompute the same kernel rows 17 times.
+
+use rayon::prelude::*;
+
+/// Largest training set whose kernel matrix is stored in full.
+pub(crate) const FULL_MATRIX_MAX_ROWS: usize = 4000;
+/// Memory budget of the LRU row cache (bytes).
+pub(crate) const LRU_BUDGET_BYTES: usize = 256 << 20;
+
+/// `exp(−γ ‖a − b‖²)`.
+#[inline]
+pub(crate) fn gaussian(a: &[f64], b: &[f64], gamma: f64) -> f64 {
+    let d2: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+    (-gamma * d2).exp()
+}
+
+/// Row-major points (`n × d`) and the kernel's γ.
+#[derive(Clone, Debug)]
+pub(crate) struct Points {
+    pub x: Vec<f64>,
+    pub d: usize,
+    pub gamma: f64,
+}
+
+impl Points {
+    pub fn len(&self) -> usize {
+        self.x.len().checked_div(self.d).unwrap_or(0)
+    }
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.x[i * self.d..(i + 1) * self.d]
+    }
+    fn fill_row(&self, i: usize, out: &mut [f64]) {
+        let xi = self.row(i);
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = gaussian(xi, self.row(j), self.gamma);
+        }
+    }
+}
+
+/// Kernel rows of a training set, by position. `load` makes a row available and returns a
+/// handle; `row(handle)` reads it. Loading row `j` never evicts the most recently loaded row, so
+/// two rows can be read together after two loads.
+pub(crate) enum KernelCache {
+    /// The full matrix, row-major.
+    Full { n: usize, k: Vec<f64> },
+    /// An LRU cache of rows.
+    Lru(LruRows),
+}
+
+impl KernelCache {
+    /// The cache suited to the size of `points` (full matrix up to [`FULL_MATRIX_MAX_ROWS`]).
+    pub fn new(points: Points) -> Self {
+        Self::with_limit(points, FULL_MATRIX_MAX_ROWS, LRU_BUDGET_BYTES)
+    }
+
+    /// As [`KernelCache::new`] with explicit limits (tests force the LRU path with them).
+    pub fn with_limit(points: Points, full_max_rows: usize, budget_bytes: usize) -> Self {
+        let n = points.len();
+        if n <= full_max_rows {
+            let mut k = vec![0.0; n * n];
+            k.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, row)| points.fill_row(i, row));
+            KernelCache::Full { n, k }
+        } else {
+            let capacity = (budget_bytes / (8 * n.max(1))).clamp(2, n.max(2));
+            KernelCache::Lru(LruRows::new(points, capacity))
+        }
+    }
+
+    /// Makes row `i` available; returns its handle.
+    #[inline]
+    pub fn load(&mut self, i: usize) -> usize {
+        match self {
+            KernelCache::Full { .. } => i,
+            KernelCache::Lru(c) => c.load(i),
+        }
+    }
+
+    /// The row behind `handle` (from [`KernelCache::load`]).
+    #[inline]
+    pub fn row(&self, handle: usize) -> &[f64] {
+        match self {
+            KernelCache::Full { n, k } => &k[handle * n..(handle + 1) * n],
+            KernelCache::Lru(c) => &c.slots[handle],
+        }
+    }
+}
+
+/// Rows cached in `capacity` slots; the least recently used slot is recycled.
+pub(crate) struct LruRows {
+    points: Points,
+    slots: Vec<Vec<f64>>,
+    owner: Vec<usize>,
+    last_used: Vec<u64>,
+    slot_of: Vec<usize>,
+    clock: u64,
+    capacity: usize,
+}
+
+impl LruRows {
+    fn new(points: Points, capacity: usize) -> Self {
+        let n = points.len();
+        Self { points, slots: Vec::new(), owner: Vec::new(), last_used: Vec::new(), slot_of: vec![usize::MAX; n], clock: 0, capacity }
+    }
+
+    fn load(&mut self, i: usize) -> usize {
+        self.clock += 1;
+        let s = self.slot_of[i];
+        if s != usize::MAX {
+            self.last_used[s] = self.clock;
+            return s;
+        }
+        let n = self.points.len();
+        let s = if self.slots.len() < self.capacity {
+            self.slots.push(vec![0.0; n]);
+            self.owner.push(i);
+            self.last_used.push(0);
+            self.slots.len() - 1
+        } else {
+            // capacity ≥ 2 and the most recent row has the largest stamp, so it is never evicted here
+            let s = (0..self.slots.len()).min_by_key(|&s| self.last_used[s]).unwrap_or(0);
+            self.slot_of[self.owner[s]] = usize::MAX;
+            self.owner[s] = i;
+            s
+        };
+        self.points.fill_row(i, &mut self.slots[s]);
+        self.slot_of[i] = s;
+        self.last_used[s] = self.clock;
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lru_rows_equal_full_rows() {
+        let x: Vec<f64> = (0..50).map(|i| ((i * 7) % 13) as f64 * 0.3).collect();
+        let pts = Points { x, d: 2, gamma: 0.7 };
+        let mut full = KernelCache::with_limit(pts.clone(), 100, 0);
+        let mut lru = KernelCache::with_limit(pts, 0, 8 * 25 * 3); // 3 rows
+        for &(i, j) in &[(0, 1), (2, 3), (0, 4), (24, 0), (1, 1), (5, 24)] {
+            let (a, b) = (lru.load(i), lru.load(j));
+            let (fa, fb) = (full.load(i), full.load(j));
+            assert_eq!(lru.row(a), full.row(fa));
+            assert_eq!(lru.row(b), full.row(fb));
+        }
+        assert!((full.row(3)[3] - 1.0).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,529 @@
+//! Gaussian-kernel C-SVC (binary) and ε-SVR, solved by SMO and warm-started along the grid.
+//! See `family/svm/README.md` for the design note.
+//!
+//! # Objective and the grid's meaning
+//! With the Gaussian kernel `K(x, x') = exp(−γ ‖x − x'‖²)` (param `gamma` > 0, default `1/d`
+//! as LIBSVM's, d = number of features) and its RKHS `H`, grid point λ fits, on a training set
+//! of size `n_t`,
+//!
+//! ```text
+//! f̂_λ = argmin_{f ∈ H, b ∈ ℝ}  (1/n_t) Σ_{i ∈ T} loss(f(x_i) + b, y_i) + λ ‖f‖²_H
+//! ```
+//!
+//! with the hinge loss `max(0, 1 − y (f + b))`, `y ∈ {−1, +1}` (class 1 ↦ +1) for `svc`, and
+//! the ε-insensitive loss `max(0, |y − f − b| − ε)` (param `epsilon` ≥ 0, default 0.1; the
+//! papers use 0.25) for `svr`. Multiplying by `1/(2λ)` gives LIBSVM's
+//! `min ½‖f‖² + C Σ loss` with
+//!
+//! ```text
+//! C = 1 / (2 λ n_t)        (λ = 1 / (2 C n_t)),
+//! ```
+//!
+//! n_t being the size of the training set at hand (so one λ is a different C on a split and on
+//! the full data, as the papers intend). The grid is named `lambda` (log scale, larger is
+//! simpler); `--param grid=C` gives the grid in C directly (larger C is less simple). Default
+//! grids: `λ_j = 2^{j−1} / (500 n)`, j = 1..17 (the papers' ε-regression grid with n_t replaced by
+//! the rows n the family is built for), or `C = 2^{−5}, 2^{−3}, …, 2^{15}` (LIBSVM's guide).
+//!
+//! # Solver
+//! LIBSVM's dual (module `smo`): SMO with second-order working-set selection (Fan, Chen & Lin
+//! 2005), shrinking, stopping at gap `< tol` (param `tol`, default 1e-3 as LIBSVM's `eps`), plus
+//! periodic Newton steps on the free variables (they settle the zig-zag of SMO on nearly singular
+//! kernel matrices; the stopping rule is LIBSVM's). Param `shrinking` (default true).
+//! Kernel rows come from one cache per training set (module `kernel`): the full matrix when
+//! `n_t ≤ 4000`, an LRU row cache otherwise.
+//!
+//! # Path
+//! [`Family::fit_path`] computes the training set's kernel once and solves the grid in
+//! increasing C (from the most regularised point). Each solve starts from the previous α scaled
+//! by `r = C_new / C_old ≥ 1`: `yᵀ(rα) = 0` still holds and `0 ≤ rα ≤ r C_old = C_new`, so the
+//! start is feasible (variables at the old bound are set to exactly `C_new`; clipping to the box
+//! is a safeguard that never binds in this order), and its gradient is exact without kernel
+//! work: `∇f(rα) = r (∇f(α) − p) + p`. The rejected alternative, a cold start per grid point
+//! ([`Family::fit`], kept as the reference), repeats the kernel and most SMO iterations.
+//!
+//! # Classification
+//! Binary only: the decision value `Σ_i β_i K(x_i, x) + b` is returned in
+//! [`Predictions::Classes`]`.decision` (positive = class 1, a zero decision predicts class 0, as
+//! [`crate::select::Aggregation::ScoreMean`]). More than two classes is
+//! [`Error::Unsupported`] (one-vs-one voting is not implemented).
+//!
+//! # Aggregation
+//! [`SvmModel::merge_mean`] turns V members into one kernel expansion whose decision function
+//! is exactly the mean of theirs (what Agghoo averages).
+
+pub(crate) mod kernel;
+pub(crate) mod smo;
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use self::kernel::{KernelCache, Points, gaussian};
+use self::smo::{Dual, Solution};
+use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
+use crate::data::{Dataset, Task, View};
+use crate::error::{Error, Result};
+use crate::predictions::{PathPredictions, Predictions};
+
+/// Which machine: C-SVC (binary classification) or ε-SVR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SvmKind {
+    /// C-support vector classification, hinge loss.
+    Svc,
+    /// ε-support vector regression, ε-insensitive loss.
+    Svr,
+}
+
+impl SvmKind {
+    fn name(self) -> &'static str {
+        match self {
+            SvmKind::Svc => "svc",
+            SvmKind::Svr => "svr",
+        }
+    }
+}
+
+/// Solver and kernel settings shared by every grid point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SvmSettings {
+    /// Gaussian kernel width γ > 0 in `exp(−γ ‖x − x'‖²)`.
+    pub gamma: f64,
+    /// ε ≥ 0 of the ε-insensitive loss (SVR only).
+    pub epsilon: f64,
+    /// SMO stopping tolerance (> 0) on the gap `m(α) − M(α)`.
+    pub tol: f64,
+    /// LIBSVM's shrinking heuristic.
+    pub shrinking: bool,
+}
+
+impl SvmSettings {
+    /// LIBSVM's defaults for `d` features: γ = 1/d, ε = 0.1, tol = 1e-3, shrinking on.
+    pub fn defaults(d: usize) -> Self {
+        Self { gamma: 1.0 / d.max(1) as f64, epsilon: 0.1, tol: 1e-3, shrinking: true }
+    }
+    fn check(&self) -> Result<()> {
+        if !(self.gamma > 0.0 && self.gamma.is_finite()) {
+            return Err(Error::invalid("gamma", "a finite number > 0", self.gamma));
+        }
+        if !(self.epsilon >= 0.0 && self.epsilon.is_finite()) {
+            return Err(Error::invalid("epsilon", "a finite number ≥ 0", self.epsilon));
+        }
+        if !(self.tol > 0.0 && self.tol.is_finite()) {
+            return Err(Error::invalid("tol", "a finite number > 0", self.tol));
+        }
+        Ok(())
+    }
+}
+
+/// The SVC / SVR family over a grid of λ (or C).
+#[derive(Clone, Debug)]
+pub struct SvmFamily {
+    kind: SvmKind,
+    grid: Grid,
+    grid_in_c: bool,
+    settings: SvmSettings,
+}
+
+impl SvmFamily {
+    /// A family over `values`, read as λ (`grid_in_c = false`) or as C.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for bad settings or grid values (empty, non-positive).
+    pub fn new(kind: SvmKind, values: Vec<f64>, grid_in_c: bool, settings: SvmSettings) -> Result<Self> {
+        settings.check()?;
+        let grid = if grid_in_c { Grid::new("C", values, Scale::Log, false)? } else { Grid::new("lambda", values, Scale::Log, true)? };
+        Ok(Self { kind, grid, grid_in_c, settings })
+    }
+
+    /// LIBSVM's C of grid point `grid_index` on a training set of `n_train` rows:
+    /// `C = 1 / (2 λ n_t)` for a λ grid, the value itself for a C grid.
+    pub fn c_value(&self, grid_index: usize, n_train: usize) -> f64 {
+        self.c_of(self.grid.value(grid_index), n_train)
+    }
+
+    fn c_of(&self, value: f64, n_train: usize) -> f64 {
+        if self.grid_in_c { value } else { 1.0 / (2.0 * value * n_train.max(1) as f64) }
+    }
+
+    /// Grid indices from the most regularised (smallest C) to the least.
+    fn path_order(&self) -> Vec<usize> {
+        let m = self.grid.len();
+        if self.grid_in_c { (0..m).collect() } else { (0..m).rev().collect() }
+    }
+
+    /// The training problem of `train`: points, the dual's labels, linear term and kernel rows.
+    fn problem(&self, train: &View<'_>) -> Result<(Points, Problem)> {
+        if train.task() != self.task() {
+            return Err(Error::TaskMismatch(format!(
+                "family `{}` needs {} data",
+                self.kind.name(),
+                if self.kind == SvmKind::Svc { "classification" } else { "regression" }
+            )));
+        }
+        let n = train.len();
+        if n == 0 {
+            return Err(Error::TooFewRows { what: format!("family `{}`", self.kind.name()), needed: 1, found: 0 });
+        }
+        if self.kind == SvmKind::Svc && train.n_classes() > 2 {
+            return Err(binary_only(train.n_classes()));
+        }
+        let points = Points { x: train.gather_x(), d: train.n_features(), gamma: self.settings.gamma };
+        let problem = match self.kind {
+            SvmKind::Svc => {
+                let y: Vec<f64> = (0..n).map(|i| if train.class(i) == 1 { 1.0 } else { -1.0 }).collect();
+                if y.iter().all(|&v| v == y[0]) {
+                    let data = train.data();
+                    let value = match data.target() {
+                        crate::data::Target::Classes { names, .. } => names.get(train.class(0) as usize).cloned().unwrap_or_default(),
+                        crate::data::Target::Real(_) => String::new(),
+                    };
+                    return Err(Error::ConstantTarget { name: format!("{} (training set of {n} rows)", data.target_name()), value });
+                }
+                Problem { p: vec![-1.0; n], row: (0..n).collect(), y, n }
+            }
+            SvmKind::Svr => {
+                let z = train.gather_y();
+                let eps = self.settings.epsilon;
+                let mut y = vec![1.0; n];
+                y.extend(std::iter::repeat_n(-1.0, n));
+                let p: Vec<f64> = z.iter().map(|z| eps - z).chain(z.iter().map(|z| eps + z)).collect();
+                Problem { y, p, row: (0..n).chain(0..n).collect(), n }
+            }
+        };
+        Ok((points, problem))
+    }
+
+    fn solve(&self, problem: &Problem, c: f64, cache: &mut KernelCache, start: Option<(&Solution, f64)>) -> Result<Solution> {
+        let dual = Dual { y: &problem.y, p: &problem.p, row: &problem.row, c, tol: self.settings.tol, shrinking: self.settings.shrinking };
+        let (alpha, grad) = match start {
+            None => (vec![0.0; problem.y.len()], problem.p.clone()),
+            Some((prev, c_old)) => warm_start(prev, c_old, c, &problem.p),
+        };
+        let sol = dual.solve(cache, alpha, grad)?;
+        if !sol.rho.is_finite() || !sol.objective.is_finite() {
+            return Err(Error::Numerical(format!("family `{}`: non-finite SMO solution at C = {c}", self.kind.name())));
+        }
+        Ok(sol)
+    }
+
+    fn model(&self, points: &Points, problem: &Problem, sol: &Solution) -> SvmModel {
+        let beta = problem.beta(&sol.alpha);
+        SvmModel::from_dense(self.kind, points, &beta, -sol.rho)
+    }
+}
+
+/// The scaled warm start of the module doc: `α' = clip(r α)`, `∇' = r (∇ − p) + p`, r = C'/C.
+fn warm_start(prev: &Solution, c_old: f64, c_new: f64, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let r = c_new / c_old;
+    let alpha = prev.alpha.iter().map(|&a| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) }).collect();
+    let grad = prev.grad.iter().zip(p).map(|(g, p)| r * (g - p) + p).collect();
+    (alpha, grad)
+}
+
+/// The dual problem's data for one training set.
+struct Problem {
+    y: Vec<f64>,
+    p: Vec<f64>,
+    row: Vec<usize>,
+    /// Training rows.
+    n: usize,
+}
+
+impl Problem {
+    /// Expansion coefficients `β_i` of `f = Σ β_i K(x_i, ·) + b` per training row.
+    fn beta(&self, alpha: &[f64]) -> Vec<f64> {
+        let mut beta = vec![0.0; self.n];
+        for t in 0..alpha.len() {
+            beta[self.row[t]] += self.y[t] * alpha[t];
+        }
+        beta
+    }
+}
+
+/// Builds the `svc` family. Params: `gamma` (default 1/d), `tol` (1e-3), `shrinking` (true),
+/// `grid` = `lambda` (default) or `C`.
+///
+/// # Errors
+/// Bad parameters; [`Error::TaskMismatch`] on regression data; [`Error::Unsupported`] for more
+/// than two classes.
+pub fn build_svc(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    params.check_known("svc", &["gamma", "tol", "shrinking", "grid"])?;
+    if data.task() != Task::Classification {
+        return Err(Error::TaskMismatch("family `svc` needs classification data; use `svr` for regression".into()));
+    }
+    if data.target().n_classes() > 2 {
+        return Err(binary_only(data.target().n_classes()));
+    }
+    build(SvmKind::Svc, params, data)
+}
+
+fn binary_only(n_classes: usize) -> Error {
+    Error::Unsupported {
+        what: format!("family `svc` with {n_classes} classes"),
+        reason: "only binary C-SVC is implemented (no one-vs-one voting)".into(),
+    }
+}
+
+/// Builds the `svr` family. Params: `gamma` (default 1/d), `epsilon` (0.1), `tol` (1e-3),
+/// `shrinking` (true), `grid` = `lambda` (default) or `C`.
+///
+/// # Errors
+/// Bad parameters; [`Error::TaskMismatch`] on classification data.
+pub fn build_svr(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    params.check_known("svr", &["gamma", "epsilon", "tol", "shrinking", "grid"])?;
+    if data.task() != Task::Regression {
+        return Err(Error::TaskMismatch("family `svr` needs regression data; use `svc` for classes".into()));
+    }
+    build(SvmKind::Svr, params, data)
+}
+
+fn build(kind: SvmKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    let defaults = SvmSettings::defaults(data.n_features());
+    let shrinking = match params.text("shrinking", "true") {
+        "true" | "1" | "yes" => true,
+        "false" | "0" | "no" => false,
+        other => return Err(Error::invalid("shrinking", "true or false", other)),
+    };
+    let settings = SvmSettings {
+        gamma: params.f64("gamma", defaults.gamma)?,
+        epsilon: params.f64("epsilon", defaults.epsilon)?,
+        tol: params.f64("tol", defaults.tol)?,
+        shrinking,
+    };
+    let grid_in_c = match params.text("grid", "lambda") {
+        "lambda" => false,
+        "C" | "c" => true,
+        other => return Err(Error::invalid("grid", "lambda or C", other)),
+    };
+    let n = data.n_rows().max(1) as f64;
+    let values = params.grid_or(|| {
+        if grid_in_c { (0..11).map(|k| 2f64.powi(2 * k - 5)).collect() } else { (1..=17).map(|j| 2f64.powi(j - 1) / (500.0 * n)).collect() }
+    })?;
+    Ok(Box::new(SvmFamily::new(kind, values, grid_in_c, settings)?))
+}
+
+impl Family for SvmFamily {
+    fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+    fn grid(&self) -> &Grid {
+        &self.grid
+    }
+    fn task(&self) -> Task {
+        match self.kind {
+            SvmKind::Svc => Task::Classification,
+            SvmKind::Svr => Task::Regression,
+        }
+    }
+    fn fit(&self, train: &View<'_>, grid_index: usize) -> Result<Model> {
+        self.fit_value(train, self.grid.value(grid_index))
+    }
+    fn fit_value(&self, train: &View<'_>, value: f64) -> Result<Model> {
+        if !(value > 0.0 && value.is_finite()) {
+            return Err(Error::invalid("grid", "positive values (log scale)", value));
+        }
+        let (points, problem) = self.problem(train)?;
+        let c = self.c_of(value, train.len());
+        let mut cache = KernelCache::new(points.clone());
+        let sol = self.solve(&problem, c, &mut cache, None)?;
+        Ok(Model::Svm(self.model(&points, &problem, &sol)))
+    }
+    fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
+        let (points, problem) = self.problem(train)?;
+        let n_t = train.len();
+        let mut cache = KernelCache::new(points.clone());
+        let mut betas = vec![Vec::new(); self.grid.len()];
+        let mut biases = vec![0.0; self.grid.len()];
+        let mut prev: Option<(Solution, f64)> = None;
+        for m in self.path_order() {
+            let c = self.c_value(m, n_t);
+            let sol = self.solve(&problem, c, &mut cache, prev.as_ref().map(|(s, c)| (s, *c)))?;
+            betas[m] = problem.beta(&sol.alpha);
+            biases[m] = -sol.rho;
+            prev = Some((sol, c));
+        }
+        Ok(Box::new(SvmPath { kind: self.kind, points, betas, biases }))
+    }
+}
+
+/// Every grid point's expansion over the training rows.
+struct SvmPath {
+    kind: SvmKind,
+    points: Points,
+    /// `[grid_index][training row]`.
+    betas: Vec<Vec<f64>>,
+    biases: Vec<f64>,
+}
+
+impl FittedPath for SvmPath {
+    fn predict(&self, validation: &View<'_>) -> Result<PathPredictions> {
+        check_features(self.points.d, validation)?;
+        // columns that are a support vector of some grid point
+        let used: Vec<usize> = (0..self.points.len()).filter(|&i| self.betas.iter().any(|b| b[i] != 0.0)).collect();
+        let mut support = Vec::with_capacity(used.len() * self.points.d);
+        used.iter().for_each(|&i| support.extend_from_slice(self.points.row(i)));
+        let coefs: Vec<Vec<f64>> = self.betas.iter().map(|b| used.iter().map(|&i| b[i]).collect()).collect();
+        let coef_refs: Vec<&[f64]> = coefs.iter().map(Vec::as_slice).collect();
+        let decisions = decision_values(validation, &support, self.points.d, self.points.gamma, &coef_refs, &self.biases);
+        decisions.into_iter().map(|d| predictions(self.kind, d)).collect()
+    }
+    fn model(&self, grid_index: usize) -> Result<Model> {
+        let beta = self.betas.get(grid_index).ok_or_else(|| Error::invalid("grid index", "on the grid", grid_index))?;
+        Ok(Model::Svm(SvmModel::from_dense(self.kind, &self.points, beta, self.biases[grid_index])))
+    }
+}
+
+/// A fitted machine: `f(x) = Σ_s β_s K(x_s, x) + b` over its support vectors `x_s`.
+/// SVR predicts `f(x)`; SVC predicts class 1 when `f(x) > 0` and returns `f` as the decision.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SvmModel {
+    machine: SvmKind,
+    gamma: f64,
+    n_features: usize,
+    /// Support vectors, row-major `n_sv × n_features`.
+    support: Vec<f64>,
+    /// `β_s` (`y_s α_s` for SVC, `α_s − α*_s` for SVR).
+    coef: Vec<f64>,
+    /// The bias b (LIBSVM's `−ρ`).
+    bias: f64,
+}
+
+impl SvmModel {
+    fn from_dense(kind: SvmKind, points: &Points, beta: &[f64], bias: f64) -> Self {
+        let mut support = Vec::new();
+        let mut coef = Vec::new();
+        for (i, &b) in beta.iter().enumerate() {
+            if b != 0.0 {
+                support.extend_from_slice(points.row(i));
+                coef.push(b);
+            }
+        }
+        Self { machine: kind, gamma: points.gamma, n_features: points.d, support, coef, bias }
+    }
+
+    /// C-SVC or ε-SVR.
+    pub fn kind(&self) -> SvmKind {
+        self.machine
+    }
+    /// The kernel's γ.
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+    /// Number of support vectors.
+    pub fn n_support(&self) -> usize {
+        self.coef.len()
+    }
+    /// Support vector `s`'s features.
+    pub fn support_vector(&self, s: usize) -> &[f64] {
+        &self.support[s * self.n_features..(s + 1) * self.n_features]
+    }
+    /// The expansion coefficients `β_s`.
+    pub fn dual_coef(&self) -> &[f64] {
+        &self.coef
+    }
+    /// The bias b.
+    pub fn bias(&self) -> f64 {
+        self.bias
+    }
+
+    /// The decision function `f(x) = Σ_s β_s K(x_s, x) + b` on every row of `rows`.
+    ///
+    /// # Errors
+    /// [`Error::SchemaMismatch`] for another number of features.
+    pub fn decision(&self, rows: &View<'_>) -> Result<Vec<f64>> {
+        check_features(self.n_features, rows)?;
+        let mut d = decision_values(rows, &self.support, self.n_features, self.gamma, &[&self.coef], &[self.bias]);
+        Ok(d.pop().unwrap_or_default())
+    }
+
+    /// One machine whose decision function is the mean of the members': the union of their
+    /// support vectors (identical vectors merged, their coefficients summed) with coefficients
+    /// divided by V, and the mean bias. `f̄(x) = (1/V) Σ_v f_v(x)` holds exactly (up to the order
+    /// of floating-point sums).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for no member; [`Error::SchemaMismatch`] for members of
+    /// another kind, γ or feature count.
+    pub fn merge_mean(members: &[&SvmModel]) -> Result<SvmModel> {
+        let first = members.first().ok_or_else(|| Error::invalid("members", "at least one", 0))?;
+        if let Some(m) = members.iter().find(|m| m.machine != first.machine || m.gamma != first.gamma || m.n_features != first.n_features) {
+            return Err(Error::SchemaMismatch(format!(
+                "cannot merge SVMs ({:?}, γ = {}, {} features) and ({:?}, γ = {}, {} features)",
+                first.machine, first.gamma, first.n_features, m.machine, m.gamma, m.n_features
+            )));
+        }
+        let v = members.len() as f64;
+        let d = first.n_features;
+        let mut index: HashMap<Vec<u64>, usize> = HashMap::new();
+        let mut support = Vec::new();
+        let mut coef: Vec<f64> = Vec::new();
+        for m in members {
+            for (s, &b) in m.coef.iter().enumerate() {
+                let x = m.support_vector(s);
+                let key: Vec<u64> = x.iter().map(|v| v.to_bits()).collect();
+                let slot = *index.entry(key).or_insert_with(|| {
+                    support.extend_from_slice(x);
+                    coef.push(0.0);
+                    coef.len() - 1
+                });
+                coef[slot] += b / v;
+            }
+        }
+        let bias = members.iter().map(|m| m.bias).sum::<f64>() / v;
+        Ok(SvmModel { machine: first.machine, gamma: first.gamma, n_features: d, support, coef, bias })
+    }
+}
+
+impl Predictor for SvmModel {
+    fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
+        predictions(self.machine, self.decision(rows)?)
+    }
+}
+
+fn check_features(n_features: usize, rows: &View<'_>) -> Result<()> {
+    if rows.n_features() != n_features {
+        return Err(Error::SchemaMismatch(format!("SVM model has {n_features} features, data have {}", rows.n_features())));
+    }
+    Ok(())
+}
+
+/// Decision values of several expansions over the same support vectors:
+/// `out[g][i] = Σ_s coefs[g][s] K(x_s, rows_i) + biases[g]`. Rows in parallel, each row's sums
+/// in support order, so the result does not depend on the thread count.
+fn decision_values(rows: &View<'_>, support: &[f64], d: usize, gamma: f64, coefs: &[&[f64]], biases: &[f64]) -> Vec<Vec<f64>> {
+    let n_sv = coefs.first().map_or(0, |c| c.len());
+    let per_row: Vec<Vec<f64>> = (0..rows.len())
+        .into_par_iter()
+        .with_min_len(16)
+        .map_init(
+            || vec![0.0; n_sv],
+            |k, i| {
+                let x = rows.x(i);
+                for (s, ks) in k.iter_mut().enumerate() {
+                    *ks = gaussian(&support[s * d..(s + 1) * d], x, gamma);
+                }
+                coefs.iter().zip(biases).map(|(c, b)| c.iter().zip(k.iter()).map(|(c, k)| c * k).sum::<f64>() + b).collect()
+            },
+        )
+        .collect();
+    (0..coefs.len()).map(|g| per_row.iter().map(|r| r[g]).collect()).collect()
+}
+
+fn predictions(kind: SvmKind, decision: Vec<f64>) -> Result<Predictions> {
+    if decision.iter().any(|v| !v.is_finite()) {
+        return Err(Error::Numerical("SVM decision value is not finite".into()));
+    }
+    Ok(match kind {
+        SvmKind::Svr => Predictions::Real(decision),
+        SvmKind::Svc => {
+            let labels = decision.iter().map(|&f| u32::from(f > 0.0)).collect();
+            Predictions::Classes { labels, n_classes: 2, proba: None, decision: Some(decision) }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;
