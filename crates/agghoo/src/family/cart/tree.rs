@@ -206,10 +206,6 @@ impl Presorted {
     pub fn n_rows(&self) -> usize {
         self.n
     }
-    /// Class index of position i (classification).
-    pub fn class(&self, i: usize) -> usize {
-        self.y[i] as usize
-    }
 }
 
 /// Random feature subsets for forests: `mtry` features per node, drawn from `rng`.
