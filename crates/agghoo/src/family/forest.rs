@@ -184,9 +184,7 @@ impl ForestModel {
                 let mut count = 0usize;
                 for (tree, w) in self.trees.iter().zip(weights) {
                     if w[i] == 0 {
-                        for (s, v) in sum.iter_mut().zip(tree.value(tree.leaf(train.x(i)))) {
-                            *s += v;
-                        }
+                        add_leaf_values(&mut sum, tree, train.x(i));
                         count += 1;
                     }
                 }
@@ -233,9 +231,7 @@ impl ForestModel {
                 let row = &x[i * d..(i + 1) * d];
                 let mut sum = vec![0.0; width];
                 for tree in &self.trees {
-                    for (s, v) in sum.iter_mut().zip(tree.value(tree.leaf(row))) {
-                        *s += v;
-                    }
+                    add_leaf_values(&mut sum, tree, row);
                 }
                 sum.into_iter().map(|s| s / self.trees.len() as f64).collect()
             })
@@ -291,6 +287,13 @@ impl Predictor for ForestModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         check_features(self.n_features, rows)?;
         Ok(predictions_from_values(self.task, self.n_classes, self.mean_values(&rows.gather_x())))
+    }
+}
+
+/// Adds the values (class fractions or mean) of the leaf `x` falls in to `sum`.
+fn add_leaf_values(sum: &mut [f64], tree: &Tree, x: &[f64]) {
+    for (s, v) in sum.iter_mut().zip(tree.value(tree.leaf(x))) {
+        *s += v;
     }
 }
 

@@ -112,6 +112,19 @@ impl Tree {
         }
         t
     }
+    /// The id the next pushed node will get, recorded as the `(parent, is_left)` child link:
+    /// both builders create nodes in preorder from a stack.
+    fn push_child_link(&mut self, parent: Option<(usize, bool)>) -> usize {
+        let id = self.nodes.len();
+        if let Some(s) = parent.and_then(|(p, _)| self.nodes[p].split.as_mut()) {
+            if parent.is_some_and(|(_, is_left)| is_left) {
+                s.left = id as u32;
+            } else {
+                s.right = id as u32;
+            }
+        }
+        id
+    }
     /// Number of leaves.
     pub fn n_leaves(&self) -> usize {
         self.nodes.iter().filter(|n| n.split.is_none()).count()
@@ -122,16 +135,7 @@ impl Tree {
         let mut out = Tree { nodes: Vec::new(), values: Vec::new(), width: self.width };
         let mut stack = vec![(0usize, None::<(usize, bool)>)];
         while let Some((t, parent)) = stack.pop() {
-            let id = out.nodes.len();
-            if let Some((p, is_left)) = parent {
-                if let Some(s) = out.nodes[p].split.as_mut() {
-                    if is_left {
-                        s.left = id as u32;
-                    } else {
-                        s.right = id as u32;
-                    }
-                }
-            }
+            let id = out.push_child_link(parent);
             let node = &self.nodes[t];
             let split = node.split.filter(|_| !cut(t));
             out.nodes.push(Node { split, weight: node.weight, impurity: node.impurity });
@@ -193,11 +197,12 @@ impl Presorted {
             }
         }
         let mut order = Vec::with_capacity(n * d);
+        let mut pairs: Vec<(f64, u32)> = Vec::with_capacity(n);
         for f in 0..d {
-            let col = &x[f * n..(f + 1) * n];
-            let mut idx: Vec<u32> = (0..n as u32).collect();
-            idx.sort_unstable_by(|&a, &b| col[a as usize].total_cmp(&col[b as usize]).then(a.cmp(&b)));
-            order.extend_from_slice(&idx);
+            pairs.clear();
+            pairs.extend(x[f * n..(f + 1) * n].iter().zip(0..n as u32).map(|(&v, i)| (v, i)));
+            pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            order.extend(pairs.iter().map(|p| p.1));
         }
         let y = (0..n).map(|i| train.y(i)).collect();
         Ok(Self { n, d, x, order, y })
@@ -253,25 +258,22 @@ impl Stats {
             Criterion::SquaredError => self.sums[1] / n - (self.sums[0] / n) * (self.sums[0] / n),
         }
     }
-    /// A score whose sum over the two children is maximal at the best split:
-    /// `−n_t i(t)` up to a constant of the parent (scikit-learn's proxy improvement).
-    fn score(&self, criterion: Criterion) -> f64 {
-        let n = self.weight;
+    /// `score(left) + score(parent − left)`: the split's score without building the right side.
+    fn split_score(&self, parent: &Stats, criterion: Criterion) -> f64 {
+        let (n_left, n_right) = (self.weight, parent.weight - self.weight);
         match criterion {
-            Criterion::Gini => self.square / n,
-            Criterion::Entropy => self.sums.iter().filter(|&&c| c > 0.0).map(|&c| c * (c / n).log2()).sum::<f64>(),
-            Criterion::SquaredError => self.sums[0] * self.sums[0] / n,
-        }
-    }
-    /// Right side = parent − left (all sums are of integer counts or exact in the regression
-    /// case up to rounding).
-    fn set_difference(&mut self, parent: &Stats, left: &Stats, regression: bool) {
-        self.weight = parent.weight - left.weight;
-        for (s, (p, l)) in self.sums.iter_mut().zip(parent.sums.iter().zip(&left.sums)) {
-            *s = p - l;
-        }
-        if !regression {
-            self.square = self.sums.iter().map(|c| c * c).sum();
+            Criterion::Gini => {
+                let right_square: f64 = parent.sums.iter().zip(&self.sums).map(|(p, l)| (p - l) * (p - l)).sum();
+                self.square / n_left + right_square / n_right
+            }
+            Criterion::Entropy => {
+                let side = |c: f64, n: f64| if c > 0.0 { c * (c / n).log2() } else { 0.0 };
+                parent.sums.iter().zip(&self.sums).map(|(p, l)| side(*l, n_left) + side(p - l, n_right)).sum()
+            }
+            Criterion::SquaredError => {
+                let right_sum = parent.sums[0] - self.sums[0];
+                self.sums[0] * self.sums[0] / n_left + right_sum * right_sum / n_right
+            }
         }
     }
 }
@@ -319,23 +321,13 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
     let mut goes_left = vec![false; n];
     let mut buffer: Vec<u32> = Vec::with_capacity(n_in);
     let mut left = Stats::new(width);
-    let mut right = Stats::new(width);
     let mut node_stats = Stats::new(width);
     let mut features: Vec<usize> = (0..d).collect();
     let min_leaf = config.min_samples_leaf as f64;
     // (start, end, depth, parent and side)
     let mut stack: Vec<(usize, usize, usize, Option<(usize, bool)>)> = vec![(0, n_in, 0, None)];
     while let Some((start, end, depth, parent)) = stack.pop() {
-        let id = tree.nodes.len();
-        if let Some((p, is_left)) = parent {
-            if let Some(s) = tree.nodes[p].split.as_mut() {
-                if is_left {
-                    s.left = id as u32;
-                } else {
-                    s.right = id as u32;
-                }
-            }
-        }
+        let id = tree.push_child_link(parent);
         node_stats.clear();
         for &i in &work[start..end] {
             node_stats.add(regression, data.y[i as usize], weight_of(i as usize));
@@ -394,8 +386,7 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
                 if a >= b {
                     continue;
                 }
-                right.set_difference(&node_stats, &left, regression);
-                let score = left.score(config.criterion) + right.score(config.criterion);
+                let score = left.split_score(&node_stats, config.criterion);
                 if best.as_ref().is_none_or(|s| score > s.score) {
                     let mut threshold = a / 2.0 + b / 2.0;
                     if threshold >= b || !threshold.is_finite() {
