@@ -17,18 +17,18 @@ o, p = json.load(open(f"{d}/ours.json")), json.load(open(f"{d}/peer.json"))
 c, pc, f, pf = o["cart"], p["cart"], o["forest"], p["forest"]
 def ms(s): return f"{s * 1e3:.1f} ms" if s >= 0.01 else f"{s * 1e3:.2f} ms"
 print(f"load average at the end: {os.getloadavg()[0]:.2f}; scikit-learn {p['sklearn_version']}, numba {p['numba_version']}\n")
-print("| task | ours (1 thread) | ours (2 threads) | peer | peer time | ratio peer / ours (2 threads) |")
-print("|---|---|---|---|---|---|")
+print("| task | ours wall, 1 thread | ours wall, 2 threads | ours CPU | peer | peer wall | peer CPU | wall ratio (peer / ours 2 thr.) | CPU ratio |")
+print("|---|---|---|---|---|---|---|---|---|")
+def row(task, o1, o2, oc, peer, s, sc):
+    print(f"| {task} | {ms(o1)} | {ms(o2)} | {ms(oc)} | {peer} | {ms(s)} | {ms(sc)} | {s / o2:.1f}× | {sc / oc:.1f}× |")
 for name, label in [("default", f"{c['grid_len_default']} α (pruning sequence)"), ("61", "61 α")]:
-    o1, o2 = c[f"select_seconds_{name}_1"], c[f"select_seconds_{name}_2"]
+    o1, o2, oc = c[f"select_seconds_{name}_1"], c[f"select_seconds_{name}_2"], c[f"select_cpu_seconds_{name}_2"]
     for peer, key in [("sklearn refit per α", "naive"), ("sklearn grow once + numba pruning/walk", "fast")]:
-        s = pc[f"{key}_seconds_{name}"]
-        print(f"| CART Majhoo V=10, {label} | {ms(o1)} | {ms(o2)} | {peer} | {ms(s)} | {s / o2:.1f}× |")
+        row(f"CART Majhoo V=10, {label}", o1, o2, oc, peer, pc[f"{key}_seconds_{name}"], pc[f"{key}_cpu_seconds_{name}"])
 for jobs in [1, 2]:
-    s = pf[f"fit_seconds_{jobs}"]
-    print(f"| RF 500 trees fit (ours incl. OOB + MDI) | {ms(f['fit_seconds_1'])} | {ms(f['fit_seconds_2'])} | RandomForestClassifier n_jobs={jobs} | {ms(s)} | {s / f['fit_seconds_2']:.2f}× |")
-    s = pf[f"fit_oob_seconds_{jobs}"]
-    print(f"| RF 500 trees fit (ours incl. OOB + MDI) | {ms(f['fit_seconds_1'])} | {ms(f['fit_seconds_2'])} | same, oob_score=True, n_jobs={jobs} | {ms(s)} | {s / f['fit_seconds_2']:.2f}× |")
+    for peer, key in [(f"RandomForestClassifier n_jobs={jobs}", "fit"), (f"same, oob_score=True, n_jobs={jobs}", "fit_oob")]:
+        row("RF 500 trees fit (ours incl. OOB + MDI)", f["fit_seconds_1"], f["fit_seconds_2"], f["fit_cpu_seconds_2"], peer,
+            pf[f"{key}_seconds_{jobs}"], pf[f"{key}_cpu_seconds_{jobs}"])
 print()
 print(f"Test error (5000 fresh rows): CART Majhoo ours {c['test_error_default']:.4f} / sklearn {pc['test_error_default']:.4f} (default grid), "
       f"{c['test_error_61']:.4f} / {pc['test_error_61']:.4f} (61 α); RF ours {f['test_error']:.4f} / sklearn {pf['test_error']:.4f}; "

@@ -20,15 +20,19 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+/// Median wall time, mean process CPU time (all threads; /proc ticks, so averaged over the
+/// repetitions) and the last result.
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, f64, T) {
     let mut out = f(); // warm-up
     let mut times = Vec::with_capacity(reps);
+    let cpu0 = cpu();
     for _ in 0..reps {
         let start = Instant::now();
         out = f();
         times.push(start.elapsed().as_secs_f64());
     }
-    (median(times), out)
+    let cpu_s = (cpu() - cpu0) / reps as f64;
+    (median(times), cpu_s, out)
 }
 
 fn cpu() -> f64 {
@@ -68,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // CART + Majhoo. Grids: the default (distinct α's of the full-sample pruning sequence) and 61
     // values evenly spaced on [0, α_max] of that sequence; the peer uses the same values.
-    let (build_s, fam) = time(reps, || family::build(FamilyKind::Cart, &FamilyParams::default(), &data));
+    let (build_s, _, fam) = time(reps, || family::build(FamilyKind::Cart, &FamilyParams::default(), &data));
     let fam = fam?;
     let alpha_max = fam.grid().values().last().copied().unwrap_or(0.0);
     let grid61: Vec<f64> = (0..61).map(|i| alpha_max * f64::from(i) / 60.0).collect();
@@ -78,11 +82,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, fam) in [("default", &fam), ("61", &fam61)] {
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-            let (s, result) = pool.install(|| time(reps, || select::select(fam.as_ref(), &data, &splits, &config)));
+            let (s, cpu_s, result) = pool.install(|| time(reps, || select::select(fam.as_ref(), &data, &splits, &config)));
             let (model, _) = result?;
             let risk = Loss::ZeroOne.risk(&model.predict(&test)?, &test.all())?;
             eprintln!("cart majhoo, grid {name} ({} α), {threads} thread(s): {:.2} ms, test error {risk:.4}", fam.grid().len(), s * 1e3);
             cart.insert(format!("select_seconds_{name}_{threads}"), s.into());
+            cart.insert(format!("select_cpu_seconds_{name}_{threads}"), cpu_s.into());
             cart.insert(format!("test_error_{name}"), risk.into());
         }
     }
@@ -93,11 +98,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut forest = serde_json::Map::new();
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-        let (s, model) = pool.install(|| time(reps.min(5), || ForestModel::fit(&data.all(), &ForestOptions::default())));
+        let (s, cpu_s, model) = pool.install(|| time(reps.min(5), || ForestModel::fit(&data.all(), &ForestOptions::default())));
         let model = model?;
         let risk = Loss::ZeroOne.risk(&model.predict(&test.all())?, &test.all())?;
         eprintln!("forest 500 trees, {threads} thread(s): {:.1} ms, test error {risk:.4}, oob {:?}", s * 1e3, model.oob_error());
         forest.insert(format!("fit_seconds_{threads}"), s.into());
+        forest.insert(format!("fit_cpu_seconds_{threads}"), cpu_s.into());
         forest.insert("test_error".into(), risk.into());
     }
 

@@ -223,7 +223,7 @@ impl ForestModel {
     /// Mean tree values (class probabilities or means) of row-major rows `x`.
     fn mean_values(&self, x: &[f64]) -> Vec<f64> {
         let (d, width) = (self.n_features, self.width());
-        let n = if d == 0 { 0 } else { x.len() / d };
+        let n = x.len().checked_div(d).unwrap_or(0);
         let per_row: Vec<Vec<f64>> = (0..n)
             .into_par_iter()
             .with_min_len(16)

@@ -177,12 +177,15 @@ impl Presorted {
     /// Sorts the rows of `train`.
     ///
     /// # Errors
-    /// [`Error::TooFewRows`] for an empty view; [`Error::NonFinite`] on a NaN feature (missing
+    /// [`Error::TooFewRows`] for an empty view; [`Error::InvalidParameter`] without features; [`Error::NonFinite`] on a NaN feature (missing
     /// values must be imputed before trees see them).
     pub fn new(train: &View<'_>) -> Result<Self> {
         let (n, d) = (train.len(), train.n_features());
         if n == 0 {
             return Err(Error::TooFewRows { what: "a tree".into(), needed: 1, found: 0 });
+        }
+        if d == 0 {
+            return Err(Error::invalid("features", "at least 1 for a tree", 0));
         }
         if n > u32::MAX as usize {
             return Err(Error::invalid("rows", "fewer than 2^32 training rows", n));
@@ -278,6 +281,10 @@ impl Stats {
     }
 }
 
+/// A node still to create: its range `start..end` in the sorted lists, its depth and its
+/// parent with the side it hangs on.
+type PendingNode = (usize, usize, usize, Option<(usize, bool)>);
+
 struct BestSplit {
     score: f64,
     feature: usize,
@@ -313,19 +320,13 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
     };
     let n_in = work.len() / d.max(1);
     let mut tree = Tree { nodes: Vec::new(), values: Vec::new(), width: if regression { 1 } else { config.n_classes } };
-    if d == 0 || n_in == 0 {
-        tree.nodes.push(Node { split: None, weight: 0.0, impurity: 0.0 });
-        tree.values.extend(std::iter::repeat_n(0.0, tree.width));
-        return tree;
-    }
     let mut goes_left = vec![false; n];
     let mut buffer: Vec<u32> = Vec::with_capacity(n_in);
     let mut left = Stats::new(width);
     let mut node_stats = Stats::new(width);
     let mut features: Vec<usize> = (0..d).collect();
     let min_leaf = config.min_samples_leaf as f64;
-    // (start, end, depth, parent and side)
-    let mut stack: Vec<(usize, usize, usize, Option<(usize, bool)>)> = vec![(0, n_in, 0, None)];
+    let mut stack: Vec<PendingNode> = vec![(0, n_in, 0, None)];
     while let Some((start, end, depth, parent)) = stack.pop() {
         let id = tree.push_child_link(parent);
         node_stats.clear();
