@@ -127,3 +127,41 @@ fn genuer_needs_six_features() {
     assert_eq!(a, generators::genuer(50, 7, Seed(2), 3).unwrap());
     assert_ne!(a, generators::genuer(50, 7, Seed(2), 4).unwrap());
 }
+
+#[test]
+fn majhoo_over_cart_and_forest_round_trips_through_the_model_file() {
+    use agghoo::resample::{MonteCarlo, Plan, PlanContext};
+    use agghoo::select::{self, FittedModel, Method, SelectConfig};
+    let data = generators::genuer(200, 8, Seed(4), 0).unwrap();
+    let test = generators::genuer(300, 8, Seed(4), 1).unwrap();
+    let splits = Plan::MonteCarlo(MonteCarlo::new(4, 0.8).unwrap()).instantiate(&PlanContext::of(&data), Seed(5)).unwrap();
+    let forest = FamilyParams::with_grid(GridSpec::parse("2,8").unwrap()).set("trees", 20);
+    for (kind, params) in [(FamilyKind::Cart, FamilyParams::default()), (FamilyKind::Forest, forest)] {
+        let fam = family::build(kind, &params, &data).unwrap();
+        let (model, report) = select::select(fam.as_ref(), &data, &splits, &SelectConfig::new(Method::Majhoo)).unwrap();
+        assert_eq!(report.splits.len(), 4);
+        let text = serde_json::to_string(&model).unwrap();
+        let back = FittedModel::from_json(&text, std::path::Path::new("model.json")).unwrap();
+        let (a, b) = (model.predict(&test).unwrap(), back.predict(&test).unwrap());
+        assert_eq!(a, b);
+        // Far better than chance on a problem of Bayes risk 0.041.
+        let risk = agghoo::Loss::ZeroOne.risk(&a, &test.all()).unwrap();
+        assert!(risk < 0.2, "{kind:?}: {risk}");
+    }
+}
+
+#[test]
+fn forest_typed_errors() {
+    let data = generators::genuer(50, 6, Seed(0), 0).unwrap();
+    let build = |p: FamilyParams| family::build(FamilyKind::Forest, &p, &data).err();
+    assert!(matches!(build(FamilyParams::default().set("trees", 0)), Some(Error::InvalidParameter { name: "trees", .. })));
+    assert!(matches!(build(FamilyParams::default().set("mtry", 7)), Some(Error::InvalidParameter { name: "mtry", .. })));
+    assert!(matches!(
+        build(FamilyParams::default().set("min_samples_leaf", 0)),
+        Some(Error::InvalidParameter { name: "min_samples_leaf", .. })
+    ));
+    assert!(matches!(
+        family::build(FamilyKind::Cart, &FamilyParams::default().set("min_samples_leaf", 0), &data).err(),
+        Some(Error::InvalidParameter { name: "min_samples_leaf", .. })
+    ));
+}

@@ -206,6 +206,14 @@ impl Family for CartFamily {
         let pruning = Pruning::of(&tree);
         Ok(Model::Cart(self.model(&tree, &pruning, self.grid.value(grid_index), train.n_features())))
     }
+    /// Prunes at exactly `value` (EKCV's averaged α need not be on the grid).
+    fn fit_value(&self, train: &View<'_>, value: f64) -> Result<Model> {
+        if !(value >= 0.0 && value.is_finite()) {
+            return Err(Error::invalid("alpha", "finite and ≥ 0", value));
+        }
+        let tree = self.grow(train)?;
+        Ok(Model::Cart(self.model(&tree, &Pruning::of(&tree), value, train.n_features())))
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         let tree = self.grow(train)?;
         let pruning = Pruning::of(&tree);

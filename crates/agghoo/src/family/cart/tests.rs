@@ -66,6 +66,24 @@ fn hand_computed_single_split() {
 }
 
 #[test]
+fn fit_value_prunes_at_any_alpha() {
+    let data = random_data(80, 3, Some(2), 9);
+    let fam = CartFamily::new(vec![0.0, 0.02], Task::Classification, 2, Criterion::Gini, 1, None).unwrap();
+    let path = fam.pruning_path(&data.all()).unwrap();
+    // Between two breakpoints the tree is the one of the lower breakpoint.
+    let k = path.alphas.len() / 2;
+    let (lo, hi) = (path.alphas[k], path.alphas[k + 1]);
+    assert!(lo < hi);
+    let leaves = |a: f64| match fam.fit_value(&data.all(), a).unwrap() {
+        Model::Cart(m) => m.n_leaves(),
+        _ => unreachable!(),
+    };
+    assert_eq!(leaves(lo), leaves((lo + hi) / 2.0));
+    assert!(leaves(hi) < leaves(lo));
+    assert!(matches!(fam.fit_value(&data.all(), -0.1), Err(Error::InvalidParameter { name: "alpha", .. })));
+}
+
+#[test]
 fn regression_leaf_means_and_pruning() {
     // y = 0, 0, 10, 10 on x = 1..4: one split at 2.5; leaves are pure (variance 0), root variance 25.
     let data = Dataset::new(vec![1.0, 2.0, 3.0, 4.0], vec!["x".into()], Target::Real(vec![0.0, 0.0, 10.0, 10.0]), "y").unwrap();
