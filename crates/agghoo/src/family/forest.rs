@@ -37,6 +37,9 @@ use crate::loss::Loss;
 use crate::predictions::{PathPredictions, Predictions};
 use crate::seed::{Purpose, Seed};
 
+/// First stream index of the permutation-importance draws (tree b uses stream b < 2^63).
+const PERMUTATION_STREAMS: u64 = 1 << 63;
+
 /// Settings of one forest.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ForestOptions {
@@ -101,7 +104,8 @@ pub enum Importance<'a> {
     Impurity,
     /// Mean increase in the task's risk (0–1 or squared) on `rows` when column j is randomly
     /// permuted among those rows (one permutation per feature, from
-    /// `seed.rng(Purpose::Learner, j)`): `R(permuted_j) − R(original)`. Use held-out rows.
+    /// `seed.rng(Purpose::Learner, 2^63 + j)`, streams no tree uses): `R(permuted_j) − R(original)`.
+    /// Use held-out rows.
     Permutation {
         /// The rows to evaluate on (features and targets).
         rows: &'a View<'a>,
@@ -272,7 +276,7 @@ impl ForestModel {
         (0..d)
             .map(|j| {
                 let mut order: Vec<usize> = (0..n).collect();
-                order.shuffle(&mut seed.rng(Purpose::Learner, j as u64));
+                order.shuffle(&mut seed.rng(Purpose::Learner, PERMUTATION_STREAMS + j as u64));
                 let mut permuted = x.clone();
                 for (i, &from) in order.iter().enumerate() {
                     permuted[i * d + j] = x[from * d + j];

@@ -230,16 +230,29 @@ struct Stats {
     sums: Vec<f64>,
     /// Classification, Gini: Σ_k c_k² (exact: integer-valued counts).
     square: f64,
+    /// While scanning a split, Gini: `Σ_k (parent_k − c_k)²`, the right side's `square`.
+    right_square: f64,
 }
 
 impl Stats {
     fn new(width: usize) -> Self {
-        Self { weight: 0.0, sums: vec![0.0; width], square: 0.0 }
+        Self { weight: 0.0, sums: vec![0.0; width], square: 0.0, right_square: 0.0 }
     }
     fn clear(&mut self) {
         self.weight = 0.0;
         self.sums.iter_mut().for_each(|s| *s = 0.0);
         self.square = 0.0;
+        self.right_square = 0.0;
+    }
+    /// Moves a row from the right side of a split to the left (`self`), keeping the right
+    /// side's `square` exact for Gini: `(r − w)² − r² = w² − 2 w r` with `r = parent_k − c_k`.
+    fn move_left(&mut self, parent: &Stats, regression: bool, y: f64, w: f64) {
+        if !regression {
+            let k = y as usize;
+            let r = parent.sums[k] - self.sums[k];
+            self.right_square += w * w - 2.0 * w * r;
+        }
+        self.add(regression, y, w);
     }
     fn add(&mut self, regression: bool, y: f64, w: f64) {
         self.weight += w;
@@ -261,14 +274,12 @@ impl Stats {
             Criterion::SquaredError => self.sums[1] / n - (self.sums[0] / n) * (self.sums[0] / n),
         }
     }
-    /// `score(left) + score(parent − left)`: the split's score without building the right side.
+    /// `score(left) + score(parent − left)`: the split's score without building the right side
+    /// (Gini reads `right_square`, kept by [`Stats::move_left`]).
     fn split_score(&self, parent: &Stats, criterion: Criterion) -> f64 {
         let (n_left, n_right) = (self.weight, parent.weight - self.weight);
         match criterion {
-            Criterion::Gini => {
-                let right_square: f64 = parent.sums.iter().zip(&self.sums).map(|(p, l)| (p - l) * (p - l)).sum();
-                self.square / n_left + right_square / n_right
-            }
+            Criterion::Gini => self.square / n_left + self.right_square / n_right,
             Criterion::Entropy => {
                 let side = |c: f64, n: f64| if c > 0.0 { c * (c / n).log2() } else { 0.0 };
                 parent.sums.iter().zip(&self.sums).map(|(p, l)| side(*l, n_left) + side(p - l, n_right)).sum()
@@ -312,7 +323,11 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
     let (n, d) = (data.n, data.d);
     let regression = config.criterion == Criterion::SquaredError;
     let width = if regression { 2 } else { config.n_classes };
-    let weight_of = |i: usize| weights.map_or(1.0, |w| f64::from(w[i]));
+    let row_weight: Vec<f64> = match weights {
+        None => vec![1.0; n],
+        Some(w) => w.iter().map(|&c| f64::from(c)).collect(),
+    };
+    let weight_of = |i: usize| row_weight[i];
     // Working copy of the sorted lists, restricted to rows of positive weight.
     let mut work: Vec<u32> = match weights {
         None => data.order.clone(),
@@ -375,8 +390,9 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
                 continue;
             }
             left.clear();
+            left.right_square = node_stats.square;
             for (p, &i) in seg[..seg.len() - 1].iter().enumerate() {
-                left.add(regression, data.y[i as usize], weight_of(i as usize));
+                left.move_left(&node_stats, regression, data.y[i as usize], weight_of(i as usize));
                 if left.weight < min_leaf {
                     continue;
                 }
