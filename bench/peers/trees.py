@@ -62,7 +62,7 @@ def naive(alphas):
     return members
 
 
-@numba.njit(cache=True)
+@numba.njit
 def node_alphas(left, right, r_node):
     """Breiman's weakest-link pruning; per node the α from which it is a leaf (−inf for leaves)."""
     n = left.shape[0]
@@ -119,7 +119,7 @@ def node_alphas(left, right, r_node):
     return alpha
 
 
-@numba.njit(cache=True)
+@numba.njit
 def path_labels(indptr, indices, alpha, node_label, grid):
     """Labels of every grid α for every row: the first node on the root→leaf path with α ≤ α_m."""
     n_rows, m = indptr.shape[0] - 1, grid.shape[0]

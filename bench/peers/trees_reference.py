@@ -81,5 +81,5 @@ for crit in ["gini", "entropy", "squared_error"]:
                 )
 
 path = pathlib.Path(__file__).resolve().parents[2] / "crates/agghoo/tests/golden/trees_sklearn.json"
-path.write_text(json.dumps(out, indent=1) + "\n")
+path.write_text(json.dumps(out, separators=(",", ":")).replace("},{", "},\n{") + "\n")
 print(f"wrote {path}: {[len(p['alphas']) for p in out['paths']]} path lengths, {len(out['predictions'])} alphas predicted")
