@@ -1,29 +1,530 @@
-//! Random forests (bootstrap, mtry, out-of-bag error).
+//! Random forests (Breiman 2001): bootstrap samples, `mtry` random candidate features per node,
+//! unpruned CART trees grown by the CART family's split code (`cart/tree.rs`), out-of-bag error,
+//! impurity and permutation importances.
 //!
-//! Placeholder: the module's public items are the contract (a `Family` built by the functions
-//! below and a serializable `ForestModel`).
+//! Aggregation: classification averages the trees' leaf class fractions and predicts the class
+//! of largest mean probability (ties: the lowest class index), as scikit-learn's
+//! `RandomForestClassifier` (a hard vote of the trees was rejected: it loses the probabilities
+//! and ties more often); `decision = p̄_1 − p̄_0` for two classes. Regression averages the leaf
+//! means.
+//!
+//! Determinism: tree b draws its bootstrap and its feature subsets from
+//! `Seed(seed).rng(Purpose::Learner, b)` only, trees are collected in index order and every
+//! average is summed serially in tree order, so a forest is bit-identical for any number of
+//! threads.
+//!
+//! As a family, the grid is `mtry` by default (or `min_samples_leaf` with `--param
+//! grid=min_samples_leaf`). There is no shared path: each grid point is its own forest (the
+//! rows are sorted once per training set and reused). Simplicity: a *smaller* `mtry` is the
+//! simpler, more regularised rule — with `mtry = 1` splits are on random features and the
+//! ensemble averages nearly data-independent partitions (strongest smoothing), while `mtry = d`
+//! is bagging, the most data-adaptive — so `larger_is_simpler = false` for `mtry`; for
+//! `min_samples_leaf` larger leaves are simpler (`true`).
 
+use std::sync::OnceLock;
+
+use rand::RngExt;
+use rand::seq::SliceRandom;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Family, FamilyParams, Predictor};
-use crate::data::{Dataset, View};
+use super::cart::tree::{Criterion, FeatureSampler, Presorted, Tree, grow};
+use super::cart::{TreeSettings, check_features, predictions_from_values};
+use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
+use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
-use crate::predictions::Predictions;
+use crate::loss::Loss;
+use crate::predictions::{PathPredictions, Predictions};
+use crate::seed::{Purpose, Seed};
 
-/// A fitted model of this family.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ForestModel {}
+/// First stream index of the permutation-importance draws (tree b uses stream b < 2^63).
+const PERMUTATION_STREAMS: u64 = 1 << 63;
 
-impl Predictor for ForestModel {
-    fn predict(&self, _rows: &View<'_>) -> Result<Predictions> {
-        Err(Error::Unsupported { what: "family `forest`".into(), reason: "not implemented yet".into() })
+/// Settings of one forest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForestOptions {
+    /// Number of trees B (≥ 1; default 500).
+    pub n_trees: usize,
+    /// Candidate features per node (1 ≤ mtry ≤ d); `None` = ⌊√d⌋ for classification,
+    /// max(1, ⌊d/3⌋) for regression.
+    pub mtry: Option<usize>,
+    /// Minimal bootstrap weight of a leaf (≥ 1; default 1).
+    pub min_samples_leaf: usize,
+    /// Maximal depth, `None` = unlimited.
+    pub max_depth: Option<usize>,
+    /// Split criterion, `None` = Gini / squared error.
+    pub criterion: Option<Criterion>,
+    /// Seed of the bootstraps and feature draws.
+    pub seed: Seed,
+}
+
+impl Default for ForestOptions {
+    fn default() -> Self {
+        Self { n_trees: 500, mtry: None, min_samples_leaf: 1, max_depth: None, criterion: None, seed: Seed(0) }
     }
 }
 
-/// Builds the family from CLI parameters (not implemented yet).
+/// The default `mtry` of a task with `d` features.
+pub fn default_mtry(task: Task, d: usize) -> usize {
+    match task {
+        Task::Classification => ((d as f64).sqrt().floor() as usize).max(1),
+        Task::Regression => (d / 3).max(1),
+    }
+}
+
+fn check_mtry(mtry: usize, d: usize) -> Result<()> {
+    if mtry == 0 || mtry > d {
+        return Err(Error::InvalidParameter {
+            name: "mtry",
+            expected: "between 1 and the number of features",
+            got: format!("{mtry} with {d} features"),
+        });
+    }
+    Ok(())
+}
+
+/// A fitted random forest.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForestModel {
+    task: Task,
+    n_classes: usize,
+    n_features: usize,
+    trees: Vec<Tree>,
+    oob_error: Option<f64>,
+    impurity_importances: Vec<f64>,
+}
+
+/// Which variable importance [`ForestModel::importances`] computes.
+#[derive(Clone, Copy, Debug)]
+pub enum Importance<'a> {
+    /// Mean decrease in impurity: per tree, `Σ_{nodes split on j} n_t i(t) − n_L i(L) − n_R i(R)`
+    /// normalised to sum 1, averaged over trees and normalised again (scikit-learn's
+    /// `feature_importances_`). Computed on the training data; biased towards features with
+    /// many distinct values.
+    Impurity,
+    /// Mean increase in the task's risk (0–1 or squared) on `rows` when column j is randomly
+    /// permuted among those rows (one permutation per feature, from
+    /// `seed.rng(Purpose::Learner, 2^63 + j)`, streams no tree uses): `R(permuted_j) − R(original)`.
+    /// Use held-out rows.
+    Permutation {
+        /// The rows to evaluate on (features and targets).
+        rows: &'a View<'a>,
+        /// Seed of the permutations.
+        seed: Seed,
+    },
+}
+
+impl ForestModel {
+    /// Grows a forest on `train`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for `n_trees = 0`, `mtry` outside `1..=d`,
+    /// `min_samples_leaf = 0`; [`Error::TaskMismatch`] for a criterion of the other task; NaN
+    /// features; an empty view.
+    ///
+    /// ```
+    /// use agghoo::{Seed, data::generators::genuer, family::Predictor, family::forest::{ForestModel, ForestOptions}};
+    /// let data = genuer(200, 8, Seed(1), 0)?;
+    /// let forest = ForestModel::fit(&data.all(), &ForestOptions { n_trees: 50, ..ForestOptions::default() })?;
+    /// assert_eq!(forest.n_trees(), 50);
+    /// assert!(forest.oob_error().unwrap() < 0.2);
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    pub fn fit(train: &View<'_>, options: &ForestOptions) -> Result<ForestModel> {
+        let task = train.task();
+        let settings = TreeSettings::new(
+            task,
+            train.n_classes(),
+            options.criterion.unwrap_or(Criterion::default_for(task)),
+            options.min_samples_leaf,
+            options.max_depth,
+        )?;
+        let d = train.n_features();
+        let mtry = options.mtry.unwrap_or(default_mtry(task, d));
+        check_mtry(mtry, d)?;
+        if options.n_trees == 0 {
+            return Err(Error::invalid("trees", "at least 1", 0));
+        }
+        Self::fit_presorted(train, &Presorted::new(train)?, &settings, options.n_trees, mtry, options.seed)
+    }
+
+    fn fit_presorted(train: &View<'_>, data: &Presorted, settings: &TreeSettings, n_trees: usize, mtry: usize, seed: Seed) -> Result<Self> {
+        let n = data.n_rows();
+        let grown: Vec<(Tree, Vec<u32>)> = (0..n_trees)
+            .into_par_iter()
+            .map(|b| {
+                let mut rng = seed.rng(Purpose::Learner, b as u64);
+                let mut weights = vec![0u32; n];
+                for _ in 0..n {
+                    weights[rng.random_range(0..n)] += 1;
+                }
+                let tree = grow(data, Some(&weights), &settings.config, Some(FeatureSampler { mtry, rng: &mut rng }));
+                (tree, weights)
+            })
+            .collect();
+        let mut model = ForestModel {
+            task: settings.task,
+            n_classes: settings.config.n_classes,
+            n_features: train.n_features(),
+            trees: Vec::with_capacity(n_trees),
+            oob_error: None,
+            impurity_importances: Vec::new(),
+        };
+        let (trees, weights): (Vec<Tree>, Vec<Vec<u32>>) = grown.into_iter().unzip();
+        model.trees = trees;
+        model.oob_error = model.out_of_bag_error(train, &weights)?;
+        model.impurity_importances = model.mean_decrease_impurity();
+        Ok(model)
+    }
+
+    /// Out-of-bag risk: each training row is predicted by the trees whose bootstrap missed it;
+    /// rows no tree missed are left out; `None` when every row was in every bootstrap.
+    fn out_of_bag_error(&self, train: &View<'_>, weights: &[Vec<u32>]) -> Result<Option<f64>> {
+        let width = self.width();
+        let per_row: Vec<Option<Vec<f64>>> = (0..train.len())
+            .into_par_iter()
+            .map(|i| {
+                let mut sum = vec![0.0; width];
+                let mut count = 0usize;
+                for (tree, w) in self.trees.iter().zip(weights) {
+                    if w[i] == 0 {
+                        add_leaf_values(&mut sum, tree, train.x(i));
+                        count += 1;
+                    }
+                }
+                (count > 0).then(|| sum.into_iter().map(|s| s / count as f64).collect())
+            })
+            .collect();
+        let positions: Vec<usize> = (0..train.len()).filter(|&i| per_row[i].is_some()).collect();
+        if positions.is_empty() {
+            return Ok(None);
+        }
+        let values = per_row.into_iter().flatten().flatten().collect();
+        let predictions = predictions_from_values(self.task, self.n_classes, values);
+        Loss::default_for(self.task).risk(&predictions, &train.subview(&positions)).map(Some)
+    }
+
+    fn mean_decrease_impurity(&self) -> Vec<f64> {
+        let mut total = vec![0.0; self.n_features];
+        for tree in &self.trees {
+            let decrease = tree.impurity_decrease(self.n_features);
+            let sum: f64 = decrease.iter().sum();
+            if sum > 0.0 {
+                total.iter_mut().zip(&decrease).for_each(|(t, d)| *t += d / sum);
+            }
+        }
+        let sum: f64 = total.iter().sum();
+        if sum > 0.0 {
+            total.iter_mut().for_each(|t| *t /= sum);
+        }
+        total
+    }
+
+    fn width(&self) -> usize {
+        if self.task == Task::Regression { 1 } else { self.n_classes }
+    }
+
+    /// Mean tree values (class probabilities or means) of row-major rows `x`.
+    fn mean_values(&self, x: &[f64]) -> Vec<f64> {
+        let (d, width) = (self.n_features, self.width());
+        let n = x.len().checked_div(d).unwrap_or(0);
+        let per_row: Vec<Vec<f64>> = (0..n)
+            .into_par_iter()
+            .with_min_len(16)
+            .map(|i| {
+                let row = &x[i * d..(i + 1) * d];
+                let mut sum = vec![0.0; width];
+                for tree in &self.trees {
+                    add_leaf_values(&mut sum, tree, row);
+                }
+                sum.into_iter().map(|s| s / self.trees.len() as f64).collect()
+            })
+            .collect();
+        per_row.into_iter().flatten().collect()
+    }
+
+    /// Number of trees B.
+    pub fn n_trees(&self) -> usize {
+        self.trees.len()
+    }
+
+    /// The out-of-bag risk (0–1 error for classification, mean squared error for regression)
+    /// over the training rows left out by at least one bootstrap; `None` if there were none.
+    pub fn oob_error(&self) -> Option<f64> {
+        self.oob_error
+    }
+
+    /// Variable importances, one per feature (see [`Importance`]).
+    ///
+    /// # Errors
+    /// Permutation: [`Error::SchemaMismatch`] for rows with another number of features;
+    /// [`Error::TaskMismatch`] for rows of another task.
+    pub fn importances(&self, kind: Importance<'_>) -> Result<Vec<f64>> {
+        let (rows, seed) = match kind {
+            Importance::Impurity => return Ok(self.impurity_importances.clone()),
+            Importance::Permutation { rows, seed } => (rows, seed),
+        };
+        check_features(self.n_features, rows)?;
+        if rows.task() != self.task {
+            return Err(Error::TaskMismatch(format!("the forest was fitted for {:?}, the rows are {:?}", self.task, rows.task())));
+        }
+        let loss = Loss::default_for(self.task);
+        let x = rows.gather_x();
+        let risk_of = |x: &[f64]| loss.risk(&predictions_from_values(self.task, self.n_classes, self.mean_values(x)), rows);
+        let base = risk_of(&x)?;
+        let (n, d) = (rows.len(), self.n_features);
+        (0..d)
+            .map(|j| {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.shuffle(&mut seed.rng(Purpose::Learner, PERMUTATION_STREAMS + j as u64));
+                let mut permuted = x.clone();
+                for (i, &from) in order.iter().enumerate() {
+                    permuted[i * d + j] = x[from * d + j];
+                }
+                Ok(risk_of(&permuted)? - base)
+            })
+            .collect()
+    }
+}
+
+impl Predictor for ForestModel {
+    fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
+        check_features(self.n_features, rows)?;
+        Ok(predictions_from_values(self.task, self.n_classes, self.mean_values(&rows.gather_x())))
+    }
+}
+
+/// Adds the values (class fractions or mean) of the leaf `x` falls in to `sum`.
+fn add_leaf_values(sum: &mut [f64], tree: &Tree, x: &[f64]) {
+    for (s, v) in sum.iter_mut().zip(tree.value(tree.leaf(x))) {
+        *s += v;
+    }
+}
+
+/// The hyperparameter a forest family's grid sweeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Swept {
+    Mtry,
+    MinSamplesLeaf,
+}
+
+/// The random-forest family: one forest per grid value of `mtry` (or `min_samples_leaf`).
+#[derive(Clone, Debug)]
+pub struct ForestFamily {
+    grid: Grid,
+    swept: Swept,
+    settings: TreeSettings,
+    n_trees: usize,
+    mtry: usize,
+    n_features: usize,
+    seed: Seed,
+}
+
+/// Builds the forest family. Parameters: `trees` (500), `mtry` (⌊√d⌋ / max(1, ⌊d/3⌋)),
+/// `min_samples_leaf` (1), `max_depth` (unlimited), `criterion`, `seed` (0), `grid` (`mtry`
+/// default, or `min_samples_leaf`). Default grids: `mtry` ∈ {1, 2, 4, 8, …} ∪ {default mtry, d}
+/// (values ≤ d); `min_samples_leaf` ∈ {1, 2, 5, 10, 20, 50}.
 ///
 /// # Errors
-/// Always [`Error::Unsupported`] until this family lands.
-pub fn build(_params: &FamilyParams, _data: &Dataset) -> Result<Box<dyn Family>> {
-    Err(Error::Unsupported { what: "family `forest`".into(), reason: "not implemented yet".into() })
+/// [`Error::InvalidParameter`] for `trees = 0`, an `mtry` (parameter or grid value) outside
+/// `1..=d`, a non-integer or zero grid value, an unknown `grid` name or parameter.
+pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    params.check_known("forest", &["trees", "mtry", "min_samples_leaf", "max_depth", "criterion", "seed", "grid"])?;
+    let settings = TreeSettings::from_params(params, data)?;
+    let d = data.n_features();
+    let n_trees = params.usize("trees", 500)?;
+    if n_trees == 0 {
+        return Err(Error::invalid("trees", "at least 1", 0));
+    }
+    let mtry = params.usize("mtry", default_mtry(data.task(), d))?;
+    check_mtry(mtry, d)?;
+    let seed = Seed(
+        params.values.get("seed").map_or(Ok(0), |s| s.parse::<u64>().map_err(|_| Error::invalid("seed", "a non-negative integer", s)))?,
+    );
+    let (swept, grid) = match params.text("grid", "mtry") {
+        "mtry" => {
+            let mut values: Vec<f64> =
+                std::iter::successors(Some(1usize), |&k| Some(2 * k)).take_while(|&k| k < d).map(|k| k as f64).collect();
+            values.extend([mtry as f64, d as f64]);
+            let values = params.grid_or(|| values)?;
+            if let Some(v) = values.iter().find(|&&v| v > d as f64) {
+                return Err(Error::InvalidParameter {
+                    name: "grid",
+                    expected: "mtry values no larger than the number of features",
+                    got: format!("{v} with {d} features"),
+                });
+            }
+            (Swept::Mtry, Grid::new("mtry", values, Scale::Integer, false)?)
+        }
+        "min_samples_leaf" => {
+            let values = params.grid_or(|| vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0])?;
+            (Swept::MinSamplesLeaf, Grid::new("min_samples_leaf", values, Scale::Integer, true)?)
+        }
+        other => return Err(Error::invalid("grid", "mtry or min_samples_leaf", other)),
+    };
+    Ok(Box::new(ForestFamily { grid, swept, settings, n_trees, mtry, n_features: d, seed }))
+}
+
+impl ForestFamily {
+    fn fit_one(&self, train: &View<'_>, data: &Presorted, grid_index: usize) -> Result<ForestModel> {
+        check_features(self.n_features, train)?;
+        let value = self.grid.value(grid_index) as usize;
+        let (mut settings, mut mtry) = (self.settings, self.mtry);
+        match self.swept {
+            Swept::Mtry => mtry = value,
+            Swept::MinSamplesLeaf => settings.config.min_samples_leaf = value,
+        }
+        ForestModel::fit_presorted(train, data, &settings, self.n_trees, mtry, self.seed)
+    }
+}
+
+impl Family for ForestFamily {
+    fn name(&self) -> &'static str {
+        "forest"
+    }
+    fn grid(&self) -> &Grid {
+        &self.grid
+    }
+    fn task(&self) -> Task {
+        self.settings.task
+    }
+    fn fit(&self, train: &View<'_>, grid_index: usize) -> Result<Model> {
+        Ok(Model::Forest(self.fit_one(train, &Presorted::new(train)?, grid_index)?))
+    }
+    fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
+        let data = Presorted::new(train)?;
+        let models = (0..self.grid.len()).map(|_| OnceLock::new()).collect();
+        Ok(Box::new(ForestPath { family: self, train: train.clone(), data, models }))
+    }
+}
+
+/// The rows sorted once; each grid point's forest is grown on first use and kept, so the
+/// selected member is not regrown.
+struct ForestPath<'a> {
+    family: &'a ForestFamily,
+    train: View<'a>,
+    data: Presorted,
+    models: Vec<OnceLock<ForestModel>>,
+}
+
+impl ForestPath<'_> {
+    fn get(&self, grid_index: usize) -> Result<&ForestModel> {
+        if let Some(m) = self.models[grid_index].get() {
+            return Ok(m);
+        }
+        let model = self.family.fit_one(&self.train, &self.data, grid_index)?;
+        Ok(self.models[grid_index].get_or_init(|| model))
+    }
+}
+
+impl FittedPath for ForestPath<'_> {
+    fn predict(&self, validation: &View<'_>) -> Result<PathPredictions> {
+        (0..self.family.grid.len()).map(|m| self.get(m)?.predict(validation)).collect()
+    }
+    fn model(&self, grid_index: usize) -> Result<Model> {
+        Ok(Model::Forest(self.get(grid_index)?.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::generators::genuer;
+    use crate::family::conformance::path_equals_refit;
+
+    fn small(n_trees: usize) -> ForestOptions {
+        ForestOptions { n_trees, ..ForestOptions::default() }
+    }
+
+    #[test]
+    fn same_seed_on_one_and_two_threads_is_bit_identical() {
+        let data = genuer(100, 8, Seed(2), 0).unwrap();
+        let fit = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| ForestModel::fit(&data.all(), &small(300)).unwrap())
+        };
+        let one = fit(1);
+        for threads in [2, 3] {
+            let many = fit(threads);
+            assert_eq!(one, many);
+            assert_eq!(serde_json::to_string(&one).unwrap(), serde_json::to_string(&many).unwrap());
+        }
+        let other = ForestModel::fit(&data.all(), &ForestOptions { seed: Seed(3), ..small(300) }).unwrap();
+        assert_ne!(one, other);
+    }
+
+    #[test]
+    fn oob_error_is_sane_on_an_easy_problem() {
+        // Genuer's problem has Bayes risk ≈ 0.041; a forest gets close, a constant rule gets 0.5.
+        let data = genuer(300, 10, Seed(5), 0).unwrap();
+        let forest = ForestModel::fit(&data.all(), &small(100)).unwrap();
+        let oob = forest.oob_error().unwrap();
+        assert!(oob < 0.12, "{oob}");
+        let test = genuer(1000, 10, Seed(5), 1).unwrap();
+        let risk = Loss::ZeroOne.risk(&forest.predict(&test.all()).unwrap(), &test.all()).unwrap();
+        assert!((risk - oob).abs() < 0.06, "test {risk} vs oob {oob}");
+    }
+
+    #[test]
+    fn importances_find_the_informative_features() {
+        let data = genuer(300, 12, Seed(6), 0).unwrap();
+        let forest = ForestModel::fit(&data.all(), &small(60)).unwrap();
+        let mdi = forest.importances(Importance::Impurity).unwrap();
+        assert!((mdi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let test = genuer(400, 12, Seed(6), 1).unwrap();
+        let perm = forest.importances(Importance::Permutation { rows: &test.all(), seed: Seed(1) }).unwrap();
+        // X_3 (index 2) is the strongest signal; noise features (index ≥ 6) matter little.
+        for imp in [&mdi, &perm] {
+            let best_noise = imp[6..].iter().copied().fold(f64::MIN, f64::max);
+            assert!(imp[2] > 2.0 * best_noise, "{imp:?}");
+        }
+    }
+
+    #[test]
+    fn forest_path_equals_refit() {
+        let data = genuer(120, 7, Seed(7), 0).unwrap();
+        let params = FamilyParams::with_grid(super::super::GridSpec::parse("1,3,7").unwrap()).set("trees", 15);
+        let fam = build(&params, &data).unwrap();
+        let rows: Vec<usize> = (0..120).collect();
+        path_equals_refit(fam.as_ref(), &data.view(&rows[..90]), &data.view(&rows[90..]), 0.0);
+        let fam = build(&FamilyParams::default().set("trees", 10).set("grid", "min_samples_leaf"), &data).unwrap();
+        assert_eq!(fam.grid().name(), "min_samples_leaf");
+        assert!(fam.grid().larger_is_simpler());
+        path_equals_refit(fam.as_ref(), &data.view(&rows[..90]), &data.view(&rows[90..]), 0.0);
+    }
+
+    #[test]
+    fn regression_forest_averages_means() {
+        let x: Vec<f64> = (0..200).map(|i| f64::from(i) / 10.0).collect();
+        let y: Vec<f64> = x.iter().map(|v| if *v < 10.0 { 0.0 } else { 1.0 }).collect();
+        let data = Dataset::new(x, vec!["x".into()], crate::data::Target::Real(y), "y").unwrap();
+        let forest = ForestModel::fit(&data.all(), &small(30)).unwrap();
+        let p = forest.predict(&data.view(&[0, 199])).unwrap();
+        assert_eq!(p.values().unwrap(), [0.0, 1.0]);
+        assert!(forest.oob_error().unwrap() < 0.02);
+    }
+
+    #[test]
+    fn bad_parameters_are_typed_errors() {
+        let data = genuer(40, 6, Seed(1), 0).unwrap();
+        let err = |p: FamilyParams| build(&p, &data).err().unwrap();
+        assert!(matches!(err(FamilyParams::default().set("trees", 0)), Error::InvalidParameter { name: "trees", .. }));
+        assert!(matches!(err(FamilyParams::default().set("mtry", 7)), Error::InvalidParameter { name: "mtry", .. }));
+        assert!(matches!(err(FamilyParams::default().set("mtry", 0)), Error::InvalidParameter { name: "mtry", .. }));
+        assert!(matches!(
+            err(FamilyParams::default().set("min_samples_leaf", 0)),
+            Error::InvalidParameter { name: "min_samples_leaf", .. }
+        ));
+        assert!(matches!(err(FamilyParams::default().set("grid", "depth")), Error::InvalidParameter { name: "grid", .. }));
+        assert!(matches!(
+            err(FamilyParams::with_grid(super::super::GridSpec::parse("2,9").unwrap())),
+            Error::InvalidParameter { name: "grid", .. }
+        ));
+        let opts = ForestOptions { mtry: Some(10), ..small(5) };
+        assert!(matches!(ForestModel::fit(&data.all(), &opts), Err(Error::InvalidParameter { name: "mtry", .. })));
+        // Defaults: √6 → 2 candidate features; grid 1, 2, 4 and d = 6.
+        let fam = build(&FamilyParams::default(), &data).unwrap();
+        assert_eq!(fam.grid().values(), [1.0, 2.0, 4.0, 6.0]);
+        assert!(!fam.grid().larger_is_simpler());
+    }
 }

@@ -10,7 +10,7 @@ mod msd;
 mod svr;
 
 pub use covertype::covertype_like;
-pub use genuer::genuer;
+pub use genuer::{genuer, genuer_bayes, genuer_eta};
 pub use knn::{KNN_B, KNN_LAMBDA, knn_bayes, knn_eta, knn_expected_risk, knn_g, knn_problem, knn_problem_stream};
 pub use msd::msd_like;
 pub use svr::{SvrNoise, svr_problem, svr_problem_with, svr_regression_function};
