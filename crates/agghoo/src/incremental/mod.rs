@@ -73,7 +73,11 @@ impl<'a> Rows<'a> {
     /// [`Error::InvalidParameter`] when the lengths disagree or `n_features` is 0.
     pub fn new(x: &'a [f64], y: &'a [f64], n_features: usize) -> Result<Self> {
         if n_features == 0 || x.len() != y.len() * n_features {
-            return Err(Error::invalid("rows", "x.len() == y.len() · n_features with n_features ≥ 1", format!("{} vs {} · {n_features}", x.len(), y.len())));
+            return Err(Error::invalid(
+                "rows",
+                "x.len() == y.len() · n_features with n_features ≥ 1",
+                format!("{} vs {} · {n_features}", x.len(), y.len()),
+            ));
         }
         Ok(Self { x, y, n_features })
     }

@@ -87,7 +87,11 @@ impl Incremental for MultinomialNaiveBayes {
     fn check_features(&self, rows: Rows<'_>) -> Result<()> {
         for (i, (x, _)) in rows.iter().enumerate() {
             if let Some(j) = x.iter().position(|&v| v < 0.0) {
-                return Err(Error::invalid("features", "non-negative counts for multinomial naive Bayes", format!("{} at row {i}, column {j}", x[j])));
+                return Err(Error::invalid(
+                    "features",
+                    "non-negative counts for multinomial naive Bayes",
+                    format!("{} at row {i}, column {j}", x[j]),
+                ));
             }
         }
         Ok(())

@@ -361,7 +361,8 @@ where
             }
             (updates, self.leaf(j, &model))
         };
-        let results: Vec<(u64, (f64, T))> = if self.parallel { (0..k).into_par_iter().map(fold).collect() } else { (0..k).map(fold).collect() };
+        let results: Vec<(u64, (f64, T))> =
+            if self.parallel { (0..k).into_par_iter().map(fold).collect() } else { (0..k).map(fold).collect() };
         let mut updates = 0;
         for (slot, (u, leaf)) in out.iter_mut().zip(results) {
             updates += u;

@@ -86,7 +86,13 @@ where
     let reports = values.iter().map(|&v| run(&make(v)?, data, config)).collect::<Result<Vec<_>>>()?;
     let estimates: Vec<f64> = reports.iter().map(|r| r.estimate).collect();
     let best_index = select::argmin(&estimates, tie)?;
-    Ok(GridReport { values: values.to_vec(), standard_errors: reports.iter().map(|r| r.standard_error).collect(), estimates, best_index, reports })
+    Ok(GridReport {
+        values: values.to_vec(),
+        standard_errors: reports.iter().map(|r| r.standard_error).collect(),
+        estimates,
+        best_index,
+        reports,
+    })
 }
 
 /// Agghoo over a grid of linear learners with the chunks of `data` as the splits: per chunk j,

@@ -80,7 +80,11 @@ pub fn covertype_like(n: usize, seed: Seed) -> Result<Dataset> {
         score += WILDERNESS_EFFECT[w] + 0.6 * (s as f64).cos() + 0.6 * normal(&mut rng);
         labels.push(u32::from(score > THRESHOLD));
     }
-    let names = (0..10).map(|j| format!("c{j}")).chain((0..4).map(|j| format!("wilderness{j}"))).chain((0..N_SOIL).map(|j| format!("soil{j}"))).collect();
+    let names = (0..10)
+        .map(|j| format!("c{j}"))
+        .chain((0..4).map(|j| format!("wilderness{j}")))
+        .chain((0..N_SOIL).map(|j| format!("soil{j}")))
+        .collect();
     Dataset::new(x, names, Target::Classes { labels, names: vec!["0".into(), "1".into()] }, "class1")
 }
 
