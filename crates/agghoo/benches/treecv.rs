@@ -2,7 +2,8 @@
 //! (LSQ-SGD), TreeCV and standard, fixed and randomised order, on the rayon pool.
 //!
 //! `cargo bench -p agghoo --bench treecv -- [--quick] [--io] [--threads N]`
-//! prints `RESULT` lines (tab-separated, read by `bench/run-treecv.sh`) and a markdown table.
+//! prints tab-separated `RESULT` lines (seconds wall, passes, estimate, standard error, chunking
+//! seconds, CPU seconds), which `bench/run-treecv.sh` turns into tables.
 //! `--quick` uses 1/10 of the rows; `--io` also times reading a 500k × 90 CSV and LibSVM file;
 //! `--dump` also writes the data for `bench/peers/treecv.py` (`--dump-only`: and stops there);
 //! `--diag` times one pass, one evaluation and the methods at k ∈ {2, 10, n}.
@@ -31,6 +32,18 @@ fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, out.expect("reps ≥ 1"))
 }
 
+/// CPU time of every thread of this process so far (Linux `schedstat`, ns), to read alongside the
+/// wall time on a shared machine; 0 where unavailable.
+fn cpu_seconds() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0.0 };
+    tasks
+        .filter_map(|t| t.ok())
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+        .sum::<f64>()
+        / 1e9
+}
+
 fn one_pass<L: Incremental>(learner: &L, chunks: &ChunkedData) -> f64 {
     let rows = chunks.chunk_range(0, chunks.n_chunks() - 1);
     best_of(3, || {
@@ -46,7 +59,7 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
     let chunks_n = ChunkedData::new(learner, data, 2, None).expect("chunks");
     let pass = one_pass(learner, &chunks_n);
     println!("PASS\t{name}\t{n}\t{}\t{pass:.6}", data.n_features());
-    let mut standard_pass_time = None;
+    let mut standard_pass_time = std::collections::HashMap::new();
     for &k in ks {
         let t = Instant::now();
         let chunks = ChunkedData::new(learner, data, k, Some(Seed(1))).expect("chunks");
@@ -54,7 +67,7 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
         for method in [Method::Tree, Method::Standard] {
             for order in [Order::Fixed, Order::Randomised] {
                 if method == Method::Standard {
-                    if let Some(per_pass) = standard_pass_time {
+                    if let Some(per_pass) = standard_pass_time.get(&order) {
                         let predicted = per_pass * (k - 1) as f64;
                         if predicted > STANDARD_CAP_SECONDS {
                             println!("SKIP\t{name}\tstandard\t{order:?}\t{k}\tpredicted {predicted:.0} s");
@@ -63,13 +76,19 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
                     }
                 }
                 let config = TreeCvConfig::new().method(method).order(order).parallel(true).seed(Seed(7));
-                let reps = if k <= 100 { 3 } else { 1 };
+                let predicted = match (method, standard_pass_time.get(&order)) {
+                    (Method::Standard, Some(p)) => p * (k - 1) as f64,
+                    _ => 0.0,
+                };
+                let reps = if predicted < 2.0 { 3 } else { 1 };
+                let cpu0 = cpu_seconds();
                 let (secs, report) = best_of(reps, || treecv::run(learner, &chunks, &config).expect("run"));
-                if method == Method::Standard && order == Order::Fixed {
-                    standard_pass_time = Some(secs / report.passes);
+                let cpu = (cpu_seconds() - cpu0) / reps as f64;
+                if method == Method::Standard {
+                    standard_pass_time.insert(order, secs / report.passes);
                 }
                 println!(
-                    "RESULT\t{name}\t{method:?}\t{order:?}\t{k}\t{secs:.6}\t{:.3}\t{:.6}\t{:.6}\t{prep:.3}",
+                    "RESULT\t{name}\t{method:?}\t{order:?}\t{k}\t{secs:.6}\t{:.3}\t{:.6}\t{:.6}\t{prep:.3}\t{cpu:.6}",
                     report.passes, report.estimate, report.standard_error
                 );
                 std::io::stdout().flush().ok();
@@ -176,7 +195,11 @@ fn diag(n: usize) {
                 }
                 let config = TreeCvConfig::new().method(method).parallel(parallel);
                 let (secs, r) = best_of(3, || treecv::run(&learner, &chunks, &config).expect("run"));
-                println!("k={k} pass={pass:.4} eval={eval:.4} {method:?} parallel={parallel}: {secs:.4} s, passes {:.2}, per pass {:.4}", r.passes, secs / r.passes);
+                println!(
+                    "k={k} pass={pass:.4} eval={eval:.4} {method:?} parallel={parallel}: {secs:.4} s, passes {:.2}, per pass {:.4}",
+                    r.passes,
+                    secs / r.passes
+                );
             }
         }
     }

@@ -280,8 +280,9 @@ fn parallel_equals_sequential_bit_for_bit_on_any_thread_count() {
     // 40,000 rows: large enough to fork above the parallel cutoff.
     let data = covertype_like(40_000, Seed(3)).unwrap();
     let learner = Pegasos::new(1e-5).unwrap().with_projection(true).with_bias(true);
-    let chunks = ChunkedData::new(&learner, &data, 64, Some(Seed(4))).unwrap();
-    for method in [Method::Tree, Method::Standard] {
+    // Many chunks for the tree (deep forks), few for the standard method (k passes each).
+    for (method, k) in [(Method::Tree, 64), (Method::Standard, 6)] {
+        let chunks = ChunkedData::new(&learner, &data, k, Some(Seed(4))).unwrap();
         for order in [Order::Fixed, Order::Randomised] {
             let config = tree().method(method).order(order).seed(Seed(9));
             let sequential = treecv::run(&learner, &chunks, &config).unwrap();

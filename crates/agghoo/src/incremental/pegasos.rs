@@ -7,8 +7,11 @@
 //! optionally, the projection `w ← min(1, (1/√λ)/‖w‖) · w` onto the ball that contains the
 //! optimum. The model is the **last iterate**, as in the paper.
 //!
-//! Implementation: `w = s · v` with a scalar `s`, so the shrink `(1 − 1/t)` costs O(1) and only a
-//! margin violation touches the d coordinates (the classic PEGASOS trick). `‖v‖²` is kept
+//! Implementation. Without projection the iterate is kept as the sum `z = λ t w` of `y x` over
+//! margin violations (unrolling the recursion: `λ t w_{t+1} = λ (t − 1) w_t + y x 1{…}`), so a step
+//! is one dot product, a comparison with `λ (t − 1)` and, on a violation, one `±x` addition — no
+//! division, no rescaling. With projection, `w = s · v` with a scalar `s`, so the shrink
+//! `(1 − 1/t)` costs O(1) and only a margin violation touches the d coordinates. `‖v‖²` is kept
 //! up to date (`‖v + a x‖² = ‖v‖² + 2a⟨v, x⟩ + a²‖x‖²`) only when projecting, and `s` is folded
 //! back into `v` when it falls below 1e-100 (exact `‖v‖²` recomputed then). At `t = 1` the
 //! shrink factor is 0: the state is reset to `w = 0` exactly rather than dividing by `s = 0`.
@@ -76,6 +79,25 @@ impl Pegasos {
         self.lambda
     }
 
+    /// One step without projection, in the sum form: `λ t w_{t+1} = λ (t − 1) w_t + y x 1{…}`,
+    /// so `z = λ t w` is the sum of `y x` over violations and the margin test
+    /// `y ⟨w_t, x⟩ < 1` reads `y ⟨z, x⟩ < λ (t − 1)` (always true at t = 1, where w = 0): no
+    /// division and no rescaling per step. Same iterates as [`Pegasos::step`] up to rounding.
+    #[inline(always)]
+    fn step_sum(&self, m: &mut PegasosModel, x: &[f64], y: f64) {
+        let violated = m.t == 0 || y * (dot(&m.v, x) + m.vb) < self.lambda * m.t as f64;
+        m.t += 1;
+        if violated {
+            for (w, xi) in m.v.iter_mut().zip(x) {
+                *w += y * xi;
+            }
+            if self.bias {
+                m.vb += y;
+            }
+        }
+    }
+
+    /// One step with projection, in the scaled form `w = s · v`.
     #[inline(always)]
     fn step(&self, m: &mut PegasosModel, x: &[f64], y: f64) {
         m.t += 1;
@@ -126,16 +148,29 @@ pub struct PegasosModel {
     s: f64,
     norm2: f64,
     t: u64,
+    /// Without projection `v` is the running sum `z` of `y x` over margin violations and
+    /// `w = z / (λ t)` (then `s` is unused); with projection `w = s · v`.
+    sum_form: bool,
+    lambda: f64,
 }
 
 impl PegasosModel {
     /// The weight vector `w` (without the bias).
     pub fn weights(&self) -> Vec<f64> {
-        self.v.iter().map(|v| v * self.s).collect()
+        let s = self.scale();
+        self.v.iter().map(|v| v * s).collect()
     }
     /// The bias (0 without `bias`).
     pub fn bias(&self) -> f64 {
-        self.vb * self.s
+        self.vb * self.scale()
+    }
+    /// `w / v`: `1/(λ t)` in the sum form (0 before any step), `s` otherwise.
+    fn scale(&self) -> f64 {
+        match (self.sum_form, self.t) {
+            (true, 0) => 0.0,
+            (true, t) => 1.0 / (self.lambda * t as f64),
+            (false, _) => self.s,
+        }
     }
     /// Number of points fed so far.
     pub fn n_steps(&self) -> u64 {
@@ -143,7 +178,7 @@ impl PegasosModel {
     }
     /// The decision score `⟨w, x⟩ + b`.
     pub fn score(&self, x: &[f64]) -> f64 {
-        self.s * (dot(&self.v, x) + self.vb)
+        self.scale() * (dot(&self.v, x) + self.vb)
     }
     fn renormalise(&mut self) {
         let s = self.s;
@@ -157,7 +192,7 @@ impl PegasosModel {
 impl Restore for PegasosModel {
     fn restore_from(&mut self, src: &Self) {
         self.v.clone_from(&src.v);
-        (self.vb, self.s, self.norm2, self.t) = (src.vb, src.s, src.norm2, src.t);
+        (self.vb, self.s, self.norm2, self.t, self.sum_form, self.lambda) = (src.vb, src.s, src.norm2, src.t, src.sum_form, src.lambda);
     }
 }
 
@@ -174,19 +209,23 @@ impl Incremental for Pegasos {
     }
 
     fn init(&self, n_features: usize) -> PegasosModel {
-        PegasosModel { v: vec![0.0; n_features], vb: 0.0, s: 1.0, norm2: 0.0, t: 0 }
+        PegasosModel { v: vec![0.0; n_features], vb: 0.0, s: 1.0, norm2: 0.0, t: 0, sum_form: !self.project, lambda: self.lambda }
     }
 
     fn update(&self, model: &mut PegasosModel, rows: Rows<'_>) {
-        for (x, y) in rows.iter() {
-            self.step(model, x, y);
+        if self.project {
+            rows.iter().for_each(|(x, y)| self.step(model, x, y));
+        } else {
+            rows.iter().for_each(|(x, y)| self.step_sum(model, x, y));
         }
     }
 
     fn update_in_order(&self, model: &mut PegasosModel, rows: Rows<'_>, order: &[u32]) {
-        for &i in order {
-            let i = i as usize;
-            self.step(model, rows.row(i), rows.y()[i]);
+        let y = rows.y();
+        if self.project {
+            order.iter().for_each(|&i| self.step(model, rows.row(i as usize), y[i as usize]));
+        } else {
+            order.iter().for_each(|&i| self.step_sum(model, rows.row(i as usize), y[i as usize]));
         }
     }
 
@@ -259,6 +298,23 @@ mod tests {
         // t = 2: margin −1·⟨(2,4),(1,0)⟩ = −2 < 1 → w = ½ (2, 4) + 1 · (−1) · (1, 0) = (0, 2).
         p.update(&mut m, Rows::new(&rows.x()[2..], &rows.y()[1..], 2).unwrap());
         assert_eq!(m.weights(), vec![0.0, 2.0]);
+    }
+
+    #[test]
+    fn sum_form_equals_scaled_form() {
+        let p = Pegasos::new(1e-3).unwrap().with_bias(true);
+        let (mut sum, mut scaled) = (p.init(3), p.init(3));
+        scaled.sum_form = false;
+        for i in 0..2000 {
+            let x = [((i * 7919) % 13) as f64 - 6.0, ((i * 104_729) % 7) as f64 * 0.3, (i % 5) as f64 - 2.0];
+            let y = if (x[0] + x[1] - 0.5 * x[2]) > 0.5 { 1.0 } else { -1.0 };
+            p.step_sum(&mut sum, &x, y);
+            p.step(&mut scaled, &x, y);
+        }
+        for (a, b) in sum.weights().iter().zip(scaled.weights()) {
+            assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "{a} vs {b}");
+        }
+        assert!((sum.bias() - scaled.bias()).abs() <= 1e-9 * scaled.bias().abs().max(1.0));
     }
 
     #[test]

@@ -45,7 +45,7 @@ use crate::incremental::{Incremental, SnapshotMode};
 use crate::seed::{Purpose, Seed};
 
 /// Which CV computation to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// The TreeCV recursion: about `n · ⌈log2 k⌉` point-updates.
@@ -55,7 +55,7 @@ pub enum Method {
 }
 
 /// The order in which an update feeds its points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Order {
     /// The hierarchical chunk order (chunks in index order, rows in chunk order).
