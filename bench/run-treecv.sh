@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # TreeCV benchmark, ours and the Python peers (numba TreeCV, scikit-learn SGD k-fold) in one run,
 # on the same data (the Rust bench dumps it to $TMPDIR); prints markdown tables.
-# Usage: bench/run-treecv.sh [--quick] [--threads N]   (needs bench/setup-venv.sh once, or PYTHON=...)
+# Usage: bench/run-treecv.sh [--quick] [--threads N] | --reuse   (needs bench/setup-venv.sh once, or PYTHON=...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
-[ -x "$PY" ] || bash bench/setup-venv.sh
-ours=$(cargo bench -q -p agghoo --bench treecv -- --dump "$@" 2>/dev/null)
-peer=$("$PY" bench/peers/treecv.py)
+# TREECV_CAP_SECONDS (default 60) caps the standard k-fold runs of both sides.
+out=${TMPDIR:-/tmp}
+if [ "${1:-}" = "--reuse" ]; then # re-tabulate the last run
+  ours=$(cat "$out/agghoo-treecv-ours.tsv"); peer=$(cat "$out/agghoo-treecv-peer.tsv")
+else
+  [ -x "$PY" ] || bash bench/setup-venv.sh
+  ours=$(cargo bench -q -p agghoo --bench treecv -- --dump "$@" 2>/dev/null | tee "$out/agghoo-treecv-ours.tsv")
+  peer=$("$PY" bench/peers/treecv.py | tee "$out/agghoo-treecv-peer.tsv")
+fi
 printf '%s\n%s\n' "$ours" "$peer" > "${TMPDIR:-/tmp}/agghoo-treecv-results.tsv"
 printf '%s\n%s\n' "$ours" "$peer" | awk -F'\t' '
   $1 == "PASS" { pass[$2] = $5; n[$2] = $3; d[$2] = $4 }
-  $1 == "RESULT" { t["ours", $2, $3, $4, $5] = $6; cpu[$2, $3, $4, $5] = $12; ks[$2, $5] = 1; kl[$2] = kl[$2] " " $5; passes[$2, $3, $5] = $7 }
+  $1 == "RESULT" { t["ours", $2, $3, $4, $5] = $6; cpu[$2, $3, $4, $5] = $11; ks[$2, $5] = 1; kl[$2] = kl[$2] " " $5; passes[$2, $3, $5] = $7 }
   $1 == "PEER" { t[$3, $2, $4, $5, $6] = $7 }
   function cell(v) { return v == "" ? "skipped" : sprintf("%.3f", v) }
   function ratio(a, b) { return (a == "" || b == "") ? "" : sprintf("%.1fx", b / a) }

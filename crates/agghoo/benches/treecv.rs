@@ -4,7 +4,8 @@
 //! `cargo bench -p agghoo --bench treecv -- [--quick] [--io] [--threads N]`
 //! prints tab-separated `RESULT` lines (seconds wall, passes, estimate, standard error, chunking
 //! seconds, CPU seconds), which `bench/run-treecv.sh` turns into tables.
-//! `--quick` uses 1/10 of the rows; `--io` also times reading a 500k × 90 CSV and LibSVM file;
+//! `--quick` uses 1/10 of the rows; `--io` also times reading a 500k × 90 CSV and LibSVM file
+//! (`--io-only`: and stops there);
 //! `--dump` also writes the data for `bench/peers/treecv.py` (`--dump-only`: and stops there);
 //! `--diag` times one pass, one evaluation and the methods at k ∈ {2, 10, n}.
 
@@ -17,8 +18,11 @@ use agghoo::data::{CsvOptions, Dataset, TaskHint, read_csv, read_libsvm};
 use agghoo::incremental::{Incremental, LsqSgd, Pegasos};
 use agghoo::treecv::{self, ChunkedData, Method, Order, TreeCvConfig};
 
-/// Standard k-fold is skipped once its predicted time (per-pass time × (k − 1)) exceeds this.
-const STANDARD_CAP_SECONDS: f64 = 60.0;
+/// Standard k-fold is skipped once its predicted time (per-pass time × (k − 1)) exceeds this
+/// (`TREECV_CAP_SECONDS`, default 60).
+fn standard_cap_seconds() -> f64 {
+    std::env::var("TREECV_CAP_SECONDS").ok().and_then(|v| v.parse().ok()).unwrap_or(60.0)
+}
 
 fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::INFINITY;
@@ -69,7 +73,7 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
                 if method == Method::Standard {
                     if let Some(per_pass) = standard_pass_time.get(&order) {
                         let predicted = per_pass * (k - 1) as f64;
-                        if predicted > STANDARD_CAP_SECONDS {
+                        if predicted > standard_cap_seconds() {
                             println!("SKIP\t{name}\tstandard\t{order:?}\t{k}\tpredicted {predicted:.0} s");
                             continue;
                         }
@@ -141,7 +145,7 @@ fn svm_writer(path: &std::path::Path) -> std::io::BufWriter<std::fs::File> {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
-    let io = args.iter().any(|a| a == "--io");
+    let io = args.iter().any(|a| a == "--io" || a == "--io-only");
     let dump_only = args.iter().any(|a| a == "--dump-only");
     let dump_data = dump_only || args.iter().any(|a| a == "--dump");
     let threads = args.iter().position(|a| a == "--threads").and_then(|i| args.get(i + 1)).and_then(|t| t.parse().ok()).unwrap_or(2);
@@ -155,6 +159,9 @@ fn main() {
     println!("# threads = {threads}, n_covertype = {n_cov}, n_msd = {n_msd}");
     if io {
         time_readers(500_000 / scale);
+        if args.iter().any(|a| a == "--io-only") {
+            return;
+        }
     }
     let t = Instant::now();
     let cov = covertype_like(n_cov, Seed(1)).expect("covertype");

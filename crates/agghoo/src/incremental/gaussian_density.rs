@@ -104,7 +104,7 @@ fn cholesky(a: &mut [f64], d: usize) -> Option<()> {
         for k in 0..j {
             s -= a[j * d + k] * a[j * d + k];
         }
-        if !(s > 0.0) {
+        if s.is_nan() || s <= 0.0 {
             return None;
         }
         let l = s.sqrt();
@@ -160,7 +160,7 @@ impl Incremental for GaussianDensity {
         match self.covariance {
             Covariance::Diagonal => {
                 let var: Vec<f64> = (0..d).map(|j| model.second[j] / n - mu[j] * mu[j] + self.ridge).collect();
-                if var.iter().any(|v| !(*v > 0.0)) {
+                if var.iter().any(|v| v.is_nan() || *v <= 0.0) {
                     return f64::NAN;
                 }
                 let log_det: f64 = var.iter().map(|v| v.ln()).sum();
