@@ -27,7 +27,7 @@ CAP = float(os.environ.get("TREECV_CAP_SECONDS", "60"))
 LAMBDA = 1e-6
 
 
-@njit(cache=True)
+@njit
 def pegasos_update(state, X, y, lo, hi, order, lam):
     d = X.shape[1]
     v = state[:d]
@@ -55,7 +55,7 @@ def pegasos_update(state, X, y, lo, hi, order, lam):
             state[d + 1] = 1.0
 
 
-@njit(cache=True)
+@njit
 def pegasos_loss(state, X, y, lo, hi):
     d = X.shape[1]
     errors = 0.0
@@ -69,7 +69,7 @@ def pegasos_loss(state, X, y, lo, hi):
     return errors
 
 
-@njit(cache=True)
+@njit
 def lsq_update(state, X, y, lo, hi, order, step):
     # state = [w (d), wb, avg (d), avg_b, t]
     d = X.shape[1]
@@ -94,7 +94,7 @@ def lsq_update(state, X, y, lo, hi, order, step):
             state[d + 1 + j] += (state[j] - state[d + 1 + j]) / t
 
 
-@njit(cache=True)
+@njit
 def lsq_loss(state, X, y, lo, hi):
     d = X.shape[1]
     total = 0.0
