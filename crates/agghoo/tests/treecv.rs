@@ -216,6 +216,25 @@ fn treecv_visits_every_chunk_once_and_feeds_each_point_once_per_level() {
 }
 
 #[test]
+fn progress_counts_every_update_and_matches_the_expected_total() {
+    let data = gaussian_classes(500, 13);
+    let learner = GaussianNaiveBayes::new(3).unwrap();
+    for k in [2, 9, 500] {
+        let chunks = ChunkedData::new(&learner, &data, k, None).unwrap();
+        for method in [Method::Tree, Method::Standard] {
+            let seen = AtomicU64::new(0);
+            let config = tree().method(method).parallel(true);
+            let r = treecv::run_with_progress(&learner, &chunks, &config, &|m| {
+                seen.fetch_add(m, Ordering::Relaxed);
+            })
+            .unwrap();
+            assert_eq!(seen.load(Ordering::Relaxed), r.n_point_updates);
+            assert_eq!(treecv::expected_updates(&chunks, method), r.n_point_updates);
+        }
+    }
+}
+
+#[test]
 fn standard_method_costs_n_times_k_minus_1_updates() {
     let data = gaussian_classes(100, 5);
     let learner = GaussianNaiveBayes::new(3).unwrap();

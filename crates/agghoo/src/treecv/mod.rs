@@ -170,12 +170,58 @@ pub fn run<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfi
     run_with_leaves(learner, data, config, |_, _| ()).map(|(report, _)| report)
 }
 
+/// As [`run`], calling `progress(m)` after every update of `m` points (from any thread), for a
+/// progress bar whose length is [`expected_updates`].
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_progress<L: Incremental>(
+    learner: &L,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<TreeCvReport> {
+    run_inner(learner, data, config, |_, _| (), Some(progress)).map(|(report, _)| report)
+}
+
+/// The number of point-updates a run will perform: `Σ_j |Z_j| · depth(j)` for the tree (depth of
+/// leaf j in the recursion), `Σ_j (n − |Z_j|) = n (k − 1)` for the standard method.
+pub fn expected_updates(data: &ChunkedData, method: Method) -> u64 {
+    fn tree(data: &ChunkedData, s: usize, e: usize, depth: u64) -> u64 {
+        if s == e {
+            return data.chunk_len(s) as u64 * depth;
+        }
+        let m = (s + e) / 2;
+        tree(data, s, m, depth + 1) + tree(data, m + 1, e, depth + 1)
+    }
+    let (n, k) = (data.n_rows() as u64, data.n_chunks());
+    match method {
+        Method::Tree => tree(data, 0, k - 1, 0),
+        Method::Standard => n * (k as u64 - 1),
+    }
+}
+
 /// As [`run`], also returning `at_leaf(j, f^{−j})` for every chunk j in chunk order: the model
 /// trained on every chunk but `Z_j` (the hold-out model of fold j), e.g. to aggregate them.
 ///
 /// # Errors
 /// As [`run`].
 pub fn run_with_leaves<L, T, F>(learner: &L, data: &ChunkedData, config: &TreeCvConfig, at_leaf: F) -> Result<(TreeCvReport, Vec<T>)>
+where
+    L: Incremental,
+    T: Send,
+    F: Fn(usize, &L::Model) -> T + Sync,
+{
+    run_inner(learner, data, config, at_leaf, None)
+}
+
+fn run_inner<L, T, F>(
+    learner: &L,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    at_leaf: F,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<(TreeCvReport, Vec<T>)>
 where
     L: Incremental,
     T: Send,
@@ -194,7 +240,8 @@ where
             learner.save(&probe, &mut L::Log::default())?;
         }
     }
-    let runner = Runner { learner, data, order: config.order, seed: config.seed, mode, parallel: config.parallel, at_leaf: &at_leaf };
+    let runner =
+        Runner { learner, data, order: config.order, seed: config.seed, mode, parallel: config.parallel, at_leaf: &at_leaf, progress };
     let mut leaves: Vec<Option<(f64, T)>> = (0..k).map(|_| None).collect();
     let n_point_updates = match config.method {
         Method::Tree => {
@@ -258,6 +305,7 @@ struct Runner<'a, L, F> {
     mode: SnapshotMode,
     parallel: bool,
     at_leaf: &'a F,
+    progress: Option<&'a (dyn Fn(u64) + Sync)>,
 }
 
 impl<L, T, F> Runner<'_, L, F>
@@ -275,6 +323,9 @@ where
                 fill_permutation(perm, rows.len(), self.seed, node);
                 self.learner.update_in_order(model, rows, perm);
             }
+        }
+        if let Some(progress) = self.progress {
+            progress(rows.len() as u64);
         }
         rows.len() as u64
     }
@@ -358,6 +409,9 @@ where
                     perm.iter_mut().filter(|p| **p as usize >= lo).for_each(|p| *p += gap);
                     self.learner.update_in_order(&mut model, all, &perm);
                 }
+            }
+            if let Some(progress) = self.progress {
+                progress(updates);
             }
             (updates, self.leaf(j, &model))
         };
