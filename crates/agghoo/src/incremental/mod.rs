@@ -1,1 +1,271 @@
-//! Placeholder: see the issue tracker.
+//! Incremental learners: `update(model, chunk) -> model` (SPEC § TreeCV).
+//!
+//! An [`Incremental`] learner is a configuration; its [`Incremental::Model`] is the state that
+//! grows as chunks of points are fed to it. The trait has four required operations — a fresh
+//! model, an update with a run of contiguous rows, an update in a given order (the randomised
+//! TreeCV variant), and the summed loss on a run of rows — plus two optional snapshot
+//! capabilities TreeCV needs to branch:
+//!
+//! - **copy** ([`Incremental::copy`]): a new, independent model (needed at every parallel fork);
+//! - **save / revert** ([`Incremental::save`], [`Incremental::revert`]): the working model's state
+//!   is journalled into a reusable log before an update and restored afterwards, so a sequential
+//!   recursion keeps one working model and `⌈log2 k⌉` preallocated logs and allocates nothing
+//!   per node.
+//!
+//! Both default to [`Error::Unsupported`] naming the missing capability, so a learner that
+//! cannot snapshot is refused before any work is done. [`Incremental::preferred_snapshot`]
+//! states the learner's choice; a TreeCV configuration may override it.
+//!
+//! Design choices. Rows arrive as [`Rows`], a contiguous row-major `f64` slice with its targets,
+//! never as index lists: TreeCV permutes the data once into chunk order so every update is a
+//! slice, and the hot loops read memory sequentially. The trait is generic (associated model
+//! type) rather than object-safe: the update loop is monomorphised per learner, which is where
+//! the time goes; the CLI dispatches on an enum of learners once. Targets are prepared once by
+//! [`Incremental::prepare_target`] (PEGASOS maps its two labels to ±1 there, and refuses other
+//! labels), so no hot loop validates anything.
+//!
+//! For dense data every update touches the whole state, so a delta journal would record every
+//! coordinate: the logs here hold the state itself (a `memcpy` into a buffer allocated once).
+//! A learner with sparse updates could journal only the touched coordinates behind the same
+//! two methods.
+
+mod gaussian_density;
+mod gaussian_nb;
+mod kmeans;
+mod lsq_sgd;
+mod multinomial_nb;
+mod pegasos;
+
+pub use gaussian_density::{Covariance, GaussianDensity, GaussianDensityModel};
+pub use gaussian_nb::{GaussianNaiveBayes, GaussianNbModel};
+pub use kmeans::{OnlineKMeans, OnlineKMeansModel};
+pub use lsq_sgd::{LsqSgd, LsqSgdModel};
+pub use multinomial_nb::{MultinomialNaiveBayes, MultinomialNbModel};
+pub use pegasos::{Pegasos, PegasosLoss, PegasosModel};
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::Target;
+use crate::error::{Error, Result};
+
+/// How TreeCV keeps the model of a branch while the other branch is trained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotMode {
+    /// `g = copy(f)` at each node (SPEC's pseudo-code); also what parallel forks use.
+    Copy,
+    /// Save the working model's state into a per-depth log, update, recurse, revert.
+    SaveRevert,
+}
+
+/// A run of contiguous rows: row-major features and the prepared targets.
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a> {
+    x: &'a [f64],
+    y: &'a [f64],
+    n_features: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// Wraps `x` (`y.len() · n_features` values, row-major) and `y`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when the lengths disagree or `n_features` is 0.
+    pub fn new(x: &'a [f64], y: &'a [f64], n_features: usize) -> Result<Self> {
+        if n_features == 0 || x.len() != y.len() * n_features {
+            return Err(Error::invalid(
+                "rows",
+                "x.len() == y.len() · n_features with n_features ≥ 1",
+                format!("{} vs {} · {n_features}", x.len(), y.len()),
+            ));
+        }
+        Ok(Self { x, y, n_features })
+    }
+    /// Wraps slices whose lengths the caller guarantees (`x.len() == y.len() · n_features`).
+    #[inline]
+    pub(crate) fn from_parts(x: &'a [f64], y: &'a [f64], n_features: usize) -> Self {
+        debug_assert_eq!(x.len(), y.len() * n_features);
+        Self { x, y, n_features }
+    }
+    /// Number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.y.len()
+    }
+    /// True when there are no rows.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.y.is_empty()
+    }
+    /// Number of features d.
+    #[inline]
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+    /// All features, row-major.
+    #[inline]
+    pub fn x(&self) -> &'a [f64] {
+        self.x
+    }
+    /// All prepared targets.
+    #[inline]
+    pub fn y(&self) -> &'a [f64] {
+        self.y
+    }
+    /// Features of row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> &'a [f64] {
+        &self.x[i * self.n_features..(i + 1) * self.n_features]
+    }
+    /// Iterator over `(features, target)` pairs, without bounds checks in the loop body.
+    #[inline]
+    pub fn iter(&self) -> impl Iterator<Item = (&'a [f64], f64)> + 'a {
+        self.x.chunks_exact(self.n_features).zip(self.y.iter().copied())
+    }
+}
+
+/// An incremental learner (SPEC § TreeCV): a configuration that creates, updates and scores models.
+///
+/// Implementations must make [`update`](Incremental::update) equal to feeding the rows one by
+/// one in order (online learners) or to adding their sufficient statistics (batch learners), and
+/// [`update_in_order`](Incremental::update_in_order) equal to `update` on the rows permuted by
+/// `order`.
+pub trait Incremental: Sync {
+    /// The model state.
+    type Model: Send;
+    /// The save/revert journal (reused across nodes; `Default` is an empty buffer).
+    type Log: Default + Send;
+
+    /// Short name for reports and errors (`pegasos`, `lsq-sgd`, ...).
+    fn name(&self) -> &'static str;
+
+    /// The targets as the learner consumes them, one per row (class index, ±1, value, or 0 for
+    /// unsupervised learners).
+    ///
+    /// # Errors
+    /// A typed error when the target does not suit the learner (PEGASOS labels, a real target
+    /// for naive Bayes, ...).
+    fn prepare_target(&self, target: &Target) -> Result<Vec<f64>>;
+
+    /// Checks the features once before any update (for example multinomial naive Bayes needs
+    /// non-negative counts). The default accepts anything finite (the data set already is).
+    ///
+    /// # Errors
+    /// A typed error naming the first offending row and column.
+    fn check_features(&self, rows: Rows<'_>) -> Result<()> {
+        let _ = rows;
+        Ok(())
+    }
+
+    /// The model trained on no data, for `n_features` features.
+    fn init(&self, n_features: usize) -> Self::Model;
+
+    /// Feeds the rows in order.
+    fn update(&self, model: &mut Self::Model, rows: Rows<'_>);
+
+    /// Feeds row `order[0]`, then `order[1]`, ... (a permutation of `0..rows.len()`).
+    fn update_in_order(&self, model: &mut Self::Model, rows: Rows<'_>, order: &[u32]);
+
+    /// `Σ_i γ(f(x_i), y_i)` over the rows (the caller divides by the count).
+    fn loss_sum(&self, model: &Self::Model, rows: Rows<'_>) -> f64;
+
+    /// The snapshot mode this learner runs fastest with.
+    fn preferred_snapshot(&self) -> SnapshotMode {
+        SnapshotMode::Copy
+    }
+
+    /// An independent copy of `model`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the learner cannot copy its models (the default).
+    fn copy(&self, model: &Self::Model) -> Result<Self::Model> {
+        let _ = model;
+        Err(unsupported(self.name(), "snapshot by copy"))
+    }
+
+    /// Journals `model`'s state into `log` so that [`revert`](Incremental::revert) restores it.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the learner cannot save and revert (the default).
+    fn save(&self, model: &Self::Model, log: &mut Self::Log) -> Result<()> {
+        let _ = (model, log);
+        Err(unsupported(self.name(), "snapshot by save/revert"))
+    }
+
+    /// Restores the state journalled by the last [`save`](Incremental::save) into `log`.
+    fn revert(&self, model: &mut Self::Model, log: &Self::Log) {
+        let _ = (model, log);
+    }
+}
+
+/// The error of a learner without a snapshot capability.
+pub(crate) fn unsupported(learner: &str, capability: &str) -> Error {
+    Error::Unsupported {
+        what: format!("{capability} for learner `{learner}`"),
+        reason: "TreeCV must keep the model of one branch while it trains the other".into(),
+    }
+}
+
+/// Class indices of a classification target as `f64`, for learners of class-conditional statistics.
+pub(crate) fn class_indices(target: &Target, learner: &str) -> Result<(Vec<f64>, usize)> {
+    match target {
+        Target::Classes { labels, names } => Ok((labels.iter().map(|&l| f64::from(l)).collect(), names.len())),
+        Target::Real(_) => Err(Error::TaskMismatch(format!("learner `{learner}` needs a classification target, got a real one"))),
+    }
+}
+
+/// A real target, for regression learners.
+pub(crate) fn real_values(target: &Target, learner: &str) -> Result<Vec<f64>> {
+    match target {
+        Target::Real(v) => Ok(v.clone()),
+        Target::Classes { .. } => Err(Error::TaskMismatch(format!("learner `{learner}` needs a real target, got classes"))),
+    }
+}
+
+/// `Σ_j a_j b_j`, written with four accumulators so the compiler vectorises it.
+#[inline(always)]
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (p, q) in ca.zip(cb) {
+        acc[0] += p[0] * q[0];
+        acc[1] += p[1] * q[1];
+        acc[2] += p[2] * q[2];
+        acc[3] += p[3] * q[3];
+    }
+    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for (p, q) in ra.iter().zip(rb) {
+        s += p * q;
+    }
+    s
+}
+
+/// Unsupervised learners ignore the target: zeros, one per row.
+pub(crate) fn no_target(target: &Target) -> Vec<f64> {
+    vec![0.0; target.len()]
+}
+
+/// In-place assignment that reuses the destination's buffers (`Vec::clone_from`), so a
+/// save/revert journal allocates once and then only copies.
+pub(crate) trait Restore: Clone {
+    /// `*self = src.clone()` without allocating when the shapes agree.
+    fn restore_from(&mut self, src: &Self);
+}
+
+/// [`Incremental::save`] for models that journal their whole state.
+pub(crate) fn save_state<M: Restore>(model: &M, log: &mut Option<M>) {
+    match log {
+        Some(saved) => saved.restore_from(model),
+        None => *log = Some(model.clone()),
+    }
+}
+
+/// [`Incremental::revert`] for models that journal their whole state.
+pub(crate) fn revert_state<M: Restore>(model: &mut M, log: &Option<M>) {
+    if let Some(saved) = log {
+        model.restore_from(saved);
+    }
+}

@@ -1,1 +1,438 @@
-//! Placeholder: see the issue tracker.
+//! TreeCV: k-fold and leave-one-out cross-validation of incremental learners in about
+//! `log2 k` training passes (Joulani, György & Szepesvári 2015; SPEC § TreeCV).
+//!
+//! ```text
+//! TreeCV(s, e, f):              # f is trained on every chunk outside s..e
+//!   if s == e: return |Z_s| · loss_on(Z_s, f)
+//!   m = ⌊(s + e) / 2⌋
+//!   g = copy(f); update(g, Z_{m+1..e}); a = TreeCV(s, m, g)
+//!   update(f, Z_{s..m});               b = TreeCV(m + 1, e, f)
+//!   return a + b
+//! estimate = TreeCV(1, k, empty) / n
+//! ```
+//!
+//! [`ChunkedData`] permutes the rows **once** into chunk order, so "the chunks `Z_a..Z_b`" is one
+//! contiguous row-major slice and every update streams memory. [`run`] executes either this
+//! recursion ([`Method::Tree`]) or the standard method ([`Method::Standard`]: k independent
+//! trainings on the same chunks, chunk order `1..j−1, j+1..k`), with the same learner, the same
+//! chunks and the same leaf evaluation, so the two are directly comparable.
+//!
+//! Options: [`Order::Fixed`] feeds the points in the hierarchical chunk order;
+//! [`Order::Randomised`] feeds the points of each update in a random order drawn from
+//! `Seed::rng(Purpose::Learner, node_id)`, where `node_id` is the heap number of the child the
+//! update trains for (root 1, children `2i`, `2i + 1`) — a function of the recursion position
+//! only, so results do not depend on the thread count. The standard method's fold j uses stream
+//! `2^62 + j`. Parallel execution forks the two branches with `rayon::join` (a copy of the model
+//! per fork) above a size cutoff and runs sequentially below it; every leaf writes its own slot
+//! and the sums are reduced serially in chunk order, so parallel and sequential results are
+//! bit-identical. The design note (`treecv/README.md`) covers snapshots, costs, and the
+//! distributed variant.
+
+mod chunks;
+mod select;
+
+pub use chunks::ChunkedData;
+pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, select_grid};
+
+use std::time::Instant;
+
+use rand::RngExt;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::incremental::{Incremental, SnapshotMode};
+use crate::seed::{Purpose, Seed};
+
+/// Which CV computation to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// The TreeCV recursion: about `n · ⌈log2 k⌉` point-updates.
+    Tree,
+    /// k separate trainings: `n · (k − 1)` point-updates.
+    Standard,
+}
+
+/// The order in which an update feeds its points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// The hierarchical chunk order (chunks in index order, rows in chunk order).
+    Fixed,
+    /// A seeded random permutation of the points of each update.
+    Randomised,
+}
+
+/// How a TreeCV run is done. Every field is a validated choice; k is checked against n by
+/// [`ChunkedData`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeCvConfig {
+    /// Tree or standard.
+    pub method: Method,
+    /// Fixed or randomised point order.
+    pub order: Order,
+    /// Fork the branches (tree) or the folds (standard) on the rayon pool.
+    pub parallel: bool,
+    /// Overrides the learner's preferred snapshot mode (tree method only).
+    pub snapshot: Option<SnapshotMode>,
+    /// Seed of the randomised order.
+    pub seed: Seed,
+}
+
+impl TreeCvConfig {
+    /// TreeCV, fixed order, sequential, the learner's snapshot mode, seed 0.
+    pub fn new() -> Self {
+        Self { method: Method::Tree, order: Order::Fixed, parallel: false, snapshot: None, seed: Seed(0) }
+    }
+    /// Sets the method.
+    pub fn method(self, method: Method) -> Self {
+        Self { method, ..self }
+    }
+    /// Sets the order.
+    pub fn order(self, order: Order) -> Self {
+        Self { order, ..self }
+    }
+    /// Runs in parallel (or not).
+    pub fn parallel(self, parallel: bool) -> Self {
+        Self { parallel, ..self }
+    }
+    /// Forces a snapshot mode.
+    pub fn snapshot(self, snapshot: SnapshotMode) -> Self {
+        Self { snapshot: Some(snapshot), ..self }
+    }
+    /// Sets the seed.
+    pub fn seed(self, seed: Seed) -> Self {
+        Self { seed, ..self }
+    }
+}
+
+impl Default for TreeCvConfig {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The outcome of a TreeCV (or standard) run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreeCvReport {
+    /// The learner's name.
+    pub learner: String,
+    /// The method run.
+    pub method: Method,
+    /// The order used.
+    pub order: Order,
+    /// Number of chunks k.
+    pub n_folds: usize,
+    /// Number of points n.
+    pub n_rows: usize,
+    /// The CV estimate `(1/n) Σ_j |Z_j| · loss_on(Z_j, f^{−j})` (mean loss over all points).
+    pub estimate: f64,
+    /// Mean loss of each chunk under the model trained without it, in chunk order.
+    pub chunk_losses: Vec<f64>,
+    /// Size of each chunk.
+    pub chunk_sizes: Vec<usize>,
+    /// Standard error over chunks: sample standard deviation of `chunk_losses` / √k.
+    pub standard_error: f64,
+    /// Points fed to any model (the cost measure: ≤ `n · ⌈log2 k⌉` for the tree, `n (k − 1)` standard).
+    pub n_point_updates: u64,
+    /// `n_point_updates / n`: the number of training passes over the data.
+    pub passes: f64,
+    /// Wall time of the run, seconds (excludes building the [`ChunkedData`]).
+    pub wall_seconds: f64,
+}
+
+/// Stream offset of the standard method's folds, apart from every tree node id (< 2^62 for any k that fits in memory).
+const STANDARD_STREAM: u64 = 1 << 62;
+
+/// Below this many points a subtree runs sequentially: a fork costs a model copy and a task.
+const PARALLEL_CUTOFF: usize = 16_384;
+
+/// Runs TreeCV or the standard method and reports the CV estimate.
+///
+/// ```
+/// use agghoo::{Seed, data::generators, incremental::Pegasos, treecv::{self, ChunkedData, TreeCvConfig}};
+/// let data = generators::covertype_like(2_000, Seed(1))?;
+/// let learner = Pegasos::new(1e-4)?;
+/// let chunks = ChunkedData::new(&learner, &data, 10, Some(Seed(2)))?;
+/// let report = treecv::run(&learner, &chunks, &TreeCvConfig::new())?;
+/// assert_eq!(report.chunk_losses.len(), 10);
+/// assert!(report.n_point_updates <= 2_000 * 4); // ⌈log2 10⌉ = 4 passes at most
+/// assert!(report.estimate >= 0.0 && report.estimate <= 1.0);
+/// # Ok::<(), agghoo::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Unsupported`] when the learner lacks the snapshot capability the run needs (copy for
+/// the copy mode or any parallel fork, save/revert for that mode); [`Error::Numerical`] when a
+/// chunk's loss is not finite.
+pub fn run<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfig) -> Result<TreeCvReport> {
+    run_with_leaves(learner, data, config, |_, _| ()).map(|(report, _)| report)
+}
+
+/// As [`run`], calling `progress(m)` after every update of `m` points (from any thread), for a
+/// progress bar whose length is [`expected_updates`].
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_progress<L: Incremental>(
+    learner: &L,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<TreeCvReport> {
+    run_inner(learner, data, config, |_, _| (), Some(progress)).map(|(report, _)| report)
+}
+
+/// The number of point-updates a run will perform: `Σ_j |Z_j| · depth(j)` for the tree (depth of
+/// leaf j in the recursion), `Σ_j (n − |Z_j|) = n (k − 1)` for the standard method.
+pub fn expected_updates(data: &ChunkedData, method: Method) -> u64 {
+    fn tree(data: &ChunkedData, s: usize, e: usize, depth: u64) -> u64 {
+        if s == e {
+            return data.chunk_len(s) as u64 * depth;
+        }
+        let m = (s + e) / 2;
+        tree(data, s, m, depth + 1) + tree(data, m + 1, e, depth + 1)
+    }
+    let (n, k) = (data.n_rows() as u64, data.n_chunks());
+    match method {
+        Method::Tree => tree(data, 0, k - 1, 0),
+        Method::Standard => n * (k as u64 - 1),
+    }
+}
+
+/// As [`run`], also returning `at_leaf(j, f^{−j})` for every chunk j in chunk order: the model
+/// trained on every chunk but `Z_j` (the hold-out model of fold j), e.g. to aggregate them.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_leaves<L, T, F>(learner: &L, data: &ChunkedData, config: &TreeCvConfig, at_leaf: F) -> Result<(TreeCvReport, Vec<T>)>
+where
+    L: Incremental,
+    T: Send,
+    F: Fn(usize, &L::Model) -> T + Sync,
+{
+    run_inner(learner, data, config, at_leaf, None)
+}
+
+fn run_inner<L, T, F>(
+    learner: &L,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    at_leaf: F,
+    progress: Option<&(dyn Fn(u64) + Sync)>,
+) -> Result<(TreeCvReport, Vec<T>)>
+where
+    L: Incremental,
+    T: Send,
+    F: Fn(usize, &L::Model) -> T + Sync,
+{
+    let start = Instant::now();
+    let k = data.n_chunks();
+    let mode = config.snapshot.unwrap_or_else(|| learner.preferred_snapshot());
+    // Probe the capabilities before any work, so a missing one fails fast and by name.
+    let probe = learner.init(data.n_features());
+    if config.method == Method::Tree {
+        if mode == SnapshotMode::Copy || config.parallel {
+            learner.copy(&probe)?;
+        }
+        if mode == SnapshotMode::SaveRevert {
+            learner.save(&probe, &mut L::Log::default())?;
+        }
+    }
+    let runner =
+        Runner { learner, data, order: config.order, seed: config.seed, mode, parallel: config.parallel, at_leaf: &at_leaf, progress };
+    let mut leaves: Vec<Option<(f64, T)>> = (0..k).map(|_| None).collect();
+    let n_point_updates = match config.method {
+        Method::Tree => {
+            let mut model = probe;
+            let mut scratch = Scratch::new(k);
+            runner.tree(0, k - 1, 1, &mut model, &mut leaves, &mut scratch, 0)?
+        }
+        Method::Standard => runner.standard(&mut leaves)?,
+    };
+    let mut sums = Vec::with_capacity(k);
+    let mut values = Vec::with_capacity(k);
+    for (j, leaf) in leaves.into_iter().enumerate() {
+        let (sum, value) = leaf.ok_or_else(|| Error::Numerical(format!("chunk {j} was never evaluated")))?;
+        if !sum.is_finite() {
+            return Err(Error::Numerical(format!("learner `{}`: the loss on chunk {j} is {sum}", learner.name())));
+        }
+        sums.push(sum);
+        values.push(value);
+    }
+    let n = data.n_rows();
+    let chunk_sizes: Vec<usize> = (0..k).map(|j| data.chunk_len(j)).collect();
+    let chunk_losses: Vec<f64> = sums.iter().zip(&chunk_sizes).map(|(s, &c)| s / c as f64).collect();
+    let estimate = sums.iter().sum::<f64>() / n as f64;
+    let mean = chunk_losses.iter().sum::<f64>() / k as f64;
+    let var = chunk_losses.iter().map(|l| (l - mean) * (l - mean)).sum::<f64>() / (k - 1) as f64;
+    let report = TreeCvReport {
+        learner: learner.name().to_string(),
+        method: config.method,
+        order: config.order,
+        n_folds: k,
+        n_rows: n,
+        estimate,
+        chunk_losses,
+        chunk_sizes,
+        standard_error: (var / k as f64).sqrt(),
+        n_point_updates,
+        passes: n_point_updates as f64 / n as f64,
+        wall_seconds: start.elapsed().as_secs_f64(),
+    };
+    Ok((report, values))
+}
+
+/// Per-branch scratch: one save/revert log per tree depth and the permutation buffer.
+struct Scratch<Log> {
+    logs: Vec<Log>,
+    perm: Vec<u32>,
+}
+
+impl<Log: Default> Scratch<Log> {
+    fn new(k: usize) -> Self {
+        let depth = (usize::BITS - k.leading_zeros()) as usize + 1;
+        Self { logs: (0..depth).map(|_| Log::default()).collect(), perm: Vec::new() }
+    }
+}
+
+struct Runner<'a, L, F> {
+    learner: &'a L,
+    data: &'a ChunkedData,
+    order: Order,
+    seed: Seed,
+    mode: SnapshotMode,
+    parallel: bool,
+    at_leaf: &'a F,
+    progress: Option<&'a (dyn Fn(u64) + Sync)>,
+}
+
+impl<L, T, F> Runner<'_, L, F>
+where
+    L: Incremental,
+    T: Send,
+    F: Fn(usize, &L::Model) -> T + Sync,
+{
+    /// Feeds chunks `a..=b` to `model` (fixed or randomised with stream `node`); returns the count.
+    fn feed(&self, model: &mut L::Model, a: usize, b: usize, node: u64, perm: &mut Vec<u32>) -> u64 {
+        let rows = self.data.chunk_range(a, b);
+        match self.order {
+            Order::Fixed => self.learner.update(model, rows),
+            Order::Randomised => {
+                fill_permutation(perm, rows.len(), self.seed, node);
+                self.learner.update_in_order(model, rows, perm);
+            }
+        }
+        if let Some(progress) = self.progress {
+            progress(rows.len() as u64);
+        }
+        rows.len() as u64
+    }
+
+    fn leaf(&self, j: usize, model: &L::Model) -> (f64, T) {
+        (self.learner.loss_sum(model, self.data.chunk(j)), (self.at_leaf)(j, model))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn tree(
+        &self,
+        s: usize,
+        e: usize,
+        node: u64,
+        model: &mut L::Model,
+        out: &mut [Option<(f64, T)>],
+        scratch: &mut Scratch<L::Log>,
+        depth: usize,
+    ) -> Result<u64> {
+        if s == e {
+            out[0] = Some(self.leaf(s, model));
+            return Ok(0);
+        }
+        let m = (s + e) / 2;
+        let (left, right) = out.split_at_mut(m - s + 1);
+        if self.parallel && self.data.range_len(s, e) >= PARALLEL_CUTOFF {
+            let mut g = self.learner.copy(model)?;
+            let mut other = Scratch::new(m - s + 1);
+            let (a, b) = rayon::join(
+                || -> Result<u64> {
+                    let u = self.feed(&mut g, m + 1, e, 2 * node, &mut other.perm);
+                    Ok(u + self.tree(s, m, 2 * node, &mut g, left, &mut other, 0)?)
+                },
+                || -> Result<u64> {
+                    let u = self.feed(model, s, m, 2 * node + 1, &mut scratch.perm);
+                    Ok(u + self.tree(m + 1, e, 2 * node + 1, model, right, scratch, depth + 1)?)
+                },
+            );
+            return Ok(a? + b?);
+        }
+        let mut updates = 0;
+        match self.mode {
+            SnapshotMode::Copy => {
+                let mut g = self.learner.copy(model)?;
+                updates += self.feed(&mut g, m + 1, e, 2 * node, &mut scratch.perm);
+                updates += self.tree(s, m, 2 * node, &mut g, left, scratch, depth + 1)?;
+            }
+            SnapshotMode::SaveRevert => {
+                self.learner.save(model, &mut scratch.logs[depth])?;
+                updates += self.feed(model, m + 1, e, 2 * node, &mut scratch.perm);
+                updates += self.tree(s, m, 2 * node, model, left, scratch, depth + 1)?;
+                self.learner.revert(model, &scratch.logs[depth]);
+            }
+        }
+        updates += self.feed(model, s, m, 2 * node + 1, &mut scratch.perm);
+        updates += self.tree(m + 1, e, 2 * node + 1, model, right, scratch, depth + 1)?;
+        Ok(updates)
+    }
+
+    fn standard(&self, out: &mut [Option<(f64, T)>]) -> Result<u64> {
+        let k = self.data.n_chunks();
+        let fold = |j: usize| -> (u64, (f64, T)) {
+            let mut model = self.learner.init(self.data.n_features());
+            let all = self.data.chunk_range(0, k - 1);
+            let (lo, hi) = (self.data.offset(j), self.data.offset(j + 1));
+            let updates = (all.len() - (hi - lo)) as u64;
+            match self.order {
+                Order::Fixed => {
+                    if j > 0 {
+                        self.learner.update(&mut model, self.data.chunk_range(0, j - 1));
+                    }
+                    if j + 1 < k {
+                        self.learner.update(&mut model, self.data.chunk_range(j + 1, k - 1));
+                    }
+                }
+                Order::Randomised => {
+                    let mut perm = Vec::new();
+                    fill_permutation(&mut perm, all.len() - (hi - lo), self.seed, STANDARD_STREAM + j as u64);
+                    // Positions past the held-out chunk skip over it.
+                    let gap = (hi - lo) as u32;
+                    perm.iter_mut().filter(|p| **p as usize >= lo).for_each(|p| *p += gap);
+                    self.learner.update_in_order(&mut model, all, &perm);
+                }
+            }
+            if let Some(progress) = self.progress {
+                progress(updates);
+            }
+            (updates, self.leaf(j, &model))
+        };
+        let results: Vec<(u64, (f64, T))> =
+            if self.parallel { (0..k).into_par_iter().map(fold).collect() } else { (0..k).map(fold).collect() };
+        let mut updates = 0;
+        for (slot, (u, leaf)) in out.iter_mut().zip(results) {
+            updates += u;
+            *slot = Some(leaf);
+        }
+        Ok(updates)
+    }
+}
+
+/// `perm ← a uniform permutation of 0..len` (Fisher–Yates) from stream `stream` of the learner seed.
+fn fill_permutation(perm: &mut Vec<u32>, len: usize, seed: Seed, stream: u64) {
+    perm.clear();
+    perm.extend(0..len as u32);
+    let mut rng = seed.rng(Purpose::Learner, stream);
+    for i in (1..len).rev() {
+        let j = rng.random_range(0..=i as u32) as usize;
+        perm.swap(i, j);
+    }
+}
