@@ -1,0 +1,96 @@
+//! Wrappers: a subset's score is an estimated risk of a learner trained on its columns.
+//!
+//! `score(S) = CV(A_m)` on `D[:, S]` (SPEC § Risk estimators: the size-weighted mean of the
+//! validation risks over the splits, with the standard error over splits), for one family at one
+//! grid point m. The per-split work is [`select::evaluate_splits`](crate::select::evaluate_splits)
+//! on [`Dataset::select_columns`]: the same preprocessing (fitted on each training set), losses
+//! and failure reporting as every selection procedure, so a wrapper's risk is exactly the CV risk
+//! the rest of the crate would report for that model. The *same* [`Splits`] are reused for every
+//! candidate: comparisons between subsets are paired, not blurred by different splits.
+//!
+//! Any plan gives an estimator here: V-fold, repeated V-fold, Monte-Carlo, bootstrap
+//! (out-of-bag validation). Inner hyperparameter selection is not done per subset: the family
+//! is evaluated at the fixed `grid_index` (a one-point grid is the usual choice). Choosing m
+//! per subset by the minimum of the CV curve would make every subset score optimistic; doing it
+//! honestly needs a nested plan per candidate, which we left out (cost × inner V).
+//!
+//! Candidates are scored in parallel by the searches (the default
+//! [`Scorer::score_changes`]), each split of a candidate in parallel again; results are
+//! collected in order, so the search is deterministic for any thread count.
+
+use super::{Scorer, SkippedFeature, SubsetScore, constant_columns};
+use crate::data::{Dataset, Preprocess};
+use crate::error::{Error, Result};
+use crate::family::Family;
+use crate::loss::Loss;
+use crate::resample::Splits;
+use crate::select::{EvalOptions, TieRule, cv_curve, evaluate_splits};
+
+/// Scores subsets by the CV risk of `family` at `grid_index` over fixed `splits`.
+pub struct WrapperScorer<'a> {
+    family: &'a dyn Family,
+    data: &'a Dataset,
+    splits: &'a Splits,
+    grid_index: usize,
+    options: EvalOptions,
+    skipped: Vec<SkippedFeature>,
+    description: String,
+}
+
+impl<'a> WrapperScorer<'a> {
+    /// A wrapper over `data`; `loss = None` means the task's default (0–1 / squared).
+    ///
+    /// # Errors
+    /// [`Error::SplitsMismatch`] for splits of another data set; [`Error::InvalidParameter`] for
+    /// a grid index outside the grid; [`Error::TaskMismatch`] for a loss or family that does not
+    /// fit the data.
+    pub fn new(
+        family: &'a dyn Family,
+        data: &'a Dataset,
+        splits: &'a Splits,
+        grid_index: usize,
+        loss: Option<Loss>,
+        preprocess: Preprocess,
+    ) -> Result<Self> {
+        splits.check_rows(data.n_rows())?;
+        data.check_learnable()?;
+        let grid = family.grid();
+        if grid_index >= grid.len() {
+            return Err(Error::invalid("grid_index", "an index into the family's grid", format!("{grid_index} for {} values", grid.len())));
+        }
+        let loss = loss.unwrap_or(Loss::default_for(data.task()));
+        loss.check_task(data.task())?;
+        if family.task() != data.task() {
+            return Err(Error::TaskMismatch(format!("family `{}` was built for {:?}, the data are {:?}", family.name(), family.task(), data.task())));
+        }
+        let description =
+            format!("wrapper {} {}={} ({} splits, loss {})", family.name(), grid.name(), grid.value(grid_index), splits.len(), loss.name());
+        let options = EvalOptions { losses: vec![loss], tie: TieRule::First, preprocess, ..EvalOptions::default() };
+        Ok(Self { family, data, splits, grid_index, options, skipped: constant_columns(data), description })
+    }
+}
+
+impl Scorer for WrapperScorer<'_> {
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+    fn feature_names(&self) -> &[String] {
+        self.data.feature_names()
+    }
+    fn skipped(&self) -> &[SkippedFeature] {
+        &self.skipped
+    }
+    fn score(&self, subset: &[usize]) -> Result<SubsetScore> {
+        if subset.is_empty() {
+            return Err(Error::invalid("subset", "at least one feature", "an empty subset"));
+        }
+        let names = || subset.iter().map(|&j| self.data.feature_names().get(j).map_or("?", String::as_str)).collect::<Vec<_>>().join(",");
+        let run = || -> Result<SubsetScore> {
+            let columns = self.data.select_columns(subset)?;
+            let outcomes = evaluate_splits(self.family, &columns, self.splits, &self.options)?;
+            let curve = cv_curve(&outcomes);
+            Ok(SubsetScore { value: curve.mean[self.grid_index], standard_error: curve.standard_error[self.grid_index] })
+        };
+        run().map_err(|source| Error::FeatureSubset { features: names(), source: Box::new(source) })
+    }
+}
