@@ -114,8 +114,11 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
 }
 
 fn named_scores(data: &Dataset, scores: Vec<f64>) -> Vec<FeatureScore> {
-    let mut out: Vec<FeatureScore> =
-        scores.into_iter().enumerate().map(|(index, score)| FeatureScore { index, name: data.feature_names()[index].clone(), score }).collect();
+    let mut out: Vec<FeatureScore> = scores
+        .into_iter()
+        .enumerate()
+        .map(|(index, score)| FeatureScore { index, name: data.feature_names()[index].clone(), score })
+        .collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
     out
 }

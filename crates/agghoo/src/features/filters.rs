@@ -128,11 +128,8 @@ pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
             })
             .collect::<Result<_>>()?,
     };
-    let mut ranking: Vec<FeatureScore> = usable
-        .iter()
-        .zip(scores)
-        .map(|(&index, score)| FeatureScore { index, name: data.feature_names()[index].clone(), score })
-        .collect();
+    let mut ranking: Vec<FeatureScore> =
+        usable.iter().zip(scores).map(|(&index, score)| FeatureScore { index, name: data.feature_names()[index].clone(), score }).collect();
     ranking.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
     Ok(FilterReport { filter: *filter, ranking, skipped })
 }

@@ -52,7 +52,11 @@ impl Learner {
     pub fn build(&self, data: &Dataset) -> Result<Box<dyn Family>> {
         let fam = family::build(self.family, &self.params, data)?;
         if fam.grid().len() != 1 {
-            return Err(Error::invalid("grid", "a single value (the learner's fixed hyperparameter)", format!("{} values", fam.grid().len())));
+            return Err(Error::invalid(
+                "grid",
+                "a single value (the learner's fixed hyperparameter)",
+                format!("{} values", fam.grid().len()),
+            ));
         }
         Ok(fam)
     }
@@ -285,7 +289,13 @@ pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) 
         .into_iter()
         .zip(&outcomes)
         .enumerate()
-        .map(|(fold, (selection, o))| FoldSelection { fold, n_train: o.n_train, n_test: o.n_validation, selection, test_risk: o.risks[0][0] })
+        .map(|(fold, (selection, o))| FoldSelection {
+            fold,
+            n_train: o.n_train,
+            n_test: o.n_validation,
+            selection,
+            test_risk: o.risks[0][0],
+        })
         .collect();
     Ok(HonestReport {
         learner: fam.name().into(),

@@ -61,7 +61,12 @@ impl<'a> WrapperScorer<'a> {
         let loss = loss.unwrap_or(Loss::default_for(data.task()));
         loss.check_task(data.task())?;
         if family.task() != data.task() {
-            return Err(Error::TaskMismatch(format!("family `{}` was built for {:?}, the data are {:?}", family.name(), family.task(), data.task())));
+            return Err(Error::TaskMismatch(format!(
+                "family `{}` was built for {:?}, the data are {:?}",
+                family.name(),
+                family.task(),
+                data.task()
+            )));
         }
         let description =
             format!("wrapper {} {}={} ({} splits, loss {})", family.name(), grid.name(), grid.value(grid_index), splits.len(), loss.name());
