@@ -321,7 +321,7 @@ fn looks_discrete(x: &[f64]) -> bool {
     levels.len() <= 10
 }
 
-/// The digamma function ψ(x) for x > 0 (recurrence to x ≥ 6, then the asymptotic series;
+/// The digamma function ψ(x) for x > 0 (recurrence to x ≥ 10, then the asymptotic series;
 /// absolute error below 1e-13).
 ///
 /// ```
@@ -330,7 +330,7 @@ fn looks_discrete(x: &[f64]) -> bool {
 /// ```
 pub fn digamma(mut x: f64) -> f64 {
     let mut acc = 0.0;
-    while x < 6.0 {
+    while x < 10.0 {
         acc -= 1.0 / x;
         x += 1.0;
     }
