@@ -135,7 +135,8 @@ fn main() -> std::io::Result<()> {
     println!("sffs_knn_d30_n600_cpu\t{:.6}", (cpu_seconds() - cpu) / runs as f64);
 
     let big = cfs_problem();
-    for (name, stopping) in [("cfs_sfs_d1000_n1000_k50", Stopping::Count { n_features: 50 }), ("cfs_sfs_d1000_n1000_best", Stopping::Best)] {
+    for (name, stopping) in [("cfs_sfs_d1000_n1000_k50", Stopping::Count { n_features: 50 }), ("cfs_sfs_d1000_n1000_best", Stopping::Best)]
+    {
         let (t, report) = time(reps.min(3), || {
             let cfs = CfsScorer::new(&big).expect("cfs");
             search(&cfs, &SearchConfig::new(SearchMethod::Sfs, stopping)).expect("search")

@@ -42,8 +42,8 @@ impl<'a> WrapperScorer<'a> {
     ///
     /// # Errors
     /// [`Error::SplitsMismatch`] for splits of another data set; [`Error::InvalidParameter`] for
-    /// a grid index outside the grid; [`Error::TaskMismatch`] for a loss or family that does not
-    /// fit the data.
+    /// a grid index outside the grid; [`Error::TaskMismatch`] for a loss that does not fit the
+    /// data (a family built for another task fails on the first subset scored, with the cause).
     pub fn new(
         family: &'a dyn Family,
         data: &'a Dataset,
@@ -60,14 +60,6 @@ impl<'a> WrapperScorer<'a> {
         }
         let loss = loss.unwrap_or(Loss::default_for(data.task()));
         loss.check_task(data.task())?;
-        if family.task() != data.task() {
-            return Err(Error::TaskMismatch(format!(
-                "family `{}` was built for {:?}, the data are {:?}",
-                family.name(),
-                family.task(),
-                data.task()
-            )));
-        }
         let description =
             format!("wrapper {} {}={} ({} splits, loss {})", family.name(), grid.name(), grid.value(grid_index), splits.len(), loss.name());
         let options = EvalOptions { losses: vec![loss], tie: TieRule::First, preprocess, ..EvalOptions::default() };
