@@ -317,6 +317,9 @@ fn honest_evaluation_with_cfs_recovers_informative_features() {
     assert!(report.frequency.iter().take(2).all(|f| f.count == 5 && (f.index == 3 || f.index == 11)));
     assert!(report.honest.mean < 0.2, "{:?}", report.honest);
     assert!((report.mean_jaccard - 1.0).abs() < 1e-12);
+    // the report is what the CLI prints with --json: it serializes and reads back unchanged
+    let json = serde_json::to_string(&report).unwrap();
+    assert_eq!(serde_json::from_str::<agghoo::features::HonestReport>(&json).unwrap(), report);
 }
 
 // ---------- bad input ----------
