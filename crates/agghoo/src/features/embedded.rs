@@ -11,8 +11,8 @@
 //! Both read a capability of a fitted model that its family module exposes
 //! (`LassoModel::support()`, `ForestModel::importances(..)`). Until those families land, this
 //! module returns [`Error::Unsupported`] naming exactly the missing method, after everything
-//! else (grid, plan, CV) has run — wiring them is a two-line change in [`lasso_support`] and
-//! [`forest_importances`].
+//! else (grid, plan, CV) has run — wiring them is a two-line change in `lasso_support` and
+//! `forest_importances`.
 
 use serde::{Deserialize, Serialize};
 
