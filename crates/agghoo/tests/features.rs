@@ -444,3 +444,33 @@ fn multiclass_pearson_is_the_class_weighted_indicator_correlation() {
     // r(1{c=2}, 1{c=2}) = 1; r(1{c=2}, 1{c=k}) = −1/2 for k ≠ 2; weights 1/3 each: (1 + 1/2 + 1/2)/3
     assert!((score0 - 2.0 / 3.0).abs() < 1e-12, "{score0}");
 }
+
+#[test]
+fn nested_wrapper_with_a_one_point_grid_equals_the_fixed_wrapper() {
+    let (n, d) = (120, 6);
+    let x = gaussian(n, d, 0.0, 31);
+    let labels = (0..n).map(|i| u32::from(x[i * d + 1] - x[i * d + 4] > 0.0)).collect();
+    let data = classification(x, d, labels);
+    let splits = vfold(&data, 4, 2);
+    let one = family::build(FamilyKind::Knn, &knn_learner(5).params, &data).unwrap();
+    let fixed = WrapperScorer::new(one.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
+    let nested = WrapperScorer::new(one.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap().with_inner_selection(
+        Plan::VFold(VFold::new(3).unwrap()),
+        agghoo::select::Method::Cv,
+        Seed(4),
+    );
+    for subset in [vec![1], vec![1, 4], vec![0, 2, 3, 5]] {
+        // CV over a one-point grid selects that point and refits it on T_j: the fixed wrapper's model
+        assert_eq!(nested.score(&subset).unwrap(), fixed.score(&subset).unwrap(), "{subset:?}");
+    }
+    // with a real grid, the inner choice runs and the search still finds the informative pair
+    let grid = family::build(FamilyKind::Knn, &FamilyParams::with_grid(GridSpec::parse("1:15:2").unwrap()), &data).unwrap();
+    let nested = WrapperScorer::new(grid.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap().with_inner_selection(
+        Plan::VFold(VFold::new(3).unwrap()),
+        agghoo::select::Method::Agghoo,
+        Seed(4),
+    );
+    let report = search(&nested, &SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 2 })).unwrap();
+    assert_eq!(report.selected, [1, 4]);
+    assert!(report.scorer.contains("inner agghoo"));
+}

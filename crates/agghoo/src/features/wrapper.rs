@@ -9,10 +9,13 @@
 //! candidate: comparisons between subsets are paired, not blurred by different splits.
 //!
 //! Any plan gives an estimator here: V-fold, repeated V-fold, Monte-Carlo, bootstrap
-//! (out-of-bag validation). Inner hyperparameter selection is not done per subset: the family
-//! is evaluated at the fixed `grid_index` (a one-point grid is the usual choice). Choosing m
-//! per subset by the minimum of the CV curve would make every subset score optimistic; doing it
-//! honestly needs a nested plan per candidate, which we left out (cost × inner V).
+//! (out-of-bag validation). By default the family is evaluated at the fixed `grid_index` (a
+//! one-point grid is the usual choice). Choosing m per subset by the minimum of the CV curve
+//! would make every subset score optimistic, so that is not offered; instead
+//! [`WrapperScorer::with_inner_selection`] runs a whole selection procedure
+//! ([`select::select`](crate::select::select), e.g. CV or Agghoo over the grid) on each training
+//! set `T_j` with an inner plan drawn on `T_j`, and scores the resulting predictor on `T_jᶜ`
+//! (nested CV; cost × the inner plan's size).
 //!
 //! Candidates are scored in parallel by the searches (the default
 //! [`Scorer::score_changes`]), each split of a candidate in parallel again; results are
@@ -23,8 +26,9 @@ use crate::data::{Dataset, Preprocess};
 use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::loss::Loss;
-use crate::resample::Splits;
-use crate::select::{EvalOptions, TieRule, cv_curve, evaluate_splits};
+use crate::resample::{Plan, PlanContext, Splits};
+use crate::seed::{Purpose, Seed};
+use crate::select::{self, EvalOptions, Method, SelectConfig, SplitOutcome, TieRule, cv_curve, evaluate_splits};
 
 /// Scores subsets by the CV risk of `family` at `grid_index` over fixed `splits`.
 pub struct WrapperScorer<'a> {
@@ -35,6 +39,7 @@ pub struct WrapperScorer<'a> {
     options: EvalOptions,
     skipped: Vec<SkippedFeature>,
     description: String,
+    inner: Option<(Plan, Method, Seed)>,
 }
 
 impl<'a> WrapperScorer<'a> {
@@ -63,7 +68,53 @@ impl<'a> WrapperScorer<'a> {
         let description =
             format!("wrapper {} {}={} ({} splits, loss {})", family.name(), grid.name(), grid.value(grid_index), splits.len(), loss.name());
         let options = EvalOptions { losses: vec![loss], tie: TieRule::First, preprocess, ..EvalOptions::default() };
-        Ok(Self { family, data, splits, grid_index, options, skipped: constant_columns(data), description })
+        Ok(Self { family, data, splits, grid_index, options, skipped: constant_columns(data), description, inner: None })
+    }
+}
+
+impl WrapperScorer<'_> {
+    /// Selects the hyperparameter inside every training set instead of fixing it: on each split
+    /// `(T_j, T_jᶜ)`, `method` runs over the family's whole grid with `plan` instantiated on `T_j`
+    /// (seed `seed.child(Purpose::Inner, j)`), and its predictor is scored on `T_jᶜ`. The grid
+    /// index given to [`WrapperScorer::new`] is then ignored.
+    pub fn with_inner_selection(mut self, plan: Plan, method: Method, seed: Seed) -> Self {
+        self.description =
+            format!("wrapper {} with inner {} over {} ({} splits)", self.family.name(), method.name(), plan.describe(), self.splits.len());
+        self.inner = Some((plan, method, seed));
+        self
+    }
+
+    /// Nested scoring of one column subset: selection on each training set, risk on its validation set.
+    fn nested(&self, columns: &Dataset, plan: &Plan, method: Method, seed: Seed) -> Result<Vec<SplitOutcome>> {
+        let loss = self.options.losses[0];
+        let mut config = SelectConfig::new(method);
+        config.loss = Some(loss);
+        config.preprocess = self.options.preprocess;
+        self.splits
+            .iter()
+            .enumerate()
+            .map(|(j, split)| {
+                let run = || -> Result<SplitOutcome> {
+                    let train = columns.select_rows(split.train())?;
+                    let validation = columns.select_rows(split.validation())?;
+                    let inner = plan.instantiate(&PlanContext::of(&train), seed.child(Purpose::Inner, j as u64))?;
+                    let (model, _) = select::select(self.family, &train, &inner, &config)?;
+                    let risk = loss.risk(&model.predict(&validation)?, &validation.all())?;
+                    if !risk.is_finite() {
+                        return Err(Error::Numerical(format!("validation risk is {risk}")));
+                    }
+                    Ok(SplitOutcome {
+                        risks: vec![vec![risk]],
+                        selected: 0,
+                        n_train: train.n_rows(),
+                        n_validation: validation.n_rows(),
+                        model: None,
+                        predictions: None,
+                    })
+                };
+                run().map_err(|e| Error::SplitFailed { split: j, source: Box::new(e) })
+            })
+            .collect()
     }
 }
 
@@ -84,6 +135,10 @@ impl Scorer for WrapperScorer<'_> {
         let names = || subset.iter().map(|&j| self.data.feature_names().get(j).map_or("?", String::as_str)).collect::<Vec<_>>().join(",");
         let run = || -> Result<SubsetScore> {
             let columns = self.data.select_columns(subset)?;
+            if let Some((plan, method, seed)) = &self.inner {
+                let curve = cv_curve(&self.nested(&columns, plan, *method, *seed)?);
+                return Ok(SubsetScore { value: curve.mean[0], standard_error: curve.standard_error[0] });
+            }
             let outcomes = evaluate_splits(self.family, &columns, self.splits, &self.options)?;
             let curve = cv_curve(&outcomes);
             Ok(SubsetScore { value: curve.mean[self.grid_index], standard_error: curve.standard_error[self.grid_index] })
