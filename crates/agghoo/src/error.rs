@@ -190,6 +190,15 @@ pub enum Error {
     /// Prediction data whose columns do not match the model's training schema.
     #[error("columns do not match the model: {0}")]
     SchemaMismatch(String),
+    /// Scoring a feature subset failed (a wrapper's family could not be fitted on those columns).
+    #[error("feature subset [{features}]: scoring failed")]
+    FeatureSubset {
+        /// The subset's column names, comma-separated.
+        features: String,
+        /// The cause.
+        #[source]
+        source: Box<Error>,
+    },
     /// A capability a procedure needs is missing (for example a learner without snapshots).
     #[error("{what} is not supported: {reason}")]
     Unsupported {

@@ -1,1 +1,131 @@
-//! Placeholder: see the issue tracker.
+//! Feature selection done honestly (SPEC § Feature selection): filters, wrappers, embedded
+//! methods, the sequential searches, and selection redone inside every outer training fold.
+//!
+//! ## Pieces
+//! - [`filters`](crate::features::rank_features): univariate scores (absolute Pearson correlation,
+//!   mutual information) giving a ranking, and the CFS merit of a subset ([`CfsScorer`]).
+//! - [`WrapperScorer`]: a subset's score is the estimated risk (mean ± standard error over the
+//!   splits) of a family at a fixed grid point trained on the subset's columns; the same
+//!   [`Splits`](crate::resample::Splits) serve every candidate.
+//! - [`search`]: SFS, SBS, SFFS, SBFS and exhaustive search over any [`Scorer`], stopped by a
+//!   number of features, a range, the best score or the parsimonious rule.
+//! - [`embedded_select`]: Lasso / elastic-net support and forest importance.
+//! - [`evaluate_honestly`]: the whole selection inside every outer training fold, next to the
+//!   naive estimate (selection on all the data, then CV), so the selection bias is visible.
+//!
+//! ## One direction: lower is better
+//! Every subset score is *minimised*, as a risk is. Filters that are maximised (CFS merit) are
+//! negated by their scorer ([`SubsetScore::value`] = −merit). The rejected alternative, a
+//! direction flag on the trait, would put an `if maximise` in every comparison of the searches
+//! and the report; negation puts it in one place.
+//!
+//! ## Constant features
+//! A zero-variance column has no correlation with anything (0/0). Scorers never offer such
+//! columns to a search: they are listed in the report as [`SkippedFeature`] with the reason, and
+//! no NaN is ever produced. In honest evaluation this is decided per training fold.
+
+mod embedded;
+mod filters;
+mod honest;
+mod search;
+mod wrapper;
+
+pub use embedded::{EmbeddedMethod, EmbeddedReport, Importance, embedded_select};
+pub use filters::{CfsScorer, Discreteness, FeatureScore, Filter, FilterReport, cfs_merit, digamma, mutual_information, rank_features};
+pub use honest::{
+    FeatureFrequency, FoldSelection, HonestConfig, HonestReport, Learner, RiskEstimate, ScorerSpec, Selection, SelectionDetails, Selector,
+    evaluate_honestly, select_features,
+};
+pub use search::{SearchConfig, SearchMethod, SearchReport, SizeResult, Stopping, TraceStep, search};
+pub use wrapper::WrapperScorer;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+/// The score of one feature subset: lower is better (a risk, or a negated merit).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SubsetScore {
+    /// The value minimised by the searches (estimated risk; −merit for CFS).
+    pub value: f64,
+    /// Its standard error (over the splits for wrappers; 0 for filters). Used by the
+    /// parsimonious stopping rule.
+    pub standard_error: f64,
+}
+
+/// A feature that a scorer never offers to a search, with the reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFeature {
+    /// Column index in the data.
+    pub index: usize,
+    /// Column name.
+    pub name: String,
+    /// Why it was skipped (for example "constant (zero variance)").
+    pub reason: String,
+}
+
+/// A one-feature change of a subset, as the sequential searches make them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// `S ∪ {j}`.
+    Add,
+    /// `S \ {j}`.
+    Remove,
+}
+
+/// Scores feature subsets for a search. Subsets are given sorted ascending, never empty.
+///
+/// One required scoring method, [`Scorer::score`]; [`Scorer::score_changes`] scores many
+/// one-feature changes of one subset and defaults to scoring each in parallel (results in input
+/// order, so deterministic). Scorers with incremental updates (CFS) override it.
+pub trait Scorer: Sync {
+    /// A short description for reports (`cfs`, `wrapper knn k=5, 5-fold`).
+    fn describe(&self) -> String;
+    /// Names of all columns of the data (indices of subsets refer to them).
+    fn feature_names(&self) -> &[String];
+    /// Columns never offered to a search (constant ones), with the reason.
+    fn skipped(&self) -> &[SkippedFeature];
+    /// The score of `subset` (sorted ascending, non-empty).
+    ///
+    /// # Errors
+    /// The scorer's own failures, naming the subset ([`crate::Error::FeatureSubset`]).
+    fn score(&self, subset: &[usize]) -> Result<SubsetScore>;
+    /// Scores of `base ∪ {j}` (or `base \ {j}`) for every `j` of `candidates`, in order.
+    ///
+    /// # Errors
+    /// As [`Scorer::score`].
+    fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize]) -> Result<Vec<SubsetScore>> {
+        candidates.par_iter().map(|&j| self.score(&apply_change(base, change, j))).collect()
+    }
+    /// The usable columns: every column not in [`Scorer::skipped`], ascending.
+    fn usable(&self) -> Vec<usize> {
+        let skipped = self.skipped();
+        (0..self.feature_names().len()).filter(|j| !skipped.iter().any(|s| s.index == *j)).collect()
+    }
+}
+
+/// `base ∪ {j}` or `base \ {j}`, kept sorted.
+pub(crate) fn apply_change(base: &[usize], change: Change, j: usize) -> Vec<usize> {
+    let mut s: Vec<usize> = base.iter().copied().filter(|&i| i != j).collect();
+    if change == Change::Add {
+        let at = s.partition_point(|&i| i < j);
+        s.insert(at, j);
+    }
+    s
+}
+
+/// Columns with a single value over the rows (zero variance), as skipped features.
+pub(crate) fn constant_columns(data: &crate::data::Dataset) -> Vec<SkippedFeature> {
+    let d = data.n_features();
+    let n = data.n_rows();
+    let x = data.x();
+    (0..d)
+        .filter(|&j| {
+            let first = x[j];
+            (1..n).all(|i| x[i * d + j] == first)
+        })
+        .map(|j| SkippedFeature { index: j, name: data.feature_names()[j].clone(), reason: "constant (zero variance)".into() })
+        .collect()
+}

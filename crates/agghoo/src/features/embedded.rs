@@ -1,0 +1,153 @@
+//! Embedded selection: features chosen as a by-product of fitting one learner.
+//!
+//! - **Lasso / elastic-net support**: λ (the family's grid, ascending) is chosen by CV selection
+//!   ([`select::select`](crate::select::select) with [`Method::Cv`]) over the given plan; the
+//!   selected features are the non-zero coefficients of `A_{λ̂}(D)`, ranked by |coefficient| on
+//!   the family's (standardised) scale.
+//! - **Random-forest importance**: a forest fitted on all rows at its first grid point; features
+//!   ranked by mean decrease in impurity or by permutation importance (out-of-bag), the top
+//!   `n_features` kept.
+//!
+//! Both read a capability of a fitted model that its family module exposes
+//! (`LassoModel::support()`, `ForestModel::importances(..)`). Until those families land, this
+//! module returns [`Error::Unsupported`] naming exactly the missing method, after everything
+//! else (grid, plan, CV) has run — wiring them is a two-line change in `lasso_support` and
+//! `forest_importances`.
+
+use serde::{Deserialize, Serialize};
+
+use super::FeatureScore;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::family::{self, FamilyKind, FamilyParams, Model};
+use crate::resample::{Plan, PlanContext};
+use crate::seed::{Purpose, Seed};
+use crate::select::{self, Method, SelectConfig};
+
+/// Which importance a forest reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Importance {
+    /// Mean decrease in impurity over the trees' splits.
+    Impurity,
+    /// Increase of the out-of-bag loss when the feature's values are permuted.
+    Permutation,
+}
+
+/// An embedded selection method.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "embedded", rename_all = "snake_case")]
+pub enum EmbeddedMethod {
+    /// Non-zero coefficients of the Lasso (or elastic net) at the λ chosen by CV.
+    LassoSupport {
+        /// Elastic net instead of the Lasso.
+        elastic_net: bool,
+        /// The family's parameters (grid of λ, mixing).
+        params: FamilyParams,
+        /// The plan of the CV choice of λ.
+        plan: Plan,
+    },
+    /// The `n_features` most important features of a random forest.
+    ForestImportance {
+        /// The forest's parameters (its first grid point is used).
+        params: FamilyParams,
+        /// Which importance.
+        importance: Importance,
+        /// How many features to keep (≥ 1).
+        n_features: usize,
+    },
+}
+
+/// What an embedded method selected.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddedReport {
+    /// The method (`lasso-support`, `forest-impurity`, ...).
+    pub method: String,
+    /// Selected columns, ascending.
+    pub selected: Vec<usize>,
+    /// Their names.
+    pub selected_names: Vec<String>,
+    /// Every feature's score (|coefficient| or importance), decreasing.
+    pub scores: Vec<FeatureScore>,
+    /// The hyperparameter value used (λ̂ for the Lasso).
+    pub hyperparameter: Option<f64>,
+}
+
+/// Runs an embedded method on `data`; `seed` drives the plan (and the forest).
+///
+/// # Errors
+/// The family's and the plan's errors; [`Error::Unsupported`] while the Lasso / forest models do
+/// not expose their support / importances; [`Error::InvalidParameter`] for `n_features` = 0 or
+/// above the number of features.
+pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> Result<EmbeddedReport> {
+    data.check_learnable()?;
+    match method {
+        EmbeddedMethod::LassoSupport { elastic_net, params, plan } => {
+            let kind = if *elastic_net { FamilyKind::Enet } else { FamilyKind::Lasso };
+            let fam = family::build(kind, params, data)?;
+            let splits = plan.instantiate(&PlanContext::of(data), seed.child(Purpose::Inner, 0))?;
+            let (model, report) = select::select(fam.as_ref(), data, &splits, &SelectConfig::new(Method::Cv))?;
+            let member = model.members().first().ok_or_else(|| Error::Numerical("internal: CV selection without a member".into()))?;
+            let coefficients = lasso_support(&member.model)?;
+            let mut scores = named_scores(data, coefficients);
+            scores.retain(|s| s.score > 0.0);
+            Ok(report_from(if *elastic_net { "enet-support" } else { "lasso-support" }, data, scores, usize::MAX, report.final_value))
+        }
+        EmbeddedMethod::ForestImportance { params, importance, n_features } => {
+            if *n_features == 0 || *n_features > data.n_features() {
+                return Err(Error::InvalidParameter {
+                    name: "features",
+                    expected: "between 1 and the number of features",
+                    got: format!("{n_features} requested, {} features", data.n_features()),
+                });
+            }
+            let fam = family::build(FamilyKind::Forest, params, data)?;
+            let model = fam.fit(&data.all(), 0)?;
+            let importances = forest_importances(&model, *importance, data, seed)?;
+            let name = match importance {
+                Importance::Impurity => "forest-impurity",
+                Importance::Permutation => "forest-permutation",
+            };
+            Ok(report_from(name, data, named_scores(data, importances), *n_features, Some(fam.grid().value(0))))
+        }
+    }
+}
+
+fn named_scores(data: &Dataset, scores: Vec<f64>) -> Vec<FeatureScore> {
+    let mut out: Vec<FeatureScore> = scores
+        .into_iter()
+        .enumerate()
+        .map(|(index, score)| FeatureScore { index, name: data.feature_names()[index].clone(), score })
+        .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.index.cmp(&b.index)));
+    out
+}
+
+fn report_from(method: &str, data: &Dataset, scores: Vec<FeatureScore>, keep: usize, hyperparameter: Option<f64>) -> EmbeddedReport {
+    let mut selected: Vec<usize> = scores.iter().take(keep).map(|s| s.index).collect();
+    selected.sort_unstable();
+    let selected_names = selected.iter().map(|&j| data.feature_names()[j].clone()).collect();
+    EmbeddedReport { method: method.into(), selected, selected_names, scores, hyperparameter }
+}
+
+/// |coefficient| of every feature of a fitted Lasso / elastic-net model (0 outside the support).
+///
+/// Wiring point: `Model::Lasso(m) => m.support()` once `family::lasso` exposes it.
+fn lasso_support(model: &Model) -> Result<Vec<f64>> {
+    let _ = model;
+    Err(Error::Unsupported {
+        what: "lasso support".into(),
+        reason: "family::lasso does not yet expose `LassoModel::support()` (|coefficients| per feature)".into(),
+    })
+}
+
+/// Importance of every feature of a fitted forest.
+///
+/// Wiring point: `Model::Forest(m) => m.importances(kind, ..)` once `family::forest` exposes it.
+fn forest_importances(model: &Model, importance: Importance, data: &Dataset, seed: Seed) -> Result<Vec<f64>> {
+    let _ = (model, data, seed);
+    Err(Error::Unsupported {
+        what: format!("forest {importance:?} importance").to_lowercase(),
+        reason: "family::forest does not yet expose `ForestModel::importances(..)`".into(),
+    })
+}

@@ -1,0 +1,344 @@
+//! Honest evaluation of a feature-selection procedure (SPEC § Feature selection, honesty rule).
+//!
+//! A selection procedure ([`Selector`]: a filter ranking, a search with CFS or a wrapper, an
+//! embedded method) is a supervised step, so its risk estimate needs an outer loop: for each
+//! outer split `(T_j, T_jᶜ)`, the *whole* selection runs on `D_{T_j}` only (its inner plan is
+//! instantiated on `T_j`, constant features are judged on `T_j`), the learner is trained on
+//! `D_{T_j}` restricted to the selected columns `S_j`, and its risk is measured on the outer test
+//! rows `T_jᶜ`:
+//!
+//! `honest = Σ_j (|T_jᶜ| / Σ_k |T_kᶜ|) · R_{T_jᶜ}(A(D_{T_j}[:, S_j]))`, with the standard error
+//! over the outer splits (the same reduction as every CV curve of the crate).
+//!
+//! Next to it, the *naive* estimate that the lecture notes warn about: select `S` once on all of
+//! D, then cross-validate the learner on `D[:, S]` over the same outer splits. The gap
+//! `naive − honest` (usually negative) is the selection bias. The report also lists the features
+//! chosen in each fold and how often each was chosen (selection stability), with the mean
+//! pairwise Jaccard similarity of the fold subsets.
+//!
+//! Per-fold randomness: fold j's selection uses `seed.child(Purpose::Inner, j)`; the naive
+//! selection uses `seed` itself, i.e. exactly what [`select_features`] does when run alone.
+//! Outer folds run in parallel and are collected in order.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    CfsScorer, EmbeddedMethod, EmbeddedReport, Filter, FilterReport, SearchConfig, SearchReport, WrapperScorer, embedded_select,
+    rank_features, search,
+};
+use crate::data::{Dataset, Preprocess};
+use crate::error::{Error, Result};
+use crate::family::{self, Family, FamilyKind, FamilyParams};
+use crate::loss::Loss;
+use crate::resample::{Plan, PlanContext, Splits};
+use crate::seed::{Purpose, Seed};
+use crate::select::{EvalOptions, SplitOutcome, cv_curve, evaluate_splits};
+
+/// A learner at a fixed hyperparameter: a family whose grid has exactly one value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Learner {
+    /// The family.
+    pub family: FamilyKind,
+    /// Its parameters; the grid must have one value (for example `k = 5`).
+    pub params: FamilyParams,
+}
+
+impl Learner {
+    /// Builds the family for `data`.
+    ///
+    /// # Errors
+    /// The family's build errors; [`Error::InvalidParameter`] when the grid has several values.
+    pub fn build(&self, data: &Dataset) -> Result<Box<dyn Family>> {
+        let fam = family::build(self.family, &self.params, data)?;
+        if fam.grid().len() != 1 {
+            return Err(Error::invalid(
+                "grid",
+                "a single value (the learner's fixed hyperparameter)",
+                format!("{} values", fam.grid().len()),
+            ));
+        }
+        Ok(fam)
+    }
+}
+
+/// How subsets are scored by a search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "scorer", rename_all = "snake_case")]
+pub enum ScorerSpec {
+    /// CFS merit (Hall 1999).
+    Cfs,
+    /// CV risk of a learner over an inner plan.
+    Wrapper {
+        /// The learner.
+        learner: Learner,
+        /// The inner plan (instantiated on the data the selection sees).
+        plan: Plan,
+        /// The loss (`None`: the task's default).
+        loss: Option<Loss>,
+        /// Per-split preprocessing.
+        preprocess: Preprocess,
+    },
+}
+
+/// A complete feature-selection procedure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "selector", rename_all = "snake_case")]
+pub enum Selector {
+    /// The `n_features` best-ranked features of a univariate filter.
+    Ranking {
+        /// The filter.
+        filter: Filter,
+        /// How many to keep.
+        n_features: usize,
+    },
+    /// A search over subsets.
+    Search {
+        /// The subset scorer.
+        scorer: ScorerSpec,
+        /// The strategy and stopping rule.
+        search: SearchConfig,
+    },
+    /// An embedded method.
+    Embedded(EmbeddedMethod),
+}
+
+/// The details of a selection, by kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SelectionDetails {
+    /// A filter's ranking.
+    Ranking(FilterReport),
+    /// A search's report.
+    Search(SearchReport),
+    /// An embedded method's report.
+    Embedded(EmbeddedReport),
+}
+
+/// The features a selector chose, with its report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    /// Selected columns, ascending.
+    pub features: Vec<usize>,
+    /// Their names.
+    pub names: Vec<String>,
+    /// The selector's own report.
+    pub details: SelectionDetails,
+}
+
+/// Runs `selector` on `data` (all of it); `seed` drives inner plans and learners.
+///
+/// # Errors
+/// The selector's errors: too many features requested, an exhaustive search over its limit, a
+/// wrapper failing on a subset ([`Error::FeatureSubset`]), unsupported embedded methods.
+pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Result<Selection> {
+    let (mut features, details) = match selector {
+        Selector::Ranking { filter, n_features } => {
+            let report = rank_features(data, filter)?;
+            if *n_features == 0 || *n_features > report.ranking.len() {
+                return Err(Error::InvalidParameter {
+                    name: "features",
+                    expected: "between 1 and the number of usable (non-constant) features",
+                    got: format!("{n_features} requested, {} usable", report.ranking.len()),
+                });
+            }
+            (report.ranking.iter().take(*n_features).map(|s| s.index).collect(), SelectionDetails::Ranking(report))
+        }
+        Selector::Search { scorer, search: config } => {
+            let report = match scorer {
+                ScorerSpec::Cfs => search(&CfsScorer::new(data)?, config)?,
+                ScorerSpec::Wrapper { learner, plan, loss, preprocess } => {
+                    let fam = learner.build(data)?;
+                    let splits = plan.instantiate(&PlanContext::of(data), seed)?;
+                    search(&WrapperScorer::new(fam.as_ref(), data, &splits, 0, *loss, *preprocess)?, config)?
+                }
+            };
+            (report.selected.clone(), SelectionDetails::Search(report))
+        }
+        Selector::Embedded(method) => {
+            let report = embedded_select(method, data, seed)?;
+            (report.selected.clone(), SelectionDetails::Embedded(report))
+        }
+    };
+    features.sort_unstable();
+    let names = features.iter().map(|&j| data.feature_names()[j].clone()).collect();
+    Ok(Selection { features, names, details })
+}
+
+/// Configuration of [`evaluate_honestly`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HonestConfig {
+    /// The selection procedure.
+    pub selector: Selector,
+    /// The learner trained on the selected features.
+    pub learner: Learner,
+    /// The evaluation loss (`None`: the task's default).
+    pub loss: Option<Loss>,
+    /// Preprocessing of the learner, fitted on each training set.
+    pub preprocess: Preprocess,
+    /// Seed of the selections' randomness.
+    pub seed: Seed,
+}
+
+/// A risk estimate with its standard error over the outer splits.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RiskEstimate {
+    /// Size-weighted mean of the outer test risks.
+    pub mean: f64,
+    /// Standard deviation of the split risks over √V (0 for one split).
+    pub standard_error: f64,
+}
+
+/// What one outer fold selected and how its model did on the outer test rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FoldSelection {
+    /// Zero-based outer split.
+    pub fold: usize,
+    /// |T_j|.
+    pub n_train: usize,
+    /// |T_jᶜ|.
+    pub n_test: usize,
+    /// The selection made on `T_j` only.
+    pub selection: Selection,
+    /// Outer test risk of the learner on the selected columns.
+    pub test_risk: f64,
+}
+
+/// How often a feature was selected over the outer folds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeatureFrequency {
+    /// Column index.
+    pub index: usize,
+    /// Column name.
+    pub name: String,
+    /// Number of folds that selected it.
+    pub count: usize,
+    /// `count / V`.
+    pub fraction: f64,
+}
+
+/// The honest and naive estimates side by side.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HonestReport {
+    /// The learner's family name.
+    pub learner: String,
+    /// The evaluation loss.
+    pub loss: String,
+    /// Number of outer splits V.
+    pub n_folds: usize,
+    /// Selection inside every outer training fold.
+    pub honest: RiskEstimate,
+    /// Selection once on all data, then CV over the same outer splits (optimistic).
+    pub naive: RiskEstimate,
+    /// `naive.mean − honest.mean`: the selection bias (negative when the naive one is optimistic).
+    pub selection_bias: f64,
+    /// Per-fold selections and test risks.
+    pub folds: Vec<FoldSelection>,
+    /// Features selected in at least one fold: by decreasing count, then column order.
+    pub frequency: Vec<FeatureFrequency>,
+    /// Mean Jaccard similarity `|S_i ∩ S_j| / |S_i ∪ S_j|` over pairs of folds (1 = stable;
+    /// 1 as well for a single fold).
+    pub mean_jaccard: f64,
+    /// The selection made on all data (the naive estimate's subset; what a user would deploy).
+    pub naive_selection: Selection,
+}
+
+/// Runs the selection inside every outer training fold and reports the honest estimate next to
+/// the naive one (see the module docs for the exact definitions).
+///
+/// # Errors
+/// [`Error::SplitsMismatch`]; [`Error::SplitFailed`] naming the outer split whose selection or
+/// fit failed (with the cause); the naive selection's errors.
+pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) -> Result<HonestReport> {
+    outer.check_rows(data.n_rows())?;
+    data.check_learnable()?;
+    let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
+    let options = EvalOptions { losses: vec![loss], preprocess: config.preprocess, ..EvalOptions::default() };
+    let folds: Vec<(Selection, SplitOutcome)> = outer
+        .as_slice()
+        .par_iter()
+        .enumerate()
+        .map(|(j, split)| {
+            let run = || -> Result<(Selection, SplitOutcome)> {
+                let train = data.select_rows(split.train())?;
+                let selection = select_features(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64))?;
+                let fam = config.learner.build(&train.select_columns(&selection.features)?)?;
+                let columns = data.select_columns(&selection.features)?;
+                let one = Splits::new(data.n_rows(), vec![split.clone()])?;
+                let outcome = evaluate_splits(fam.as_ref(), &columns, &one, &options)?
+                    .pop()
+                    .ok_or_else(|| Error::Numerical("internal: no outcome for one split".into()))?;
+                Ok((selection, outcome))
+            };
+            run().map_err(|e| Error::SplitFailed { split: j, source: Box::new(e) })
+        })
+        .collect::<Result<_>>()?;
+    let (selections, outcomes): (Vec<Selection>, Vec<SplitOutcome>) = folds.into_iter().unzip();
+    let honest_curve = cv_curve(&outcomes);
+
+    let naive_selection = select_features(&config.selector, data, config.seed)?;
+    let columns = data.select_columns(&naive_selection.features)?;
+    let fam = config.learner.build(&columns)?;
+    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, &options)?);
+
+    let honest = RiskEstimate { mean: honest_curve.mean[0], standard_error: honest_curve.standard_error[0] };
+    let naive = RiskEstimate { mean: naive_curve.mean[0], standard_error: naive_curve.standard_error[0] };
+    let frequency = frequencies(data, &selections);
+    let mean_jaccard = mean_jaccard(&selections);
+    let folds = selections
+        .into_iter()
+        .zip(&outcomes)
+        .enumerate()
+        .map(|(fold, (selection, o))| FoldSelection {
+            fold,
+            n_train: o.n_train,
+            n_test: o.n_validation,
+            selection,
+            test_risk: o.risks[0][0],
+        })
+        .collect();
+    Ok(HonestReport {
+        learner: fam.name().into(),
+        loss: loss.name(),
+        n_folds: outer.len(),
+        honest,
+        naive,
+        selection_bias: naive.mean - honest.mean,
+        folds,
+        frequency,
+        mean_jaccard,
+        naive_selection,
+    })
+}
+
+fn frequencies(data: &Dataset, selections: &[Selection]) -> Vec<FeatureFrequency> {
+    let mut counts = vec![0usize; data.n_features()];
+    for s in selections {
+        for &j in &s.features {
+            counts[j] += 1;
+        }
+    }
+    let v = selections.len().max(1) as f64;
+    let mut out: Vec<FeatureFrequency> = counts
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 0)
+        .map(|(index, &count)| FeatureFrequency { index, name: data.feature_names()[index].clone(), count, fraction: count as f64 / v })
+        .collect();
+    out.sort_by(|a, b| b.count.cmp(&a.count).then(a.index.cmp(&b.index)));
+    out
+}
+
+fn mean_jaccard(selections: &[Selection]) -> f64 {
+    let mut total = 0.0;
+    let mut pairs = 0usize;
+    for (a, s) in selections.iter().enumerate() {
+        for t in &selections[a + 1..] {
+            let inter = s.features.iter().filter(|j| t.features.contains(j)).count();
+            let union = s.features.len() + t.features.len() - inter;
+            total += if union == 0 { 1.0 } else { inter as f64 / union as f64 };
+            pairs += 1;
+        }
+    }
+    if pairs == 0 { 1.0 } else { total / pairs as f64 }
+}
