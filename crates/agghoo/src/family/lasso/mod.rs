@@ -181,9 +181,9 @@ impl LassoFamily {
 fn check_regression(task: Task, name: &'static str) -> Result<()> {
     match task {
         Task::Regression => Ok(()),
-        Task::Classification => {
-            Err(Error::TaskMismatch(format!("family `{name}` is a regression method and needs a real-valued target (use `logistic` for classes)")))
-        }
+        Task::Classification => Err(Error::TaskMismatch(format!(
+            "family `{name}` is a regression method and needs a real-valued target (use `logistic` for classes)"
+        ))),
     }
 }
 

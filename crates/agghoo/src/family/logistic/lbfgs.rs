@@ -77,7 +77,11 @@ pub(super) fn minimize(
         }
         let Some(f_new) = accepted else {
             if failed_once || pairs.is_empty() {
-                return Err(Error::Numerical(format!("{}: the L-BFGS line search found no decrease (‖∇f‖∞ = {:e})", what(), norm_inf(&grad))));
+                return Err(Error::Numerical(format!(
+                    "{}: the L-BFGS line search found no decrease (‖∇f‖∞ = {:e})",
+                    what(),
+                    norm_inf(&grad)
+                )));
             }
             failed_once = true;
             pairs.clear();

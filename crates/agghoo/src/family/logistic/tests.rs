@@ -30,7 +30,8 @@ fn path_equals_cold_refit_binary_and_multinomial() {
         let fast = fam.fit_path(&data.view(train)).unwrap().predict(&data.view(val)).unwrap();
         for (m, p) in fast.iter().enumerate() {
             let Predictions::Classes { proba: Some(a), .. } = p else { panic!() };
-            let Predictions::Classes { proba: Some(b), .. } = fam.fit(&data.view(train), m).unwrap().predict(&data.view(val)).unwrap() else {
+            let Predictions::Classes { proba: Some(b), .. } = fam.fit(&data.view(train), m).unwrap().predict(&data.view(val)).unwrap()
+            else {
                 panic!()
             };
             for (u, v) in a.iter().zip(&b) {
