@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-.venv/bin/python}"
-DATA="${LINEAR_BENCH_DATA:-target/linear-bench}"
+DATA="${LINEAR_BENCH_DATA:-$PWD/target/linear-bench}"
 mkdir -p "$DATA"
 [ -f "$DATA/lasso_x.bin" ] || "$PYTHON" bench/peers/linear.py "$DATA" gen
 ours=$(LINEAR_BENCH_DATA="$DATA" cargo bench -q -p agghoo --bench linear 2>/dev/null)

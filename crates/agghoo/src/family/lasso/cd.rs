@@ -39,6 +39,7 @@
 //! The gap costs the full gradient: O(d) in covariance mode, O(n d) in residual mode, the same
 //! product the KKT check needs, so it is computed once per convergence, not per pass.
 
+use crate::data::View;
 use crate::error::{Error, Result};
 
 /// The training data of one fit, centred, with the cached quantities coordinate descent needs.
@@ -85,38 +86,34 @@ pub(super) struct State {
 }
 
 impl Problem {
-    /// Centres the rows `x_rows` (row-major, `n × d`) and `y`; computes the Gram matrix when `gram`.
-    pub fn new(x_rows: &[f64], y: &[f64], d: usize, gram: bool) -> Self {
-        let n = y.len();
+    /// Centres the rows of `train` and their targets; computes the Gram matrix when `gram`.
+    pub fn new(train: &View<'_>, gram: bool) -> Self {
+        let (n, d) = (train.len(), train.n_features());
         let inv_n = 1.0 / n as f64;
         let mut x_mean = vec![0.0; d];
-        for row in x_rows.chunks_exact(d.max(1)).take(n) {
-            x_mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
+        for i in 0..n {
+            x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
         }
         x_mean.iter_mut().for_each(|m| *m *= inv_n);
+        let y = train.gather_y();
         let y_mean = y.iter().sum::<f64>() * inv_n;
         let yc: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
+        // Row-major view → centred column-major, in blocks of rows so that reads and writes stay in cache.
         let mut x = vec![0.0; n * d];
-        for (i, row) in x_rows.chunks_exact(d.max(1)).take(n).enumerate() {
-            for j in 0..d {
-                x[j * n + i] = row[j] - x_mean[j];
+        const ROWS: usize = 32;
+        for i0 in (0..n).step_by(ROWS) {
+            let i1 = (i0 + ROWS).min(n);
+            for (j, mean) in x_mean.iter().enumerate() {
+                let column = &mut x[j * n + i0..j * n + i1];
+                for (i, out) in (i0..i1).zip(column) {
+                    *out = train.x(i)[j] - mean;
+                }
             }
         }
         let col_sq = (0..d).map(|j| dot(&x[j * n..(j + 1) * n], &x[j * n..(j + 1) * n]) * inv_n).collect();
         let xty = (0..d).map(|j| dot(&x[j * n..(j + 1) * n], &yc) * inv_n).collect();
         let y_var = dot(&yc, &yc) * inv_n;
-        let gram = gram.then(|| {
-            let xm = faer::MatRef::from_column_major_slice(&x, n, d);
-            let mut g = faer::Mat::<f64>::zeros(d, d);
-            faer::linalg::matmul::matmul(g.as_mut(), faer::Accum::Replace, xm.transpose(), xm, inv_n, faer::Par::Seq);
-            let mut out = vec![0.0; d * d];
-            for k in 0..d {
-                for j in 0..d {
-                    out[k * d + j] = g[(j, k)];
-                }
-            }
-            out
-        });
+        let gram = gram.then(|| gram_matrix(&x, n, d));
         Self { n, d, x, y: yc, x_mean, y_mean, col_sq, xty, y_var, gram }
     }
 
@@ -245,6 +242,47 @@ impl Problem {
         let scale = if dual_norm > lambda * rho { lambda * rho / dual_norm } else { 1.0 };
         0.5 * r_norm2 * (1.0 + scale * scale) + lambda * rho * l1_norm - scale * ry + 0.5 * l2 * (1.0 + scale * scale) * w_norm2
     }
+}
+
+/// `G = X_cᵀX_c / n` (column-major `d × d`) for column-major `x`.
+///
+/// Column blocks of fixed width are computed independently (rayon) and only their upper part
+/// `G[0..c₁, c₀..c₁]` is multiplied, the rest mirrored: half the flops of a full product. Every
+/// entry is computed by one sequential faer product over a partition that does not depend on the
+/// thread count, so the result is bit-identical on any number of threads.
+fn gram_matrix(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+    use rayon::prelude::*;
+    const BLOCK: usize = 64;
+    let xm = faer::MatRef::from_column_major_slice(x, n, d);
+    let inv_n = 1.0 / n as f64;
+    let blocks: Vec<faer::Mat<f64>> = (0..d.div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let (c0, c1) = (b * BLOCK, ((b + 1) * BLOCK).min(d));
+            let mut g = faer::Mat::<f64>::zeros(c1, c1 - c0);
+            faer::linalg::matmul::matmul(
+                g.as_mut(),
+                faer::Accum::Replace,
+                xm.subcols(0, c1).transpose(),
+                xm.subcols(c0, c1 - c0),
+                inv_n,
+                faer::Par::Seq,
+            );
+            g
+        })
+        .collect();
+    let mut out = vec![0.0; d * d];
+    for (b, g) in blocks.iter().enumerate() {
+        let c0 = b * BLOCK;
+        for k in 0..g.ncols() {
+            for j in 0..g.nrows() {
+                // Entry (j, c0 + k) with j < c0 + k's block end; mirror below the diagonal.
+                out[(c0 + k) * d + j] = g[(j, k)];
+                out[j * d + c0 + k] = g[(j, k)];
+            }
+        }
+    }
+    out
 }
 
 /// `S(z, t) = sign(z) max(|z| − t, 0)`.

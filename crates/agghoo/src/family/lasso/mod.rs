@@ -159,8 +159,7 @@ impl LassoFamily {
         if train.is_empty() {
             return Err(Error::TooFewRows { what: format!("family `{}`", self.name), needed: 1, found: 0 });
         }
-        let d = train.n_features();
-        Ok(Problem::new(&train.gather_x(), &train.gather_y(), d, self.precompute.use_gram(train.len(), d)))
+        Ok(Problem::new(train, self.precompute.use_gram(train.len(), train.n_features())))
     }
 
     fn model_at(&self, problem: &Problem, w: Vec<f64>, lambda: f64) -> LassoModel {
@@ -221,8 +220,7 @@ fn build_named(name: &'static str, default_ratio: f64, params: &FamilyParams, da
 
 /// 100 log-spaced values from λ_max down to λ_max · 10⁻³ (see the module doc).
 fn default_grid(data: &Dataset, l1_ratio: L1Ratio) -> Vec<f64> {
-    let all = data.all();
-    let problem = Problem::new(data.x(), &all.gather_y(), data.n_features(), false);
+    let problem = Problem::new(&data.all(), false);
     let lambda_max = problem.lambda_max(l1_ratio.get().max(1e-3));
     // A constant target or constant features give λ_max = 0: any positive grid is then equivalent.
     let lambda_max = if lambda_max > 0.0 && lambda_max.is_finite() { lambda_max } else { 1.0 };

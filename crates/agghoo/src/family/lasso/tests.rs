@@ -59,7 +59,7 @@ fn gram_and_residual_modes_agree() {
 #[test]
 fn lambda_max_is_the_first_all_zero_point() {
     let data = sparse_data(100, 5, 1);
-    let problem = Problem::new(data.x(), &data.all().gather_y(), 5, false);
+    let problem = Problem::new(&data.all(), false);
     let lambda_max = problem.lambda_max(1.0);
     let fam = LassoFamily::new("lasso", vec![lambda_max * 0.999, lambda_max * 1.0001], L1Ratio::new(1.0).unwrap()).unwrap();
     let path = fam.fit_path(&data.all()).unwrap();
