@@ -6,7 +6,7 @@ The Rust tests never run Python; they read the JSON this script printed (data in
 Conventions checked:
 - sklearn's `lasso_path` / `enet_path` (alpha = our λ, l1_ratio = our ρ) fit no intercept, so the data are
   centred here, and the intercept is `ȳ − x̄ᵀw`, as agghoo does.
-- `LogisticRegression(C)` minimises `C Σ loss + ½‖W‖²`, i.e. our `(1/n) Σ loss + (λ/2)‖W‖²` with `C = 1/(nλ)`.
+- `LogisticRegression(C)` (and with `l1_ratio=1`, solver saga, for the L1 penalty) minimises `C Σ loss + ½‖W‖²`, i.e. our `(1/n) Σ loss + (λ/2)‖W‖²` with `C = 1/(nλ)`.
 Solver tolerances are tight (1e-12 / 1e-10) so the references are exact to ~1e-8, far below the tests' 1e-6.
 """
 import json
@@ -59,6 +59,21 @@ for name, lab in [("binary", labels2), ("multinomial", labels3)]:
             "proba": clf.predict_proba(Xk).ravel().tolist(),
         })
     logistic.append({"name": name, "labels": lab.tolist(), "fits": fits})
+
+# L1-penalised binary logistic regression: sklearn's `l1_ratio=1` (saga, the solver that leaves the
+# intercept unpenalised), same C = 1/(nλ).
+l1_fits = []
+for lam in [0.1, 0.03, 0.01, 0.001]:
+    C = 1.0 / (m * lam)
+    clf = LogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=1e-12, max_iter=1_000_000).fit(Xk, labels2)
+    l1_fits.append({
+        "lambda": lam,
+        "C": C,
+        "coefficients": clf.coef_.ravel().tolist(),
+        "intercepts": clf.intercept_.tolist(),
+        "proba": clf.predict_proba(Xk).ravel().tolist(),
+    })
+logistic.append({"name": "binary_l1", "penalty": "l1", "labels": labels2.tolist(), "fits": l1_fits})
 
 json.dump({
     "generator": "bench/peers/linear_reference.py",

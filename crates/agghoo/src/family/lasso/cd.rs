@@ -286,7 +286,7 @@ fn gram_matrix(x: &[f64], n: usize, d: usize) -> Vec<f64> {
 }
 
 /// `S(z, t) = sign(z) max(|z| − t, 0)`.
-fn soft_threshold(z: f64, t: f64) -> f64 {
+pub(in crate::family) fn soft_threshold(z: f64, t: f64) -> f64 {
     if z > t {
         z - t
     } else if z < -t {

@@ -45,7 +45,7 @@ use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
 
-pub(super) use self::cd::dot;
+pub(super) use self::cd::{dot, soft_threshold};
 
 /// The mixing parameter ρ of the elastic-net penalty; always in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

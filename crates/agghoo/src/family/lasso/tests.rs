@@ -91,3 +91,18 @@ fn max_iter_exhaustion_is_a_typed_error() {
     let fam = LassoFamily::new("lasso", vec![1e-4], L1Ratio::new(1.0).unwrap()).unwrap().with_tol(1e-14).unwrap().with_max_iter(1).unwrap();
     assert!(matches!(fam.fit(&data.all(), 0), Err(Error::Numerical(_))));
 }
+
+#[test]
+fn gram_path_is_bit_identical_on_one_and_four_threads() {
+    // d = 150 spans three Gram column blocks.
+    let data = sparse_data(300, 150, 5);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let fam = family(&data, 0.8, "gram", 1e-7);
+            let path = fam.fit_path(&data.all()).unwrap();
+            (0..fam.grid().len()).map(|m| path.model(m).unwrap()).collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(run(1), run(4));
+}

@@ -84,3 +84,48 @@ fn binary_decision_is_the_logit_of_class_one() {
         assert_eq!(labels[i], u32::from(decision[i] > 0.0));
     }
 }
+
+fn l1_family(lambdas: Vec<f64>) -> LogisticFamily {
+    LogisticFamily::new(lambdas, 2).unwrap().with_penalty(Penalty::L1).unwrap().with_tol(1e-10).unwrap()
+}
+
+#[test]
+fn l1_path_equals_cold_refit() {
+    let data = class_data(150, 6, 2, 21);
+    let rows: Vec<usize> = (0..150).collect();
+    let (train, val) = rows.split_at(100);
+    let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-3.5 + 0.4 * f64::from(i))).collect();
+    path_equals_refit(&l1_family(lambdas), &data.view(train), &data.view(val), 1e-6);
+}
+
+/// Subgradient optimality of `(1/n) Σ loss + λ‖w‖₁` at every grid point, computed from the
+/// predicted probabilities: `|∂_b| ≈ 0`, `|g_j| ≤ λ` where `w_j = 0`, `g_j = −λ sign(w_j)` elsewhere.
+#[test]
+fn l1_solutions_satisfy_the_optimality_conditions() {
+    let data = class_data(120, 5, 2, 8);
+    let all = data.all();
+    let fam = l1_family((0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect());
+    let path = fam.fit_path(&all).unwrap();
+    let mut sizes = Vec::new();
+    for m in 0..fam.grid().len() {
+        let lambda = fam.grid().value(m);
+        let Model::Logistic(model) = path.model(m).unwrap() else { panic!() };
+        let Predictions::Classes { proba: Some(p), .. } = model.predict(&all).unwrap() else { panic!() };
+        let resid: Vec<f64> = (0..120).map(|i| f64::from(all.class(i)) - p[2 * i + 1]).collect();
+        assert!(resid.iter().sum::<f64>().abs() / 120.0 < 1e-9);
+        for j in 0..5 {
+            let g = -(0..120).map(|i| all.x(i)[j] * resid[i]).sum::<f64>() / 120.0;
+            let w = model.coefficients()[j];
+            if w == 0.0 {
+                assert!(g.abs() <= lambda + 1e-9, "m {m} j {j}");
+            } else {
+                assert!((g + lambda * w.signum()).abs() <= 1e-9, "m {m} j {j}: {g}");
+            }
+        }
+        sizes.push(model.coefficients().iter().filter(|w| **w != 0.0).count());
+    }
+    // Sparser as λ grows, and both ends are reached.
+    assert!(sizes.windows(2).all(|s| s[0] >= s[1]), "{sizes:?}");
+    assert!(sizes[0] >= 2, "{sizes:?}"); // features 0 and 1 carry the classes
+    assert_eq!(*sizes.last().unwrap(), 0);
+}
