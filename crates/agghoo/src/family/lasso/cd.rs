@@ -171,10 +171,8 @@ impl Problem {
         let rho = settings.l1_ratio;
         let mut threshold = settings.tol * self.y_var;
         let strong_cut = rho * (2.0 * lambda - lambda_prev.max(lambda));
-        let mut in_working = vec![false; self.d];
-        for j in 0..self.d {
-            in_working[j] = state.ever_active[j] || state.w[j] != 0.0 || self.gradient(state, j).abs() >= strong_cut;
-        }
+        let mut in_working: Vec<bool> =
+            (0..self.d).map(|j| state.ever_active[j] || state.w[j] != 0.0 || self.gradient(state, j).abs() >= strong_cut).collect();
         let mut passes = 0usize;
         let count = |passes: &mut usize| -> Result<()> {
             *passes += 1;

@@ -37,10 +37,8 @@ pub(super) fn solve(x: &[f64], y: &[f64], theta: &mut [f64], lambda: f64, tol: f
     let mut violation = f64::INFINITY;
     for _ in 0..max_iter {
         z.iter_mut().for_each(|v| *v = theta[d]);
-        for j in 0..d {
-            if theta[j] != 0.0 {
-                z.iter_mut().zip(column(j)).for_each(|(v, xij)| *v += theta[j] * xij);
-            }
+        for (j, &wj) in theta[..d].iter().enumerate().filter(|(_, w)| **w != 0.0) {
+            z.iter_mut().zip(column(j)).for_each(|(v, xij)| *v += wj * xij);
         }
         let p: Vec<f64> = z.iter().map(|&v| sigmoid(v)).collect();
         let resid: Vec<f64> = y.iter().zip(&p).map(|(yi, pi)| yi - pi).collect();

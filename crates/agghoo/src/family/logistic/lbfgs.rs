@@ -33,7 +33,7 @@ pub(super) fn minimize(
     let mut direction = vec![0.0; p];
     let mut trial = vec![0.0; p];
     let mut trial_grad = vec![0.0; p];
-    let mut alpha = vec![0.0; MEMORY];
+    let mut alpha = [0.0; MEMORY];
     let mut failed_once = false;
     for iteration in 0..max_iter {
         if norm_inf(&grad) <= tol {
