@@ -123,10 +123,7 @@ impl LassoFamily {
     /// # Errors
     /// [`Error::InvalidParameter`] unless `tol` is positive and finite.
     pub fn with_tol(mut self, tol: f64) -> Result<Self> {
-        if !(tol > 0.0 && tol.is_finite()) {
-            return Err(Error::invalid("tol", "positive", tol));
-        }
-        self.tol = tol;
+        self.tol = check_tol(tol)?;
         Ok(self)
     }
     /// Sets the maximum number of coordinate passes per λ.
@@ -134,10 +131,7 @@ impl LassoFamily {
     /// # Errors
     /// [`Error::InvalidParameter`] for 0.
     pub fn with_max_iter(mut self, max_iter: usize) -> Result<Self> {
-        if max_iter == 0 {
-            return Err(Error::invalid("max_iter", "at least 1", max_iter));
-        }
-        self.max_passes = max_iter;
+        self.max_passes = check_max_iter(max_iter)?;
         Ok(self)
     }
     /// Chooses residual or covariance updates.
@@ -175,6 +169,16 @@ impl LassoFamily {
         problem.solve(&mut state, lambda, lambda_max, &self.settings())?;
         Ok(self.model_at(&problem, state.w, lambda))
     }
+}
+
+/// A solver tolerance: positive and finite (shared with `logistic`).
+pub(super) fn check_tol(tol: f64) -> Result<f64> {
+    if tol > 0.0 && tol.is_finite() { Ok(tol) } else { Err(Error::invalid("tol", "positive and finite", tol)) }
+}
+
+/// An iteration limit: at least 1 (shared with `logistic`).
+pub(super) fn check_max_iter(max_iter: usize) -> Result<usize> {
+    if max_iter > 0 { Ok(max_iter) } else { Err(Error::invalid("max_iter", "at least 1", max_iter)) }
 }
 
 fn check_regression(task: Task, name: &'static str) -> Result<()> {

@@ -48,7 +48,7 @@ mod lbfgs;
 
 use serde::{Deserialize, Serialize};
 
-use super::lasso::dot;
+use super::lasso::{check_max_iter, check_tol, dot};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Target, Task, View};
 use crate::error::{Error, Result};
@@ -103,10 +103,7 @@ impl LogisticFamily {
     /// # Errors
     /// [`Error::InvalidParameter`] unless positive and finite.
     pub fn with_tol(mut self, tol: f64) -> Result<Self> {
-        if !(tol > 0.0 && tol.is_finite()) {
-            return Err(Error::invalid("tol", "positive", tol));
-        }
-        self.tol = tol;
+        self.tol = check_tol(tol)?;
         Ok(self)
     }
     /// Sets the maximum number of L-BFGS iterations per λ.
@@ -114,10 +111,7 @@ impl LogisticFamily {
     /// # Errors
     /// [`Error::InvalidParameter`] for 0.
     pub fn with_max_iter(mut self, max_iter: usize) -> Result<Self> {
-        if max_iter == 0 {
-            return Err(Error::invalid("max_iter", "at least 1", max_iter));
-        }
-        self.max_iter = max_iter;
+        self.max_iter = check_max_iter(max_iter)?;
         Ok(self)
     }
 
