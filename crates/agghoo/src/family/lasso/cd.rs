@@ -46,7 +46,7 @@ use crate::error::{Error, Result};
 pub(super) struct Problem {
     n: usize,
     d: usize,
-    /// Centred features, column-major (`x[j * n + i]`).
+    /// Centred features, column-major (`x[j * n + i]`); empty in covariance mode.
     x: Vec<f64>,
     /// Centred target.
     y: Vec<f64>,
@@ -98,23 +98,39 @@ impl Problem {
         let y = train.gather_y();
         let y_mean = y.iter().sum::<f64>() * inv_n;
         let yc: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
-        // Row-major view → centred column-major, in blocks of rows so that reads and writes stay in cache.
+        let y_var = dot(&yc, &yc) * inv_n;
+        if gram {
+            // Covariance mode never reads single columns: a centred row-major copy (contiguous
+            // per row) is the matrix `X_cᵀ` in column-major order, all the Gram product needs.
+            let mut rows = Vec::with_capacity(n * d);
+            for i in 0..n {
+                rows.extend(train.x(i).iter().zip(&x_mean).map(|(v, m)| v - m));
+            }
+            let g = gram_matrix(&rows, n, d);
+            let col_sq = (0..d).map(|j| g[j * d + j]).collect();
+            let mut xty = vec![0.0; d];
+            for (row, yi) in rows.chunks_exact(d.max(1)).zip(&yc) {
+                xty.iter_mut().zip(row).for_each(|(c, v)| *c += v * yi);
+            }
+            xty.iter_mut().for_each(|c| *c *= inv_n);
+            return Self { n, d, x: Vec::new(), y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: Some(g) };
+        }
+        // Residual mode: centred column-major, in blocks of rows so that reads and writes stay in cache.
         let mut x = vec![0.0; n * d];
         const ROWS: usize = 32;
         for i0 in (0..n).step_by(ROWS) {
             let i1 = (i0 + ROWS).min(n);
+            let rows: Vec<&[f64]> = (i0..i1).map(|i| train.x(i)).collect();
             for (j, mean) in x_mean.iter().enumerate() {
                 let column = &mut x[j * n + i0..j * n + i1];
-                for (i, out) in (i0..i1).zip(column) {
-                    *out = train.x(i)[j] - mean;
+                for (row, out) in rows.iter().zip(column) {
+                    *out = row[j] - mean;
                 }
             }
         }
         let col_sq = (0..d).map(|j| dot(&x[j * n..(j + 1) * n], &x[j * n..(j + 1) * n]) * inv_n).collect();
         let xty = (0..d).map(|j| dot(&x[j * n..(j + 1) * n], &yc) * inv_n).collect();
-        let y_var = dot(&yc, &yc) * inv_n;
-        let gram = gram.then(|| gram_matrix(&x, n, d));
-        Self { n, d, x, y: yc, x_mean, y_mean, col_sq, xty, y_var, gram }
+        Self { n, d, x, y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: None }
     }
 
     /// The smallest λ at which w = 0 solves the problem: `max_j |c_j| / ρ` (∞ when ρ = 0).
@@ -242,16 +258,17 @@ impl Problem {
     }
 }
 
-/// `G = X_cᵀX_c / n` (column-major `d × d`) for column-major `x`.
+/// `G = X_cᵀX_c / n` (column-major `d × d`) from the centred rows `rows` (row-major `n × d`, that
+/// is `X_cᵀ` column-major).
 ///
 /// Column blocks of fixed width are computed independently (rayon) and only their upper part
 /// `G[0..c₁, c₀..c₁]` is multiplied, the rest mirrored: half the flops of a full product. Every
 /// entry is computed by one sequential faer product over a partition that does not depend on the
 /// thread count, so the result is bit-identical on any number of threads.
-fn gram_matrix(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+fn gram_matrix(rows: &[f64], n: usize, d: usize) -> Vec<f64> {
     use rayon::prelude::*;
     const BLOCK: usize = 64;
-    let xm = faer::MatRef::from_column_major_slice(x, n, d);
+    let xt = faer::MatRef::from_column_major_slice(rows, d, n);
     let inv_n = 1.0 / n as f64;
     let blocks: Vec<faer::Mat<f64>> = (0..d.div_ceil(BLOCK))
         .into_par_iter()
@@ -261,8 +278,8 @@ fn gram_matrix(x: &[f64], n: usize, d: usize) -> Vec<f64> {
             faer::linalg::matmul::matmul(
                 g.as_mut(),
                 faer::Accum::Replace,
-                xm.subcols(0, c1).transpose(),
-                xm.subcols(c0, c1 - c0),
+                xt.subrows(0, c1),
+                xt.subrows(c0, c1 - c0).transpose(),
                 inv_n,
                 faer::Par::Seq,
             );
