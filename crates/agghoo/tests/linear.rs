@@ -248,3 +248,29 @@ fn grids_are_named_lambda_on_a_log_scale_with_larger_simpler() {
     assert!((fam.grid().values()[0] - 1e-3 * lambda_max).abs() < 1e-12 * lambda_max);
     let _: &dyn Family = fam.as_ref();
 }
+
+/// The families run through every selection procedure (paths, `fit_value` for EKCV, aggregation
+/// of regression values and of class scores) and give finite predictions.
+#[test]
+fn every_procedure_runs_on_both_families() {
+    use agghoo::Seed;
+    use agghoo::resample::{MonteCarlo, Plan, PlanContext};
+    use agghoo::select::{self, Method, SelectConfig};
+    let g = golden();
+    let reg = regression_data(&g);
+    let cls = classification_data(&g, &g["classification"]["problems"][0]);
+    for (data, kind) in [(&reg, FamilyKind::Lasso), (&reg, FamilyKind::Enet), (&cls, FamilyKind::Logistic)] {
+        let fam = family::build(kind, &FamilyParams::default(), data).unwrap();
+        let splits = Plan::MonteCarlo(MonteCarlo::new(5, 0.8).unwrap()).instantiate(&PlanContext::of(data), Seed(3)).unwrap();
+        for method in Method::ALL {
+            if method == Method::Majhoo && kind != FamilyKind::Logistic {
+                continue;
+            }
+            let (model, _report) = select::select(fam.as_ref(), data, &splits, &SelectConfig::new(method))
+                .unwrap_or_else(|e| panic!("{kind:?} {method:?}: {e}"));
+            let p = model.predict(data).unwrap();
+            assert_eq!(p.len(), data.n_rows());
+            assert!(!p.has_non_finite(), "{kind:?} {method:?}");
+        }
+    }
+}
