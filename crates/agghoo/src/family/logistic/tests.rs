@@ -1,0 +1,131 @@
+use super::*;
+use crate::family::conformance::path_equals_refit;
+use rand::{RngExt, SeedableRng};
+
+/// Overlapping Gaussian-ish classes: class c shifts feature c.
+fn class_data(n: usize, d: usize, k: u32, seed: u64) -> Dataset {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut x = Vec::with_capacity(n * d);
+    let mut labels = Vec::with_capacity(n);
+    for _ in 0..n {
+        let c = rng.random_range(0..k);
+        let row: Vec<f64> = (0..d).map(|j| rng.random::<f64>() * 2.0 - 1.0 + if j as u32 == c { 0.8 } else { 0.0 }).collect();
+        x.extend(row);
+        labels.push(c);
+    }
+    let names = (0..k).map(|c| format!("c{c}")).collect();
+    Dataset::new(x, (0..d).map(|j| format!("x{j}")).collect(), Target::Classes { labels, names }, "y").unwrap()
+}
+
+#[test]
+fn path_equals_cold_refit_binary_and_multinomial() {
+    for k in [2, 3] {
+        let data = class_data(150, 4, k, u64::from(k));
+        let rows: Vec<usize> = (0..150).collect();
+        let (train, val) = rows.split_at(100);
+        let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-4.0 + 0.6 * f64::from(i))).collect();
+        let fam = LogisticFamily::new(lambdas, k as usize).unwrap().with_tol(1e-10).unwrap();
+        path_equals_refit(&fam, &data.view(train), &data.view(val), 1e-6);
+        // probabilities too (the conformance check compares labels only for classes)
+        let fast = fam.fit_path(&data.view(train)).unwrap().predict(&data.view(val)).unwrap();
+        for (m, p) in fast.iter().enumerate() {
+            let Predictions::Classes { proba: Some(a), .. } = p else { panic!() };
+            let Predictions::Classes { proba: Some(b), .. } = fam.fit(&data.view(train), m).unwrap().predict(&data.view(val)).unwrap()
+            else {
+                panic!()
+            };
+            for (u, v) in a.iter().zip(&b) {
+                assert!((u - v).abs() < 1e-6, "grid {m}: {u} vs {v}");
+            }
+        }
+    }
+}
+
+#[test]
+fn gradient_matches_finite_differences() {
+    for k in [2, 3] {
+        let data = class_data(40, 3, k, 9);
+        let problem = Problem::new(&data.all(), k as usize).unwrap();
+        let theta: Vec<f64> = (0..problem.n_params()).map(|i| 0.1 * (i as f64).sin()).collect();
+        let mut grad = vec![0.0; theta.len()];
+        problem.value_gradient(&theta, &mut grad, 0.3);
+        let mut scratch = vec![0.0; theta.len()];
+        for i in 0..theta.len() {
+            let (mut up, mut down) = (theta.clone(), theta.clone());
+            up[i] += 1e-6;
+            down[i] -= 1e-6;
+            let numeric = (problem.value_gradient(&up, &mut scratch, 0.3) - problem.value_gradient(&down, &mut scratch, 0.3)) / 2e-6;
+            assert!((numeric - grad[i]).abs() < 1e-7, "coordinate {i}: {numeric} vs {}", grad[i]);
+        }
+    }
+}
+
+#[test]
+fn class_missing_from_training_gets_probability_zero() {
+    let data = class_data(90, 3, 3, 4);
+    let rows: Vec<usize> = (0..90).filter(|&i| data.target().value(i) != 1.0).collect();
+    let fam = LogisticFamily::new(vec![0.01], 3).unwrap();
+    let p = fam.fit(&data.view(&rows), 0).unwrap().predict(&data.all()).unwrap();
+    let Predictions::Classes { labels, proba: Some(proba), decision, .. } = p else { panic!() };
+    assert!(labels.iter().all(|&l| l != 1));
+    assert!(proba.chunks_exact(3).all(|r| r[1] == 0.0 && (r[0] + r[2] - 1.0).abs() < 1e-12));
+    assert!(decision.is_none());
+}
+
+#[test]
+fn binary_decision_is_the_logit_of_class_one() {
+    let data = class_data(80, 2, 2, 5);
+    let fam = LogisticFamily::new(vec![0.05], 2).unwrap();
+    let p = fam.fit(&data.all(), 0).unwrap().predict(&data.all()).unwrap();
+    let Predictions::Classes { labels, proba: Some(proba), decision: Some(decision), .. } = p else { panic!() };
+    for i in 0..80 {
+        let p1 = 1.0 / (1.0 + (-decision[i]).exp());
+        assert!((p1 - proba[2 * i + 1]).abs() < 1e-12);
+        assert_eq!(labels[i], u32::from(decision[i] > 0.0));
+    }
+}
+
+fn l1_family(lambdas: Vec<f64>) -> LogisticFamily {
+    LogisticFamily::new(lambdas, 2).unwrap().with_penalty(Penalty::L1).unwrap().with_tol(1e-10).unwrap()
+}
+
+#[test]
+fn l1_path_equals_cold_refit() {
+    let data = class_data(150, 6, 2, 21);
+    let rows: Vec<usize> = (0..150).collect();
+    let (train, val) = rows.split_at(100);
+    let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-3.5 + 0.4 * f64::from(i))).collect();
+    path_equals_refit(&l1_family(lambdas), &data.view(train), &data.view(val), 1e-6);
+}
+
+/// Subgradient optimality of `(1/n) Σ loss + λ‖w‖₁` at every grid point, computed from the
+/// predicted probabilities: `|∂_b| ≈ 0`, `|g_j| ≤ λ` where `w_j = 0`, `g_j = −λ sign(w_j)` elsewhere.
+#[test]
+fn l1_solutions_satisfy_the_optimality_conditions() {
+    let data = class_data(120, 5, 2, 8);
+    let all = data.all();
+    let fam = l1_family((0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect());
+    let path = fam.fit_path(&all).unwrap();
+    let mut sizes = Vec::new();
+    for m in 0..fam.grid().len() {
+        let lambda = fam.grid().value(m);
+        let Model::Logistic(model) = path.model(m).unwrap() else { panic!() };
+        let Predictions::Classes { proba: Some(p), .. } = model.predict(&all).unwrap() else { panic!() };
+        let resid: Vec<f64> = (0..120).map(|i| f64::from(all.class(i)) - p[2 * i + 1]).collect();
+        assert!(resid.iter().sum::<f64>().abs() / 120.0 < 1e-9);
+        for j in 0..5 {
+            let g = -(0..120).map(|i| all.x(i)[j] * resid[i]).sum::<f64>() / 120.0;
+            let w = model.coefficients()[j];
+            if w == 0.0 {
+                assert!(g.abs() <= lambda + 1e-9, "m {m} j {j}");
+            } else {
+                assert!((g + lambda * w.signum()).abs() <= 1e-9, "m {m} j {j}: {g}");
+            }
+        }
+        sizes.push(model.coefficients().iter().filter(|w| **w != 0.0).count());
+    }
+    // Sparser as λ grows, and both ends are reached.
+    assert!(sizes.windows(2).all(|s| s[0] >= s[1]), "{sizes:?}");
+    assert!(sizes[0] >= 2, "{sizes:?}"); // features 0 and 1 carry the classes
+    assert_eq!(*sizes.last().unwrap(), 0);
+}
