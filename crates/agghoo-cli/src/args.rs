@@ -46,6 +46,11 @@ pub enum Command {
     Estimate(EstimateArgs),
     /// Evaluate several selection procedures by nested CV on identical outer splits, with paired tests.
     Compare(CompareArgs),
+    /// k-fold or leave-one-out CV of an incremental learner by TreeCV (about log2 k passes).
+    Treecv(TreeCvArgs),
+    /// Select features (filters, wrappers, SFS/SBS/SFFS/SBFS, embedded) and evaluate the
+    /// selection honestly, inside every outer training fold.
+    Features(FeaturesArgs),
 }
 
 /// Where the data come from and how to read them.
@@ -401,6 +406,116 @@ pub struct CompareArgs {
     /// Test loss (default 01 or squared).
     #[arg(long)]
     pub loss: Option<String>,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    /// Output.
+    pub output: OutputArgs,
+}
+
+/// `agghoo treecv`.
+#[derive(Args, Debug)]
+pub struct TreeCvArgs {
+    #[command(flatten)]
+    /// Data.
+    pub data: DataArgs,
+    /// Incremental learner.
+    #[arg(long, value_enum, default_value_t = LearnerArg::Pegasos)]
+    pub learner: LearnerArg,
+    /// λ of PEGASOS (or a grid `a,b,c` / `log:LOW:HIGH:N` to select λ by TreeCV).
+    #[arg(long, default_value = "1e-6")]
+    pub lambda: String,
+    /// Number of chunks k, or `loo` (k = n).
+    #[arg(long, default_value = "10")]
+    pub folds: String,
+    /// Order of the points within each update.
+    #[arg(long, value_enum, default_value_t = OrderArg::Fixed)]
+    pub order: OrderArg,
+    /// TreeCV or k separate trainings.
+    #[arg(long, value_enum, default_value_t = TreeMethodArg::Tree)]
+    pub method: TreeMethodArg,
+    /// Run the two branches of every node in parallel.
+    #[arg(long)]
+    pub parallel: bool,
+    /// Keep the file order of the rows (default: shuffle them into chunks with the seed).
+    #[arg(long = "no-shuffle")]
+    pub no_shuffle: bool,
+    /// Number of centres (k-means) or ridge of the density.
+    #[arg(long, default_value_t = 8)]
+    pub centres: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    /// Output.
+    pub output: OutputArgs,
+}
+
+/// Incremental learners.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LearnerArg {
+    /// PEGASOS linear SVM (0–1 loss of the last iterate).
+    Pegasos,
+    /// Least-squares SGD with iterate averaging (robust SA).
+    LsqSgd,
+    /// Gaussian naive Bayes (0–1 loss).
+    GaussianNb,
+    /// Multinomial naive Bayes (0–1 loss; non-negative counts).
+    MultinomialNb,
+    /// Online k-means (squared distance to the nearest centre).
+    Kmeans,
+    /// Gaussian density (negative log-likelihood).
+    Density,
+}
+
+/// Point orders.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderArg {
+    /// Hierarchical chunk order.
+    Fixed,
+    /// Seeded random order within each update.
+    Random,
+}
+
+/// TreeCV or standard.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeMethodArg {
+    /// TreeCV recursion.
+    Tree,
+    /// k separate trainings.
+    Standard,
+}
+
+/// `agghoo features`.
+#[derive(Args, Debug)]
+pub struct FeaturesArgs {
+    #[command(flatten)]
+    /// Data.
+    pub data: DataArgs,
+    /// Selection: sfs, sbs, sffs, sbfs, exhaustive (searches); pearson, mi (filter rankings);
+    /// lasso, enet, forest-impurity, forest-permutation (embedded).
+    #[arg(long, default_value = "sffs")]
+    pub method: String,
+    /// Subset scorer of the searches: `cfs` or `wrapper:FAMILY:VALUE` (e.g. wrapper:knn:5).
+    #[arg(long, default_value = "cfs")]
+    pub scorer: String,
+    /// How many features: K, MIN:MAX, best or parsimonious (rankings and forests: K).
+    #[arg(long = "features", default_value = "best")]
+    pub n_features: String,
+    /// Inner plan of wrapper scores and of the Lasso's λ: vfold:V, repeated:V:R, 5x2, mc:V:TAU.
+    #[arg(long, default_value = "vfold:5")]
+    pub inner: String,
+    /// Honest evaluation: the outer plan (e.g. vfold:10); selection is redone in every outer
+    /// training fold and compared with the naive selection-on-all-data estimate.
+    #[arg(long)]
+    pub evaluate: Option<String>,
+    /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5).
+    #[arg(long)]
+    pub learner: Option<String>,
+    /// Standardise features for the learner (per training fold).
+    #[arg(long)]
+    pub standardize: bool,
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

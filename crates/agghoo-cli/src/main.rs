@@ -29,6 +29,8 @@ fn main() {
         Command::Gen(a) => cmd::gen_data::run(a),
         Command::Estimate(a) => cmd::estimate::run(a),
         Command::Compare(a) => cmd::compare::run(a),
+        Command::Treecv(a) => cmd::treecv::run(a),
+        Command::Features(a) => cmd::features::run(a),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

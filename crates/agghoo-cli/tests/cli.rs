@@ -233,3 +233,66 @@ fn compare_runs_procedures_on_identical_outer_splits() {
     assert_error(&agghoo(&["compare", "--data", "gen:knn", "--methods", "agghoo,nope"]), 2, &["nope"]);
     assert_error(&agghoo(&["compare", "--data", "gen:knn", "--outer", "vfold"]), 2, &["--outer"]);
 }
+
+#[test]
+fn treecv_tree_and_standard_agree_for_naive_bayes() {
+    let run = |method: &str| {
+        let o = agghoo(&[
+            "treecv",
+            "--data",
+            "gen:covertype",
+            "--n",
+            "3000",
+            "--learner",
+            "gaussian-nb",
+            "--folds",
+            "8",
+            "--method",
+            method,
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).expect("json")["result"].clone()
+    };
+    let (tree, standard) = (run("tree"), run("standard"));
+    assert_eq!(tree["estimate"], standard["estimate"], "order-independent learner: TreeCV = standard CV exactly");
+    assert!(tree["n_point_updates"].as_u64() < standard["n_point_updates"].as_u64());
+    let o = agghoo(&["treecv", "--data", "gen:covertype", "--n", "500", "--folds", "loo", "--parallel", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(v["result"]["n_folds"], 500);
+    assert_error(&agghoo(&["treecv", "--data", "gen:covertype", "--n", "50", "--folds", "60"]), 1, &["60-fold", "50"]);
+    assert_error(&agghoo(&["treecv", "--data", "gen:covertype", "--n", "50", "--folds", "1"]), 2, &["folds"]);
+}
+
+#[test]
+fn features_selects_and_evaluates_honestly() {
+    let o = agghoo(&[
+        "features",
+        "--data",
+        "bundled:breast-cancer",
+        "--missing",
+        "drop",
+        "--method",
+        "sfs",
+        "--scorer",
+        "cfs",
+        "--features",
+        "3",
+        "--evaluate",
+        "vfold:3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let folds = v["result"]["folds"].as_array().expect("folds");
+    assert_eq!(folds.len(), 3);
+    assert!(folds.iter().all(|f| f["selection"]["features"].as_array().map(Vec::len) == Some(3)));
+    assert!(v["result"]["honest"]["mean"].as_f64().is_some() && v["result"]["naive"]["mean"].as_f64().is_some());
+    assert_error(
+        &agghoo(&["features", "--data", "bundled:breast-cancer", "--missing", "drop", "--method", "sfs", "--features", "12"]),
+        2,
+        &["features"],
+    );
+    assert_error(&agghoo(&["features", "--data", "bundled:breast-cancer", "--missing", "drop", "--scorer", "nope"]), 2, &["--scorer"]);
+}

@@ -3,8 +3,9 @@
 use agghoo::data::{Dataset, Preprocess, Target, Task, View};
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, Grid, GridSpec, Model, knn::KnnFamily};
 use agghoo::features::{
-    CfsScorer, Change, Discreteness, EmbeddedMethod, Filter, HonestConfig, Learner, Scorer, ScorerSpec, SearchConfig, SearchMethod,
-    Selector, Stopping, WrapperScorer, cfs_merit, evaluate_honestly, mutual_information, rank_features, search, select_features,
+    CfsScorer, Change, Discreteness, EmbeddedMethod, Filter, HonestConfig, Importance, Learner, Scorer, ScorerSpec, SearchConfig,
+    SearchMethod, Selector, Stopping, WrapperScorer, cfs_merit, evaluate_honestly, mutual_information, rank_features, search,
+    select_features,
 };
 use agghoo::resample::{Plan, PlanContext, Splits, VFold};
 use agghoo::{Error, Purpose, Seed};
@@ -426,11 +427,36 @@ fn constant_features_are_skipped_with_a_note_and_never_produce_nan() {
 }
 
 #[test]
-fn embedded_methods_report_what_they_need_until_their_families_land() {
-    let data = hand_data();
+fn embedded_methods_find_the_informative_features() {
+    let (n, d) = (300, 8);
+    let x = gaussian(n, d, 0.0, 41);
+    // regression: y = 3 x0 − 2 x2 + small noise → the Lasso support at the CV-chosen λ holds 0 and 2
+    let y: Vec<f64> = (0..n).map(|i| 3.0 * x[i * d] - 2.0 * x[i * d + 2] + 0.1 * x[i * d + 7] * x[i * d + 5]).collect();
+    let reg = Dataset::new(x.clone(), names(d), Target::Real(y), "y").unwrap();
     let lasso =
-        EmbeddedMethod::LassoSupport { elastic_net: false, params: FamilyParams::default(), plan: Plan::VFold(VFold::new(2).unwrap()) };
-    assert!(matches!(agghoo::features::embedded_select(&lasso, &data, Seed(0)), Err(Error::Unsupported { .. })));
+        EmbeddedMethod::LassoSupport { elastic_net: false, params: FamilyParams::default(), plan: Plan::VFold(VFold::new(5).unwrap()) };
+    let r = agghoo::features::embedded_select(&lasso, &reg, Seed(0)).unwrap();
+    assert!(r.selected.contains(&0) && r.selected.contains(&2), "{:?}", r.selected);
+    assert_eq!(&r.scores[..2].iter().map(|s| s.index).collect::<Vec<_>>(), &[0, 2]);
+    assert!(r.hyperparameter.is_some());
+    // classification: the class is the sign of x1 + x4 → forest importances rank 1 and 4 first
+    let labels = (0..n).map(|i| u32::from(x[i * d + 1] + x[i * d + 4] > 0.0)).collect();
+    let cls = classification(x, d, labels);
+    for importance in [Importance::Impurity, Importance::Permutation] {
+        let params = FamilyParams::default().set("trees", 60);
+        let forest = EmbeddedMethod::ForestImportance { params, importance, n_features: 2 };
+        let r = agghoo::features::embedded_select(&forest, &cls, Seed(3)).unwrap();
+        assert_eq!(r.selected, vec![1, 4], "{importance:?}: {:?}", r.scores);
+    }
+    let too_many = EmbeddedMethod::ForestImportance { params: FamilyParams::default(), importance: Importance::Impurity, n_features: 9 };
+    assert!(matches!(agghoo::features::embedded_select(&too_many, &cls_data_for_errors(), Seed(0)), Err(Error::InvalidParameter { .. })));
+}
+
+fn cls_data_for_errors() -> Dataset {
+    let (n, d) = (40, 8);
+    let x = gaussian(n, d, 0.0, 5);
+    let labels = (0..n).map(|i| u32::from(x[i * d] > 0.0)).collect();
+    classification(x, d, labels)
 }
 
 #[test]

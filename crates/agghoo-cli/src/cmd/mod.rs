@@ -2,7 +2,9 @@
 
 pub mod compare;
 pub mod estimate;
+pub mod features;
 pub mod gen_data;
 pub mod predict;
 pub mod select;
 pub mod splits;
+pub mod treecv;

@@ -4,15 +4,13 @@
 //!   ([`select::select`](crate::select::select) with [`Method::Cv`]) over the given plan; the
 //!   selected features are the non-zero coefficients of `A_{λ̂}(D)`, ranked by |coefficient| on
 //!   the family's (standardised) scale.
-//! - **Random-forest importance**: a forest fitted on all rows at its first grid point; features
-//!   ranked by mean decrease in impurity or by permutation importance (out-of-bag), the top
-//!   `n_features` kept.
+//! - **Random-forest importance**: a forest at its first grid point; features ranked by mean
+//!   decrease in impurity (forest fitted on all rows) or by permutation importance (forest fitted
+//!   on a seeded 70 % hold-out training part, permutations scored on the other 30 %, so the
+//!   importance is measured on rows the forest did not train on); the top `n_features` kept.
 //!
 //! Both read a capability of a fitted model that its family module exposes
-//! (`LassoModel::support()`, `ForestModel::importances(..)`). Until those families land, this
-//! module returns [`Error::Unsupported`] naming exactly the missing method, after everything
-//! else (grid, plan, CV) has run — wiring them is a two-line change in `lasso_support` and
-//! `forest_importances`.
+//! (`LassoModel::coefficients()`, `ForestModel::importances(..)`).
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +18,7 @@ use super::FeatureScore;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::family::{self, FamilyKind, FamilyParams, Model};
-use crate::resample::{Plan, PlanContext};
+use crate::resample::{HoldOut, Plan, PlanContext};
 use crate::seed::{Purpose, Seed};
 use crate::select::{self, Method, SelectConfig};
 
@@ -76,9 +74,8 @@ pub struct EmbeddedReport {
 /// Runs an embedded method on `data`; `seed` drives the plan (and the forest).
 ///
 /// # Errors
-/// The family's and the plan's errors; [`Error::Unsupported`] while the Lasso / forest models do
-/// not expose their support / importances; [`Error::InvalidParameter`] for `n_features` = 0 or
-/// above the number of features.
+/// The family's and the plan's errors; [`Error::InvalidParameter`] for `n_features` = 0 or above
+/// the number of features.
 pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> Result<EmbeddedReport> {
     data.check_learnable()?;
     match method {
@@ -102,8 +99,15 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
                 });
             }
             let fam = family::build(FamilyKind::Forest, params, data)?;
-            let model = fam.fit(&data.all(), 0)?;
-            let importances = forest_importances(&model, *importance, data, seed)?;
+            let importances = match importance {
+                Importance::Impurity => forest_importances(&fam.fit(&data.all(), 0)?, ImportanceOn::Impurity)?,
+                Importance::Permutation => {
+                    let holdout = HoldOut::new(0.7)?.instantiate(&PlanContext::of(data), seed.child(Purpose::Inner, 1))?;
+                    let split = &holdout.as_slice()[0];
+                    let model = fam.fit(&data.view(split.train()), 0)?;
+                    forest_importances(&model, ImportanceOn::Permutation(&data.view(split.validation()), seed))?
+                }
+            };
             let name = match importance {
                 Importance::Impurity => "forest-impurity",
                 Importance::Permutation => "forest-permutation",
@@ -130,24 +134,29 @@ fn report_from(method: &str, data: &Dataset, scores: Vec<FeatureScore>, keep: us
     EmbeddedReport { method: method.into(), selected, selected_names, scores, hyperparameter }
 }
 
-/// |coefficient| of every feature of a fitted Lasso / elastic-net model (0 outside the support).
-///
-/// Wiring point: `Model::Lasso(m) => m.support()` once `family::lasso` exposes it.
+/// |coefficient| of every feature of a fitted Lasso / elastic-net model (0 outside the support),
+/// on the scale the model was fitted on.
 fn lasso_support(model: &Model) -> Result<Vec<f64>> {
-    let _ = model;
-    Err(Error::Unsupported {
-        what: "lasso support".into(),
-        reason: "family::lasso does not yet expose `LassoModel::support()` (|coefficients| per feature)".into(),
-    })
+    match model {
+        Model::Lasso(m) => Ok(m.coefficients().iter().map(|c| c.abs()).collect()),
+        Model::Pipeline { inner, .. } => lasso_support(inner),
+        _ => Err(Error::Numerical("internal: the Lasso family returned another model".into())),
+    }
+}
+
+/// Where a forest's importance is measured.
+enum ImportanceOn<'a> {
+    Impurity,
+    Permutation(&'a crate::data::View<'a>, Seed),
 }
 
 /// Importance of every feature of a fitted forest.
-///
-/// Wiring point: `Model::Forest(m) => m.importances(kind, ..)` once `family::forest` exposes it.
-fn forest_importances(model: &Model, importance: Importance, data: &Dataset, seed: Seed) -> Result<Vec<f64>> {
-    let _ = (model, data, seed);
-    Err(Error::Unsupported {
-        what: format!("forest {importance:?} importance").to_lowercase(),
-        reason: "family::forest does not yet expose `ForestModel::importances(..)`".into(),
-    })
+fn forest_importances(model: &Model, on: ImportanceOn<'_>) -> Result<Vec<f64>> {
+    use crate::family::forest::Importance as Kind;
+    match (model, on) {
+        (Model::Forest(m), ImportanceOn::Impurity) => m.importances(Kind::Impurity),
+        (Model::Forest(m), ImportanceOn::Permutation(rows, seed)) => m.importances(Kind::Permutation { rows, seed }),
+        (Model::Pipeline { inner, .. }, on) => forest_importances(inner, on),
+        _ => Err(Error::Numerical("internal: the forest family returned another model".into())),
+    }
 }

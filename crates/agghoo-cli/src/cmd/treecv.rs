@@ -1,0 +1,112 @@
+//! `agghoo treecv`: k-fold / leave-one-out CV of an incremental learner by TreeCV or by k
+//! separate trainings, optionally selecting PEGASOS's λ over a grid.
+
+use agghoo::Seed;
+use agghoo::family::GridSpec;
+use agghoo::incremental::{
+    Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos,
+};
+use agghoo::select::TieRule;
+use agghoo::treecv::{self, ChunkedData, Method, Order, TreeCvConfig, TreeCvReport};
+use serde::Serialize;
+
+use crate::args::{LearnerArg, OrderArg, TreeCvArgs, TreeMethodArg, UsageError};
+use crate::output::{self, num};
+use crate::source;
+
+#[derive(Serialize)]
+struct Parameters<'a> {
+    data: &'a str,
+    learner: &'a str,
+    folds: usize,
+    method: Method,
+    order: Order,
+    parallel: bool,
+}
+
+fn cv<L: Incremental>(
+    learner: &L,
+    data: &agghoo::data::Dataset,
+    k: usize,
+    shuffle: Option<Seed>,
+    cfg: &TreeCvConfig,
+    json: bool,
+) -> anyhow::Result<TreeCvReport> {
+    let chunks = ChunkedData::new(learner, data, k, shuffle)?;
+    let bar = output::progress(treecv::expected_updates(&chunks, cfg.method), "point updates", json);
+    let report = treecv::run_with_progress(learner, &chunks, cfg, &|m| bar.inc(m))?;
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
+    let seed = Seed(args.seed);
+    let loaded = source::load(&args.data, None, seed)?;
+    let data = &loaded.data;
+    let k = if args.folds == "loo" {
+        data.n_rows()
+    } else {
+        args.folds.parse::<usize>().map_err(|_| UsageError(format!("--folds `{}`: a number or `loo`", args.folds)))?
+    };
+    let method = match args.method {
+        TreeMethodArg::Tree => Method::Tree,
+        TreeMethodArg::Standard => Method::Standard,
+    };
+    let order = match args.order {
+        OrderArg::Fixed => Order::Fixed,
+        OrderArg::Random => Order::Randomised,
+    };
+    let cfg = TreeCvConfig::new().method(method).order(order).parallel(args.parallel).seed(seed);
+    let shuffle = (!args.no_shuffle).then_some(seed);
+    let lambdas = GridSpec::parse(&args.lambda).map_err(|e| UsageError(e.to_string()))?.values()?;
+    if lambdas.len() > 1 {
+        if args.learner != LearnerArg::Pegasos {
+            return Err(UsageError("a λ grid is for --learner pegasos".into()).into());
+        }
+        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, data, k, shuffle)?;
+        let grid = treecv::select_grid(&lambdas, Pegasos::new, &chunks, &cfg, TieRule::First)?;
+        if args.output.json {
+            return output::print_json("treecv", &args.lambda, Some(seed.0), &grid);
+        }
+        let mut t = output::table(&["λ", "TreeCV risk", "standard error"]);
+        for ((v, e), se) in grid.values.iter().zip(&grid.estimates).zip(&grid.standard_errors) {
+            t.add_row(vec![num(*v), num(*e), num(*se)]);
+        }
+        output::print(&format!("PEGASOS λ selected by {k}-fold TreeCV on {} (n = {})\n{t}", loaded.description, data.n_rows()))?;
+        return output::print(&format!("selected λ = {}", num(grid.values[grid.best_index])));
+    }
+    let lambda = lambdas[0];
+    let report = match args.learner {
+        LearnerArg::Pegasos => cv(&Pegasos::new(lambda)?, data, k, shuffle, &cfg, args.output.json)?,
+        LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, &cfg, args.output.json)?,
+        LearnerArg::GaussianNb => cv(&GaussianNaiveBayes::new(data.target().n_classes())?, data, k, shuffle, &cfg, args.output.json)?,
+        LearnerArg::MultinomialNb => {
+            cv(&MultinomialNaiveBayes::new(data.target().n_classes(), 1.0)?, data, k, shuffle, &cfg, args.output.json)?
+        }
+        LearnerArg::Kmeans => cv(&OnlineKMeans::new(args.centres)?, data, k, shuffle, &cfg, args.output.json)?,
+        LearnerArg::Density => cv(&GaussianDensity::new(Covariance::Diagonal), data, k, shuffle, &cfg, args.output.json)?,
+    };
+    if args.output.json {
+        let parameters =
+            Parameters { data: &loaded.description, learner: &report.learner, folds: k, method, order, parallel: args.parallel };
+        return output::print_json("treecv", parameters, Some(seed.0), &report);
+    }
+    output::print(&format!(
+        "{} · {k}-fold {:?} CV ({:?} order{}) · data {} (n = {})",
+        report.learner,
+        method,
+        order,
+        if args.parallel { ", parallel" } else { "" },
+        loaded.description,
+        data.n_rows()
+    ))?;
+    let mut t = output::table(&["CV estimate", "standard error", "point updates", "passes", "wall time (s)"]);
+    t.add_row(vec![
+        num(report.estimate),
+        num(report.standard_error),
+        report.n_point_updates.to_string(),
+        num(report.passes),
+        num(report.wall_seconds),
+    ]);
+    output::print(&t.to_string())
+}
