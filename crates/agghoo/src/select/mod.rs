@@ -18,6 +18,7 @@ pub use aggregate::{Aggregation, aggregate};
 pub use argmin::{TieRule, argmin, one_standard_error};
 pub use evaluate::{EvalOptions, SplitOutcome, evaluate_splits};
 pub use model_file::{FittedModel, MODEL_FORMAT_VERSION, Member, Schema};
+pub(crate) use procedures::cv_curve;
 pub use procedures::{Method, SelectConfig, select};
 pub use report::{CvCurve, Report, SplitReport};
 
