@@ -7,6 +7,7 @@
 mod args;
 mod cmd;
 mod output;
+mod plot;
 mod source;
 
 use clap::Parser;
@@ -26,6 +27,7 @@ fn main() {
         Command::Predict(a) => cmd::predict::run(a),
         Command::Splits(a) => cmd::splits::run(a),
         Command::Gen(a) => cmd::gen_data::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

@@ -2,5 +2,6 @@
 
 pub mod gen_data;
 pub mod predict;
+pub mod reproduce;
 pub mod select;
 pub mod splits;
