@@ -117,7 +117,11 @@ where
                 .draw_series(DashedLineSeries::new(points.iter().copied(), 8, 5, style))
                 .map_err(e)?
                 .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y), (x + 12, y), (x + 20, y)], c.stroke_width(1)));
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (7, 0)], c.stroke_width(2))
+                        + PathElement::new(vec![(12, 0), (20, 0)], c.stroke_width(2))
+                });
             chart.draw_series(points.iter().map(|&p| TriangleMarker::new(p, 4, c.filled()))).map_err(e)?;
         } else {
             chart
@@ -128,17 +132,19 @@ where
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled()))).map_err(e)?;
         }
     }
-    for row in lines {
+    // The first reference line (the oracle) in black, further ones (diagnostics) in grey.
+    for (i, row) in lines.into_iter().enumerate() {
         let label = format!("{} ({})", row.method, format_value(row.mean));
+        let c = if i == 0 { BLACK } else { RGBColor(150, 150, 150) };
         chart
-            .draw_series(LineSeries::new([(x0 - 0.02, row.mean), (x1 + 0.02, row.mean)], BLACK.stroke_width(2)))
+            .draw_series(LineSeries::new([(x0 - 0.02, row.mean), (x1 + 0.02, row.mean)], c.stroke_width(2)))
             .map_err(e)?
             .label(label)
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperMiddle)
+        .position(SeriesLabelPosition::UpperRight)
         .label_font(("sans-serif", 13))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
