@@ -113,15 +113,11 @@ where
         let label = format!("{method} V={v}");
         if is_cv(method) {
             let style = c.stroke_width(2);
-            chart
-                .draw_series(DashedLineSeries::new(points.iter().copied(), 8, 5, style))
-                .map_err(e)?
-                .label(label)
-                .legend(move |(x, y)| {
-                    EmptyElement::at((x, y))
-                        + PathElement::new(vec![(0, 0), (7, 0)], c.stroke_width(2))
-                        + PathElement::new(vec![(12, 0), (20, 0)], c.stroke_width(2))
-                });
+            chart.draw_series(DashedLineSeries::new(points.iter().copied(), 8, 5, style)).map_err(e)?.label(label).legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (7, 0)], c.stroke_width(2))
+                    + PathElement::new(vec![(12, 0), (20, 0)], c.stroke_width(2))
+            });
             chart.draw_series(points.iter().map(|&p| TriangleMarker::new(p, 4, c.filled()))).map_err(e)?;
         } else {
             chart
