@@ -51,6 +51,30 @@ pub enum Command {
     /// Select features (filters, wrappers, SFS/SBS/SFFS/SBFS, embedded) and evaluate the
     /// selection honestly, inside every outer training fold.
     Features(FeaturesArgs),
+    /// Rerun one of the papers' experiments (knn): tables, JSON and SVG/PNG plots.
+    Reproduce(ReproduceArgs),
+}
+
+/// `agghoo reproduce`.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// The experiment: knn.
+    pub experiment: String,
+    /// Repetitions R (default: the experiment's, sized for a minute or two on 2 cores).
+    #[arg(long)]
+    pub reps: Option<usize>,
+    /// Seed (default: the experiment's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Directory for `<experiment>.json`, `.svg` and `.png`.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Print the JSON document on stdout instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Sample size n (default: the paper's).
+    #[arg(long)]
+    pub n: Option<usize>,
 }
 
 /// Where the data come from and how to read them.

@@ -8,6 +8,7 @@ mod args;
 mod cmd;
 mod curves;
 mod output;
+mod plot;
 mod source;
 
 use clap::Parser;
@@ -31,6 +32,7 @@ fn main() {
         Command::Compare(a) => cmd::compare::run(a),
         Command::Treecv(a) => cmd::treecv::run(a),
         Command::Features(a) => cmd::features::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
     };
     if let Err(e) = result {
         if is_broken_pipe(&e) {

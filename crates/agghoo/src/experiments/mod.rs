@@ -1,1 +1,251 @@
-//! Placeholder: see the issue tracker.
+//! The papers' numerical studies (SPEC § Experiments from the papers), rerun end to end.
+//!
+//! Each experiment is one small module that turns a [`Config`] into [`ExperimentResult`]: rows
+//! of (method, τ, V, mean risk, standard error over repetitions, the paper's number where it
+//! prints one). Everything around it is shared: [`run_repetitions`] (parallel, ordered, progress),
+//! [`mean_and_se`], the result types (serde, so the CLI writes them as JSON and draws them
+//! without knowing the experiment). The CLI's table and plot read only [`Row`]s: a row with a τ
+//! is a point of a curve "risk vs τ" identified by (method, V); a row without τ is a horizontal
+//! reference line (the oracle).
+//!
+//! Determinism: repetition r draws its data from stream r of [`Purpose::Data`] and its splits
+//! from [`Seed::child`]`(Purpose::Experiment, r)`, repetitions are collected in order and reduced
+//! serially, so results are bit-identical for any thread count. The rejected alternative, one
+//! random generator advanced by repetitions in turn, ties the results to the schedule.
+//!
+//! Experiments: [`knn`] (SPEC experiment 1). CART, breast cancer, SVR and TreeCV plug in the same
+//! way once their families land.
+
+pub mod knn;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::seed::{Purpose, Seed};
+use crate::select::Progress;
+
+/// An experiment that `agghoo reproduce` can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Experiment {
+    /// k-NN classification, Majhoo vs Monte-Carlo CV over τ and V (SPEC experiment 1).
+    Knn,
+}
+
+impl Experiment {
+    /// Every experiment, in SPEC order.
+    pub const ALL: [Experiment; 1] = [Experiment::Knn];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Experiment::Knn => "knn",
+        }
+    }
+
+    /// The experiment named `name`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the known experiments.
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::InvalidParameter {
+            name: "experiment",
+            expected: "one of: knn",
+            got: name.to_string(),
+        })
+    }
+
+    /// The experiment's default configuration (sized to finish in a minute or two on 2 cores).
+    pub fn default_config(self) -> Config {
+        match self {
+            Experiment::Knn => knn::default_config(),
+        }
+    }
+
+    /// Runs the experiment.
+    ///
+    /// # Errors
+    /// The experiment's errors (bad sizes or grids in `config`).
+    pub fn run(self, config: &Config) -> Result<ExperimentResult> {
+        match self {
+            Experiment::Knn => knn::run(config),
+        }
+    }
+}
+
+/// The parameters shared by the experiments; each experiment documents which it reads.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct Config {
+    /// Number of independent repetitions R (samples of size n).
+    pub reps: usize,
+    /// The seed every random choice flows from.
+    pub seed: Seed,
+    /// Sample size n.
+    pub n: usize,
+    /// Size m of each repetition's independent test sample.
+    pub test_size: usize,
+    /// Training fractions τ.
+    pub taus: Vec<f64>,
+    /// Numbers of splits V.
+    pub vs: Vec<usize>,
+    /// Called with 1 after each finished repetition.
+    #[serde(skip)]
+    pub progress: Option<Progress>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("reps", &self.reps)
+            .field("seed", &self.seed)
+            .field("n", &self.n)
+            .field("test_size", &self.test_size)
+            .field("taus", &self.taus)
+            .field("vs", &self.vs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Config {
+    /// Checks the fields every experiment needs: R ≥ 2 (a standard error needs two), n ≥ 2,
+    /// m ≥ 1, τ ∈ (0, 1), V ≥ 1.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the field.
+    pub fn check(&self) -> Result<()> {
+        if self.reps < 2 {
+            return Err(Error::invalid("reps", "at least 2", self.reps));
+        }
+        if self.n < 2 {
+            return Err(Error::invalid("n", "at least 2", self.n));
+        }
+        if self.test_size == 0 {
+            return Err(Error::invalid("test_size", "at least 1", self.test_size));
+        }
+        if let Some(t) = self.taus.iter().find(|t| !(**t > 0.0 && **t < 1.0)) {
+            return Err(Error::invalid("tau", "in (0, 1)", t));
+        }
+        if self.taus.is_empty() {
+            return Err(Error::invalid("tau", "at least one value", "none"));
+        }
+        if self.vs.is_empty() || self.vs.contains(&0) {
+            return Err(Error::invalid("V", "values of at least 1", format!("{:?}", self.vs)));
+        }
+        Ok(())
+    }
+}
+
+/// One line of a result table: a method's mean risk over the repetitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// The experiment's name.
+    pub experiment: String,
+    /// The method ("majhoo", "cv", "oracle", ...).
+    pub method: String,
+    /// Training fraction τ, when the method has one.
+    pub tau: Option<f64>,
+    /// Number of splits V, when the method has one.
+    pub v: Option<usize>,
+    /// Mean risk over the repetitions.
+    pub mean: f64,
+    /// Standard error of the mean, `sd / √R`.
+    pub standard_error: f64,
+    /// The paper's number for this line, when it prints one.
+    pub paper: Option<f64>,
+}
+
+/// An experiment's outcome: its rows and what they measure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentResult {
+    /// The experiment's name.
+    pub experiment: String,
+    /// What `mean` measures (e.g. "excess 0-1 risk").
+    pub metric: String,
+    /// Repetitions R.
+    pub reps: usize,
+    /// Seed.
+    pub seed: Seed,
+    /// Sample size n.
+    pub n: usize,
+    /// Test-sample size m.
+    pub test_size: usize,
+    /// The Bayes risk of the problem, when known (the metric is then an excess risk over it).
+    pub bayes_risk: Option<f64>,
+    /// The result rows.
+    pub rows: Vec<Row>,
+}
+
+/// Runs `rep(r)` for r = 0..R in parallel, returns the results in repetition order and calls
+/// `progress(1)` after each. The first error (in repetition order) is returned.
+///
+/// # Errors
+/// The first failed repetition's error.
+pub fn run_repetitions<T, F>(reps: usize, progress: Option<&Progress>, rep: F) -> Result<Vec<T>>
+where
+    T: Send,
+    F: Fn(u64) -> Result<T> + Sync,
+{
+    (0..reps as u64)
+        .into_par_iter()
+        .map(|r| {
+            let out = rep(r);
+            if let Some(p) = progress {
+                p(1);
+            }
+            out
+        })
+        .collect()
+}
+
+/// Repetition r's seed for splits and learners (its data come from stream r of the user seed).
+pub fn repetition_seed(seed: Seed, r: u64) -> Seed {
+    seed.child(Purpose::Experiment, r)
+}
+
+/// Mean and standard error of the mean (`sd / √R`, sd with R − 1) of `values`.
+///
+/// # Errors
+/// [`Error::Numerical`] when a value is not finite (no NaN reaches a table silently);
+/// [`Error::InvalidParameter`] for fewer than two values.
+pub fn mean_and_se(values: &[f64]) -> Result<(f64, f64)> {
+    if values.len() < 2 {
+        return Err(Error::invalid("reps", "at least 2 values for a standard error", values.len()));
+    }
+    if let Some(v) = values.iter().find(|v| !v.is_finite()) {
+        return Err(Error::Numerical(format!("a repetition's risk is {v}")));
+    }
+    let r = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / r;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (r - 1.0);
+    Ok((mean, (var / r).sqrt()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_se_by_hand() {
+        // values 1, 2, 3: mean 2, sd 1, se 1/√3
+        let (m, se) = mean_and_se(&[1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(m, 2.0);
+        assert!((se - 1.0 / 3f64.sqrt()).abs() < 1e-15);
+        assert!(mean_and_se(&[1.0]).is_err());
+        assert!(matches!(mean_and_se(&[1.0, f64::NAN]), Err(Error::Numerical(_))));
+    }
+
+    #[test]
+    fn repetitions_come_back_in_order_with_progress() {
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let c = std::sync::Arc::clone(&count);
+        let progress: Progress = std::sync::Arc::new(move |k| {
+            c.fetch_add(k, std::sync::atomic::Ordering::Relaxed);
+        });
+        let out = run_repetitions(50, Some(&progress), |r| Ok(r * 2)).unwrap();
+        assert_eq!(out, (0..50).map(|r| r * 2).collect::<Vec<_>>());
+        assert_eq!(count.load(std::sync::atomic::Ordering::Relaxed), 50);
+        assert!(Experiment::parse("nope").is_err());
+        assert_eq!(Experiment::parse("knn").unwrap(), Experiment::Knn);
+    }
+}

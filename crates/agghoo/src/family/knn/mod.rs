@@ -44,10 +44,12 @@ pub struct KnnFamily {
 /// Data sets up to this many rows get shared neighbour lists (n² `u32`: 64 MiB at most).
 const SHARED_MAX_ROWS: usize = 4096;
 
-/// Every row's neighbours among all rows of one data set, sorted by (distance, row index),
-/// computed on first use.
+/// Every row's neighbours among the first `candidates` rows of one data set (all rows unless
+/// [`KnnFamily::sharing_with_first`] said otherwise), sorted by (distance, row index), computed on
+/// first use.
 struct SharedNeighbors {
     uid: u64,
+    candidates: usize,
     x: Vec<f64>,
     y: Vec<f64>,
     d: usize,
@@ -61,10 +63,11 @@ impl std::fmt::Debug for SharedNeighbors {
 }
 
 impl SharedNeighbors {
-    fn new(data: &Dataset) -> Self {
+    fn new(data: &Dataset, candidates: usize) -> Self {
         let n = data.n_rows();
         Self {
             uid: data.uid(),
+            candidates,
             x: data.x().to_vec(),
             y: data.all().gather_y(),
             d: data.n_features(),
@@ -74,9 +77,9 @@ impl SharedNeighbors {
 
     fn list(&self, row: usize) -> &[u32] {
         self.lists[row].get_or_init(|| {
-            let n = self.lists.len();
+            let n = self.candidates;
             let (mut dist, mut keys, mut out) = (Vec::new(), Vec::new(), Vec::new());
-            distances(&self.x[row * self.d..(row + 1) * self.d], &self.x, self.d, n, &mut dist);
+            distances(&self.x[row * self.d..(row + 1) * self.d], &self.x[..n * self.d], self.d, n, &mut dist);
             sort_by_distance(&dist, n, &mut keys, &mut out);
             out.into_boxed_slice()
         })
@@ -98,11 +101,31 @@ impl KnnFamily {
 
     /// Shares neighbour searches across splits of `data` (see the module docs); a no-op for
     /// large data sets or data with missing values.
-    pub fn sharing_with(mut self, data: &Dataset) -> Self {
-        if data.n_rows() <= SHARED_MAX_ROWS && !data.has_missing() {
-            self.shared = Some(Arc::new(SharedNeighbors::new(data)));
+    pub fn sharing_with(self, data: &Dataset) -> Self {
+        let n = data.n_rows();
+        self.sharing_with_first(data, n)
+    }
+
+    /// As [`sharing_with`](Self::sharing_with), with only the first `candidates` rows of `data`
+    /// as neighbours: every row (including rows past `candidates`, e.g. test points appended
+    /// after a sample) gets its list among rows `0..candidates`. Training views within those rows
+    /// use the lists; others fall back to a fresh search. A no-op when the lists would exceed the
+    /// size limit (`rows × candidates > 4096²`) or for data with missing values.
+    pub fn sharing_with_first(mut self, data: &Dataset, candidates: usize) -> Self {
+        let candidates = candidates.min(data.n_rows());
+        if candidates.saturating_mul(data.n_rows()) <= SHARED_MAX_ROWS * SHARED_MAX_ROWS && !data.has_missing() {
+            self.shared = Some(Arc::new(SharedNeighbors::new(data, candidates)));
         }
         self
+    }
+
+    /// The same family over another grid of k, keeping the shared neighbour lists (a cheap way to
+    /// predict a single selected k with lists already sorted for the whole grid).
+    ///
+    /// # Errors
+    /// As [`KnnFamily::new`].
+    pub fn with_grid(&self, ks: Vec<f64>) -> Result<Self> {
+        Ok(Self { shared: self.shared.clone(), ..Self::new(ks, self.task, self.n_classes)? })
     }
 
     fn ks(&self) -> Vec<usize> {
@@ -145,8 +168,9 @@ impl Family for KnnFamily {
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         self.check_train_size(train.len())?;
         let model = KnnModel::from_view(train, 0, self.task, self.n_classes);
-        let membership = self.shared.as_ref().filter(|s| s.uid == train.data().uid()).map(|s| {
-            let mut counts = vec![0u16; s.lists.len()];
+        let usable = |s: &&Arc<SharedNeighbors>| s.uid == train.data().uid() && train.rows().iter().all(|&r| r < s.candidates);
+        let membership = self.shared.as_ref().filter(usable).map(|s| {
+            let mut counts = vec![0u16; s.candidates];
             train.rows().iter().for_each(|&r| counts[r] = counts[r].saturating_add(1));
             (Arc::clone(s), counts)
         });
@@ -447,6 +471,26 @@ mod tests {
                 path_equals_refit(&fam, &data.view(&train), &data.view(&val), 0.0);
             }
         }
+    }
+
+    #[test]
+    fn lists_among_the_first_rows_equal_a_fresh_search() {
+        // sample rows 0..200 are the candidates; rows 200..300 are "test" points
+        let data = random_data(300, 2, Some(2), 23);
+        let fam = KnnFamily::new((1..=41).step_by(2).map(f64::from).collect(), data.task(), 2).unwrap().sharing_with_first(&data, 200);
+        let narrow = fam.with_grid(vec![7.0]).unwrap();
+        assert!(narrow.shared.is_some() && narrow.ks() == [7]);
+        let train: Vec<usize> = (0..200).filter(|r| r % 3 != 0).collect();
+        let val: Vec<usize> = (0..200).filter(|r| r % 3 == 0).collect();
+        let test: Vec<usize> = (200..300).collect();
+        for f in [&fam, &narrow] {
+            path_equals_refit(f, &data.view(&train), &data.view(&val), 0.0);
+            path_equals_refit(f, &data.view(&train), &data.view(&test), 0.0);
+        }
+        // a training view reaching past the candidates falls back to a fresh search
+        let wide: Vec<usize> = (100..250).collect();
+        path_equals_refit(&fam, &data.view(&wide), &data.view(&test[50..]), 0.0);
+        assert!(KnnFamily::new(vec![3.0], Task::Classification, 2).unwrap().with_grid(vec![]).is_err());
     }
 
     #[test]

@@ -1,0 +1,123 @@
+//! `agghoo reproduce <experiment>`: rerun one of the papers' studies; tables on stdout, JSON and
+//! plots (SVG, PNG) in `--out`, a progress bar per repetition.
+//!
+//! The command only maps flags onto [`agghoo::experiments::Config`] and presents the rows; the
+//! protocol lives in the library, so the tests and the results page run exactly this code.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use agghoo::Seed;
+use agghoo::experiments::{Experiment, ExperimentResult, Row};
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::args::ReproduceArgs;
+use crate::output::{self, Envelope};
+use crate::plot;
+
+/// The JSON document: the library's result plus the wall time.
+#[derive(Serialize)]
+struct Outcome<'a> {
+    #[serde(flatten)]
+    result: &'a ExperimentResult,
+    wall_seconds: f64,
+    threads: usize,
+}
+
+pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
+    let experiment = Experiment::parse(&args.experiment)?;
+    let mut config = experiment.default_config();
+    if let Some(r) = args.reps {
+        config.reps = r;
+    }
+    if let Some(s) = args.seed {
+        config.seed = Seed(s);
+    }
+    if let Some(n) = args.n {
+        config.n = n;
+    }
+    let bar = output::progress(config.reps as u64, experiment.name(), args.json);
+    let tick = bar.clone();
+    config.progress = Some(Arc::new(move |k| tick.inc(k)));
+    let start = Instant::now();
+    let result = experiment.run(&config)?;
+    let wall_seconds = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+
+    let outcome = Outcome { result: &result, wall_seconds, threads: rayon::current_num_threads() };
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let base = args.out.join(experiment.name());
+    let json_path = base.with_extension("json");
+    let envelope = Envelope {
+        schema_version: output::SCHEMA_VERSION,
+        command: "reproduce",
+        parameters: &config,
+        seed: Some(config.seed.0),
+        result: &outcome,
+    };
+    std::fs::write(&json_path, serde_json::to_string_pretty(&envelope)? + "\n")
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    plot::risk_vs_tau(&result, &base)?;
+    if args.json {
+        return output::print_json("reproduce", &config, Some(config.seed.0), &outcome);
+    }
+    print_tables(&result)?;
+    output::print(&format!(
+        "{} repetitions, n = {}, m = {} test points, seed {}; {:.1} s on {} threads. Wrote {}, {}.svg, {}.png",
+        result.reps,
+        result.n,
+        result.test_size,
+        result.seed.0,
+        wall_seconds,
+        outcome.threads,
+        json_path.display(),
+        base.display(),
+        base.display()
+    ))
+}
+
+/// One table per method with a τ (rows τ, columns V), then the reference lines (oracle).
+fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
+    let mut by_method: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for r in result.rows.iter().filter(|r| r.tau.is_some()) {
+        if !by_method.contains_key(r.method.as_str()) {
+            order.push(&r.method);
+        }
+        by_method.entry(&r.method).or_default().push(r);
+    }
+    let cell = |r: &Row| format!("{} ± {}", output::num(r.mean), output::num(r.standard_error));
+    for method in order {
+        let rows = &by_method[method];
+        let mut vs: Vec<usize> = rows.iter().filter_map(|r| r.v).collect();
+        vs.sort_unstable();
+        vs.dedup();
+        let mut taus: Vec<f64> = rows.iter().filter_map(|r| r.tau).collect();
+        taus.sort_by(f64::total_cmp);
+        taus.dedup();
+        let header: Vec<String> = std::iter::once("τ".to_string()).chain(vs.iter().map(|v| format!("V = {v}"))).collect();
+        let mut table = output::table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+        for &tau in &taus {
+            let mut line = vec![format!("{tau}")];
+            for &v in &vs {
+                line.push(rows.iter().find(|r| r.tau == Some(tau) && r.v == Some(v)).map_or_else(String::new, |r| cell(r)));
+            }
+            table.add_row(line);
+        }
+        output::print(&format!(
+            "{}: {} ({}), mean ± standard error over {} repetitions",
+            result.experiment, method, result.metric, result.reps
+        ))?;
+        output::print(&table.to_string())?;
+    }
+    let mut table = output::table(&["method", result.metric.as_str(), "paper"]);
+    for r in result.rows.iter().filter(|r| r.tau.is_none()) {
+        table.add_row(vec![r.method.clone(), cell(r), r.paper.map_or_else(|| "-".into(), output::num)]);
+    }
+    if let Some(b) = result.bayes_risk {
+        output::print(&format!("Bayes risk ≈ {b} (excess risks are above it)"))?;
+    }
+    output::print(&table.to_string())
+}

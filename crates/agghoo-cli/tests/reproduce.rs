@@ -1,0 +1,47 @@
+//! `agghoo reproduce`: a tiny run writes the table, the JSON and both plots; bad names fail.
+
+use std::process::{Command, Output};
+
+fn agghoo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agghoo")).args(args).output().expect("run agghoo")
+}
+
+#[test]
+fn reproduce_knn_writes_json_and_plots() {
+    let dir = std::env::temp_dir().join(format!("agghoo-reproduce-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    let o = agghoo(&["reproduce", "knn", "--reps", "2", "--n", "100", "--out", &out, "--threads", "2"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("majhoo") && stdout.contains("oracle") && stdout.contains("V = 20"), "{stdout}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("knn.json")).unwrap()).unwrap();
+    assert_eq!(json["command"], "reproduce");
+    let rows = json["result"]["rows"].as_array().unwrap();
+    // 9 τ × 5 V × (Majhoo, CV) + 2 oracle rows
+    assert_eq!(rows.len(), 9 * 5 * 2 + 2);
+    assert!(rows.iter().all(|r| r["mean"].as_f64().unwrap().is_finite()));
+    assert_eq!(json["result"]["n"], 100);
+    for ext in ["svg", "png"] {
+        let meta = std::fs::metadata(dir.join(format!("knn.{ext}"))).unwrap();
+        assert!(meta.len() > 1000, "knn.{ext} is {} bytes", meta.len());
+    }
+    let png = std::fs::read(dir.join("knn.png")).unwrap();
+    assert_eq!(&png[..4], b"\x89PNG");
+    // --json prints the same document on stdout
+    let o = agghoo(&["reproduce", "knn", "--reps", "2", "--n", "60", "--out", &out, "--json"]);
+    assert!(o.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["result"]["experiment"], "knn");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reproduce_rejects_unknown_experiments_and_bad_sizes() {
+    let o = agghoo(&["reproduce", "nope", "--reps", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("knn"));
+    let o = agghoo(&["reproduce", "knn", "--reps", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}
