@@ -86,3 +86,25 @@ fn knn_majhoo_v10_beats_the_hold_out() {
         assert!(gap > 2.0 * se && majhoo.mean < 0.8 * hold_out.mean, "τ = {tau}: hold-out {hold_out:?}, Majhoo {majhoo:?}");
     }
 }
+
+#[test]
+fn breast_cancer_rows_match_the_papers_table_and_the_oracle_bounds_cv() {
+    use agghoo::experiments::{Experiment, breast_cancer};
+    let mut config = Experiment::BreastCancer.default_config();
+    config.reps = 3;
+    let result = Experiment::BreastCancer.run(&config).unwrap();
+    assert_eq!(result.rows.len(), breast_cancer::PAPER.len());
+    for (row, (method, paper, _)) in result.rows.iter().zip(breast_cancer::PAPER) {
+        assert_eq!(row.method, method);
+        assert_eq!(row.paper, Some(paper));
+        assert!((0.0..=100.0).contains(&row.mean), "{row:?}");
+    }
+    // The oracle picks the best α of the same pruned trees CV chooses among, trained on the same
+    // 500 rows: it can never lose to CV, repetition by repetition.
+    for r in 0..3 {
+        let risks = breast_cancer::repetition(&config, r).unwrap();
+        assert!(risks[2] <= risks[0] + 1e-12, "repetition {r}: oracle {} > CV {}", risks[2], risks[0]);
+    }
+    // every repetition is reproducible on its own
+    assert_eq!(breast_cancer::repetition(&config, 1).unwrap(), breast_cancer::repetition(&config, 1).unwrap());
+}

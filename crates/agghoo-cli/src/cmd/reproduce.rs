@@ -59,13 +59,18 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     };
     std::fs::write(&json_path, serde_json::to_string_pretty(&envelope)? + "\n")
         .with_context(|| format!("writing {}", json_path.display()))?;
-    plot::risk_vs_tau(&result, &base)?;
+    // Experiments reported as a table in the papers (breast cancer) have no τ curve to draw.
+    let plotted = result.rows.iter().any(|r| r.tau.is_some());
+    if plotted {
+        plot::risk_vs_tau(&result, &base)?;
+    }
     if args.json {
         return output::print_json("reproduce", &config, Some(config.seed.0), &outcome);
     }
     print_tables(&result)?;
+    let plots = if plotted { format!(", {}.svg, {}.png", base.display(), base.display()) } else { String::new() };
     output::print(&format!(
-        "{} repetitions, n = {}, m = {} test points, seed {}; {:.1} s on {} threads. Wrote {}, {}.svg, {}.png",
+        "{} repetitions, n = {}, m = {} test points, seed {}; {:.1} s on {} threads. Wrote {}{plots}",
         result.reps,
         result.n,
         result.test_size,
@@ -73,8 +78,6 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         wall_seconds,
         outcome.threads,
         json_path.display(),
-        base.display(),
-        base.display()
     ))
 }
 

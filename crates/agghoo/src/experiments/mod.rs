@@ -16,6 +16,7 @@
 //! Experiments: [`knn`] (SPEC experiment 1). CART, breast cancer, SVR and TreeCV plug in the same
 //! way once their families land.
 
+pub mod breast_cancer;
 pub mod knn;
 
 use rayon::prelude::*;
@@ -31,16 +32,19 @@ use crate::select::Progress;
 pub enum Experiment {
     /// k-NN classification, Majhoo vs Monte-Carlo CV over τ and V (SPEC experiment 1).
     Knn,
+    /// The Breast Cancer Wisconsin table: CV, Agghoo, oracle, random forests (SPEC experiment 3).
+    BreastCancer,
 }
 
 impl Experiment {
     /// Every experiment, in SPEC order.
-    pub const ALL: [Experiment; 1] = [Experiment::Knn];
+    pub const ALL: [Experiment; 2] = [Experiment::Knn, Experiment::BreastCancer];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
         match self {
             Experiment::Knn => "knn",
+            Experiment::BreastCancer => breast_cancer::NAME,
         }
     }
 
@@ -51,7 +55,7 @@ impl Experiment {
     pub fn parse(name: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::InvalidParameter {
             name: "experiment",
-            expected: "one of: knn",
+            expected: "one of: knn, breast-cancer",
             got: name.to_string(),
         })
     }
@@ -60,6 +64,7 @@ impl Experiment {
     pub fn default_config(self) -> Config {
         match self {
             Experiment::Knn => knn::default_config(),
+            Experiment::BreastCancer => breast_cancer::default_config(),
         }
     }
 
@@ -70,6 +75,7 @@ impl Experiment {
     pub fn run(self, config: &Config) -> Result<ExperimentResult> {
         match self {
             Experiment::Knn => knn::run(config),
+            Experiment::BreastCancer => breast_cancer::run(config),
         }
     }
 }
