@@ -184,9 +184,9 @@ pub enum PlanKind {
 /// The family and its grid.
 #[derive(Args, Debug, Clone)]
 pub struct FamilyArgs {
-    /// Learner family.
-    #[arg(long, value_enum, default_value_t = FamilyArg::Knn)]
-    pub family: FamilyArg,
+    /// Learner family: knn, ridge, kernel-ridge, lasso, enet, svc, svr, cart, forest, logistic.
+    #[arg(long, value_parser = parse_family, default_value = "knn")]
+    pub family: agghoo::family::FamilyKind,
     /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N.
     #[arg(long)]
     pub grid: Option<String>,
@@ -198,29 +198,8 @@ pub struct FamilyArgs {
     pub standardize: bool,
 }
 
-/// Families by CLI name.
-#[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum FamilyArg {
-    /// k-nearest neighbours (grid over k).
-    Knn,
-    /// Ridge regression (grid over λ).
-    Ridge,
-    /// Kernel ridge regression (grid over λ).
-    KernelRidge,
-    /// Lasso (grid over λ).
-    Lasso,
-    /// Elastic net (grid over λ).
-    Enet,
-    /// Gaussian-kernel C-SVC (grid over λ).
-    Svc,
-    /// Gaussian-kernel ε-SVR (grid over λ).
-    Svr,
-    /// Cost-complexity pruned CART (grid over α).
-    Cart,
-    /// Random forest (grid over mtry).
-    Forest,
-    /// Logistic regression (grid over λ).
-    Logistic,
+fn parse_family(name: &str) -> Result<agghoo::family::FamilyKind, String> {
+    agghoo::family::FamilyKind::parse(name).map_err(|e| e.to_string())
 }
 
 /// Output options shared by commands.

@@ -12,7 +12,7 @@ use agghoo::resample::{
 use agghoo::select::Method;
 use anyhow::{Context, Result, bail};
 
-use crate::args::{DataArgs, FamilyArg, FamilyArgs, MissingArg, PlanArgs, PlanKind, TaskArg, UsageError};
+use crate::args::{DataArgs, FamilyArgs, MissingArg, PlanArgs, PlanKind, TaskArg, UsageError};
 
 /// A loaded data set with the text columns the plan may need.
 pub struct Loaded {
@@ -96,18 +96,7 @@ pub fn family(args: &FamilyArgs, data: &Dataset) -> Result<Box<dyn Family>> {
 /// The family kind, its parameters, and any bare `--param VALUE` numbers (a rule's
 /// hyperparameter value, for `estimate`).
 pub fn family_params(args: &FamilyArgs) -> Result<(FamilyKind, FamilyParams, Vec<f64>)> {
-    let kind = match args.family {
-        FamilyArg::Knn => FamilyKind::Knn,
-        FamilyArg::Ridge => FamilyKind::Ridge,
-        FamilyArg::KernelRidge => FamilyKind::KernelRidge,
-        FamilyArg::Lasso => FamilyKind::Lasso,
-        FamilyArg::Enet => FamilyKind::Enet,
-        FamilyArg::Svc => FamilyKind::Svc,
-        FamilyArg::Svr => FamilyKind::Svr,
-        FamilyArg::Cart => FamilyKind::Cart,
-        FamilyArg::Forest => FamilyKind::Forest,
-        FamilyArg::Logistic => FamilyKind::Logistic,
-    };
+    let kind = args.family;
     let mut params = FamilyParams::default();
     if let Some(g) = &args.grid {
         params.grid = Some(GridSpec::parse(g).map_err(|e| usage(e.to_string()))?);

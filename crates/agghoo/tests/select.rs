@@ -217,3 +217,31 @@ fn soft_vote_averages_member_probabilities() {
         assert_eq!(l, u32::from(p[2 * i + 1] > p[2 * i]));
     }
 }
+
+#[test]
+fn agghoo_merges_linear_and_kernel_members_into_one_equivalent_model() {
+    use agghoo::family::Predictor;
+    let data = regression_data(160, 9);
+    let test = regression_data(40, 10);
+    let splits = MonteCarlo::new(5, 0.8).unwrap().instantiate(160, Seed(2)).unwrap();
+    for (kind, params) in [
+        (FamilyKind::Ridge, FamilyParams::default()),
+        (FamilyKind::KernelRidge, FamilyParams::default()),
+        (FamilyKind::Lasso, FamilyParams::default()),
+        (FamilyKind::Svr, FamilyParams::default().set("gamma", 2)),
+    ] {
+        let fam = family::build(kind, &params, &data).unwrap();
+        let (model, _) = select::select(fam.as_ref(), &data, &splits, &SelectConfig::new(Method::Agghoo)).unwrap();
+        assert!(model.is_merged(), "{kind:?}");
+        let merged = model.predict(&test).unwrap();
+        let members: Vec<Predictions> = model.members().iter().map(|m| m.model.predict(&test.all()).unwrap()).collect();
+        let mean = select::aggregate(&members, &[], Aggregation::Mean).unwrap();
+        for (a, b) in merged.values().unwrap().iter().zip(mean.values().unwrap()) {
+            assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{kind:?}: {a} vs {b}");
+        }
+    }
+    // trees and k-NN stay ensembles
+    let fam = knn(&data, "1:9:1");
+    let (model, _) = select::select(fam.as_ref(), &data, &splits, &SelectConfig::new(Method::Agghoo)).unwrap();
+    assert!(!model.is_merged());
+}

@@ -92,6 +92,9 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
         return output::print_json("select", parameters, Some(seed.0), result);
     }
     print_tables(&report, &loaded.description, &plan_text, &member_values, data.n_rows())?;
+    if model.is_merged() {
+        output::print("the members' average is itself a model of the family: merged into one model for prediction")?;
+    }
     if let Some(path) = &args.out {
         output::print(&format!("model saved to {}", path.display()))?;
     }

@@ -62,6 +62,29 @@ impl Predictor for Model {
 }
 
 impl Model {
+    /// The single model equal to the average of `models` (Agghoo's merge), when the family
+    /// allows it: linear and kernel ridge, Lasso / elastic net (averaged coefficients) and SVMs
+    /// (union of support vectors, coefficients / V). `None` for trees, forests, k-NN, logistic
+    /// regression and members behind a per-fold preprocessing (their transforms differ).
+    ///
+    /// # Errors
+    /// The family's merge errors (members of different kinds or kernels).
+    pub fn merge_mean(models: &[&Model]) -> Result<Option<Model>> {
+        macro_rules! merge_all {
+            ($variant:ident, $ty:ty) => {{
+                let inner: Option<Vec<&$ty>> = models.iter().map(|m| if let Model::$variant(x) = m { Some(x) } else { None }).collect();
+                match inner {
+                    Some(list) if !list.is_empty() => return Ok(Some(Model::$variant(<$ty>::merge_mean(&list)?))),
+                    _ => {}
+                }
+            }};
+        }
+        merge_all!(Ridge, ridge::RidgeModel);
+        merge_all!(Lasso, lasso::LassoModel);
+        merge_all!(Svm, svm::SvmModel);
+        Ok(None)
+    }
+
     /// True when the model replaces missing feature values itself (a median-imputing pipeline).
     pub fn imputes_missing(&self) -> bool {
         matches!(self, Model::Pipeline { transform, .. } if transform.imputes())

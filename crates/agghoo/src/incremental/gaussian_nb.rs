@@ -12,7 +12,7 @@
 //! Running means (Welford) were rejected: they are no more order-independent and cost a division
 //! per coordinate.
 
-use super::{Incremental, Restore, Rows, class_indices, revert_state, save_state};
+use super::{Incremental, Restore, Rows, class_indices_within, revert_state, save_state};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -85,11 +85,7 @@ impl Incremental for GaussianNaiveBayes {
     }
 
     fn prepare_target(&self, target: &Target) -> Result<Vec<f64>> {
-        let (y, n_classes) = class_indices(target, self.name())?;
-        if n_classes > self.n_classes {
-            return Err(Error::invalid("n_classes", "at least the number of classes in the data", self.n_classes));
-        }
-        Ok(y)
+        class_indices_within(target, self.name(), self.n_classes)
     }
 
     fn init(&self, n_features: usize) -> GaussianNbModel {

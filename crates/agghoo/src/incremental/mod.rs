@@ -214,6 +214,15 @@ pub(crate) fn class_indices(target: &Target, learner: &str) -> Result<(Vec<f64>,
     }
 }
 
+/// Class indices of a target with at most `n_classes` classes (the learners' class count).
+pub(crate) fn class_indices_within(target: &Target, learner: &str, n_classes: usize) -> Result<Vec<f64>> {
+    let (y, found) = class_indices(target, learner)?;
+    if found > n_classes {
+        return Err(Error::invalid("n_classes", "at least the number of classes in the data", n_classes));
+    }
+    Ok(y)
+}
+
 /// A real target, for regression learners.
 pub(crate) fn real_values(target: &Target, learner: &str) -> Result<Vec<f64>> {
     match target {

@@ -8,7 +8,7 @@
 //! With integer-valued features the totals are exact in `f64` (below 2^53), so any order or
 //! batching gives bit-identical models and TreeCV equals standard CV bit for bit.
 
-use super::{Incremental, Restore, Rows, class_indices, revert_state, save_state};
+use super::{Incremental, Restore, Rows, class_indices_within, revert_state, save_state};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -77,11 +77,7 @@ impl Incremental for MultinomialNaiveBayes {
     }
 
     fn prepare_target(&self, target: &Target) -> Result<Vec<f64>> {
-        let (y, n_classes) = class_indices(target, self.name())?;
-        if n_classes > self.n_classes {
-            return Err(Error::invalid("n_classes", "at least the number of classes in the data", self.n_classes));
-        }
-        Ok(y)
+        class_indices_within(target, self.name(), self.n_classes)
     }
 
     fn check_features(&self, rows: Rows<'_>) -> Result<()> {

@@ -72,6 +72,10 @@ pub struct FittedModel {
     /// How members are combined.
     pub aggregation: Aggregation,
     members: Vec<Member>,
+    /// The members merged into one equivalent model (averaged linear or kernel models), used
+    /// for prediction when present; see [`Model::merge_mean`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    merged: Option<Model>,
 }
 
 impl FittedModel {
@@ -90,6 +94,12 @@ impl FittedModel {
         if members.is_empty() {
             return Err(Error::invalid("members", "at least one", 0));
         }
+        // Averages of linear / kernel models are themselves such models: predict with one.
+        let merged = if members.len() > 1 && matches!(aggregation, Aggregation::Mean | Aggregation::ScoreMean) {
+            Model::merge_mean(&members.iter().map(|m| &m.model).collect::<Vec<_>>())?
+        } else {
+            None
+        };
         Ok(Self {
             format: "agghoo-model".into(),
             format_version: MODEL_FORMAT_VERSION,
@@ -100,7 +110,13 @@ impl FittedModel {
             method,
             aggregation,
             members,
+            merged,
         })
+    }
+
+    /// True when the members were merged into one model (see [`Model::merge_mean`]).
+    pub fn is_merged(&self) -> bool {
+        self.merged.is_some()
     }
 
     /// The members (V for Agghoo/Majhoo/ACV, one for hold-out, CV, EKCV).
@@ -127,6 +143,13 @@ impl FittedModel {
             return Err(Error::NonFinite { row: i / p, column: data.feature_names()[i % p].clone(), value: f64::NAN });
         }
         let rows = data.all();
+        if let Some(merged) = &self.merged {
+            let out = merged.predict(&rows)?;
+            if out.has_non_finite() {
+                return Err(Error::Numerical("a prediction is not finite".into()));
+            }
+            return Ok(out);
+        }
         let per_member: Vec<Predictions> = self.members.par_iter().map(|m| m.model.predict(&rows)).collect::<Result<_>>()?;
         let risks: Vec<f64> = self.members.iter().map(|m| m.validation_risk.unwrap_or(0.0)).collect();
         let out = aggregate(&per_member, &risks, self.aggregation)?;
