@@ -296,3 +296,28 @@ fn features_selects_and_evaluates_honestly() {
     );
     assert_error(&agghoo(&["features", "--data", "bundled:breast-cancer", "--missing", "drop", "--scorer", "nope"]), 2, &["--scorer"]);
 }
+
+#[test]
+fn every_family_runs_end_to_end() {
+    // classification families on the bundled data (16 missing values, imputed per fold)
+    for (family, extra) in
+        [("knn", vec![]), ("svc", vec![]), ("cart", vec![]), ("forest", vec!["--param", "trees=20"]), ("logistic", vec![])]
+    {
+        let o = agghoo(
+            &[&["select", "--data", "bundled:breast-cancer", "--family", family, "--method", "majhoo", "-V", "4"], &extra[..]].concat(),
+        );
+        assert!(o.status.success(), "{family}: {}", stderr(&o));
+        assert!(stdout(&o).contains("4 members"), "{family}: {}", stdout(&o));
+    }
+    // regression families on the papers' ε-regression problem; averaged linear / kernel members merge
+    for family in ["knn", "ridge", "kernel-ridge", "lasso", "enet", "svr", "cart"] {
+        let o = agghoo(&[
+            "select", "--data", "gen:svr", "--n", "120", "--family", family, "--method", "agghoo", "-V", "4", "--loss", "absolute",
+        ]);
+        assert!(o.status.success(), "{family}: {}", stderr(&o));
+    }
+    for d in ["7", "50"] {
+        let o = agghoo(&["select", "--data", "gen:genuer", "--d", d, "--n", "150", "--family", "cart", "--method", "majhoo", "-V", "4"]);
+        assert!(o.status.success(), "genuer d = {d}: {}", stderr(&o));
+    }
+}

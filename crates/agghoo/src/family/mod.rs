@@ -198,6 +198,17 @@ impl FamilyKind {
 /// [`Error::ConstantTarget`]; invalid parameters, an empty grid, a task the family does not support.
 pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     data.check_learnable()?;
+    // Data-dependent defaults (CART's pruning sequence, the Lasso's λ_max, kernel scales) are
+    // computed on a median-imputed copy when values are missing; the fits themselves still impute
+    // inside each training set (`select::evaluate_splits`).
+    let imputed;
+    let data = if data.has_missing() {
+        let all = data.all();
+        imputed = crate::data::Preprocess { impute_median: true, standardize: false }.fit(&all).apply(&all)?;
+        &imputed
+    } else {
+        data
+    };
     match kind {
         FamilyKind::Knn => knn::build(params, data),
         FamilyKind::Ridge => ridge::build_ridge(params, data),
