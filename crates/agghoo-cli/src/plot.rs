@@ -19,7 +19,7 @@ use plotters::style::{FontStyle, register_font};
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
 
-fn register() {
+pub(crate) fn register() {
     REGISTER.call_once(|| {
         // A failure shows up as the drawing's FontUnavailable error, with context below.
         let _ = register_font("sans-serif", FontStyle::Normal, FONT);
@@ -30,7 +30,7 @@ fn register() {
 const SIZE: (u32, u32) = (900, 560);
 
 /// Colour of the i-th V (tab10-like palette).
-fn colour(i: usize) -> RGBColor {
+pub(crate) fn colour(i: usize) -> RGBColor {
     const PALETTE: [RGBColor; 8] = [
         RGBColor(31, 119, 180),
         RGBColor(255, 127, 14),

@@ -199,6 +199,36 @@ fn estimate_reports_risk_oof_and_bootstrap() {
     let b = &v["result"]["bootstrap"];
     let (apparent, err1, p632) = (b["apparent"].as_f64().unwrap(), b["loo_bootstrap"].as_f64().unwrap(), b["point632"].as_f64().unwrap());
     assert!((p632 - (0.368 * apparent + 0.632 * err1)).abs() < 1e-12);
+    // curves as data and plots
+    let prefix = dir.join("curve").display().to_string();
+    let o = agghoo(&[
+        "estimate",
+        "--data",
+        "gen:knn",
+        "--n",
+        "150",
+        "--param",
+        "5",
+        "--grid",
+        "1:15:2",
+        "--validation-curve",
+        "--learning-curve",
+        "40,80",
+        "--curve-out",
+        &prefix,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "curve-learning.csv",
+        "curve-learning.svg",
+        "curve-learning.png",
+        "curve-validation.csv",
+        "curve-validation.svg",
+        "curve-validation.png",
+    ] {
+        assert!(dir.join(f).metadata().map(|m| m.len() > 0).unwrap_or(false), "{f} missing");
+    }
+    assert_eq!(std::fs::read_to_string(dir.join("curve-validation.csv")).unwrap().lines().count(), 9);
     // the rule is required
     assert_error(&agghoo(&["estimate", "--data", "gen:knn", "--n", "50"]), 2, &["--param VALUE"]);
     std::fs::remove_dir_all(&dir).ok();

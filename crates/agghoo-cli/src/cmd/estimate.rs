@@ -96,7 +96,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         write_oof(path, &estimate, data)?;
     }
     if let Some(prefix) = &args.curve_out {
-        crate::curves::write(prefix, learning.as_ref(), validation.as_ref())?;
+        crate::curves::write(prefix, &estimate.hyperparameter, learning.as_ref(), validation.as_ref())?;
     }
     if args.output.json {
         #[derive(Serialize)]
