@@ -35,7 +35,7 @@
 //! # Ok::<(), agghoo::Error>(())
 //! ```
 #![deny(missing_docs)]
-#![warn(clippy::unwrap_used, clippy::expect_used)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod data;
 mod error;
