@@ -13,5 +13,5 @@ mod transform;
 
 pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, read_csv, read_csv_from};
 pub use dataset::{Dataset, Target, Task, View};
-pub use libsvm::read_libsvm;
+pub use libsvm::{read_libsvm, read_libsvm_from};
 pub use transform::{Preprocess, Transform};

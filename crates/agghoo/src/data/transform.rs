@@ -80,6 +80,19 @@ pub struct Transform {
 }
 
 impl Transform {
+    /// Checks a deserialized transform against the number of features.
+    ///
+    /// # Errors
+    /// [`crate::Error::Numerical`] when a vector has another length or a scale is not positive.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        let lengths_ok = [&self.medians, &self.mean, &self.scale].iter().all(|v| v.as_ref().is_none_or(|v| v.len() == n_features));
+        let scales_ok = self.scale.as_ref().is_none_or(|s| s.iter().all(|&x| x > 0.0 && x.is_finite()));
+        if !(lengths_ok && scales_ok) {
+            return Err(crate::Error::Numerical("inconsistent preprocessing in the model".into()));
+        }
+        Ok(())
+    }
+
     /// True when this transform replaces missing values (by training medians).
     pub fn imputes(&self) -> bool {
         self.medians.is_some()

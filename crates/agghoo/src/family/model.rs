@@ -85,6 +85,24 @@ impl Model {
         Ok(None)
     }
 
+    /// Checks the internal consistency of a model read from a file (array lengths, indices), so
+    /// a corrupted file is refused on load instead of predicting wrongly. Implemented for k-NN
+    /// members and preprocessing pipelines; other families are trusted as deserialized (their
+    /// checks are tracked as remaining hardening work).
+    ///
+    /// # Errors
+    /// [`crate::Error::Numerical`] describing the inconsistency.
+    pub fn validate(&self, n_features: usize) -> Result<()> {
+        match self {
+            Model::Knn(m) => m.validate(n_features),
+            Model::Pipeline { transform, inner } => {
+                transform.validate(n_features)?;
+                inner.validate(n_features)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// True when the model replaces missing feature values itself (a median-imputing pipeline).
     pub fn imputes_missing(&self) -> bool {
         matches!(self, Model::Pipeline { transform, .. } if transform.imputes())

@@ -218,6 +218,10 @@ impl FittedModel {
         if model.members.is_empty() {
             return Err(bad("model has no members".into()));
         }
+        let d = model.schema.feature_names.len();
+        for m in model.members.iter().map(|m| &m.model).chain(&model.merged) {
+            m.validate(d).map_err(|e| bad(format!("corrupted model: {e}")))?;
+        }
         Ok(model)
     }
 }

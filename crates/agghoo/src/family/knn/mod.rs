@@ -307,6 +307,28 @@ impl KnnModel {
     pub fn k(&self) -> usize {
         self.k
     }
+
+    /// Checks a deserialized model: `n_features` columns, as many targets as training rows,
+    /// k ≥ 1, class indices below the number of classes.
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
+        let bad = |what: String| Err(Error::Numerical(format!("inconsistent k-NN model: {what}")));
+        if self.n_features != n_features {
+            return bad(format!("{} features, schema has {n_features}", self.n_features));
+        }
+        if self.x.len() != self.y.len() * self.n_features || self.y.is_empty() {
+            return bad(format!("{} feature values for {} targets", self.x.len(), self.y.len()));
+        }
+        if self.k == 0 {
+            return bad("k = 0".into());
+        }
+        if self.task == Task::Classification && self.y.iter().any(|&c| !(c >= 0.0 && (c as usize) < self.n_classes && c.fract() == 0.0)) {
+            return bad("a class index out of range".into());
+        }
+        if self.x.iter().chain(&self.y).any(|v| !v.is_finite()) {
+            return bad("a non-finite value".into());
+        }
+        Ok(())
+    }
     fn check_features(&self, rows: &View<'_>) -> Result<()> {
         if rows.n_features() != self.n_features {
             return Err(Error::SchemaMismatch(format!("k-NN model has {} features, data have {}", self.n_features, rows.n_features())));
