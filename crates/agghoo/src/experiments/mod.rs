@@ -13,10 +13,12 @@
 //! serially, so results are bit-identical for any thread count. The rejected alternative, one
 //! random generator advanced by repetitions in turn, ties the results to the schedule.
 //!
-//! Experiments: [`knn`] (SPEC experiment 1). CART, breast cancer, SVR and TreeCV plug in the same
-//! way once their families land.
+//! Experiments: [`knn`] (SPEC experiment 1), [`cart`] (experiment 2), [`svr`] (experiment 4).
+//! Breast cancer and TreeCV plug in the same way.
 
+pub mod cart;
 pub mod knn;
+pub mod svr;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -31,16 +33,26 @@ use crate::select::Progress;
 pub enum Experiment {
     /// k-NN classification, Majhoo vs Monte-Carlo CV over τ and V (SPEC experiment 1).
     Knn,
+    /// Pruned CART on Genuer's problem: Majhoo vs 10-fold CV, oracle, forests (SPEC experiment 2).
+    Cart,
+    /// Gaussian ε-SVR: Agghoo vs Monte-Carlo CV over τ and V (SPEC experiment 4).
+    Svr,
 }
 
 impl Experiment {
     /// Every experiment, in SPEC order.
-    pub const ALL: [Experiment; 1] = [Experiment::Knn];
+    pub const ALL: [Experiment; 3] = [
+        Experiment::Knn,
+        Experiment::Cart,
+        Experiment::Svr,
+    ];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
         match self {
             Experiment::Knn => "knn",
+            Experiment::Cart => "cart",
+            Experiment::Svr => "svr",
         }
     }
 
@@ -51,7 +63,7 @@ impl Experiment {
     pub fn parse(name: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::InvalidParameter {
             name: "experiment",
-            expected: "one of: knn",
+            expected: "one of: knn, cart, svr",
             got: name.to_string(),
         })
     }
@@ -60,6 +72,8 @@ impl Experiment {
     pub fn default_config(self) -> Config {
         match self {
             Experiment::Knn => knn::default_config(),
+            Experiment::Cart => cart::default_config(),
+            Experiment::Svr => svr::default_config(),
         }
     }
 
@@ -70,6 +84,8 @@ impl Experiment {
     pub fn run(self, config: &Config) -> Result<ExperimentResult> {
         match self {
             Experiment::Knn => knn::run(config),
+            Experiment::Cart => cart::run(config),
+            Experiment::Svr => svr::run(config),
         }
     }
 }
