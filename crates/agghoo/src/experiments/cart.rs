@@ -50,18 +50,10 @@ pub const FOLDS: usize = 10;
 /// Tree counts of the two forest baselines.
 pub const FOREST_TREES: [usize; 2] = [10, 500];
 
-/// Defaults: n = 500, m = 1000 test points, τ ∈ {0.5, …, 0.9}, V ∈ {1, 10}, seed 1, 20
+/// Defaults: n = 500, m = 1000 test points, τ ∈ {0.5, …, 0.9}, V ∈ {1, 10}, seed 1, 100
 /// repetitions (`reps` raises it; the 500-tree forests dominate the time).
 pub fn default_config() -> Config {
-    Config {
-        reps: 20,
-        seed: Seed(1),
-        n: 500,
-        test_size: 1000,
-        taus: vec![0.5, 0.6, 0.7, 0.8, 0.9],
-        vs: vec![1, 10],
-        progress: None,
-    }
+    Config { reps: 100, seed: Seed(1), n: 500, test_size: 1000, taus: vec![0.5, 0.6, 0.7, 0.8, 0.9], vs: vec![1, 10], progress: None }
 }
 
 /// One repetition's excess risks at one dimension d.
@@ -132,7 +124,13 @@ pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
             .map(|o| o.model.as_ref().ok_or_else(|| Error::Numerical("a split kept no model".into()))?.predict(&test))
             .collect::<Result<_>>()?;
         let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
-        majhoo.push(config.vs.iter().map(|&v| points.excess(&aggregate(&members[..v], &member_risks[..v], Aggregation::Vote)?)).collect::<Result<_>>()?);
+        majhoo.push(
+            config
+                .vs
+                .iter()
+                .map(|&v| points.excess(&aggregate(&members[..v], &member_risks[..v], Aggregation::Vote)?))
+                .collect::<Result<_>>()?,
+        );
     }
 
     let forests = FOREST_TREES

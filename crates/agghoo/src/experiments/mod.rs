@@ -41,11 +41,7 @@ pub enum Experiment {
 
 impl Experiment {
     /// Every experiment, in SPEC order.
-    pub const ALL: [Experiment; 3] = [
-        Experiment::Knn,
-        Experiment::Cart,
-        Experiment::Svr,
-    ];
+    pub const ALL: [Experiment; 3] = [Experiment::Knn, Experiment::Cart, Experiment::Svr];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {

@@ -47,10 +47,10 @@ pub fn c_grid() -> Vec<f64> {
 }
 
 /// Defaults: n = 500, m = 2000 test points, τ ∈ {0.1, 0.2, …, 0.9}, V ∈ {1, 2, 5, 10}, seed 1,
-/// 20 repetitions (`reps` raises it).
+/// 100 repetitions (`reps` raises it).
 pub fn default_config() -> Config {
     Config {
-        reps: 20,
+        reps: 100,
         seed: Seed(1),
         n: 500,
         test_size: 2000,
@@ -87,8 +87,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
     let family = family::build(FamilyKind::Svr, &params, &sample)?;
     let loss = Loss::Absolute;
 
-    let on_sample =
-        family.fit_path(&sample.all())?.predict(&test)?.iter().map(|p| loss.risk(p, &test)).collect::<Result<Vec<f64>>>()?;
+    let on_sample = family.fit_path(&sample.all())?.predict(&test)?.iter().map(|p| loss.risk(p, &test)).collect::<Result<Vec<f64>>>()?;
     let oracle = on_sample.iter().copied().fold(f64::INFINITY, f64::min);
 
     let v_max = config.vs.iter().copied().max().unwrap_or(1);
