@@ -146,7 +146,7 @@ fn cart_oracle_is_below_cv_and_repetitions_are_reproducible() {
 fn svr_rows_have_the_documented_structure_and_the_oracle_is_below_cv() {
     let config = tiny_svr();
     let result = Experiment::Svr.run(&config).unwrap();
-    assert_eq!((result.experiment.as_str(), result.bayes_risk), ("svr", None));
+    assert_eq!((result.experiment.as_str(), result.bayes_risk), ("svr", Some(svr::NOISE_RISK)));
     // Agghoo and CV for every (τ, V), then the oracle
     assert_eq!(result.rows.len(), 2 * 3 * 2 + 1);
     for method in ["agghoo", "cv"] {
@@ -159,7 +159,8 @@ fn svr_rows_have_the_documented_structure_and_the_oracle_is_below_cv() {
     let oracle = result.rows.last().unwrap();
     assert_eq!((oracle.method.as_str(), oracle.tau, oracle.v), ("oracle", None, None));
     for row in &result.rows {
-        assert!(row.mean > 0.0 && row.mean.is_finite() && row.standard_error.is_finite(), "{row:?}");
+        // an excess risk, estimated against the regression function on the same test points
+        assert!(row.mean > 0.0 && row.mean < 1.0 && row.standard_error.is_finite(), "{row:?}");
     }
     for r in 0..2 {
         let rep = svr::repetition(&config, r).unwrap();
@@ -168,7 +169,7 @@ fn svr_rows_have_the_documented_structure_and_the_oracle_is_below_cv() {
         for &e in rep.cv.iter().flatten() {
             assert!(e >= rep.oracle && rep.on_sample.contains(&e), "CV {e} < oracle {}", rep.oracle);
         }
-        assert!(rep.agghoo.iter().flatten().all(|&e| e > 0.0 && e.is_finite()));
+        assert!(rep.agghoo.iter().flatten().all(|&e| e > -0.05 && e < 1.0));
     }
 }
 
