@@ -51,14 +51,14 @@ pub enum Command {
     /// Select features (filters, wrappers, SFS/SBS/SFFS/SBFS, embedded) and evaluate the
     /// selection honestly, inside every outer training fold.
     Features(FeaturesArgs),
-    /// Rerun one of the papers' experiments (knn): tables, JSON and SVG/PNG plots.
+    /// Rerun one of the papers' experiments (knn, cart, svr): tables, JSON and SVG/PNG plots.
     Reproduce(ReproduceArgs),
 }
 
 /// `agghoo reproduce`.
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
-    /// The experiment: knn.
+    /// The experiment: knn, cart, svr.
     pub experiment: String,
     /// Repetitions R (default: the experiment's, sized for a minute or two on 2 cores).
     #[arg(long)]

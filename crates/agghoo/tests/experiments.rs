@@ -107,4 +107,116 @@ fn breast_cancer_rows_match_the_papers_table_and_the_oracle_bounds_cv() {
     }
     // every repetition is reproducible on its own
     assert_eq!(breast_cancer::repetition(&config, 1).unwrap(), breast_cancer::repetition(&config, 1).unwrap());
+// ---- CART (SPEC experiment 2) and ε-SVR (SPEC experiment 4) ----
+
+use agghoo::experiments::{cart, svr};
+
+fn tiny_cart() -> Config {
+    Config { reps: 3, seed: Seed(11), n: 150, test_size: 300, taus: vec![0.5, 0.8], vs: vec![1, 3], progress: None }
+}
+
+fn tiny_svr() -> Config {
+    Config { reps: 3, seed: Seed(5), n: 80, test_size: 200, taus: vec![0.3, 0.7], vs: vec![1, 2, 4], progress: None }
+}
+
+#[test]
+fn cart_rows_have_the_documented_structure_and_sane_values() {
+    let config = tiny_cart();
+    let result = Experiment::Cart.run(&config).unwrap();
+    assert_eq!((result.experiment.as_str(), result.reps, result.bayes_risk), ("cart", 3, Some(cart::BAYES_RISK)));
+    // per d: Majhoo for every (τ, V), then CV, the oracle and two forests
+    assert_eq!(result.rows.len(), cart::DIMENSIONS.len() * (2 * 2 + 4));
+    for d in cart::DIMENSIONS {
+        for tau in [0.5, 0.8] {
+            for v in [1, 3] {
+                let name = format!("majhoo d={d}");
+                assert!(result.rows.iter().any(|r| r.method == name && r.tau == Some(tau) && r.v == Some(v)), "{name} τ={tau} V={v}");
+            }
+        }
+        for line in
+            [format!("cv 10-fold d={d}"), format!("oracle d={d}"), format!("forest 10 trees d={d}"), format!("forest 500 trees d={d}")]
+        {
+            assert!(result.rows.iter().any(|r| r.method == line && r.tau.is_none() && r.v.is_none()), "{line}");
+        }
+    }
+    for row in &result.rows {
+        // an excess 0-1 risk lies in [0, 1 − Bayes risk]
+        assert!(row.mean >= 0.0 && row.mean <= 1.0 - cart::BAYES_RISK, "{row:?}");
+        assert!(row.standard_error >= 0.0 && row.standard_error.is_finite(), "{row:?}");
+    }
+}
+
+#[test]
+fn cart_oracle_is_below_cv_and_repetitions_are_reproducible() {
+    let config = tiny_cart();
+    for r in 0..2 {
+        let rep = cart::repetition(&config, 7, r).unwrap();
+        assert!(rep.on_sample.iter().all(|&e| (0.0..=1.0).contains(&e)));
+        assert_eq!(rep.oracle, rep.on_sample.iter().copied().fold(f64::INFINITY, f64::min));
+        // 10-fold CV refits on D at a grid point: never better than the oracle on the same D
+        assert!(rep.cv >= rep.oracle && rep.on_sample.contains(&rep.cv), "CV {} < oracle {}", rep.cv, rep.oracle);
+        assert!(rep.majhoo.iter().flatten().chain(&rep.forests).all(|&e| (0.0..=1.0).contains(&e)));
+        assert_eq!(rep.forests.len(), 2);
+        assert_eq!(rep, cart::repetition(&config, 7, r).unwrap());
+    }
+    assert!(cart::repetition(&config, 5, 0).is_err(), "d < 6 has no informative features to draw");
+}
+
+#[test]
+fn svr_rows_have_the_documented_structure_and_the_oracle_is_below_cv() {
+    let config = tiny_svr();
+    let result = Experiment::Svr.run(&config).unwrap();
+    assert_eq!((result.experiment.as_str(), result.bayes_risk), ("svr", Some(svr::NOISE_RISK)));
+    // Agghoo and CV for every (τ, V), then the oracle
+    assert_eq!(result.rows.len(), 2 * 3 * 2 + 1);
+    for method in ["agghoo", "cv"] {
+        for tau in [0.3, 0.7] {
+            for v in [1, 2, 4] {
+                assert!(result.rows.iter().any(|r| r.method == method && r.tau == Some(tau) && r.v == Some(v)), "{method} τ={tau} V={v}");
+            }
+        }
+    }
+    let oracle = result.rows.last().unwrap();
+    assert_eq!((oracle.method.as_str(), oracle.tau, oracle.v), ("oracle", None, None));
+    for row in &result.rows {
+        // an excess risk, estimated against the regression function on the same test points
+        assert!(row.mean > 0.0 && row.mean < 1.0 && row.standard_error.is_finite(), "{row:?}");
+    }
+    for r in 0..2 {
+        let rep = svr::repetition(&config, r).unwrap();
+        assert_eq!(rep.on_sample.len(), svr::c_grid().len());
+        assert_eq!(rep.oracle, rep.on_sample.iter().copied().fold(f64::INFINITY, f64::min));
+        for &e in rep.cv.iter().flatten() {
+            assert!(e >= rep.oracle && rep.on_sample.contains(&e), "CV {e} < oracle {}", rep.oracle);
+        }
+        assert!(rep.agghoo.iter().flatten().all(|&e| e > -0.05 && e < 1.0));
+    }
+}
+
+#[test]
+fn svr_and_cart_results_do_not_depend_on_the_thread_count() {
+    for (experiment, config) in [(Experiment::Svr, Config { reps: 2, ..tiny_svr() }), (Experiment::Cart, Config { reps: 2, ..tiny_cart() })]
+    {
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| experiment.run(&config).unwrap());
+        let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap().install(|| experiment.run(&config).unwrap());
+        assert_eq!(one, three, "{experiment:?}");
+    }
+}
+
+#[test]
+fn cart_and_svr_bad_configs_are_typed_errors() {
+    for experiment in [Experiment::Cart, Experiment::Svr] {
+        let base = if experiment == Experiment::Cart { tiny_cart() } else { tiny_svr() };
+        let bad = [
+            Config { reps: 1, ..base.clone() },
+            Config { taus: vec![1.0], ..base.clone() },
+            Config { vs: vec![0], ..base.clone() },
+            Config { taus: vec![0.001], ..base.clone() },
+        ];
+        for config in bad {
+            assert!(experiment.run(&config).is_err(), "{experiment:?} {config:?}");
+        }
+    }
+    assert_eq!(Experiment::parse("cart").unwrap(), Experiment::Cart);
+    assert_eq!(Experiment::parse("svr").unwrap(), Experiment::Svr);
 }

@@ -13,11 +13,13 @@
 //! serially, so results are bit-identical for any thread count. The rejected alternative, one
 //! random generator advanced by repetitions in turn, ties the results to the schedule.
 //!
-//! Experiments: [`knn`] (SPEC experiment 1). CART, breast cancer, SVR and TreeCV plug in the same
-//! way once their families land.
+//! Experiments: [`knn`] (SPEC experiment 1), [`cart`] (experiment 2), [`svr`] (experiment 4).
+//! Breast cancer and TreeCV plug in the same way.
 
 pub mod breast_cancer;
+pub mod cart;
 pub mod knn;
+pub mod svr;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -34,17 +36,23 @@ pub enum Experiment {
     Knn,
     /// The Breast Cancer Wisconsin table: CV, Agghoo, oracle, random forests (SPEC experiment 3).
     BreastCancer,
+    /// Pruned CART on Genuer's problem: Majhoo vs 10-fold CV, oracle, forests (SPEC experiment 2).
+    Cart,
+    /// Gaussian ε-SVR: Agghoo vs Monte-Carlo CV over τ and V (SPEC experiment 4).
+    Svr,
 }
 
 impl Experiment {
     /// Every experiment, in SPEC order.
-    pub const ALL: [Experiment; 2] = [Experiment::Knn, Experiment::BreastCancer];
+    pub const ALL: [Experiment; 4] = [Experiment::Knn, Experiment::Cart, Experiment::BreastCancer, Experiment::Svr];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
         match self {
             Experiment::Knn => "knn",
             Experiment::BreastCancer => breast_cancer::NAME,
+            Experiment::Cart => "cart",
+            Experiment::Svr => "svr",
         }
     }
 
@@ -55,7 +63,7 @@ impl Experiment {
     pub fn parse(name: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::InvalidParameter {
             name: "experiment",
-            expected: "one of: knn, breast-cancer",
+            expected: "one of: knn, cart, breast-cancer, svr",
             got: name.to_string(),
         })
     }
@@ -65,6 +73,8 @@ impl Experiment {
         match self {
             Experiment::Knn => knn::default_config(),
             Experiment::BreastCancer => breast_cancer::default_config(),
+            Experiment::Cart => cart::default_config(),
+            Experiment::Svr => svr::default_config(),
         }
     }
 
@@ -76,6 +86,8 @@ impl Experiment {
         match self {
             Experiment::Knn => knn::run(config),
             Experiment::BreastCancer => breast_cancer::run(config),
+            Experiment::Cart => cart::run(config),
+            Experiment::Svr => svr::run(config),
         }
     }
 }
