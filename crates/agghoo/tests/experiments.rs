@@ -107,6 +107,8 @@ fn breast_cancer_rows_match_the_papers_table_and_the_oracle_bounds_cv() {
     }
     // every repetition is reproducible on its own
     assert_eq!(breast_cancer::repetition(&config, 1).unwrap(), breast_cancer::repetition(&config, 1).unwrap());
+}
+
 // ---- CART (SPEC experiment 2) and ε-SVR (SPEC experiment 4) ----
 
 use agghoo::experiments::{cart, svr};
