@@ -191,7 +191,18 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
     let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>, paper: Option<f64>| -> Result<Row> {
         let (mean, standard_error) = mean_and_se(&values)?;
-        Ok(Row { experiment: NAME.into(), method: method.into(), tau, v, mean, standard_error, paper })
+        Ok(Row {
+            experiment: NAME.into(),
+            method: method.into(),
+            tau,
+            v,
+            mean,
+            standard_error,
+            paper,
+            seconds: None,
+            cpu_seconds: None,
+            passes: None,
+        })
     };
     let mut rows = Vec::new();
     for (t, &tau) in config.taus.iter().enumerate() {

@@ -13,10 +13,11 @@
 //! serially, so results are bit-identical for any thread count. The rejected alternative, one
 //! random generator advanced by repetitions in turn, ties the results to the schedule.
 //!
-//! Experiments: [`knn`] (SPEC experiment 1). CART, breast cancer, SVR and TreeCV plug in the same
-//! way once their families land.
+//! Experiments: [`knn`] (SPEC experiment 1), [`treecv`] (SPEC experiment 5: its rows also carry
+//! times and passes, and k in `v`). CART, breast cancer and SVR plug in the same way.
 
 pub mod knn;
+pub mod treecv;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -31,16 +32,19 @@ use crate::select::Progress;
 pub enum Experiment {
     /// k-NN classification, Majhoo vs Monte-Carlo CV over τ and V (SPEC experiment 1).
     Knn,
+    /// TreeCV vs standard CV: time and estimate vs k (SPEC experiment 5).
+    Treecv,
 }
 
 impl Experiment {
     /// Every experiment, in SPEC order.
-    pub const ALL: [Experiment; 1] = [Experiment::Knn];
+    pub const ALL: [Experiment; 2] = [Experiment::Knn, Experiment::Treecv];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
         match self {
             Experiment::Knn => "knn",
+            Experiment::Treecv => "treecv",
         }
     }
 
@@ -51,7 +55,7 @@ impl Experiment {
     pub fn parse(name: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::InvalidParameter {
             name: "experiment",
-            expected: "one of: knn",
+            expected: "one of: knn, treecv",
             got: name.to_string(),
         })
     }
@@ -60,6 +64,7 @@ impl Experiment {
     pub fn default_config(self) -> Config {
         match self {
             Experiment::Knn => knn::default_config(),
+            Experiment::Treecv => treecv::default_config(),
         }
     }
 
@@ -70,6 +75,7 @@ impl Experiment {
     pub fn run(self, config: &Config) -> Result<ExperimentResult> {
         match self {
             Experiment::Knn => knn::run(config),
+            Experiment::Treecv => treecv::run(config),
         }
     }
 }
@@ -153,6 +159,15 @@ pub struct Row {
     pub standard_error: f64,
     /// The paper's number for this line, when it prints one.
     pub paper: Option<f64>,
+    /// Median wall seconds over the repetitions, for experiments that time their methods (treecv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    /// Median CPU seconds (all threads) over the repetitions, where measured (treecv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
+    /// Training passes over the data (point-updates / n), where counted (treecv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<f64>,
 }
 
 /// An experiment's outcome: its rows and what they measure.
