@@ -153,3 +153,126 @@ where
 fn format_value(x: f64) -> String {
     format!("{x:.4}")
 }
+
+/// Writes the TreeCV experiment's two plots, each as SVG and PNG: `<time>` = wall seconds vs k
+/// on log–log axes, `<estimate>` = CV estimate ± standard error vs k (log k axis). One panel per
+/// data set (the rows' method prefix before `/`), one line per method and order: TreeCV solid,
+/// standard dashed, one colour per order. Rows without a time (other experiments) are ignored.
+pub fn treecv(result: &ExperimentResult, time: &Path, estimate: &Path) -> anyhow::Result<()> {
+    register();
+    for (base, what) in [(time, Quantity::Seconds), (estimate, Quantity::Estimate)] {
+        let svg = base.with_extension("svg");
+        let png = base.with_extension("png");
+        draw_treecv(SVGBackend::new(&svg, SIZE).into_drawing_area(), result, what).with_context(|| format!("drawing {}", svg.display()))?;
+        draw_treecv(BitMapBackend::new(&png, SIZE).into_drawing_area(), result, what)
+            .with_context(|| format!("drawing {}", png.display()))?;
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Quantity {
+    Seconds,
+    Estimate,
+}
+
+/// TreeCV lines: data set → (method-order → points (k, value, standard error)), sorted by k.
+type Panels = BTreeMap<String, BTreeMap<String, Vec<(f64, f64, f64)>>>;
+
+fn treecv_panels(rows: &[Row], what: Quantity) -> Panels {
+    let mut out: Panels = BTreeMap::new();
+    for r in rows {
+        let (Some(k), Some(seconds), Some((dataset, line))) = (r.v, r.seconds, r.method.split_once('/')) else { continue };
+        let point = match what {
+            Quantity::Seconds => (k as f64, seconds, 0.0),
+            Quantity::Estimate => (k as f64, r.mean, r.standard_error),
+        };
+        out.entry(dataset.to_string()).or_default().entry(line.to_string()).or_default().push(point);
+    }
+    out.values_mut().flat_map(|p| p.values_mut()).for_each(|c| c.sort_by(|a, b| a.0.total_cmp(&b.0)));
+    out
+}
+
+fn draw_treecv<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &ExperimentResult, what: Quantity) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
+    root.fill(&WHITE).map_err(e)?;
+    let panels = treecv_panels(&result.rows, what);
+    if panels.is_empty() {
+        return Err(anyhow!("no timed rows (k, seconds) to plot"));
+    }
+    let title = match what {
+        Quantity::Seconds => format!("TreeCV vs standard CV: wall time vs k (median of {}, n = {})", result.reps, result.n),
+        Quantity::Estimate => format!("TreeCV vs standard CV: CV estimate vs k (mean ± SE over {}, n = {})", result.reps, result.n),
+    };
+    let root = root.titled(&title, ("sans-serif", 20)).map_err(e)?;
+    let areas = root.split_evenly((1, panels.len()));
+    for (area, (dataset, lines)) in areas.iter().zip(&panels) {
+        let points = lines.values().flatten();
+        let (x0, x1) = points.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.0), b.max(p.0)));
+        let (y0, y1) = points.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.1 - p.2), b.max(p.1 + p.2)));
+        let x_range = (x0 / 1.3)..(x1 * 1.3);
+        let y_desc = match what {
+            Quantity::Seconds => "wall seconds (log)",
+            Quantity::Estimate if dataset == "covertype" => "CV estimate (0-1 loss)",
+            Quantity::Estimate => "CV estimate (squared loss)",
+        };
+        let mut builder = ChartBuilder::on(area);
+        builder.caption(dataset.as_str(), ("sans-serif", 18)).margin(10).x_label_area_size(40).y_label_area_size(65);
+        // Two coordinate types (log or linear y), one drawing routine.
+        macro_rules! body {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                chart
+                    .configure_mesh()
+                    .x_desc("number of folds k (log)")
+                    .x_label_formatter(&|x| format!("{x:.0}"))
+                    .y_desc(y_desc)
+                    .label_style(("sans-serif", 13))
+                    .axis_desc_style(("sans-serif", 15))
+                    .light_line_style(WHITE.mix(0.0))
+                    .draw()
+                    .map_err(e)?;
+                for (line, pts) in lines {
+                    let c = colour(if line.ends_with("randomised") { 1 } else { 0 } + 2 * usize::from(line.starts_with("standard")));
+                    let xy = pts.iter().map(|p| (p.0, p.1));
+                    if line.starts_with("standard") {
+                        chart.draw_series(DashedLineSeries::new(xy, 8, 5, c.stroke_width(2))).map_err(e)?
+                    } else {
+                        chart.draw_series(LineSeries::new(xy, c.stroke_width(2))).map_err(e)?
+                    }
+                    .label(line.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
+                    chart.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 3, c.filled()))).map_err(e)?;
+                    if what == Quantity::Estimate {
+                        chart
+                            .draw_series(pts.iter().map(|p| ErrorBar::new_vertical(p.0, p.1 - p.2, p.1, p.1 + p.2, c.stroke_width(1), 6)))
+                            .map_err(e)?;
+                    }
+                }
+                chart
+                    .configure_series_labels()
+                    .position(if what == Quantity::Seconds { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperLeft })
+                    .label_font(("sans-serif", 12))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK.mix(0.4))
+                    .draw()
+                    .map_err(e)?;
+            }};
+        }
+        match what {
+            Quantity::Seconds => {
+                let y_range = (y0.max(1e-6) / 1.5)..(y1 * 1.5);
+                body!(builder.build_cartesian_2d(x_range.log_scale(), y_range.log_scale()).map_err(e)?)
+            }
+            Quantity::Estimate => {
+                let pad = ((y1 - y0) * 0.15).max(1e-4);
+                body!(builder.build_cartesian_2d(x_range.log_scale(), (y0 - pad)..(y1 + pad * 3.0)).map_err(e)?)
+            }
+        }
+    }
+    root.present().map_err(e)?;
+    Ok(())
+}

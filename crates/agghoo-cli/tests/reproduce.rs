@@ -45,3 +45,28 @@ fn reproduce_rejects_unknown_experiments_and_bad_sizes() {
     let o = agghoo(&["reproduce", "knn", "--reps", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn reproduce_treecv_writes_json_and_both_plots() {
+    let dir = std::env::temp_dir().join(format!("agghoo-reproduce-treecv-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    let o = agghoo(&["reproduce", "treecv", "--n", "2000", "--reps", "2", "--out", &out, "--threads", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("tree-randomised") && stdout.contains("standard-fixed") && stdout.contains("passes tree"), "{stdout}");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("treecv.json")).unwrap()).unwrap();
+    assert_eq!(json["result"]["experiment"], "treecv");
+    assert_eq!(json["result"]["n"], 2000);
+    let rows = json["result"]["rows"].as_array().unwrap();
+    // k ∈ {2, 5, 10, 20, 50, 100, 1000, 2000}: at n = 2000 every standard run is under the default cap
+    assert_eq!(rows.len(), 2 * 4 * 8);
+    assert!(rows.iter().all(|r| r["seconds"].as_f64().unwrap() >= 0.0 && r["v"].as_u64().unwrap() >= 2));
+    for name in ["treecv-time", "treecv-estimate"] {
+        for ext in ["svg", "png"] {
+            let meta = std::fs::metadata(dir.join(format!("{name}.{ext}"))).unwrap();
+            assert!(meta.len() > 1000, "{name}.{ext} is {} bytes", meta.len());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -45,6 +45,7 @@ pub mod family;
 pub mod features;
 pub mod incremental;
 pub mod loss;
+mod parallel;
 mod predictions;
 pub mod resample;
 mod seed;

@@ -222,3 +222,72 @@ fn cart_and_svr_bad_configs_are_typed_errors() {
     assert_eq!(Experiment::parse("cart").unwrap(), Experiment::Cart);
     assert_eq!(Experiment::parse("svr").unwrap(), Experiment::Svr);
 }
+
+fn tiny_treecv() -> Config {
+    Config { reps: 2, seed: Seed(5), n: 2000, test_size: 0, taus: Vec::new(), vs: vec![2, 5, 10, 100, 1000, 5000], progress: None }
+}
+
+#[test]
+fn treecv_rows_have_the_documented_structure_and_sane_values() {
+    use agghoo::experiments::treecv;
+    let config = tiny_treecv();
+    // cap 2000 · 100: the standard method runs for k ≤ 100 and is skipped at k = 1000 and k = n.
+    let result = treecv::run_with_cap(&config, 2000 * 100).unwrap();
+    assert_eq!(result.experiment, "treecv");
+    let ks = [2, 5, 10, 100, 1000, 2000]; // 5000 > n dropped, n added
+    assert_eq!(treecv::folds(&config).unwrap(), ks);
+    // per data set: tree × 2 orders × 6 k, standard × 2 orders × 4 k
+    assert_eq!(result.rows.len(), 2 * (2 * 6 + 2 * 4));
+    for row in &result.rows {
+        let k = row.v.unwrap();
+        assert!(ks.contains(&k), "{row:?}");
+        assert!(row.seconds.unwrap() >= 0.0 && row.standard_error >= 0.0 && row.standard_error.is_finite(), "{row:?}");
+        if row.method.starts_with("covertype/") {
+            // PEGASOS's 0–1 loss
+            assert!((0.0..=1.0).contains(&row.mean), "{row:?}");
+        } else {
+            assert!(row.method.starts_with("msd/") && row.mean >= 0.0 && row.mean.is_finite(), "{row:?}");
+        }
+        if row.method.contains("standard") {
+            assert!(k <= 100, "{row:?}");
+            assert_eq!(row.passes, Some((k - 1) as f64));
+        }
+    }
+    // TreeCV performs fewer point-updates than the standard method for k ≥ 4 (and at most ⌈log2 k⌉ passes).
+    for dataset in treecv::DATASETS {
+        for order in treecv::ORDERS {
+            for &k in &ks {
+                let find = |m| result.rows.iter().find(|r| r.method == treecv::label(dataset, m, order) && r.v == Some(k));
+                let tree = find(agghoo::treecv::Method::Tree).unwrap().passes.unwrap();
+                assert!(tree <= (k as f64).log2().ceil() + 1e-12, "{dataset} k = {k}: {tree} passes");
+                if let Some(standard) = find(agghoo::treecv::Method::Standard) {
+                    assert!(k < 4 || tree < standard.passes.unwrap(), "{dataset} k = {k}");
+                }
+            }
+        }
+    }
+    // k = 2: the tree's fixed order is the standard one, so the estimates agree exactly.
+    let get = |l: &str| result.rows.iter().find(|r| r.method == l && r.v == Some(2)).unwrap().mean;
+    assert_eq!(get("covertype/tree-fixed"), get("covertype/standard-fixed"));
+    assert_eq!(get("msd/tree-fixed"), get("msd/standard-fixed"));
+    // JSON round trip, and the new optional fields stay out of other experiments' JSON.
+    let json = serde_json::to_string(&result).unwrap();
+    assert_eq!(serde_json::from_str::<agghoo::experiments::ExperimentResult>(&json).unwrap(), result);
+    let knn_row = serde_json::to_value(&knn::run(&tiny()).unwrap().rows[0]).unwrap();
+    assert!(knn_row.get("seconds").is_none() && knn_row.get("passes").is_none());
+}
+
+#[test]
+fn treecv_estimates_do_not_depend_on_the_thread_count_and_bad_configs_fail() {
+    let config = Config { n: 600, vs: vec![3, 10], ..tiny_treecv() };
+    let strip = |r: agghoo::experiments::ExperimentResult| -> Vec<(String, Option<usize>, f64, f64, Option<f64>)> {
+        r.rows.into_iter().map(|r| (r.method, r.v, r.mean, r.standard_error, r.passes)).collect()
+    };
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| Experiment::Treecv.run(&config).unwrap());
+    let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap().install(|| Experiment::Treecv.run(&config).unwrap());
+    assert_eq!(strip(one), strip(three));
+    for bad in [Config { reps: 1, ..config.clone() }, Config { n: 1, ..config.clone() }, Config { vs: vec![1], ..config.clone() }] {
+        assert!(Experiment::Treecv.run(&bad).is_err(), "{bad:?}");
+    }
+    assert_eq!(Experiment::parse("treecv").unwrap(), Experiment::Treecv);
+}

@@ -59,18 +59,37 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     };
     std::fs::write(&json_path, serde_json::to_string_pretty(&envelope)? + "\n")
         .with_context(|| format!("writing {}", json_path.display()))?;
-    // Experiments reported as a table in the papers (breast cancer) have no τ curve to draw.
-    let plotted = result.rows.iter().any(|r| r.tau.is_some());
-    if plotted {
+    let plots = if experiment == Experiment::Treecv {
+        let (time, estimate) = (args.out.join("treecv-time"), args.out.join("treecv-estimate"));
+        plot::treecv(&result, &time, &estimate)?;
+        format!(", {}.{{svg,png}}, {}.{{svg,png}}", time.display(), estimate.display())
+    } else if result.rows.iter().any(|r| r.tau.is_some()) {
         plot::risk_vs_tau(&result, &base)?;
-    }
+        format!(", {}.{{svg,png}}", base.display())
+    } else {
+        // Experiments reported as a table in the papers (breast cancer) have no curve to draw.
+        String::new()
+    };
     if args.json {
         return output::print_json("reproduce", &config, Some(config.seed.0), &outcome);
     }
+    if experiment == Experiment::Treecv {
+        print_treecv_tables(&result)?;
+        return output::print(&format!(
+            "{} repetitions, n = {}, seed {}; {:.1} s on {} threads. Times are measurements (not reproducible); \
+             estimates and passes are. Wrote {}{}",
+            result.reps,
+            result.n,
+            result.seed.0,
+            wall_seconds,
+            outcome.threads,
+            json_path.display(),
+            plots
+        ));
+    }
     print_tables(&result)?;
-    let plots = if plotted { format!(", {}.svg, {}.png", base.display(), base.display()) } else { String::new() };
     output::print(&format!(
-        "{} repetitions, n = {}, m = {} test points, seed {}; {:.1} s on {} threads. Wrote {}{plots}",
+        "{} repetitions, n = {}, m = {} test points, seed {}; {:.1} s on {} threads. Wrote {}{}",
         result.reps,
         result.n,
         result.test_size,
@@ -78,6 +97,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         wall_seconds,
         outcome.threads,
         json_path.display(),
+        plots
     ))
 }
 
@@ -123,4 +143,53 @@ fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
         output::print(&format!("Bayes risk ≈ {b} (excess risks are above it)"))?;
     }
     output::print(&table.to_string())
+}
+
+/// TreeCV: per data set, a time table (median wall s, CPU s in brackets, passes) and an estimate
+/// table (mean ± SE), rows k, one column per method-order; "skipped" where the standard method
+/// was over the cap (its row is absent).
+fn print_treecv_tables(result: &ExperimentResult) -> anyhow::Result<()> {
+    use agghoo::experiments::treecv::{DATASETS, METHODS, ORDERS, label};
+    let mut ks: Vec<usize> = result.rows.iter().filter_map(|r| r.v).collect();
+    ks.sort_unstable();
+    ks.dedup();
+    for dataset in DATASETS {
+        let labels: Vec<String> = METHODS.iter().flat_map(|&m| ORDERS.iter().map(move |&o| label(dataset, m, o))).collect();
+        let short: Vec<&str> = labels.iter().map(|l| l.split_once('/').map_or(l.as_str(), |p| p.1)).collect();
+        let find = |l: &str, k: usize| result.rows.iter().find(|r| r.method == l && r.v == Some(k));
+        let header = |first: &str, last: &[&str]| -> Vec<String> {
+            std::iter::once(first.to_string())
+                .chain(short.iter().map(|s| s.to_string()))
+                .chain(last.iter().map(|s| s.to_string()))
+                .collect()
+        };
+        let mut time = output::table(&header("k", &["passes tree", "passes standard"]).iter().map(String::as_str).collect::<Vec<_>>());
+        let mut estimate = output::table(&header("k", &[]).iter().map(String::as_str).collect::<Vec<_>>());
+        for &k in &ks {
+            let (mut t, mut e) = (vec![k.to_string()], vec![k.to_string()]);
+            for l in &labels {
+                match find(l, k) {
+                    Some(r) => {
+                        let cpu = r.cpu_seconds.map_or_else(String::new, |c| format!(" ({})", output::num(c)));
+                        t.push(format!("{}{cpu}", r.seconds.map_or_else(|| "-".into(), output::num)));
+                        e.push(format!("{} ± {}", output::num(r.mean), output::num(r.standard_error)));
+                    }
+                    None => {
+                        t.push("skipped".into());
+                        e.push("skipped".into());
+                    }
+                }
+            }
+            for m in [&labels[0], &labels[2]] {
+                t.push(find(m, k).and_then(|r| r.passes).map_or_else(|| "-".into(), |p| format!("{p:.2}")));
+            }
+            time.add_row(t);
+            estimate.add_row(e);
+        }
+        output::print(&format!("{dataset}: wall seconds, median over {} repetitions (CPU seconds of all threads)", result.reps))?;
+        output::print(&time.to_string())?;
+        output::print(&format!("{dataset}: CV estimate, mean ± standard error over {} repetitions", result.reps))?;
+        output::print(&estimate.to_string())?;
+    }
+    output::print(&result.metric)
 }

@@ -22,6 +22,7 @@
 //! Outer splits run in parallel (each is a pure function of data, indices, configuration and
 //! seed) and are collected in order, so results do not depend on the thread count.
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -145,7 +146,7 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
             }
             out
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect_ordered()?;
     let weights: Vec<f64> = outer.iter().map(|s| s.validation().len() as f64).collect();
     let labels = labels(&config.procedures);
     let procedures: Vec<ProcedureRisk> = config

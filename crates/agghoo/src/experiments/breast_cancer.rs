@@ -84,7 +84,18 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
         .map(|(j, &(method, paper, _))| {
             let values: Vec<f64> = reps.iter().map(|r| r[j]).collect();
             let (mean, standard_error) = mean_and_se(&values)?;
-            Ok(Row { experiment: NAME.into(), method: method.into(), tau: None, v: None, mean, standard_error, paper: Some(paper) })
+            Ok(Row {
+                experiment: NAME.into(),
+                method: method.into(),
+                tau: None,
+                v: None,
+                mean,
+                standard_error,
+                paper: Some(paper),
+                seconds: None,
+                cpu_seconds: None,
+                passes: None,
+            })
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(ExperimentResult {

@@ -25,6 +25,7 @@
 //! every experiment builds; tagging rows by d keeps the framework untouched and costs one more
 //! pass per repetition (the trees are cheap; the 500-tree forest dominates).
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
 use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed, run_repetitions};
@@ -122,7 +123,7 @@ pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
         let members: Vec<Predictions> = outcomes
             .par_iter()
             .map(|o| o.model.as_ref().ok_or_else(|| Error::Numerical("a split kept no model".into()))?.predict(&test))
-            .collect::<Result<_>>()?;
+            .collect_ordered()?;
         let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
         majhoo.push(
             config
@@ -163,7 +164,18 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 pub fn summarize(config: &Config, reps: &[Vec<Repetition>]) -> Result<ExperimentResult> {
     let row = |method: String, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| -> Result<Row> {
         let (mean, standard_error) = mean_and_se(&values)?;
-        Ok(Row { experiment: NAME.into(), method, tau, v, mean, standard_error, paper: None })
+        Ok(Row {
+            experiment: NAME.into(),
+            method,
+            tau,
+            v,
+            mean,
+            standard_error,
+            paper: None,
+            seconds: None,
+            cpu_seconds: None,
+            passes: None,
+        })
     };
     let mut rows = Vec::new();
     for (k, d) in DIMENSIONS.iter().enumerate() {

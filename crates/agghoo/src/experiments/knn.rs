@@ -30,6 +30,7 @@
 //! ([`KnnFamily::sharing_with_first`]): every sample or test point is sorted once per
 //! repetition, whatever the number of splits, τ and k.
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
 use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed, run_repetitions};
@@ -159,7 +160,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
                 let mut path = single.fit_path(&data.view(s.train()))?.predict(&test)?;
                 path.pop().ok_or_else(|| Error::Numerical("empty k-NN path".into()))
             })
-            .collect::<Result<_>>()?;
+            .collect_ordered()?;
         let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
         let (mut maj_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
@@ -191,7 +192,18 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
     let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>, paper: Option<f64>| -> Result<Row> {
         let (mean, standard_error) = mean_and_se(&values)?;
-        Ok(Row { experiment: NAME.into(), method: method.into(), tau, v, mean, standard_error, paper })
+        Ok(Row {
+            experiment: NAME.into(),
+            method: method.into(),
+            tau,
+            v,
+            mean,
+            standard_error,
+            paper,
+            seconds: None,
+            cpu_seconds: None,
+            passes: None,
+        })
     };
     let mut rows = Vec::new();
     for (t, &tau) in config.taus.iter().enumerate() {

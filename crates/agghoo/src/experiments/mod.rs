@@ -13,14 +13,16 @@
 //! serially, so results are bit-identical for any thread count. The rejected alternative, one
 //! random generator advanced by repetitions in turn, ties the results to the schedule.
 //!
-//! Experiments: [`knn`] (SPEC experiment 1), [`cart`] (experiment 2), [`svr`] (experiment 4).
-//! Breast cancer and TreeCV plug in the same way.
+//! Experiments: [`knn`] (SPEC experiment 1), [`cart`] (2), [`breast_cancer`] (3), [`svr`] (4),
+//! [`treecv`] (5: its rows also carry times and passes, and k in `v`).
 
 pub mod breast_cancer;
 pub mod cart;
 pub mod knn;
 pub mod svr;
+pub mod treecv;
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -40,11 +42,13 @@ pub enum Experiment {
     Cart,
     /// Gaussian ε-SVR: Agghoo vs Monte-Carlo CV over τ and V (SPEC experiment 4).
     Svr,
+    /// TreeCV vs standard CV: time and estimate vs k (SPEC experiment 5).
+    Treecv,
 }
 
 impl Experiment {
     /// Every experiment, in SPEC order.
-    pub const ALL: [Experiment; 4] = [Experiment::Knn, Experiment::Cart, Experiment::BreastCancer, Experiment::Svr];
+    pub const ALL: [Experiment; 5] = [Experiment::Knn, Experiment::Cart, Experiment::BreastCancer, Experiment::Svr, Experiment::Treecv];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -53,6 +57,7 @@ impl Experiment {
             Experiment::BreastCancer => breast_cancer::NAME,
             Experiment::Cart => "cart",
             Experiment::Svr => "svr",
+            Experiment::Treecv => "treecv",
         }
     }
 
@@ -63,7 +68,7 @@ impl Experiment {
     pub fn parse(name: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::InvalidParameter {
             name: "experiment",
-            expected: "one of: knn, cart, breast-cancer, svr",
+            expected: "one of: knn, cart, breast-cancer, svr, treecv",
             got: name.to_string(),
         })
     }
@@ -75,6 +80,7 @@ impl Experiment {
             Experiment::BreastCancer => breast_cancer::default_config(),
             Experiment::Cart => cart::default_config(),
             Experiment::Svr => svr::default_config(),
+            Experiment::Treecv => treecv::default_config(),
         }
     }
 
@@ -88,6 +94,7 @@ impl Experiment {
             Experiment::BreastCancer => breast_cancer::run(config),
             Experiment::Cart => cart::run(config),
             Experiment::Svr => svr::run(config),
+            Experiment::Treecv => treecv::run(config),
         }
     }
 }
@@ -171,6 +178,15 @@ pub struct Row {
     pub standard_error: f64,
     /// The paper's number for this line, when it prints one.
     pub paper: Option<f64>,
+    /// Median wall seconds over the repetitions, for experiments that time their methods (treecv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
+    /// Median CPU seconds (all threads) over the repetitions, where measured (treecv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
+    /// Training passes over the data (point-updates / n), where counted (treecv).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<f64>,
 }
 
 /// An experiment's outcome: its rows and what they measure.
@@ -204,16 +220,16 @@ where
     T: Send,
     F: Fn(u64) -> Result<T> + Sync,
 {
-    (0..reps as u64)
+    (0..reps)
         .into_par_iter()
         .map(|r| {
-            let out = rep(r);
+            let out = rep(r as u64);
             if let Some(p) = progress {
                 p(1);
             }
             out
         })
-        .collect()
+        .collect_ordered()
 }
 
 /// Repetition r's seed for splits and learners (its data come from stream r of the user seed).

@@ -28,6 +28,7 @@
 //! (the difference has variance ≤ `(f − s)²`). The estimate of one repetition may be slightly
 //! negative; its mean is an unbiased estimate of the excess risk.
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
 use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed, run_repetitions};
@@ -111,7 +112,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
         let members: Vec<Predictions> = outcomes
             .par_iter()
             .map(|o| o.model.as_ref().ok_or_else(|| Error::Numerical("a split kept no model".into()))?.predict(&test))
-            .collect::<Result<_>>()?;
+            .collect_ordered()?;
         let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
         let (mut agg_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
@@ -142,7 +143,18 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
     let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| -> Result<Row> {
         let (mean, standard_error) = mean_and_se(&values)?;
-        Ok(Row { experiment: NAME.into(), method: method.into(), tau, v, mean, standard_error, paper: None })
+        Ok(Row {
+            experiment: NAME.into(),
+            method: method.into(),
+            tau,
+            v,
+            mean,
+            standard_error,
+            paper: None,
+            seconds: None,
+            cpu_seconds: None,
+            passes: None,
+        })
     };
     let mut rows = Vec::new();
     for (t, &tau) in config.taus.iter().enumerate() {

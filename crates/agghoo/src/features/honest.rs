@@ -20,6 +20,7 @@
 //! selection uses `seed` itself, i.e. exactly what [`select_features`] does when run alone.
 //! Outer folds run in parallel and are collected in order.
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -272,7 +273,7 @@ pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) 
             };
             run().map_err(|e| Error::SplitFailed { split: j, source: Box::new(e) })
         })
-        .collect::<Result<_>>()?;
+        .collect_ordered()?;
     let (selections, outcomes): (Vec<Selection>, Vec<SplitOutcome>) = folds.into_iter().unzip();
     let honest_curve = cv_curve(&outcomes);
 

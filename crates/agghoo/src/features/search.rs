@@ -31,6 +31,7 @@
 //! [`Stopping::Parsimonious`] (the smallest size whose score is within one standard error of the
 //! best: [`select::one_standard_error`](crate::select::one_standard_error) over sizes).
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -369,7 +370,7 @@ impl State<'_> {
                     batch.push(positions.iter().map(|&p| usable[p]).collect());
                     done = !next_combination(&mut positions, d);
                 }
-                let scores: Vec<SubsetScore> = batch.par_iter().map(|s| self.scorer.score(s)).collect::<Result<_>>()?;
+                let scores: Vec<SubsetScore> = batch.par_iter().map(|s| self.scorer.score(s)).collect_ordered()?;
                 self.n_evaluations += batch.len() as u64;
                 for (subset, score) in batch.iter().zip(scores) {
                     if !score.value.is_finite() {

@@ -1,5 +1,6 @@
 //! The per-split work every procedure and estimator shares.
 
+use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
 use super::Progress;
@@ -89,7 +90,7 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
             }
             out
         })
-        .collect()
+        .collect_ordered()
 }
 
 /// One split: preprocess, fit the path, predict, reduce to risks, select.

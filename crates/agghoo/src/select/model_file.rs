@@ -1,6 +1,7 @@
 //! The fitted result of a procedure: its members, how they are combined, and the training
 //! schema; saved as versioned JSON and checked on load and on prediction.
 
+use crate::parallel::CollectOrdered;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -150,7 +151,7 @@ impl FittedModel {
             }
             return Ok(out);
         }
-        let per_member: Vec<Predictions> = self.members.par_iter().map(|m| m.model.predict(&rows)).collect::<Result<_>>()?;
+        let per_member: Vec<Predictions> = self.members.par_iter().map(|m| m.model.predict(&rows)).collect_ordered()?;
         let risks: Vec<f64> = self.members.iter().map(|m| m.validation_risk.unwrap_or(0.0)).collect();
         let out = aggregate(&per_member, &risks, self.aggregation)?;
         if out.has_non_finite() {
