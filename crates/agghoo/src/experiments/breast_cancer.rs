@@ -15,7 +15,7 @@
 //! paper's numbers. The paper reports d = 10 (it apparently counted the `id` column as a
 //! feature); we use the 9 cytological features.
 
-use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
 use crate::data::{Dataset, MissingPolicy, Preprocess, bundled};
 use crate::error::Result;
 use crate::family::{self, FamilyKind, FamilyParams, GridSpec, Predictor};
@@ -83,31 +83,10 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
         .enumerate()
         .map(|(j, &(method, paper, _))| {
             let values: Vec<f64> = reps.iter().map(|r| r[j]).collect();
-            let (mean, standard_error) = mean_and_se(&values)?;
-            Ok(Row {
-                experiment: NAME.into(),
-                method: method.into(),
-                tau: None,
-                v: None,
-                mean,
-                standard_error,
-                paper: Some(paper),
-                seconds: None,
-                cpu_seconds: None,
-                passes: None,
-            })
+            Row::summary(NAME, method, None, None, &values, Some(paper))
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(ExperimentResult {
-        experiment: NAME.into(),
-        metric: "0–1 test risk (%)".into(),
-        reps: config.reps,
-        seed: config.seed,
-        n: config.n,
-        test_size: config.test_size,
-        bayes_risk: None,
-        rows,
-    })
+    Ok(ExperimentResult::new(NAME, "0–1 test risk (%)", config, None, rows))
 }
 
 /// The data set the experiment reads (for tests and documentation).

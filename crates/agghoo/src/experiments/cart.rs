@@ -28,7 +28,7 @@
 use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
-use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::generators::{genuer, genuer_bayes, genuer_eta};
 use crate::data::{Dataset, View};
@@ -162,21 +162,7 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// # Errors
 /// [`Error::Numerical`] for a non-finite risk.
 pub fn summarize(config: &Config, reps: &[Vec<Repetition>]) -> Result<ExperimentResult> {
-    let row = |method: String, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| -> Result<Row> {
-        let (mean, standard_error) = mean_and_se(&values)?;
-        Ok(Row {
-            experiment: NAME.into(),
-            method,
-            tau,
-            v,
-            mean,
-            standard_error,
-            paper: None,
-            seconds: None,
-            cpu_seconds: None,
-            passes: None,
-        })
-    };
+    let row = |method: String, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| Row::summary(NAME, &method, tau, v, &values, None);
     let mut rows = Vec::new();
     for (k, d) in DIMENSIONS.iter().enumerate() {
         let at = |f: &dyn Fn(&Repetition) -> f64| reps.iter().map(|r| f(&r[k])).collect::<Vec<f64>>();
@@ -191,14 +177,5 @@ pub fn summarize(config: &Config, reps: &[Vec<Repetition>]) -> Result<Experiment
             rows.push(row(format!("forest {trees} trees d={d}"), None, None, at(&|r| r.forests[j]))?);
         }
     }
-    Ok(ExperimentResult {
-        experiment: NAME.into(),
-        metric: "excess 0-1 risk".into(),
-        reps: config.reps,
-        seed: config.seed,
-        n: config.n,
-        test_size: config.test_size,
-        bayes_risk: Some(BAYES_RISK),
-        rows,
-    })
+    Ok(ExperimentResult::new(NAME, "excess 0-1 risk", config, Some(BAYES_RISK), rows))
 }

@@ -33,7 +33,7 @@
 use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
-use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::generators::{knn_bayes, knn_eta, knn_problem_stream};
 use crate::data::{Dataset, Task, View};
@@ -190,20 +190,8 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// # Errors
 /// [`Error::Numerical`] for a non-finite risk.
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
-    let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>, paper: Option<f64>| -> Result<Row> {
-        let (mean, standard_error) = mean_and_se(&values)?;
-        Ok(Row {
-            experiment: NAME.into(),
-            method: method.into(),
-            tau,
-            v,
-            mean,
-            standard_error,
-            paper,
-            seconds: None,
-            cpu_seconds: None,
-            passes: None,
-        })
+    let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>, paper: Option<f64>| {
+        Row::summary(NAME, method, tau, v, &values, paper)
     };
     let mut rows = Vec::new();
     for (t, &tau) in config.taus.iter().enumerate() {
@@ -214,16 +202,7 @@ pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResul
     }
     rows.push(row("oracle", None, None, reps.iter().map(|r| r.oracle).collect(), Some(PAPER_ORACLE))?);
     rows.push(row("oracle-drawn-labels", None, None, reps.iter().map(|r| r.oracle_drawn_labels).collect(), Some(PAPER_ORACLE))?);
-    Ok(ExperimentResult {
-        experiment: NAME.into(),
-        metric: "excess 0-1 risk".into(),
-        reps: config.reps,
-        seed: config.seed,
-        n: config.n,
-        test_size: config.test_size,
-        bayes_risk: Some(BAYES_RISK),
-        rows,
-    })
+    Ok(ExperimentResult::new(NAME, "excess 0-1 risk", config, Some(BAYES_RISK), rows))
 }
 
 #[cfg(test)]

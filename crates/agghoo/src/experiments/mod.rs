@@ -210,6 +210,45 @@ pub struct ExperimentResult {
     pub rows: Vec<Row>,
 }
 
+impl Row {
+    /// The summary row of one method at one (τ, V): mean ± standard error of `values` over the
+    /// repetitions (times and passes empty).
+    ///
+    /// # Errors
+    /// As [`mean_and_se`].
+    pub fn summary(experiment: &str, method: &str, tau: Option<f64>, v: Option<usize>, values: &[f64], paper: Option<f64>) -> Result<Row> {
+        let (mean, standard_error) = mean_and_se(values)?;
+        Ok(Row {
+            experiment: experiment.into(),
+            method: method.into(),
+            tau,
+            v,
+            mean,
+            standard_error,
+            paper,
+            seconds: None,
+            cpu_seconds: None,
+            passes: None,
+        })
+    }
+}
+
+impl ExperimentResult {
+    /// A result with the configuration's repetitions, seed and sizes.
+    pub fn new(experiment: &str, metric: &str, config: &Config, bayes_risk: Option<f64>, rows: Vec<Row>) -> Self {
+        Self {
+            experiment: experiment.into(),
+            metric: metric.into(),
+            reps: config.reps,
+            seed: config.seed,
+            n: config.n,
+            test_size: config.test_size,
+            bayes_risk,
+            rows,
+        }
+    }
+}
+
 /// Runs `rep(r)` for r = 0..R in parallel, returns the results in repetition order and calls
 /// `progress(1)` after each. The first error (in repetition order) is returned.
 ///

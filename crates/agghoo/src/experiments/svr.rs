@@ -31,7 +31,7 @@
 use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
-use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::Dataset;
 use crate::data::generators::{svr_problem, svr_regression_function};
@@ -141,21 +141,7 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// # Errors
 /// [`Error::Numerical`] for a non-finite risk.
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
-    let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| -> Result<Row> {
-        let (mean, standard_error) = mean_and_se(&values)?;
-        Ok(Row {
-            experiment: NAME.into(),
-            method: method.into(),
-            tau,
-            v,
-            mean,
-            standard_error,
-            paper: None,
-            seconds: None,
-            cpu_seconds: None,
-            passes: None,
-        })
-    };
+    let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| Row::summary(NAME, method, tau, v, &values, None);
     let mut rows = Vec::new();
     for (t, &tau) in config.taus.iter().enumerate() {
         for (i, &v) in config.vs.iter().enumerate() {
@@ -164,16 +150,7 @@ pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResul
         }
     }
     rows.push(row("oracle", None, None, reps.iter().map(|r| r.oracle).collect())?);
-    Ok(ExperimentResult {
-        experiment: NAME.into(),
-        metric: "excess risk E|Y - f(X)| - E|Y - s(X)|".into(),
-        reps: config.reps,
-        seed: config.seed,
-        n: config.n,
-        test_size: config.test_size,
-        bayes_risk: Some(NOISE_RISK),
-        rows,
-    })
+    Ok(ExperimentResult::new(NAME, "excess risk E|Y - f(X)| - E|Y - s(X)|", config, Some(NOISE_RISK), rows))
 }
 
 #[cfg(test)]
