@@ -4,7 +4,7 @@
 //! Protocol, per repetition r:
 //! - a sample D of n points and an independent test sample of m points from [`svr_problem`]
 //!   (stream r; the test points are rows `n..n+m` of the same draw). Reading of SPEC's
-//!   `N(0, π)`, `N(0, 1/2)`: **variances** ([`SvrNoise::VARIANCES`]);
+//!   `N(0, π)`, `N(0, 1/2)`: **variances** ([`SvrNoise::VARIANCES`](crate::data::generators::SvrNoise::VARIANCES));
 //! - the family is ε-SVR, `K(x, x') = exp(−2 (x − x')²)`, ε = 0.25, grid
 //!   `λ_j = 2^{j−1} / (500 n_t)`, j = 1..17, with `n_t` the size of the training set at hand and
 //!   the data term normalised by `1/n_t` (the usual form). In LIBSVM's units
