@@ -25,10 +25,7 @@
 //! every experiment builds; tagging rows by d keeps the framework untouched and costs one more
 //! pass per repetition (the trees are cheap; the 500-tree forest dominates).
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
-
-use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, members_on, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::generators::{genuer, genuer_bayes, genuer_eta};
 use crate::data::{Dataset, View};
@@ -120,11 +117,7 @@ pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
     for &tau in &config.taus {
         let splits = MonteCarlo::new(v_max, tau)?.instantiate(n, seed.child(Purpose::Splits, 1))?;
         let outcomes = evaluate_splits(family.as_ref(), &sample, &splits, &options)?;
-        let members: Vec<Predictions> = outcomes
-            .par_iter()
-            .map(|o| o.model.as_ref().ok_or_else(|| Error::Numerical("a split kept no model".into()))?.predict(&test))
-            .collect_ordered()?;
-        let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
+        let (members, member_risks) = members_on(&outcomes, &test)?;
         majhoo.push(
             config
                 .vs

@@ -249,6 +249,24 @@ impl ExperimentResult {
     }
 }
 
+/// The selected member of every split (kept by `evaluate_splits` with `keep_selected_model`)
+/// predicting `test`, in split order, with each member's validation risk (the vote's tie rule).
+///
+/// # Errors
+/// A split without a kept model; prediction errors.
+pub(crate) fn members_on(
+    outcomes: &[crate::select::SplitOutcome],
+    test: &crate::data::View<'_>,
+) -> Result<(Vec<crate::Predictions>, Vec<f64>)> {
+    use crate::family::Predictor;
+    use crate::parallel::CollectOrdered;
+    let members = outcomes
+        .par_iter()
+        .map(|o| o.model.as_ref().ok_or_else(|| Error::Numerical("a split kept no model".into()))?.predict(test))
+        .collect_ordered()?;
+    Ok((members, outcomes.iter().map(|o| o.risks[0][o.selected]).collect()))
+}
+
 /// Runs `rep(r)` for r = 0..R in parallel, returns the results in repetition order and calls
 /// `progress(1)` after each. The first error (in repetition order) is returned.
 ///

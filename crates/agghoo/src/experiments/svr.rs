@@ -28,15 +28,12 @@
 //! (the difference has variance ≤ `(f − s)²`). The estimate of one repetition may be slightly
 //! negative; its mean is an unbiased estimate of the excess risk.
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
-
-use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, members_on, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::Dataset;
 use crate::data::generators::{svr_problem, svr_regression_function};
-use crate::error::{Error, Result};
-use crate::family::{self, FamilyKind, FamilyParams, GridSpec, Predictor};
+use crate::error::Result;
+use crate::family::{self, FamilyKind, FamilyParams, GridSpec};
 use crate::loss::Loss;
 use crate::resample::MonteCarlo;
 use crate::seed::Seed;
@@ -109,11 +106,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
     for &tau in &config.taus {
         let splits = MonteCarlo::new(v_max, tau)?.instantiate(n, split_seed)?;
         let outcomes = evaluate_splits(family.as_ref(), &sample, &splits, &options)?;
-        let members: Vec<Predictions> = outcomes
-            .par_iter()
-            .map(|o| o.model.as_ref().ok_or_else(|| Error::Numerical("a split kept no model".into()))?.predict(&test))
-            .collect_ordered()?;
-        let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
+        let (members, member_risks) = members_on(&outcomes, &test)?;
         let (mut agg_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
             agg_tau.push(excess(&aggregate(&members[..v], &member_risks[..v], Aggregation::Mean)?)?);
