@@ -280,6 +280,7 @@ fn treecv_rows_have_the_documented_structure_and_sane_values() {
 #[test]
 fn treecv_estimates_do_not_depend_on_the_thread_count_and_bad_configs_fail() {
     let config = Config { n: 600, vs: vec![3, 10], ..tiny_treecv() };
+    #[allow(clippy::type_complexity)]
     let strip = |r: agghoo::experiments::ExperimentResult| -> Vec<(String, Option<usize>, f64, f64, Option<f64>)> {
         r.rows.into_iter().map(|r| (r.method, r.v, r.mean, r.standard_error, r.passes)).collect()
     };

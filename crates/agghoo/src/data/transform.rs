@@ -48,11 +48,11 @@ impl Preprocess {
             let mut mean = vec![0.0; p];
             let mut scale = vec![1.0; p];
             for j in 0..p {
-                let m = (0..n).map(|i| value(i, j)).sum::<f64>() / n.max(1) as f64;
-                let var = (0..n).map(|i| (value(i, j) - m).powi(2)).sum::<f64>() / n.max(1) as f64;
+                let column: Vec<f64> = (0..n).map(|i| value(i, j)).collect();
+                let (m, sd) = mean_and_sd(&column);
                 mean[j] = m;
                 // Relative threshold: a column constant up to rounding must not blow up.
-                scale[j] = if var.sqrt() > 1e-12 * m.abs().max(1e-300) && var > 0.0 { var.sqrt() } else { 1.0 };
+                scale[j] = if sd > 1e-12 * m.abs().max(1e-300) && sd > 0.0 { sd } else { 1.0 };
             }
             (Some(mean), Some(scale))
         } else {
@@ -62,13 +62,35 @@ impl Preprocess {
     }
 }
 
+/// Mean and population standard deviation of a column. When the plain sums overflow (features
+/// near ±1e308), both are computed on the values divided by the largest magnitude, so they stay
+/// finite for finite input (the standard deviation saturates at `f64::MAX`); otherwise the plain
+/// formulas are used unchanged.
+fn mean_and_sd(col: &[f64]) -> (f64, f64) {
+    let n = col.len().max(1) as f64;
+    let m = col.iter().sum::<f64>() / n;
+    let var = col.iter().map(|v| (v - m).powi(2)).sum::<f64>() / n;
+    let c = col.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    if (m.is_finite() && var.is_finite()) || !(c > 0.0 && c.is_finite()) {
+        return (m, var.sqrt());
+    }
+    let ms = col.iter().map(|v| v / c).sum::<f64>() / n;
+    let vs = col.iter().map(|v| (v / c - ms).powi(2)).sum::<f64>() / n;
+    (ms * c, (vs.sqrt() * c).min(f64::MAX))
+}
+
 fn median(col: &mut [f64]) -> f64 {
     if col.is_empty() {
         return 0.0;
     }
     col.sort_by(f64::total_cmp);
     let h = col.len() / 2;
-    if col.len() % 2 == 1 { col[h] } else { 0.5 * (col[h - 1] + col[h]) }
+    if col.len() % 2 == 1 {
+        return col[h];
+    }
+    let mid = 0.5 * (col[h - 1] + col[h]);
+    // The sum overflows only near ±f64::MAX: halve first.
+    if mid.is_finite() { mid } else { 0.5 * col[h - 1] + 0.5 * col[h] }
 }
 
 /// A fitted preprocessing: apply it to any rows with the training schema.
@@ -83,11 +105,14 @@ impl Transform {
     /// Checks a deserialized transform against the number of features.
     ///
     /// # Errors
-    /// [`crate::Error::Numerical`] when a vector has another length or a scale is not positive.
+    /// [`crate::Error::Numerical`] when a vector has another length, a median or mean is not
+    /// finite, a scale is not positive and finite, or only one of mean and scale is present.
     pub fn validate(&self, n_features: usize) -> Result<()> {
-        let lengths_ok = [&self.medians, &self.mean, &self.scale].iter().all(|v| v.as_ref().is_none_or(|v| v.len() == n_features));
-        let scales_ok = self.scale.as_ref().is_none_or(|s| s.iter().all(|&x| x > 0.0 && x.is_finite()));
-        if !(lengths_ok && scales_ok) {
+        let vectors = [&self.medians, &self.mean, &self.scale];
+        let lengths_ok = vectors.iter().all(|v| v.as_ref().is_none_or(|v| v.len() == n_features));
+        let finite = vectors.iter().all(|v| v.iter().flatten().all(|x| x.is_finite()));
+        let scales_ok = self.scale.as_ref().is_none_or(|s| s.iter().all(|&x| x > 0.0)) && self.mean.is_some() == self.scale.is_some();
+        if !(lengths_ok && finite && scales_ok) {
             return Err(crate::Error::Numerical("inconsistent preprocessing in the model".into()));
         }
         Ok(())
@@ -105,7 +130,9 @@ impl Transform {
                 *v = m[j];
             }
             if let (Some(mean), Some(scale)) = (&self.mean, &self.scale) {
-                *v = (*v - mean[j]) / scale[j];
+                let z = (*v - mean[j]) / scale[j];
+                // `v − mean` overflows only for features near ±f64::MAX: divide first.
+                *v = if z.is_finite() || !v.is_finite() { z } else { *v / scale[j] - mean[j] / scale[j] };
             }
         }
     }
@@ -113,8 +140,13 @@ impl Transform {
     /// A new data set holding the view's rows, transformed (target kept).
     ///
     /// # Errors
-    /// Only if the view is empty.
+    /// An empty view; [`crate::Error::Numerical`] when the transform was fitted for another
+    /// number of features (see [`Transform::validate`]).
     pub fn apply(&self, view: &View<'_>) -> Result<Dataset> {
+        let vectors = [&self.medians, &self.mean, &self.scale];
+        if !vectors.iter().all(|v| v.as_ref().is_none_or(|v| v.len() == view.n_features())) {
+            return Err(crate::Error::Numerical("inconsistent preprocessing: fitted for another number of features".into()));
+        }
         let subset = view.data().select_rows(view.rows())?;
         let mut x = subset.x().to_vec();
         let p = subset.n_features().max(1);

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::cart::tree::{Criterion, FeatureSampler, Presorted, Tree, grow};
-use super::cart::{TreeSettings, check_features, predictions_from_values};
+use super::cart::{TreeSettings, check_features, corrupted_tree, output_width, predictions_from_values};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
@@ -188,13 +188,13 @@ impl ForestModel {
                 let mut count = 0usize;
                 for (tree, w) in self.trees.iter().zip(weights) {
                     if w[i] == 0 {
-                        add_leaf_values(&mut sum, tree, train.x(i));
+                        add_leaf_values(&mut sum, tree, train.x(i))?;
                         count += 1;
                     }
                 }
-                (count > 0).then(|| sum.into_iter().map(|s| s / count as f64).collect())
+                Ok((count > 0).then(|| sum.into_iter().map(|s| s / count as f64).collect()))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let positions: Vec<usize> = (0..train.len()).filter(|&i| per_row[i].is_some()).collect();
         if positions.is_empty() {
             return Ok(None);
@@ -221,11 +221,51 @@ impl ForestModel {
     }
 
     fn width(&self) -> usize {
-        if self.task == Task::Regression { 1 } else { self.n_classes }
+        output_width(self.task, self.n_classes)
+    }
+
+    /// Checks a deserialized forest: at least one tree, each valid (see [`Tree::validate`])
+    /// for `n_features` features and the class count, one finite importance per feature.
+    ///
+    /// # Errors
+    /// [`Error::Numerical`] naming the inconsistency.
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
+        if self.n_features != n_features {
+            return Err(corrupted_tree(format!("forest of {} features, schema has {n_features}", self.n_features)));
+        }
+        if self.task == Task::Classification && self.n_classes < 2 {
+            return Err(corrupted_tree(format!("forest of {} classes", self.n_classes)));
+        }
+        self.check_shape()?;
+        for (b, tree) in self.trees.iter().enumerate() {
+            tree.validate(n_features, self.width()).map_err(|e| corrupted_tree(format!("forest tree {b}: {e}")))?;
+        }
+        if self.impurity_importances.len() != n_features || self.impurity_importances.iter().chain(&self.oob_error).any(|v| !v.is_finite())
+        {
+            return Err(corrupted_tree("forest importances or out-of-bag error".into()));
+        }
+        Ok(())
+    }
+
+    /// At least one tree, each with the forest's number of values per node.
+    fn check_shape(&self) -> Result<()> {
+        if self.trees.is_empty() {
+            return Err(corrupted_tree("a forest without trees".into()));
+        }
+        if let Some(b) = self.trees.iter().position(|t| t.width != self.width()) {
+            return Err(corrupted_tree(format!("forest tree {b} has {} values per node, expected {}", self.trees[b].width, self.width())));
+        }
+        Ok(())
+    }
+
+    /// The task and number of classes (0 for regression) the forest predicts.
+    pub(crate) fn output(&self) -> (Task, usize) {
+        (self.task, self.n_classes)
     }
 
     /// Mean tree values (class probabilities or means) of row-major rows `x`.
-    fn mean_values(&self, x: &[f64]) -> Vec<f64> {
+    fn mean_values(&self, x: &[f64]) -> Result<Vec<f64>> {
+        self.check_shape()?;
         let (d, width) = (self.n_features, self.width());
         let n = x.len().checked_div(d).unwrap_or(0);
         let per_row: Vec<Vec<f64>> = (0..n)
@@ -235,12 +275,12 @@ impl ForestModel {
                 let row = &x[i * d..(i + 1) * d];
                 let mut sum = vec![0.0; width];
                 for tree in &self.trees {
-                    add_leaf_values(&mut sum, tree, row);
+                    add_leaf_values(&mut sum, tree, row)?;
                 }
-                sum.into_iter().map(|s| s / self.trees.len() as f64).collect()
+                Ok(sum.into_iter().map(|s| s / self.trees.len() as f64).collect())
             })
-            .collect();
-        per_row.into_iter().flatten().collect()
+            .collect::<Result<_>>()?;
+        Ok(per_row.into_iter().flatten().collect())
     }
 
     /// Number of trees B.
@@ -270,7 +310,7 @@ impl ForestModel {
         }
         let loss = Loss::default_for(self.task);
         let x = rows.gather_x();
-        let risk_of = |x: &[f64]| loss.risk(&predictions_from_values(self.task, self.n_classes, self.mean_values(x)), rows);
+        let risk_of = |x: &[f64]| loss.risk(&predictions_from_values(self.task, self.n_classes, self.mean_values(x)?), rows);
         let base = risk_of(&x)?;
         let (n, d) = (rows.len(), self.n_features);
         (0..d)
@@ -290,15 +330,20 @@ impl ForestModel {
 impl Predictor for ForestModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         check_features(self.n_features, rows)?;
-        Ok(predictions_from_values(self.task, self.n_classes, self.mean_values(&rows.gather_x())))
+        Ok(predictions_from_values(self.task, self.n_classes, self.mean_values(&rows.gather_x())?))
     }
 }
 
 /// Adds the values (class fractions or mean) of the leaf `x` falls in to `sum`.
-fn add_leaf_values(sum: &mut [f64], tree: &Tree, x: &[f64]) {
-    for (s, v) in sum.iter_mut().zip(tree.value(tree.leaf(x))) {
+///
+/// # Errors
+/// [`Error::Numerical`] when the walk leaves the tree (only a corrupted model file can cause it).
+fn add_leaf_values(sum: &mut [f64], tree: &Tree, x: &[f64]) -> Result<()> {
+    let leaf = tree.leaf_values(x).ok_or_else(|| corrupted_tree("a walk left a forest tree".into()))?;
+    for (s, v) in sum.iter_mut().zip(leaf) {
         *s += v;
     }
+    Ok(())
 }
 
 /// The hyperparameter a forest family's grid sweeps.

@@ -231,6 +231,7 @@ pub(crate) mod conformance {
 
     /// Asserts `fit_path(train).predict(val)` equals refitting each grid point, to `tol`
     /// (absolute, on values, probabilities and decision scores; labels exactly).
+    #[allow(clippy::needless_range_loop)]
     pub fn path_equals_refit(family: &dyn Family, train: &View<'_>, validation: &View<'_>, tol: f64) {
         let fast = family.fit_path(train).expect("fast path").predict(validation).expect("fast predict");
         let slow = RefitPath::new(family, train.clone()).predict(validation).expect("slow predict");

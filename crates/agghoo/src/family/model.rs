@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{cart, forest, knn, lasso, logistic, ridge, svm};
-use crate::data::{Transform, View};
-use crate::error::Result;
+use crate::data::{Task, Transform, View};
+use crate::error::{Error, Result};
 use crate::predictions::Predictions;
 
 /// Anything that predicts the rows of a view (features only are read).
@@ -85,21 +85,49 @@ impl Model {
         Ok(None)
     }
 
-    /// Checks the internal consistency of a model read from a file (array lengths, indices), so
-    /// a corrupted file is refused on load instead of predicting wrongly. Implemented for k-NN
-    /// members and preprocessing pipelines; other families are trusted as deserialized (their
-    /// checks are tracked as remaining hardening work).
+    /// Checks the internal consistency of a model read from a file against the training schema
+    /// (`n_features` features; `task`; `n_classes` classes, ignored for regression): array
+    /// lengths, indices, tree structure, class indices, finite numbers, valid hyperparameters,
+    /// and that the model predicts the schema's task and classes. A corrupted or hand-edited
+    /// file is refused on load instead of panicking or predicting wrongly.
     ///
     /// # Errors
     /// [`crate::Error::Numerical`] describing the inconsistency.
-    pub fn validate(&self, n_features: usize) -> Result<()> {
+    pub fn validate(&self, n_features: usize, task: Task, n_classes: usize) -> Result<()> {
         match self {
-            Model::Knn(m) => m.validate(n_features),
+            Model::Knn(m) => m.validate(n_features)?,
+            Model::Ridge(m) => m.validate(n_features)?,
+            Model::Lasso(m) => m.validate(n_features)?,
+            Model::Svm(m) => m.validate(n_features)?,
+            Model::Cart(m) => m.validate(n_features)?,
+            Model::Forest(m) => m.validate(n_features)?,
+            Model::Logistic(m) => m.validate(n_features)?,
             Model::Pipeline { transform, inner } => {
                 transform.validate(n_features)?;
-                inner.validate(n_features)
+                return inner.validate(n_features, task, n_classes);
             }
-            _ => Ok(()),
+        }
+        let (t, k) = self.output();
+        if t != task || (task == Task::Classification && k != n_classes) {
+            return Err(Error::Numerical(format!(
+                "the model predicts {}, its schema is {}",
+                describe(t, k),
+                describe(task, if task == Task::Classification { n_classes } else { 0 })
+            )));
+        }
+        Ok(())
+    }
+
+    /// The task the model predicts and its number of classes (0 for regression).
+    pub fn output(&self) -> (Task, usize) {
+        match self {
+            Model::Knn(m) => m.output(),
+            Model::Ridge(_) | Model::Lasso(_) => (Task::Regression, 0),
+            Model::Svm(m) => m.output(),
+            Model::Cart(m) => m.output(),
+            Model::Forest(m) => m.output(),
+            Model::Logistic(m) => (Task::Classification, m.n_classes()),
+            Model::Pipeline { inner, .. } => inner.output(),
         }
     }
 
@@ -114,5 +142,12 @@ impl Model {
             Some(t) if t != Transform::default() => Model::Pipeline { transform: t, inner: Box::new(self) },
             _ => self,
         }
+    }
+}
+
+fn describe(task: Task, n_classes: usize) -> String {
+    match task {
+        Task::Regression => "regression".into(),
+        Task::Classification => format!("classification into {n_classes} classes"),
     }
 }

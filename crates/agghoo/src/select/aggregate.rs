@@ -40,10 +40,13 @@ pub enum Aggregation {
 ///
 /// # Errors
 /// [`Error::TaskMismatch`] when the aggregation does not fit the predictions;
-/// [`Error::LossUnavailable`] when soft or score aggregation lacks probabilities or scores.
+/// [`Error::LossUnavailable`] when soft or score aggregation lacks probabilities or scores;
+/// [`Error::InvalidParameter`] when the members' predictions disagree in length, task or class
+/// count, or hold a class index out of range.
 pub fn aggregate(predictions: &[Predictions], member_risks: &[f64], how: Aggregation) -> Result<Predictions> {
     let first = predictions.first().ok_or_else(|| Error::invalid("members", "at least one", 0))?;
     let n = first.len();
+    check_members(predictions)?;
     let v = predictions.len() as f64;
     let missing = |what: &str| Error::LossUnavailable { loss: format!("{how:?} aggregation"), reason: format!("a member gives no {what}") };
     match how {
@@ -110,6 +113,30 @@ pub fn aggregate(predictions: &[Predictions], member_risks: &[f64], how: Aggrega
     }
 }
 
+/// Every member predicts the same rows with the same task and class count (≥ 1), class
+/// indices in range and probabilities / decisions of the right lengths: what the combinations
+/// index by.
+fn check_members(predictions: &[Predictions]) -> Result<()> {
+    let Some(first) = predictions.first() else { return Ok(()) };
+    let n = first.len();
+    let consistent = |p: &Predictions| match (p, first) {
+        (Predictions::Real(v), Predictions::Real(_)) => v.len() == n,
+        (Predictions::Classes { labels, n_classes, proba, decision }, Predictions::Classes { n_classes: k, .. }) => {
+            labels.len() == n
+                && n_classes == k
+                && *k >= 1
+                && labels.iter().all(|&l| (l as usize) < *k)
+                && proba.as_ref().is_none_or(|pr| Some(pr.len()) == n.checked_mul(*k))
+                && decision.as_ref().is_none_or(|d| d.len() == n)
+        }
+        _ => false,
+    };
+    match predictions.iter().position(|p| !consistent(p)) {
+        None => Ok(()),
+        Some(j) => Err(Error::invalid("members", "predictions of the same rows, task and classes", format!("member {j} differs"))),
+    }
+}
+
 fn n_classes(p: &Predictions) -> Result<usize> {
     match p {
         Predictions::Classes { n_classes, .. } => Ok(*n_classes),
@@ -137,6 +164,28 @@ mod tests {
         let out = aggregate(&[Predictions::Real(vec![1.0, 2.0]), Predictions::Real(vec![3.0, 6.0])], &[], Aggregation::Mean).unwrap();
         assert_eq!(out.values().unwrap(), &[2.0, 4.0]);
         assert!(aggregate(&[Predictions::classes(vec![0], 2)], &[], Aggregation::Mean).is_err());
+    }
+
+    #[test]
+    fn inconsistent_members_are_errors_not_panics() {
+        let all = [Aggregation::Single, Aggregation::Mean, Aggregation::Vote, Aggregation::SoftVote, Aggregation::ScoreMean];
+        let cases = [
+            vec![Predictions::classes(vec![0, 5], 2)],
+            vec![Predictions::classes(vec![0, 1], 2), Predictions::classes(vec![0], 2)],
+            vec![Predictions::classes(vec![0, 1], 2), Predictions::classes(vec![0, 2], 3)],
+            vec![Predictions::classes(vec![], 0)],
+            vec![Predictions::Classes { labels: vec![0], n_classes: 2, proba: Some(vec![1.0]), decision: None }],
+            vec![Predictions::Real(vec![1.0]), Predictions::classes(vec![0], 2)],
+            vec![Predictions::Real(vec![1.0]), Predictions::Real(vec![])],
+        ];
+        for members in &cases {
+            for how in all {
+                assert!(
+                    matches!(aggregate(members, &[], how), Err(Error::InvalidParameter { name: "members", .. })),
+                    "{members:?} {how:?}"
+                );
+            }
+        }
     }
 
     #[test]

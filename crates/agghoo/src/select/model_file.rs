@@ -216,13 +216,50 @@ impl FittedModel {
             )));
         }
         let model: FittedModel = serde_json::from_value(value).map_err(|e| bad(format!("corrupted model: {e}")))?;
-        if model.members.is_empty() {
-            return Err(bad("model has no members".into()));
-        }
-        let d = model.schema.feature_names.len();
-        for m in model.members.iter().map(|m| &m.model).chain(&model.merged) {
-            m.validate(d).map_err(|e| bad(format!("corrupted model: {e}")))?;
-        }
+        model.validate().map_err(|e| bad(format!("corrupted model: {e}")))?;
         Ok(model)
+    }
+
+    /// The checks of [`FittedModel::from_json`] after parsing: members, their internals against
+    /// the schema ([`Model::validate`]), the aggregation against the task, and the merged model
+    /// equal to the merge of the members.
+    fn validate(&self) -> Result<()> {
+        let bad = |what: String| Err(Error::Numerical(what));
+        let schema = &self.schema;
+        if self.members.is_empty() {
+            return bad("model has no members".into());
+        }
+        let k = schema.class_names.len();
+        match schema.task {
+            Task::Classification if k < 2 => return bad(format!("a classification schema with {k} class names")),
+            Task::Regression if k > 0 => return bad("a regression schema with class names".into()),
+            _ => {}
+        }
+        let fits = match self.aggregation {
+            Aggregation::Single => true,
+            Aggregation::Mean => schema.task == Task::Regression,
+            Aggregation::Vote | Aggregation::SoftVote => schema.task == Task::Classification,
+            Aggregation::ScoreMean => schema.task == Task::Classification && k == 2,
+        };
+        if !fits {
+            return bad(format!("aggregation {:?} does not fit {:?} with {k} classes", self.aggregation, schema.task));
+        }
+        let d = schema.feature_names.len();
+        for (j, member) in self.members.iter().enumerate() {
+            member.model.validate(d, schema.task, k).map_err(|e| Error::Numerical(format!("member {j}: {e}")))?;
+            if !member.value.is_finite() || member.validation_risk.is_some_and(|r| !r.is_finite()) {
+                return bad(format!("member {j}: a non-finite hyperparameter value or validation risk"));
+            }
+        }
+        // The merged model is derived from the members: recomputing it detects any edit.
+        let expected = if self.members.len() > 1 && matches!(self.aggregation, Aggregation::Mean | Aggregation::ScoreMean) {
+            Model::merge_mean(&self.members.iter().map(|m| &m.model).collect::<Vec<_>>())?
+        } else {
+            None
+        };
+        if expected != self.merged {
+            return bad("the merged model is not the merge of the members".into());
+        }
+        Ok(())
     }
 }

@@ -104,13 +104,61 @@ impl Tree {
     pub fn value(&self, node: usize) -> &[f64] {
         &self.values[node * self.width..(node + 1) * self.width]
     }
-    /// The leaf reached by `x`.
-    pub fn leaf(&self, x: &[f64]) -> usize {
+    /// The values of the leaf reached by `x`; `None` when the walk leaves the tree (a node, a
+    /// feature or a value out of range) or visits more nodes than the tree has (a cycle), which
+    /// only a corrupted model file can cause (see [`Tree::validate`]).
+    pub fn leaf_values(&self, x: &[f64]) -> Option<&[f64]> {
         let mut t = 0;
-        while let Some(s) = &self.nodes[t].split {
-            t = if x[s.feature as usize] <= s.threshold { s.left as usize } else { s.right as usize };
+        for _ in 0..self.nodes.len() {
+            match &self.nodes.get(t)?.split {
+                None => return self.values.get(t * self.width..(t + 1) * self.width),
+                Some(s) => t = if *x.get(s.feature as usize)? <= s.threshold { s.left as usize } else { s.right as usize },
+            }
         }
-        t
+        None
+    }
+    /// Checks a deserialized tree: `width` values per node, every number finite (thresholds
+    /// not NaN), split features below `n_features`, children in range, and every node reached
+    /// exactly once from the root (a tree: no cycle, no shared or unreachable node).
+    pub fn validate(&self, n_features: usize, width: usize) -> std::result::Result<(), String> {
+        let n = self.nodes.len();
+        if self.width != width {
+            return Err(format!("{} values per node, expected {width}", self.width));
+        }
+        if n == 0 {
+            return Err("a tree without nodes".into());
+        }
+        if n.checked_mul(width) != Some(self.values.len()) {
+            return Err(format!("{} values for {n} nodes of width {width}", self.values.len()));
+        }
+        if self.values.iter().chain(self.nodes.iter().flat_map(|t| [&t.weight, &t.impurity])).any(|v| !v.is_finite()) {
+            return Err("a non-finite node value".into());
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![0usize];
+        while let Some(t) = stack.pop() {
+            if std::mem::replace(&mut seen[t], true) {
+                return Err(format!("node {t} is reached twice (a cycle or a shared subtree)"));
+            }
+            if let Some(s) = &self.nodes[t].split {
+                if s.feature as usize >= n_features {
+                    return Err(format!("node {t} splits on feature {}, the model has {n_features}", s.feature));
+                }
+                if s.threshold.is_nan() {
+                    return Err(format!("node {t} has a NaN threshold"));
+                }
+                for child in [s.left as usize, s.right as usize] {
+                    if child >= n {
+                        return Err(format!("node {t} has child {child}, the tree has {n} nodes"));
+                    }
+                    stack.push(child);
+                }
+            }
+        }
+        match seen.iter().position(|&s| !s) {
+            Some(t) => Err(format!("node {t} is unreachable from the root")),
+            None => Ok(()),
+        }
     }
     /// The id the next pushed node will get, recorded as the `(parent, is_left)` child link:
     /// both builders create nodes in preorder from a stack.

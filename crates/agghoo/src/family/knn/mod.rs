@@ -329,6 +329,10 @@ impl KnnModel {
         }
         Ok(())
     }
+    /// The task and number of classes the model predicts.
+    pub(crate) fn output(&self) -> (Task, usize) {
+        (self.task, if self.task == Task::Classification { self.n_classes } else { 0 })
+    }
     fn check_features(&self, rows: &View<'_>) -> Result<()> {
         if rows.n_features() != self.n_features {
             return Err(Error::SchemaMismatch(format!("k-NN model has {} features, data have {}", self.n_features, rows.n_features())));

@@ -291,6 +291,24 @@ pub struct LassoModel {
 }
 
 impl LassoModel {
+    /// Checks a deserialized model: one coefficient per feature, finite numbers, `λ ≥ 0`,
+    /// `ρ ∈ [0, 1]`.
+    ///
+    /// # Errors
+    /// [`Error::Numerical`] naming the inconsistency.
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
+        let bad = |what: String| Err(Error::Numerical(format!("inconsistent Lasso model: {what}")));
+        if self.coefficients.len() != n_features {
+            return bad(format!("{} coefficients, schema has {n_features} features", self.coefficients.len()));
+        }
+        if !self.intercept.is_finite() || self.coefficients.iter().any(|w| !w.is_finite()) {
+            return bad("a non-finite coefficient".into());
+        }
+        if !(self.lambda >= 0.0 && self.lambda.is_finite() && (0.0..=1.0).contains(&self.l1_ratio)) {
+            return bad(format!("λ = {}, ρ = {}", self.lambda, self.l1_ratio));
+        }
+        Ok(())
+    }
     /// The coefficients w, one per feature (in the units of the features the model was fitted on:
     /// standardised ones when the model sits in a pipeline).
     pub fn coefficients(&self) -> &[f64] {

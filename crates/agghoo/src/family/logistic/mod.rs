@@ -373,6 +373,48 @@ pub struct LogisticModel {
 }
 
 impl LogisticModel {
+    /// Checks a deserialized model: `n_features` features, at least two training classes,
+    /// ascending and below `n_classes`, one weight row per free logit (one for two classes),
+    /// finite numbers, `λ ≥ 0`.
+    ///
+    /// # Errors
+    /// [`Error::Numerical`] naming the inconsistency.
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
+        let bad = |what: String| Err(Error::Numerical(format!("inconsistent logistic model: {what}")));
+        if self.n_features != n_features {
+            return bad(format!("{} features, schema has {n_features}", self.n_features));
+        }
+        self.check_shape()?;
+        if self.intercepts.iter().chain(&self.coefficients).any(|v| !v.is_finite()) {
+            return bad("a non-finite coefficient".into());
+        }
+        if !(self.lambda >= 0.0 && self.lambda.is_finite()) {
+            return bad(format!("λ = {}", self.lambda));
+        }
+        Ok(())
+    }
+
+    /// The class indices and array lengths prediction relies on.
+    fn check_shape(&self) -> Result<()> {
+        let k = self.classes.len();
+        let free = if k == 2 { 1 } else { k };
+        let what = if k < 2 || self.n_classes < k {
+            format!("{k} training classes of {}", self.n_classes)
+        } else if self.classes.windows(2).any(|w| w[0] >= w[1]) || self.classes.iter().any(|&c| c as usize >= self.n_classes) {
+            format!("class indices {:?} not ascending below {}", self.classes, self.n_classes)
+        } else if self.intercepts.len() != free || free.checked_mul(self.n_features) != Some(self.coefficients.len()) {
+            format!(
+                "{} intercepts and {} coefficients for {k} classes of {} features",
+                self.intercepts.len(),
+                self.coefficients.len(),
+                self.n_features
+            )
+        } else {
+            return Ok(());
+        };
+        Err(Error::Numerical(format!("inconsistent logistic model: {what}")))
+    }
+
     /// Weight rows, row-major (see the field docs: one row for a binary model).
     pub fn coefficients(&self) -> &[f64] {
         &self.coefficients
@@ -380,6 +422,10 @@ impl LogisticModel {
     /// Intercepts, one per weight row.
     pub fn intercepts(&self) -> &[f64] {
         &self.intercepts
+    }
+    /// Number of classes K of the data set (the classes seen in training may be fewer).
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
     }
     /// The classes seen in training (dataset class indices, ascending).
     pub fn classes(&self) -> &[u32] {
@@ -397,6 +443,7 @@ impl Predictor for LogisticModel {
         if rows.n_features() != d {
             return Err(Error::SchemaMismatch(format!("logistic model has {d} features, data have {}", rows.n_features())));
         }
+        self.check_shape()?;
         let k = self.classes.len();
         let offset = k - self.intercepts.len();
         let n = rows.len();

@@ -52,6 +52,19 @@ impl Kernel {
         Ok(Kernel(KernelKind::Polynomial { gamma, coef0, degree }))
     }
 
+    /// Checks the invariants of a deserialized kernel (`γ > 0` finite, `coef0 ≥ 0` finite,
+    /// `degree ≥ 1`), as the constructors do.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the offending parameter.
+    pub(crate) fn validate(&self) -> Result<()> {
+        match self.0 {
+            KernelKind::Linear => Ok(()),
+            KernelKind::Rbf { gamma } => check_gamma(gamma),
+            KernelKind::Polynomial { gamma, coef0, degree } => Kernel::polynomial(gamma, coef0, degree).map(|_| ()),
+        }
+    }
+
     /// `k(x, x')` for two rows (the slow reference the Gram-matrix computation is tested against).
     pub fn eval(&self, x: &[f64], z: &[f64]) -> f64 {
         let dot = || x.iter().zip(z).map(|(a, b)| a * b).sum::<f64>();

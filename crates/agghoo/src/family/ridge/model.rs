@@ -43,6 +43,43 @@ impl RidgeModel {
         Self { n_features, intercept, coefficients: Coefficients::Kernel { kernel, points, dual } }
     }
 
+    /// Checks a deserialized model: `n_features` features, one weight per feature (linear) or
+    /// `n_features` values per stored point (kernel), a valid kernel, every number finite.
+    ///
+    /// # Errors
+    /// [`Error::Numerical`] naming the inconsistency.
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
+        let bad = |what: String| Err(Error::Numerical(format!("inconsistent ridge model: {what}")));
+        if self.n_features != n_features {
+            return bad(format!("{} features, schema has {n_features}", self.n_features));
+        }
+        self.check_shape()?;
+        if let Coefficients::Kernel { kernel, .. } = &self.coefficients {
+            kernel.validate().or_else(|e| bad(e.to_string()))?;
+        }
+        let (a, b): (&[f64], &[f64]) = match &self.coefficients {
+            Coefficients::Linear { weights } => (weights, &[]),
+            Coefficients::Kernel { points, dual, .. } => (points, dual),
+        };
+        if !self.intercept.is_finite() || a.iter().chain(b).any(|v| !v.is_finite()) {
+            return bad("a non-finite coefficient".into());
+        }
+        Ok(())
+    }
+
+    /// The array lengths agree with `n_features` (what prediction indexes by).
+    fn check_shape(&self) -> Result<()> {
+        let consistent = match &self.coefficients {
+            Coefficients::Linear { weights } => weights.len() == self.n_features,
+            Coefficients::Kernel { points, dual, .. } => dual.len().checked_mul(self.n_features) == Some(points.len()),
+        };
+        if consistent {
+            Ok(())
+        } else {
+            Err(Error::Numerical(format!("inconsistent ridge model: coefficient arrays do not match {} features", self.n_features)))
+        }
+    }
+
     /// The intercept b.
     pub fn intercept(&self) -> f64 {
         self.intercept
@@ -121,6 +158,7 @@ impl RidgeModel {
 
 impl Predictor for RidgeModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
+        self.check_shape()?;
         let intercepts = [self.intercept];
         let path = match &self.coefficients {
             Coefficients::Linear { weights } => {

@@ -404,6 +404,47 @@ impl SvmModel {
         Self { machine: kind, gamma: points.gamma, n_features: points.d, support, coef, bias }
     }
 
+    /// Checks a deserialized model: `n_features` values per support vector, one coefficient per
+    /// support vector, `γ > 0`, every number finite.
+    ///
+    /// # Errors
+    /// [`Error::Numerical`] naming the inconsistency.
+    pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
+        let bad = |what: String| Err(Error::Numerical(format!("inconsistent SVM model: {what}")));
+        if self.n_features != n_features {
+            return bad(format!("{} features, schema has {n_features}", self.n_features));
+        }
+        self.check_shape()?;
+        if !(self.gamma > 0.0 && self.gamma.is_finite()) {
+            return bad(format!("γ = {}", self.gamma));
+        }
+        if !self.bias.is_finite() || self.support.iter().chain(&self.coef).any(|v| !v.is_finite()) {
+            return bad("a non-finite support vector or coefficient".into());
+        }
+        Ok(())
+    }
+
+    /// The support vectors fill `n_support × n_features` values (what prediction slices by).
+    fn check_shape(&self) -> Result<()> {
+        if self.coef.len().checked_mul(self.n_features) == Some(self.support.len()) {
+            return Ok(());
+        }
+        Err(Error::Numerical(format!(
+            "inconsistent SVM model: {} support values for {} coefficients of {} features",
+            self.support.len(),
+            self.coef.len(),
+            self.n_features
+        )))
+    }
+
+    /// The task and number of classes the machine predicts.
+    pub(crate) fn output(&self) -> (Task, usize) {
+        match self.machine {
+            SvmKind::Svc => (Task::Classification, 2),
+            SvmKind::Svr => (Task::Regression, 0),
+        }
+    }
+
     /// C-SVC or ε-SVR.
     pub fn kind(&self) -> SvmKind {
         self.machine
@@ -435,6 +476,7 @@ impl SvmModel {
     /// [`Error::SchemaMismatch`] for another number of features.
     pub fn decision(&self, rows: &View<'_>) -> Result<Vec<f64>> {
         check_features(self.n_features, rows)?;
+        self.check_shape()?;
         let mut d = decision_values(rows, &self.support, self.n_features, self.gamma, &[&self.coef], &[self.bias]);
         Ok(d.pop().unwrap_or_default())
     }

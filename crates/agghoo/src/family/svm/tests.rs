@@ -1,3 +1,6 @@
+// Index loops mirror the formulas (rows i, grid points m) they check.
+#![allow(clippy::needless_range_loop)]
+
 use super::*;
 use crate::data::Target;
 use crate::data::generators::svr_problem;
