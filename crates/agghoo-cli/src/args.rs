@@ -25,6 +25,10 @@ pub struct Cli {
     /// Number of worker threads (default: all cores). Results do not depend on it.
     #[arg(long, global = true)]
     pub threads: Option<usize>,
+    /// On an error, also print each cause on its own line and the exit code's meaning
+    /// (the default is a single line).
+    #[arg(long, global = true)]
+    pub verbose: bool,
     /// The task to run.
     #[command(subcommand)]
     pub command: Command,

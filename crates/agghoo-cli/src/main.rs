@@ -2,7 +2,9 @@
 //! No statistics here — every number comes from the `agghoo` library.
 //!
 //! Exit codes: 0 success; 1 data or run error (bad file, bad values, a failed fit); 2 usage
-//! error (clap's own code for bad arguments). A broken pipe exits 0.
+//! error (clap's own code for bad arguments). A broken pipe exits 0. Errors print one line
+//! (`agghoo: error: ` and the causes joined by `: `); `--verbose` adds one line per cause and
+//! the exit code's meaning.
 
 mod args;
 mod cmd;
@@ -17,6 +19,7 @@ use crate::args::{Cli, Command};
 
 fn main() {
     let cli = Cli::parse();
+    let verbose = cli.verbose;
     if let Some(n) = cli.threads {
         if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
             eprintln!("agghoo: cannot set {n} threads: {e}");
@@ -38,12 +41,20 @@ fn main() {
         if is_broken_pipe(&e) {
             std::process::exit(0);
         }
-        eprintln!("agghoo: error: {e:#}");
         let usage = e.chain().any(|c| {
             c.downcast_ref::<args::UsageError>().is_some()
                 || matches!(c.downcast_ref::<agghoo::Error>(), Some(agghoo::Error::InvalidParameter { .. }))
         });
-        std::process::exit(if usage { 2 } else { 1 });
+        let code = if usage { 2 } else { 1 };
+        // One line: the error and its causes joined by ": ".
+        eprintln!("agghoo: error: {}", format!("{e:#}").replace('\n', " "));
+        if verbose {
+            for (i, cause) in e.chain().enumerate() {
+                eprintln!("  {i}: {cause}");
+            }
+            eprintln!("  exit code {code}: {}", if usage { "usage error (a bad argument or parameter)" } else { "data or run error" });
+        }
+        std::process::exit(code);
     }
 }
 

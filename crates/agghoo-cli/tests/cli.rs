@@ -149,6 +149,33 @@ fn each_bad_input_gives_its_error() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Errors print one line by default; `--verbose` adds each cause and the exit code's meaning.
+/// A model file with corrupted internals is refused on load with exit code 1.
+#[test]
+fn errors_are_one_line_and_verbose_adds_the_causes() {
+    let dir = scratch("verbose");
+    let model = dir.join("model.json").display().to_string();
+    let o = agghoo(&["select", "--data", "gen:knn", "--n", "40", "--family", "cart", "--method", "majhoo", "--out", &model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&model).expect("model");
+    // point the root's right child of the first tree back at the root: a cycle
+    let at = text.find("\"right\":").expect("a split");
+    let end = at + text[at..].find([',', '}']).expect("value end");
+    let corrupted = write(&dir, "corrupted.json", &format!("{}\"right\":0{}", &text[..at], &text[end..]));
+    let data = write(&dir, "rows.csv", "u,v\n0.1,0.2\n0.5,0.9\n");
+    let o = agghoo(&["predict", "--model", &corrupted, "--data", &data]);
+    assert_error(&o, 1, &["corrupted.json", "corrupted model", "reached twice"]);
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    let o = agghoo(&["predict", "--model", &corrupted, "--data", &data, "--verbose"]);
+    assert_error(&o, 1, &["corrupted model", "  0: ", "exit code 1: data or run error"]);
+    assert!(stderr(&o).lines().count() >= 3, "{}", stderr(&o));
+    // a usage error: exit code 2, explained
+    let bad = write(&dir, "bad.csv", &format!("a,y\n{}", (0..30).map(|i| format!("{i},{}\n", i % 2)).collect::<String>()));
+    let o = agghoo(&["select", "--data", &bad, "--target", "y", "--tau", "2", "--verbose"]);
+    assert_error(&o, 2, &["tau", "exit code 2: usage error"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn saved_splits_are_reused_identically() {
     let dir = scratch("splits");

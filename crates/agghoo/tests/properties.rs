@@ -101,3 +101,64 @@ proptest! {
         }
     }
 }
+
+/// Integer counts in `0..5` per feature for multinomial naive Bayes.
+fn count_data(n: usize, d: usize, seed: u64) -> Dataset {
+    let mut rng = Seed(seed).rng(Purpose::Data, 1);
+    let mut labels: Vec<u32> = (0..n).map(|_| rng.random_range(0..2u32)).collect();
+    labels[0] = 0;
+    labels[1] = 1;
+    let x: Vec<f64> = labels
+        .iter()
+        .flat_map(|&c| (0..d).map(|j| f64::from(rng.random_range(0..3u32) + u32::from((j as u32 + c) % 2 == 0) * 2)).collect::<Vec<_>>())
+        .collect();
+    Dataset::new(x, (0..d).map(|j| format!("w{j}")).collect(), Target::Classes { labels, names: vec!["0".into(), "1".into()] }, "y")
+        .expect("valid data")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// TreeCV equals standard k-fold CV bit for bit for an order-independent learner
+    /// (multinomial naive Bayes: sufficient statistics are integer counts).
+    #[test]
+    fn treecv_equals_standard_cv_for_naive_bayes(n in 10usize..90, d in 1usize..5, k in 2usize..12, seed: u64) {
+        use agghoo::incremental::MultinomialNaiveBayes;
+        use agghoo::treecv::{self, ChunkedData, TreeCvConfig};
+        prop_assume!(k <= n);
+        let data = count_data(n, d, seed);
+        let learner = MultinomialNaiveBayes::new(2, 1.0).unwrap();
+        let chunks = ChunkedData::new(&learner, &data, k, Some(Seed(seed))).unwrap();
+        let tree = treecv::run(&learner, &chunks, &TreeCvConfig::new()).unwrap();
+        let standard = treecv::run(&learner, &chunks, &TreeCvConfig::new().method(treecv::Method::Standard)).unwrap();
+        prop_assert_eq!(&tree.chunk_losses, &standard.chunk_losses);
+        prop_assert_eq!(tree.estimate.to_bits(), standard.estimate.to_bits());
+    }
+
+    /// A V-fold risk estimate is the mean of the rows' out-of-fold losses, so it lies within
+    /// [min loss, max loss] over rows, and within the range of the per-split risks.
+    #[test]
+    fn cv_estimate_lies_within_the_pointwise_losses(n in 12usize..80, d in 1usize..4, classes in 0u32..4, v in 2usize..6, m in 0usize..4, seed: u64) {
+        use agghoo::estimate::{EstimateConfig, estimate_risk};
+        prop_assume!(classes != 1 && v <= n);
+        let data = random_data(n, d, classes, seed);
+        let splits = VFold::new(v).unwrap().instantiate(n, Seed(seed)).unwrap();
+        let fam = knn(&data, splits.min_train_size().min(4));
+        prop_assume!(m < fam.grid().len());
+        let config = EstimateConfig { keep_predictions: true, ..EstimateConfig::default() };
+        let est = estimate_risk(fam.as_ref(), m, &data, &splits, &config).unwrap();
+        let risk = est.summaries[0].estimate;
+        let oof = est.out_of_fold.unwrap();
+        let losses: Vec<f64> = oof.rows.iter().map(|r| {
+            let (p, y) = (r.prediction.unwrap(), data.all().y(r.row));
+            if classes == 0 { (p - y).powi(2) } else { f64::from(u8::from(p != y)) }
+        }).collect();
+        let (lo, hi) = losses.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &l| (a.min(l), b.max(l)));
+        let tol = 1e-12 * (1.0 + hi.abs());
+        prop_assert!(risk >= lo - tol && risk <= hi + tol, "{} not in [{}, {}]", risk, lo, hi);
+        let mean = losses.iter().sum::<f64>() / n as f64;
+        prop_assert!((risk - mean).abs() <= tol, "{} vs mean {}", risk, mean);
+        let (slo, shi) = est.splits.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), s| (a.min(s.risks[0]), b.max(s.risks[0])));
+        prop_assert!(risk >= slo - tol && risk <= shi + tol);
+    }
+}

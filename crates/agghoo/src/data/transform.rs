@@ -15,7 +15,8 @@ pub struct Preprocess {
     /// Replace missing (NaN) features by the training median of their column.
     pub impute_median: bool,
     /// Centre each feature on its training mean and divide by its training standard deviation
-    /// (population form); a constant training column keeps scale 1, so it maps to 0.
+    /// (population form); a constant training column (up to rounding) gets scale
+    /// `max(1, largest |value|)`, so it maps to 0 (about 0 for rounding residues).
     pub standardize: bool,
 }
 
@@ -49,10 +50,11 @@ impl Preprocess {
             let mut scale = vec![1.0; p];
             for j in 0..p {
                 let column: Vec<f64> = (0..n).map(|i| value(i, j)).collect();
-                let (m, sd) = mean_and_sd(&column);
+                let (m, sd, c) = mean_and_sd(&column);
                 mean[j] = m;
-                // Relative threshold: a column constant up to rounding must not blow up.
-                scale[j] = if sd > 1e-12 * m.abs().max(1e-300) && sd > 0.0 { sd } else { 1.0 };
+                // Relative threshold: a column constant up to rounding must not blow up; its
+                // rounding residues (relative to its magnitude c) map to about 0.
+                scale[j] = if sd > 1e-12 * m.abs().max(1e-300) && sd > 0.0 { sd } else { c.max(1.0) };
             }
             (Some(mean), Some(scale))
         } else {
@@ -62,21 +64,22 @@ impl Preprocess {
     }
 }
 
-/// Mean and population standard deviation of a column. When the plain sums overflow (features
-/// near ±1e308), both are computed on the values divided by the largest magnitude, so they stay
-/// finite for finite input (the standard deviation saturates at `f64::MAX`); otherwise the plain
-/// formulas are used unchanged.
-fn mean_and_sd(col: &[f64]) -> (f64, f64) {
+/// Mean, population standard deviation and largest magnitude `c` of a column. When `c` is
+/// outside [1e-150, 1e150] (where squares overflow or underflow: features near ±1e308, or tiny
+/// and subnormal ones), mean and deviation are computed on the values divided by `c`, so they
+/// stay finite and non-zero for finite, non-constant input (the deviation saturates at
+/// `f64::MAX`); otherwise the plain formulas are used unchanged.
+fn mean_and_sd(col: &[f64]) -> (f64, f64, f64) {
     let n = col.len().max(1) as f64;
-    let m = col.iter().sum::<f64>() / n;
-    let var = col.iter().map(|v| (v - m).powi(2)).sum::<f64>() / n;
     let c = col.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    if (m.is_finite() && var.is_finite()) || !(c > 0.0 && c.is_finite()) {
-        return (m, var.sqrt());
+    if c == 0.0 || !c.is_finite() || (1e-150..=1e150).contains(&c) {
+        let m = col.iter().sum::<f64>() / n;
+        let var = col.iter().map(|v| (v - m).powi(2)).sum::<f64>() / n;
+        return (m, var.sqrt(), c);
     }
     let ms = col.iter().map(|v| v / c).sum::<f64>() / n;
     let vs = col.iter().map(|v| (v / c - ms).powi(2)).sum::<f64>() / n;
-    (ms * c, (vs.sqrt() * c).min(f64::MAX))
+    (ms * c, (vs.sqrt() * c).min(f64::MAX), c)
 }
 
 fn median(col: &mut [f64]) -> f64 {
