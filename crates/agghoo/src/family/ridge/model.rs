@@ -76,7 +76,7 @@ impl RidgeModel {
         if consistent {
             Ok(())
         } else {
-            Err(Error::Numerical(format!("inconsistent ridge model: coefficient arrays do not match {} features", self.n_features)))
+            Err(Error::Numerical(format!("inconsistent ridge model: coefficient arrays do not match n_features = {}", self.n_features)))
         }
     }
 
