@@ -19,7 +19,7 @@ fn data(n: usize, classes: u32, scale: f64, seed: u64) -> Dataset {
     let raw: Vec<f64> = (0..n * 3).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
     let score = |i: usize| raw[3 * i] + 0.5 * raw[3 * i + 1];
     let target = if classes == 0 {
-        Target::Real((0..n).map(|i| score(i)).collect())
+        Target::Real((0..n).map(score).collect())
     } else {
         let labels = (0..n).map(|i| (((score(i) + 1.5) / 3.0 * f64::from(classes)) as u32).min(classes - 1)).collect();
         Target::Classes { labels, names: (0..classes).map(|c| format!("c{c}")).collect() }
