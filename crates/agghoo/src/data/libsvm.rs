@@ -9,12 +9,22 @@ use super::csv_reader::{TaskHint, parse_target};
 use super::dataset::Dataset;
 use crate::error::{Error, Result};
 
+/// The densified matrix may hold at most this many times the values the file stores (plus one
+/// per row), or [`MIN_DENSE_CELLS`], whichever is larger: a few bytes declaring feature
+/// 10⁹ must not allocate gigabytes.
+pub const MAX_DENSITY_EXPANSION: usize = 1000;
+
+/// Dense sizes up to this many cells (8 MiB of features) are always accepted.
+pub const MIN_DENSE_CELLS: usize = 1 << 20;
+
 /// Reads a LibSVM file into a dense [`Dataset`] with features named `f1..fd` (d = the largest
 /// index seen, or `n_features` when given and larger).
 ///
 /// # Errors
 /// [`Error::Io`], [`Error::EmptyFile`], [`Error::LibSvm`] naming the line for a malformed pair,
-/// an index of 0, or indices that are not strictly increasing (out of order or duplicated).
+/// an index of 0 or above 2³² − 1, or indices that are not strictly increasing (out of order or
+/// duplicated); [`Error::LibSvm`] (line 0) when the dense matrix would exceed
+/// `max(MIN_DENSE_CELLS, MAX_DENSITY_EXPANSION × (stored values + rows))` cells.
 pub fn read_libsvm(path: impl AsRef<Path>, task: TaskHint, n_features: Option<usize>) -> Result<Dataset> {
     let path = path.as_ref();
     let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
@@ -55,6 +65,9 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
             if index == 0 {
                 return Err(err(line_no, "feature indices start at 1".into()));
             }
+            let Ok(stored) = u32::try_from(index) else {
+                return Err(err(line_no, format!("feature index {index} is larger than {}", u32::MAX)));
+            };
             if index <= previous {
                 return Err(err(
                     line_no,
@@ -67,7 +80,7 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
             }
             previous = index;
             max_index = max_index.max(index);
-            entries.push((index as u32, value));
+            entries.push((stored, value));
         }
         row_ends.push(entries.len());
     }
@@ -75,7 +88,19 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
         return Err(Error::EmptyFile { path: path.to_path_buf() });
     }
     let d = n_features.unwrap_or(0).max(max_index);
-    let mut x = vec![0.0; labels.len() * d];
+    let n = labels.len();
+    let limit = MAX_DENSITY_EXPANSION.saturating_mul(entries.len() + n).max(MIN_DENSE_CELLS);
+    let cells = n.checked_mul(d).filter(|&c| c <= limit).ok_or_else(|| {
+        err(
+            0,
+            format!(
+                "{n} rows × {d} features would be stored densely, more than {limit} cells for {} stored values; \
+                 agghoo keeps features dense (remove unused high feature indices)",
+                entries.len()
+            ),
+        )
+    })?;
+    let mut x = vec![0.0; cells];
     let mut start = 0;
     for (r, &end) in row_ends.iter().enumerate() {
         for &(i, v) in &entries[start..end] {
@@ -115,6 +140,22 @@ mod tests {
         for bad in ["1 a:1\n", "1 1:x\n", "1 0:1\n", "1 1\n", "1 1:inf\n"] {
             assert!(matches!(read(bad).unwrap_err(), Error::LibSvm { .. }), "{bad}");
         }
+    }
+
+    /// Fuzzing found these: a 46-byte file naming feature 31211142 allocated 750 MB (names and
+    /// a dense matrix); an index above u32::MAX was truncated into another column.
+    #[test]
+    fn huge_feature_indices_are_errors_not_allocations() {
+        let err = read("+1 1:0.5 31211142:1\n+1 1:1 2:2 3:3\n").unwrap_err();
+        assert!(matches!(&err, Error::LibSvm { line: 0, message, .. } if message.contains("2 rows × 31211142 features")), "{err}");
+        let err = read("1 4294967296:1\n").unwrap_err();
+        assert!(matches!(&err, Error::LibSvm { line: 1, message, .. } if message.contains("larger than 4294967295")), "{err}");
+        assert!(read("1 18446744073709551615:1\n").is_err());
+        let declared = read_libsvm_from("1 1:1\n".as_bytes(), Path::new("t.svm"), TaskHint::Auto, Some(usize::MAX)).unwrap_err();
+        assert!(matches!(declared, Error::LibSvm { line: 0, .. }));
+        // sparse but small enough: 2 rows × 500 000 features is within MIN_DENSE_CELLS
+        assert_eq!(read("1 500000:1\n0 1:1\n").unwrap().n_features(), 500_000);
+        assert!(read("1 600000:1\n0 1:1\n").is_err());
     }
 
     #[test]

@@ -65,7 +65,9 @@ impl Splits {
         if splits.is_empty() {
             return Err(Error::invalid("splits", "at least one split", 0));
         }
-        let mut seen = vec![usize::MAX; n_rows];
+        // Sized by the rows actually named, not by `n_rows` (a file may declare any count).
+        let size = splits.iter().flat_map(|s| &s.validation).copied().filter(|&i| i < n_rows).max().map_or(0, |m| m + 1);
+        let mut seen = vec![usize::MAX; size];
         for (k, s) in splits.iter().enumerate() {
             if s.train.is_empty() || s.validation.is_empty() {
                 return Err(Error::InvalidSplit { split: k, reason: "empty training or validation set".into() });
@@ -168,6 +170,23 @@ impl<'a> IntoIterator for &'a Splits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A splits file declaring 10¹⁸ rows must not allocate per declared row.
+    #[test]
+    fn a_huge_declared_row_count_allocates_nothing() {
+        let split = Split::new(vec![0, 5], vec![1, 7]).unwrap();
+        let s = Splits::new(usize::MAX, vec![split.clone()]).unwrap();
+        assert_eq!(s.n_rows(), usize::MAX);
+        assert!(matches!(s.check_rows(10), Err(Error::SplitsMismatch { .. })));
+        let text = format!(
+            r#"{{"format":"agghoo-splits","format_version":{SPLITS_FORMAT},"n_rows":1000000000000000000,"splits":[{{"train":[0],"validation":[1]}}]}}"#
+        );
+        match Splits::from_json(&text, Path::new("s.json")) {
+            Ok(s) => assert_eq!(s.n_rows(), 1_000_000_000_000_000_000),
+            Err(e) => panic!("{e}"),
+        }
+        assert!(Splits::new(8, vec![split.clone(), Split::new(vec![0], vec![7, 7]).unwrap()]).is_err());
+    }
 
     #[test]
     fn json_round_trip_and_version_check() {
