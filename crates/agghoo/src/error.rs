@@ -179,7 +179,8 @@ pub enum Error {
     /// A learner could not be fitted (singular system, one class only, ...).
     #[error("{0}")]
     Numerical(String),
-    /// A model or splits file could not be read, or is of another format version.
+    /// A model or splits file could not be read, or is of another format version; a LibSVM file
+    /// too sparse to store densely.
     #[error("{path}: {message}")]
     BadFile {
         /// The file.

@@ -23,7 +23,7 @@ pub const MIN_DENSE_CELLS: usize = 1 << 20;
 /// # Errors
 /// [`Error::Io`], [`Error::EmptyFile`], [`Error::LibSvm`] naming the line for a malformed pair,
 /// an index of 0 or above 2³² − 1, or indices that are not strictly increasing (out of order or
-/// duplicated); [`Error::LibSvm`] (line 0) when the dense matrix would exceed
+/// duplicated); [`Error::BadFile`] when the dense matrix would exceed
 /// `max(MIN_DENSE_CELLS, MAX_DENSITY_EXPANSION × (stored values + rows))` cells.
 pub fn read_libsvm(path: impl AsRef<Path>, task: TaskHint, n_features: Option<usize>) -> Result<Dataset> {
     let path = path.as_ref();
@@ -90,15 +90,13 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
     let d = n_features.unwrap_or(0).max(max_index);
     let n = labels.len();
     let limit = MAX_DENSITY_EXPANSION.saturating_mul(entries.len() + n).max(MIN_DENSE_CELLS);
-    let cells = n.checked_mul(d).filter(|&c| c <= limit).ok_or_else(|| {
-        err(
-            0,
-            format!(
-                "{n} rows × {d} features would be stored densely, more than {limit} cells for {} stored values; \
+    let cells = n.checked_mul(d).filter(|&c| c <= limit).ok_or_else(|| Error::BadFile {
+        path: path.to_path_buf(),
+        message: format!(
+            "{n} rows × {d} features would be stored densely, more than {limit} cells for {} stored values; \
                  agghoo keeps features dense (remove unused high feature indices)",
-                entries.len()
-            ),
-        )
+            entries.len()
+        ),
     })?;
     let mut x = vec![0.0; cells];
     let mut start = 0;
@@ -147,12 +145,12 @@ mod tests {
     #[test]
     fn huge_feature_indices_are_errors_not_allocations() {
         let err = read("+1 1:0.5 31211142:1\n+1 1:1 2:2 3:3\n").unwrap_err();
-        assert!(matches!(&err, Error::LibSvm { line: 0, message, .. } if message.contains("2 rows × 31211142 features")), "{err}");
+        assert!(matches!(&err, Error::BadFile { message, .. } if message.contains("2 rows × 31211142 features")), "{err}");
         let err = read("1 4294967296:1\n").unwrap_err();
         assert!(matches!(&err, Error::LibSvm { line: 1, message, .. } if message.contains("larger than 4294967295")), "{err}");
         assert!(read("1 18446744073709551615:1\n").is_err());
         let declared = read_libsvm_from("1 1:1\n".as_bytes(), Path::new("t.svm"), TaskHint::Auto, Some(usize::MAX)).unwrap_err();
-        assert!(matches!(declared, Error::LibSvm { line: 0, .. }));
+        assert!(matches!(declared, Error::BadFile { .. }));
         // sparse but small enough: 2 rows × 500 000 features is within MIN_DENSE_CELLS
         assert_eq!(read("1 500000:1\n0 1:1\n").unwrap().n_features(), 500_000);
         assert!(read("1 600000:1\n0 1:1\n").is_err());
