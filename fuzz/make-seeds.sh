@@ -26,8 +26,7 @@ printf '\x02 0.25 1:1e-3 4:7\n1.5 2:-2\n-3 1:1 2:1 3:1 4:1\n' > "$out/libsvm/reg
 printf '\x89 2 1:1\n0 3:1\n1 2:1 5:1\n2 4:0\n' > "$out/libsvm/multiclass-declared"
 
 # Splits files and model files written by agghoo.
-"$bin" splits --data gen:knn --n 30 --plan vfold --repeats 1 --seed 1 --out "$out/splits/vfold.json" 2>/dev/null ||
-    "$bin" splits --data gen:knn --n 30 --plan vfold --seed 1 --out "$out/splits/vfold.json"
+"$bin" splits --data gen:knn --n 30 --plan vfold --seed 1 --out "$out/splits/vfold.json"
 "$bin" splits --data gen:knn --n 20 --plan mc --tau 0.7 --repeats 3 --seed 2 --out "$out/splits/montecarlo.json"
 save() {
     local name=$1
