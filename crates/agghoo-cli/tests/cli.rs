@@ -21,7 +21,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn write(dir: &PathBuf, name: &str, text: &str) -> String {
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");
     p.display().to_string()

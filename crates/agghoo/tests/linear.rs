@@ -210,7 +210,7 @@ fn typed_errors_name_the_culprit() {
     let fam = family::build(FamilyKind::Logistic, &none, &cls).unwrap();
     let only_dogs = [1usize, 3, 4];
     for result in [fam.fit(&cls.view(&only_dogs), 0).map(|_| ()), fam.fit_path(&cls.view(&only_dogs)).map(|_| ())] {
-        let err = result.err().expect("one class");
+        let err = result.expect_err("one class");
         assert!(matches!(&err, Error::ConstantTarget { value, .. } if value == "dog"), "{err}");
     }
     // A model refuses data with another number of features.

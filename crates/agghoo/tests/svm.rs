@@ -183,6 +183,7 @@ fn agghoo_prediction_is_the_merged_machine() {
     let merged = SvmModel::merge_mean(&members).unwrap();
     let want = fitted.predict(&test).unwrap();
     let got = merged.decision(&test.all()).unwrap();
+    #[allow(clippy::needless_range_loop)]
     for i in 0..test.n_rows() {
         assert!((got[i] - want.value(i)).abs() < 1e-12, "row {i}");
     }

@@ -56,7 +56,7 @@ mod tests {
         let s = Bootstrap { n_resamples: 30 }.instantiate(25, Seed(5)).unwrap();
         for sp in s.iter() {
             assert_eq!(sp.train().len(), 25);
-            let mut drawn = vec![false; 25];
+            let mut drawn = [false; 25];
             sp.train().iter().for_each(|&i| drawn[i] = true);
             let oob: Vec<usize> = (0..25).filter(|&i| !drawn[i]).collect();
             assert_eq!(sp.validation(), oob.as_slice());

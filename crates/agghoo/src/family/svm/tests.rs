@@ -1,3 +1,6 @@
+// Index loops over rows read like the formulas they check.
+#![allow(clippy::needless_range_loop)]
+
 use super::*;
 use crate::data::Target;
 use crate::data::generators::svr_problem;
