@@ -298,8 +298,9 @@ impl KnnPath<'_> {
                         // multiplicity, without a branch on membership.
                         let mut len = out.len();
                         out.resize(kmax + 1, 0);
+                        let (dst, counts) = (&mut out[..], &counts[..]);
                         for &r in &list[pos..] {
-                            out[len] = r;
+                            dst[len] = r;
                             len += usize::from(counts[r as usize]);
                             if len == kmax {
                                 break;
@@ -519,7 +520,19 @@ fn path_values(
             for (b, out) in values.chunks_mut(m).enumerate() {
                 search(block * BLOCK + b, scratch, buf);
                 let mut taken = 0;
-                if classification {
+                if classification && kc == 2 && !keep_counts {
+                    // Two classes: count the ones; the tie rule needs each class's first position.
+                    let first_one = buf.iter().position(|&id| classes[id as usize] == 1).unwrap_or(usize::MAX);
+                    let first_zero = buf.iter().position(|&id| classes[id as usize] == 0).unwrap_or(usize::MAX);
+                    let mut ones = 0usize;
+                    for (g, &k) in ks.iter().enumerate() {
+                        let k = k.min(buf.len());
+                        ones += buf[taken..k].iter().map(|&id| classes[id as usize] as usize).sum::<usize>();
+                        taken = k;
+                        let zeros = k - ones;
+                        out[g] = f64::from(u8::from(ones > zeros || (ones == zeros && first_one < first_zero)));
+                    }
+                } else if classification {
                     tally.iter_mut().for_each(|c| *c = 0);
                     first.iter_mut().for_each(|f| *f = u32::MAX);
                     for (g, &k) in ks.iter().enumerate() {

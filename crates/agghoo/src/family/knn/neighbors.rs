@@ -151,34 +151,37 @@ pub(crate) fn sort_by_distance(dist: &[f64], k: usize, scratch: &mut SortScratch
     if k == 0 {
         return;
     }
-    let lo = dist.iter().fold(f64::INFINITY, |lo, &d| lo.min(d));
-    let max = || dist.iter().fold(0.0f64, |hi, &d| hi.max(d));
-    // The buckets span [lo, hi], hi a little past the k-th smallest distance as estimated from a
-    // sample of 32; larger distances share the last bucket (sorted only if the estimate fell short).
+    // The buckets span [lo, hi]: lo the smallest of a sample of 32 distances and hi a little past
+    // the k-th smallest as estimated from that sample (the largest distance when k = n). Smaller
+    // distances share the first bucket and larger ones the last, which is sorted whole only if
+    // the estimate fell short.
     let SortScratch { start, keys, bucket_of, sample } = scratch;
-    let hi = if k == n {
-        max()
-    } else {
-        sample.clear();
-        sample.extend(dist.iter().step_by((n / 32).max(1)));
-        let rank = (k * sample.len() * 5).div_ceil(4 * n) + 1;
-        sample.sort_unstable_by(f64::total_cmp);
-        sample.get(rank).copied().unwrap_or_else(max)
-    };
+    sample.clear();
+    sample.extend(dist.iter().step_by((n / 32).max(1)));
+    sample.sort_unstable_by(f64::total_cmp);
+    let lo = sample.first().copied().unwrap_or(0.0);
+    let max = || dist.iter().fold(0.0f64, |hi, &d| hi.max(d));
+    let rank = (k * sample.len() * 5).div_ceil(4 * n) + 1;
+    let hi = if k == n { max() } else { sample.get(rank).copied().unwrap_or_else(max) };
     let buckets = k.next_power_of_two().clamp(16, 1 << 16);
-    // d ↦ ⌊(d − lo) · scale⌋ is non-decreasing in d; NaN (∞ − ∞ or 0 · ∞) maps to 0 and saturation
-    // to the last bucket, so infinite distances keep the map monotone too.
+    // d ↦ round((d − lo) · scale), clamped to [0, last], is non-decreasing in d, which is all the
+    // buckets need. NaN (∞ − ∞ or 0 · ∞) maps to 0 and large values to the last bucket, so
+    // infinite distances keep the map monotone. Rounding by adding 2⁵² (then reading the low
+    // bits) is much cheaper than Rust's saturating float-to-integer cast.
     let scale = (buckets as f64) / (hi - lo);
-    let last = (buckets - 1) as u32;
-    let bucket = |d: f64| (((d - lo) * scale) as u32).min(last);
+    let last = (buckets - 1) as f64;
+    let bucket = move |d: f64| ((((d - lo) * scale).max(0.0).min(last) + 4_503_599_627_370_496.0).to_bits() & 0xffff_ffff) as u32;
     start.clear();
     start.resize(buckets + 1, 0);
     bucket_of.clear();
-    bucket_of.extend(dist.iter().map(|&d| {
+    bucket_of.resize(n, 0);
+    // Local slices, so that the loop keeps everything in registers.
+    let counts = &mut start[1..];
+    for (slot, &d) in bucket_of.iter_mut().zip(dist) {
         let b = bucket(d);
-        start[b as usize + 1] += 1;
-        b
-    }));
+        *slot = b;
+        counts[b as usize] += 1;
+    }
     // Prefix sums up to the bucket that completes the k smallest.
     let mut cut = 0;
     while start[cut + 1] < k as u32 {
@@ -188,10 +191,11 @@ pub(crate) fn sort_by_distance(dist: &[f64], k: usize, scratch: &mut SortScratch
     let taken = start[cut + 1] as usize;
     keys.clear();
     keys.resize(taken, 0);
+    let (slots, placed) = (&mut start[..=cut], &mut keys[..]);
     for (i, &b) in bucket_of.iter().enumerate() {
-        if b as usize <= cut {
-            let slot = &mut start[b as usize];
-            keys[*slot as usize] = i as u32;
+        // Buckets past the cut are not needed.
+        if let Some(slot) = slots.get_mut(b as usize) {
+            placed[*slot as usize] = i as u32;
             *slot += 1;
         }
     }
