@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # TreeCV benchmark, ours and the Python peers (numba TreeCV, scikit-learn SGD k-fold) in one run,
 # on the same data (the Rust bench dumps it to $TMPDIR); prints markdown tables.
-# Usage: bench/run-treecv.sh [--quick] [--threads N] | --reuse   (needs bench/setup-venv.sh once, or PYTHON=...)
+# Usage: bench/run-treecv.sh [--quick] [--threads N] [--data covertype|msd] [--ks 2,5,n] [--tree-only] [--reps R]
+#        | --reuse   (needs bench/setup-venv.sh once, or PYTHON=...)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
@@ -12,7 +13,7 @@ if [ "${1:-}" = "--reuse" ]; then # re-tabulate the last run
 else
   [ -x "$PY" ] || bash bench/setup-venv.sh
   ours=$(cargo bench -q -p agghoo --bench treecv -- --dump "$@" 2>/dev/null | tee "$out/agghoo-treecv-ours.tsv")
-  peer=$("$PY" bench/peers/treecv.py | tee "$out/agghoo-treecv-peer.tsv")
+  peer=$("$PY" bench/peers/treecv.py "$@" | tee "$out/agghoo-treecv-peer.tsv")
 fi
 printf '%s\n%s\n' "$ours" "$peer" > "${TMPDIR:-/tmp}/agghoo-treecv-results.tsv"
 printf '%s\n%s\n' "$ours" "$peer" | awk -F'\t' '

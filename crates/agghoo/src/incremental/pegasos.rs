@@ -221,12 +221,7 @@ impl Incremental for Pegasos {
     }
 
     fn update_in_order(&self, model: &mut PegasosModel, rows: Rows<'_>, order: &[u32]) {
-        let y = rows.y();
-        if self.project {
-            order.iter().for_each(|&i| self.step(model, rows.row(i as usize), y[i as usize]));
-        } else {
-            order.iter().for_each(|&i| self.step_sum(model, rows.row(i as usize), y[i as usize]));
-        }
+        rows.for_each_block_in_order(order, |block| self.update(model, block));
     }
 
     fn loss_sum(&self, model: &PegasosModel, rows: Rows<'_>) -> f64 {
