@@ -8,6 +8,8 @@
 //! (`--io-only`: and stops there);
 //! `--dump` also writes the data for `bench/peers/treecv.py` (`--dump-only`: and stops there);
 //! `--diag` times one pass, one evaluation and the methods at k ∈ {2, 10, n}.
+//! Every k also runs the tree with the features stored as `f32` (`Storage::F32`, method
+//! `TreeF32` in the output).
 //! Filters, to keep runs short: `--data covertype|msd`, `--ks 2,5,n` (`n` = leave-one-out),
 //! `--tree-only` (skip the standard method), `--reps R` (best of R, default 3 for short runs).
 
@@ -18,7 +20,7 @@ use agghoo::Seed;
 use agghoo::data::generators::{covertype_like, msd_like};
 use agghoo::data::{CsvOptions, Dataset, TaskHint, read_csv, read_libsvm};
 use agghoo::incremental::{Incremental, LsqSgd, Pegasos};
-use agghoo::treecv::{self, ChunkedData, Method, Order, TreeCvConfig};
+use agghoo::treecv::{self, ChunkedData, Method, Order, Storage, TreeCvConfig};
 
 /// Standard k-fold is skipped once its predicted time (per-pass time × (k − 1)) exceeds this
 /// (`TREECV_CAP_SECONDS`, default 60).
@@ -54,7 +56,7 @@ fn one_pass<L: Incremental>(learner: &L, chunks: &ChunkedData) -> f64 {
     let rows = chunks.chunk_range(0, chunks.n_chunks() - 1);
     best_of(3, || {
         let mut m = learner.init(chunks.n_features());
-        learner.update(&mut m, rows);
+        rows.update(learner, &mut m);
         m
     })
     .0
@@ -100,7 +102,8 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
         let t = Instant::now();
         let chunks = ChunkedData::new(learner, data, k, Some(Seed(1))).expect("chunks");
         let prep = t.elapsed().as_secs_f64();
-        for method in [Method::Tree, Method::Standard] {
+        let chunks_f32 = chunks.clone().with_storage(Storage::F32);
+        for (label, method, chunks) in [("Tree", Method::Tree, &chunks), ("Standard", Method::Standard, &chunks), ("TreeF32", Method::Tree, &chunks_f32)] {
             if method == Method::Standard && filter.tree_only {
                 continue;
             }
@@ -121,13 +124,13 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
                 };
                 let reps = if predicted < 2.0 { filter.reps } else { 1 };
                 let cpu0 = cpu_seconds();
-                let (secs, report) = best_of(reps, || treecv::run(learner, &chunks, &config).expect("run"));
+                let (secs, report) = best_of(reps, || treecv::run(learner, chunks, &config).expect("run"));
                 let cpu = (cpu_seconds() - cpu0) / reps as f64;
                 if method == Method::Standard {
                     standard_pass_time.insert(order, secs / report.passes);
                 }
                 println!(
-                    "RESULT\t{name}\t{method:?}\t{order:?}\t{k}\t{secs:.6}\t{:.3}\t{:.6}\t{:.6}\t{prep:.3}\t{cpu:.6}",
+                    "RESULT\t{name}\t{label}\t{order:?}\t{k}\t{secs:.6}\t{:.3}\t{:.12}\t{:.6}\t{prep:.3}\t{cpu:.6}",
                     report.passes, report.estimate, report.standard_error
                 );
                 std::io::stdout().flush().ok();
@@ -232,7 +235,7 @@ fn diag(n: usize) {
         let pass = one_pass(&learner, &chunks);
         let eval = best_of(3, || {
             let m = learner.init(54);
-            learner.loss_sum(&m, chunks.chunk_range(0, k - 1))
+            chunks.chunk_range(0, k - 1).loss_sum(&learner, &m)
         })
         .0;
         for parallel in [false, true] {

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Incremental, Restore, Rows, SnapshotMode, dot, real_values, revert_state, save_state};
+use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, real_values, revert_state, save_state};
 use crate::data::Target;
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -54,7 +54,7 @@ impl LsqSgd {
     }
 
     #[inline(always)]
-    fn step(&self, m: &mut LsqSgdModel, x: &[f64], y: f64) {
+    fn step<T: Feature>(&self, m: &mut LsqSgdModel, x: &[T], y: f64) {
         m.t += 1;
         let t = m.t as f64;
         let residual = dot(&m.w, x) + m.wb - y;
@@ -85,7 +85,7 @@ impl LsqSgd {
 /// `w ← w − a x`, returning `‖w‖²` (new `w`) summed with four accumulators, so the squares do not
 /// form one long chain of dependent additions (the step's critical path with a single sum).
 #[inline(always)]
-fn subtract_scaled_norm2(w: &mut [f64], a: f64, x: &[f64]) -> f64 {
+fn subtract_scaled_norm2<T: Feature>(w: &mut [f64], a: f64, x: &[T]) -> f64 {
     let n = w.len().min(x.len());
     let (w, x) = (&mut w[..n], &x[..n]);
     let mut acc = [0.0f64; 4];
@@ -93,13 +93,13 @@ fn subtract_scaled_norm2(w: &mut [f64], a: f64, x: &[f64]) -> f64 {
     let mut xc = x.chunks_exact(4);
     for (p, q) in (&mut wc).zip(&mut xc) {
         for l in 0..4 {
-            p[l] -= a * q[l];
+            p[l] -= a * q[l].to_f64();
             acc[l] += p[l] * p[l];
         }
     }
     let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
     for (p, q) in wc.into_remainder().iter_mut().zip(xc.remainder()) {
-        *p -= a * q;
+        *p -= a * q.to_f64();
         s += *p * *p;
     }
     s
@@ -162,6 +162,16 @@ impl Incremental for LsqSgd {
         for (x, y) in rows.iter() {
             self.step(model, x, y);
         }
+    }
+
+    fn update_f32(&self, model: &mut LsqSgdModel, rows: Rows<'_, f32>) {
+        for (x, y) in rows.iter() {
+            self.step(model, x, y);
+        }
+    }
+
+    fn loss_sum_f32(&self, model: &LsqSgdModel, rows: Rows<'_, f32>) -> f64 {
+        rows.iter().map(|(x, y)| Loss::Squared.regression(dot(&model.avg, x) + model.avg_b, y)).sum()
     }
 
     fn update_in_order(&self, model: &mut LsqSgdModel, rows: Rows<'_>, order: &[u32]) {
