@@ -73,7 +73,8 @@ struct Filter {
 impl Filter {
     fn parse(args: &[String]) -> Self {
         let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-        let ks = value("--ks").map(|v| v.split(',').map(|k| if k == "n" { None } else { Some(k.parse().expect("--ks: integers or n")) }).collect());
+        let ks = value("--ks")
+            .map(|v| v.split(',').map(|k| if k == "n" { None } else { Some(k.parse().expect("--ks: integers or n")) }).collect());
         Self {
             data: value("--data"),
             ks,
@@ -103,7 +104,9 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
         let chunks = ChunkedData::new(learner, data, k, Some(Seed(1))).expect("chunks");
         let prep = t.elapsed().as_secs_f64();
         let chunks_f32 = chunks.clone().with_storage(Storage::F32);
-        for (label, method, chunks) in [("Tree", Method::Tree, &chunks), ("Standard", Method::Standard, &chunks), ("TreeF32", Method::Tree, &chunks_f32)] {
+        for (label, method, chunks) in
+            [("Tree", Method::Tree, &chunks), ("Standard", Method::Standard, &chunks), ("TreeF32", Method::Tree, &chunks_f32)]
+        {
             if method == Method::Standard && filter.tree_only {
                 continue;
             }

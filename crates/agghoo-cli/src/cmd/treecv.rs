@@ -81,7 +81,9 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     let report = match args.learner {
         LearnerArg::Pegasos => cv(&Pegasos::new(lambda)?, data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::GaussianNb => cv(&GaussianNaiveBayes::new(data.target().n_classes())?, data, k, shuffle, storage, &cfg, args.output.json)?,
+        LearnerArg::GaussianNb => {
+            cv(&GaussianNaiveBayes::new(data.target().n_classes())?, data, k, shuffle, storage, &cfg, args.output.json)?
+        }
         LearnerArg::MultinomialNb => {
             cv(&MultinomialNaiveBayes::new(data.target().n_classes(), 1.0)?, data, k, shuffle, storage, &cfg, args.output.json)?
         }
