@@ -1,6 +1,6 @@
 //! End-to-end tests of the `agghoo` binary: outputs, exit codes and the error for each bad input.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn agghoo(args: &[&str]) -> Output {
@@ -21,7 +21,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn write(dir: &Path, name: &str, text: &str) -> String {
+fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");
     p.display().to_string()

@@ -8,6 +8,10 @@
 //! (`--io-only`: and stops there);
 //! `--dump` also writes the data for `bench/peers/treecv.py` (`--dump-only`: and stops there);
 //! `--diag` times one pass, one evaluation and the methods at k ∈ {2, 10, n}.
+//! Every k also runs the tree with the features stored as `f32` (`Storage::F32`, method
+//! `TreeF32` in the output).
+//! Filters, to keep runs short: `--data covertype|msd`, `--ks 2,5,n` (`n` = leave-one-out),
+//! `--tree-only` (skip the standard method), `--reps R` (best of R, default 3 for short runs).
 
 use std::io::Write;
 use std::time::Instant;
@@ -16,7 +20,7 @@ use agghoo::Seed;
 use agghoo::data::generators::{covertype_like, msd_like};
 use agghoo::data::{CsvOptions, Dataset, TaskHint, read_csv, read_libsvm};
 use agghoo::incremental::{Incremental, LsqSgd, Pegasos};
-use agghoo::treecv::{self, ChunkedData, Method, Order, TreeCvConfig};
+use agghoo::treecv::{self, ChunkedData, Method, Order, Storage, TreeCvConfig};
 
 /// Standard k-fold is skipped once its predicted time (per-pass time × (k − 1)) exceeds this
 /// (`TREECV_CAP_SECONDS`, default 60).
@@ -52,13 +56,44 @@ fn one_pass<L: Incremental>(learner: &L, chunks: &ChunkedData) -> f64 {
     let rows = chunks.chunk_range(0, chunks.n_chunks() - 1);
     best_of(3, || {
         let mut m = learner.init(chunks.n_features());
-        learner.update(&mut m, rows);
+        rows.update(learner, &mut m);
         m
     })
     .0
 }
 
-fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[usize]) {
+/// Command-line filters of the benchmark.
+struct Filter {
+    data: Option<String>,
+    ks: Option<Vec<Option<usize>>>,
+    tree_only: bool,
+    reps: usize,
+}
+
+impl Filter {
+    fn parse(args: &[String]) -> Self {
+        let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+        let ks = value("--ks")
+            .map(|v| v.split(',').map(|k| if k == "n" { None } else { Some(k.parse().expect("--ks: integers or n")) }).collect());
+        Self {
+            data: value("--data"),
+            ks,
+            tree_only: args.iter().any(|a| a == "--tree-only"),
+            reps: value("--reps").map(|r| r.parse().expect("--reps")).unwrap_or(3),
+        }
+    }
+    fn wants(&self, name: &str) -> bool {
+        self.data.as_deref().is_none_or(|d| d == name)
+    }
+    fn ks(&self, n: usize) -> Vec<usize> {
+        match &self.ks {
+            Some(ks) => ks.iter().map(|k| k.unwrap_or(n)).collect(),
+            None => vec![2, 5, 10, 20, 50, 100, 1000, n],
+        }
+    }
+}
+
+fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[usize], filter: &Filter) {
     let n = data.n_rows();
     let chunks_n = ChunkedData::new(learner, data, 2, None).expect("chunks");
     let pass = one_pass(learner, &chunks_n);
@@ -68,7 +103,13 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
         let t = Instant::now();
         let chunks = ChunkedData::new(learner, data, k, Some(Seed(1))).expect("chunks");
         let prep = t.elapsed().as_secs_f64();
-        for method in [Method::Tree, Method::Standard] {
+        let chunks_f32 = chunks.clone().with_storage(Storage::F32);
+        for (label, method, chunks) in
+            [("Tree", Method::Tree, &chunks), ("Standard", Method::Standard, &chunks), ("TreeF32", Method::Tree, &chunks_f32)]
+        {
+            if method == Method::Standard && filter.tree_only {
+                continue;
+            }
             for order in [Order::Fixed, Order::Randomised] {
                 if method == Method::Standard {
                     if let Some(per_pass) = standard_pass_time.get(&order) {
@@ -84,15 +125,15 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
                     (Method::Standard, Some(p)) => p * (k - 1) as f64,
                     _ => 0.0,
                 };
-                let reps = if predicted < 2.0 { 3 } else { 1 };
+                let reps = if predicted < 2.0 { filter.reps } else { 1 };
                 let cpu0 = cpu_seconds();
-                let (secs, report) = best_of(reps, || treecv::run(learner, &chunks, &config).expect("run"));
+                let (secs, report) = best_of(reps, || treecv::run(learner, chunks, &config).expect("run"));
                 let cpu = (cpu_seconds() - cpu0) / reps as f64;
                 if method == Method::Standard {
                     standard_pass_time.insert(order, secs / report.passes);
                 }
                 println!(
-                    "RESULT\t{name}\t{method:?}\t{order:?}\t{k}\t{secs:.6}\t{:.3}\t{:.6}\t{:.6}\t{prep:.3}\t{cpu:.6}",
+                    "RESULT\t{name}\t{label}\t{order:?}\t{k}\t{secs:.6}\t{:.3}\t{:.12}\t{:.6}\t{prep:.3}\t{cpu:.6}",
                     report.passes, report.estimate, report.standard_error
                 );
                 std::io::stdout().flush().ok();
@@ -155,6 +196,7 @@ fn main() {
         diag(581_012 / scale);
         return;
     }
+    let filter = Filter::parse(&args);
     let (n_cov, n_msd) = (581_012 / scale, 463_715 / scale);
     println!("# threads = {threads}, n_covertype = {n_cov}, n_msd = {n_msd}");
     if io {
@@ -163,25 +205,29 @@ fn main() {
             return;
         }
     }
-    let t = Instant::now();
-    let cov = covertype_like(n_cov, Seed(1)).expect("covertype");
-    println!("GEN\tcovertype\t{:.3}", t.elapsed().as_secs_f64());
-    if dump_data {
-        dump("covertype", &Pegasos::new(1e-6).expect("λ"), &cov);
-        if dump_only {
-            dump("msd", &LsqSgd::paper(), &msd_like(n_msd, Seed(2)).expect("msd"));
-            return;
+    if filter.wants("covertype") {
+        let t = Instant::now();
+        let cov = covertype_like(n_cov, Seed(1)).expect("covertype");
+        println!("GEN\tcovertype\t{:.3}", t.elapsed().as_secs_f64());
+        if dump_data {
+            dump("covertype", &Pegasos::new(1e-6).expect("λ"), &cov);
+        }
+        if !dump_only {
+            run_dataset("covertype", &Pegasos::new(1e-6).expect("λ"), &cov, &filter.ks(n_cov), &filter);
         }
     }
-    run_dataset("covertype", &Pegasos::new(1e-6).expect("λ"), &cov, &[2, 5, 10, 20, 50, 100, 1000, n_cov]);
-    drop(cov);
+    if !filter.wants("msd") {
+        return;
+    }
     let t = Instant::now();
     let msd = msd_like(n_msd, Seed(2)).expect("msd");
     println!("GEN\tmsd\t{:.3}", t.elapsed().as_secs_f64());
     if dump_data {
         dump("msd", &LsqSgd::paper(), &msd);
     }
-    run_dataset("msd", &LsqSgd::paper(), &msd, &[2, 5, 10, 20, 50, 100, 1000, n_msd]);
+    if !dump_only {
+        run_dataset("msd", &LsqSgd::paper(), &msd, &filter.ks(n_msd), &filter);
+    }
 }
 
 fn diag(n: usize) {
@@ -192,7 +238,7 @@ fn diag(n: usize) {
         let pass = one_pass(&learner, &chunks);
         let eval = best_of(3, || {
             let m = learner.init(54);
-            learner.loss_sum(&m, chunks.chunk_range(0, k - 1))
+            chunks.chunk_range(0, k - 1).loss_sum(&learner, &m)
         })
         .0;
         for parallel in [false, true] {

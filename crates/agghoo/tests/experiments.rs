@@ -277,11 +277,13 @@ fn treecv_rows_have_the_documented_structure_and_sane_values() {
     assert!(knn_row.get("seconds").is_none() && knn_row.get("passes").is_none());
 }
 
+/// A result row reduced to (method, V, mean, standard error, passes).
+type RowSummary = (String, Option<usize>, f64, f64, Option<f64>);
+
 #[test]
 fn treecv_estimates_do_not_depend_on_the_thread_count_and_bad_configs_fail() {
     let config = Config { n: 600, vs: vec![3, 10], ..tiny_treecv() };
-    #[allow(clippy::type_complexity)]
-    let strip = |r: agghoo::experiments::ExperimentResult| -> Vec<(String, Option<usize>, f64, f64, Option<f64>)> {
+    let strip = |r: agghoo::experiments::ExperimentResult| -> Vec<RowSummary> {
         r.rows.into_iter().map(|r| (r.method, r.v, r.mean, r.standard_error, r.passes)).collect()
     };
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| Experiment::Treecv.run(&config).unwrap());

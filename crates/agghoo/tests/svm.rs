@@ -8,7 +8,6 @@
 //! the tight comparison of f uses 1e-3 (observed: 2e-4), not the objective's 1e-7. The
 //! decision functions are compared through the kernel part `f − b` and b separately, because b is
 //! not unique when few α are free (both solvers then pick a point of the optimal interval).
-#![allow(clippy::needless_range_loop)] // row loops mirror the formulas they check
 
 use agghoo::data::{Dataset, Target, View, generators};
 use agghoo::family::svm::{SvmFamily, SvmKind, SvmModel, SvmSettings};
@@ -184,6 +183,7 @@ fn agghoo_prediction_is_the_merged_machine() {
     let merged = SvmModel::merge_mean(&members).unwrap();
     let want = fitted.predict(&test).unwrap();
     let got = merged.decision(&test.all()).unwrap();
+    #[allow(clippy::needless_range_loop)]
     for i in 0..test.n_rows() {
         assert!((got[i] - want.value(i)).abs() < 1e-12, "row {i}");
     }

@@ -6,11 +6,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use agghoo::data::generators::{covertype_like, msd_like};
 use agghoo::data::{Dataset, Target};
 use agghoo::incremental::{
-    Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos, Rows, SnapshotMode,
+    Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos, PegasosLoss, Rows,
+    SnapshotMode,
 };
 use agghoo::resample::VFold;
 use agghoo::select::TieRule;
-use agghoo::treecv::{self, ChunkedData, Method, Order, TreeCvConfig, TreeCvReport, agghoo_linear, select_grid};
+use agghoo::treecv::{self, ChunkedData, Method, Order, Storage, TreeCvConfig, TreeCvReport, agghoo_linear, select_grid};
 use agghoo::{Error, Seed};
 
 fn tree() -> TreeCvConfig {
@@ -312,6 +313,48 @@ fn parallel_equals_sequential_bit_for_bit_on_any_thread_count() {
             }
         }
     }
+}
+
+/// The data set with every feature rounded to the nearest `f32`.
+fn rounded_to_f32(data: &Dataset) -> Dataset {
+    let x = data.x().iter().map(|&v| f64::from(v as f32)).collect();
+    Dataset::new(x, data.feature_names().to_vec(), data.target().clone(), data.target_name()).unwrap()
+}
+
+/// `f32` storage gives exactly the `f64` result on the data rounded to `f32`, for the learners
+/// with native `f32` loops (PEGASOS, LSQ-SGD) and for the default (widening) paths (naive Bayes),
+/// in every method and order, sequentially and on 2 threads.
+#[test]
+fn f32_storage_equals_f64_on_the_rounded_data() {
+    fn check<L: Incremental>(learner: &L, data: &Dataset, k: usize) {
+        let rounded = ChunkedData::new(learner, &rounded_to_f32(data), k, Some(Seed(3))).unwrap();
+        let compact = ChunkedData::new(learner, data, k, Some(Seed(3))).unwrap().with_storage(Storage::F32);
+        assert_eq!(compact.storage(), Storage::F32);
+        for method in [Method::Tree, Method::Standard] {
+            for order in [Order::Fixed, Order::Randomised] {
+                let config = tree().method(method).order(order).seed(Seed(5));
+                let expected = treecv::run(learner, &rounded, &config).unwrap();
+                assert_reports_identical(&expected, &treecv::run(learner, &compact, &config).unwrap());
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+                let parallel = pool.install(|| treecv::run(learner, &compact, &config.parallel(true))).unwrap();
+                assert_reports_identical(&expected, &parallel);
+            }
+        }
+    }
+    // 20,000 rows: the tree forks above the parallel cutoff.
+    let cov = covertype_like(20_000, Seed(6)).unwrap();
+    check(&Pegasos::new(1e-4).unwrap(), &cov, 8);
+    check(&Pegasos::new(1e-4).unwrap().with_projection(true).with_bias(true).with_loss(PegasosLoss::Hinge), &cov, 5);
+    check(&LsqSgd::paper(), &msd_like(3_000, Seed(7)).unwrap(), 6);
+    check(&GaussianNaiveBayes::new(3).unwrap(), &gaussian_classes(300, 8), 7);
+    // The rounding does change the features of these generators (so the test compares two runs
+    // on different numbers), and storing back as f64 keeps the rounded values.
+    assert_ne!(rounded_to_f32(&cov).x(), cov.x());
+    let learner = Pegasos::new(1e-4).unwrap();
+    let back = ChunkedData::new(&learner, &cov, 4, None).unwrap().with_storage(Storage::F32).with_storage(Storage::F64);
+    assert_eq!(back.storage(), Storage::F64);
+    let rounded = ChunkedData::new(&learner, &rounded_to_f32(&cov), 4, None).unwrap();
+    assert_reports_identical(&treecv::run(&learner, &back, &tree()).unwrap(), &treecv::run(&learner, &rounded, &tree()).unwrap());
 }
 
 #[test]

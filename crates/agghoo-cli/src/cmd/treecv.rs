@@ -7,7 +7,7 @@ use agghoo::incremental::{
     Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos,
 };
 use agghoo::select::TieRule;
-use agghoo::treecv::{self, ChunkedData, Method, Order, TreeCvConfig, TreeCvReport};
+use agghoo::treecv::{self, ChunkedData, Method, Order, Storage, TreeCvConfig, TreeCvReport};
 use serde::Serialize;
 
 use crate::args::{LearnerArg, OrderArg, TreeCvArgs, TreeMethodArg, UsageError};
@@ -29,10 +29,11 @@ fn cv<L: Incremental>(
     data: &agghoo::data::Dataset,
     k: usize,
     shuffle: Option<Seed>,
+    storage: Storage,
     cfg: &TreeCvConfig,
     json: bool,
 ) -> anyhow::Result<TreeCvReport> {
-    let chunks = ChunkedData::new(learner, data, k, shuffle)?;
+    let chunks = ChunkedData::new(learner, data, k, shuffle)?.with_storage(storage);
     let bar = output::progress(treecv::expected_updates(&chunks, cfg.method), "point updates", json);
     let report = treecv::run_with_progress(learner, &chunks, cfg, &|m| bar.inc(m))?;
     bar.finish_and_clear();
@@ -58,12 +59,13 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     };
     let cfg = TreeCvConfig::new().method(method).order(order).parallel(args.parallel).seed(seed);
     let shuffle = (!args.no_shuffle).then_some(seed);
+    let storage = if args.f32 { Storage::F32 } else { Storage::F64 };
     let lambdas = GridSpec::parse(&args.lambda).map_err(|e| UsageError(e.to_string()))?.values()?;
     if lambdas.len() > 1 {
         if args.learner != LearnerArg::Pegasos {
             return Err(UsageError("a λ grid is for --learner pegasos".into()).into());
         }
-        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, data, k, shuffle)?;
+        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, data, k, shuffle)?.with_storage(storage);
         let grid = treecv::select_grid(&lambdas, Pegasos::new, &chunks, &cfg, TieRule::First)?;
         if args.output.json {
             return output::print_json("treecv", &args.lambda, Some(seed.0), &grid);
@@ -77,14 +79,16 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     }
     let lambda = lambdas[0];
     let report = match args.learner {
-        LearnerArg::Pegasos => cv(&Pegasos::new(lambda)?, data, k, shuffle, &cfg, args.output.json)?,
-        LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, &cfg, args.output.json)?,
-        LearnerArg::GaussianNb => cv(&GaussianNaiveBayes::new(data.target().n_classes())?, data, k, shuffle, &cfg, args.output.json)?,
-        LearnerArg::MultinomialNb => {
-            cv(&MultinomialNaiveBayes::new(data.target().n_classes(), 1.0)?, data, k, shuffle, &cfg, args.output.json)?
+        LearnerArg::Pegasos => cv(&Pegasos::new(lambda)?, data, k, shuffle, storage, &cfg, args.output.json)?,
+        LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, storage, &cfg, args.output.json)?,
+        LearnerArg::GaussianNb => {
+            cv(&GaussianNaiveBayes::new(data.target().n_classes())?, data, k, shuffle, storage, &cfg, args.output.json)?
         }
-        LearnerArg::Kmeans => cv(&OnlineKMeans::new(args.centres)?, data, k, shuffle, &cfg, args.output.json)?,
-        LearnerArg::Density => cv(&GaussianDensity::new(Covariance::Diagonal), data, k, shuffle, &cfg, args.output.json)?,
+        LearnerArg::MultinomialNb => {
+            cv(&MultinomialNaiveBayes::new(data.target().n_classes(), 1.0)?, data, k, shuffle, storage, &cfg, args.output.json)?
+        }
+        LearnerArg::Kmeans => cv(&OnlineKMeans::new(args.centres)?, data, k, shuffle, storage, &cfg, args.output.json)?,
+        LearnerArg::Density => cv(&GaussianDensity::new(Covariance::Diagonal), data, k, shuffle, storage, &cfg, args.output.json)?,
     };
     if args.output.json {
         let parameters =

@@ -83,7 +83,7 @@ pub struct Repetition {
 /// Runs repetition `r` of the protocol (see the module docs).
 ///
 /// # Errors
-/// [`Error::TooFewRows`] / [`Error::InvalidParameter`] for a bad split size; fit errors.
+/// [`crate::Error::TooFewRows`] / [`crate::Error::InvalidParameter`] for a bad split size; fit errors.
 pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
     let (n, m) = (config.n, config.test_size);
     let data = svr_problem(n + m, config.seed, r)?;
@@ -132,7 +132,7 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// Reduces repetitions (in order) to rows.
 ///
 /// # Errors
-/// [`Error::Numerical`] for a non-finite risk.
+/// [`crate::Error::Numerical`] for a non-finite risk.
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
     let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| Row::summary(NAME, method, tau, v, &values, None);
     let mut rows = Vec::new();

@@ -100,6 +100,14 @@ pub trait FittedPath: Send + Sync {
     /// # Errors
     /// As [`Family::fit`].
     fn model(&self, grid_index: usize) -> Result<Model>;
+    /// The validation risk of every grid point under each loss, `[loss][grid_index]`, computed
+    /// without materialising the predictions — where the family has such a shortcut for these
+    /// losses (k-NN: 0–1 and regression losses). `None` means "use [`predict`](Self::predict)
+    /// and [`Loss::risk`](crate::loss::Loss::risk)", which the result must equal bit for bit.
+    fn risks(&self, validation: &View<'_>, losses: &[crate::loss::Loss]) -> Option<Result<Vec<Vec<f64>>>> {
+        let _ = (validation, losses);
+        None
+    }
 }
 
 /// The generic path: refit every grid point (the slow reference every fast path is tested against).
@@ -231,7 +239,6 @@ pub(crate) mod conformance {
 
     /// Asserts `fit_path(train).predict(val)` equals refitting each grid point, to `tol`
     /// (absolute, on values, probabilities and decision scores; labels exactly).
-    #[allow(clippy::needless_range_loop)]
     pub fn path_equals_refit(family: &dyn Family, train: &View<'_>, validation: &View<'_>, tol: f64) {
         let fast = family.fit_path(train).expect("fast path").predict(validation).expect("fast predict");
         let slow = RefitPath::new(family, train.clone()).predict(validation).expect("slow predict");
@@ -251,6 +258,7 @@ pub(crate) mod conformance {
         }
         // The path's model at each grid point predicts like the refit.
         let path = family.fit_path(train).expect("fast path");
+        #[allow(clippy::needless_range_loop)]
         for m in 0..family.grid().len() {
             let from_path = path.model(m).expect("model").predict(validation).expect("predict");
             assert_eq!(from_path.len(), validation.len());

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Incremental, Restore, Rows, SnapshotMode, dot, real_values, revert_state, save_state};
+use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, real_values, revert_state, save_state};
 use crate::data::Target;
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -54,29 +54,55 @@ impl LsqSgd {
     }
 
     #[inline(always)]
-    fn step(&self, m: &mut LsqSgdModel, x: &[f64], y: f64) {
+    fn step<T: Feature>(&self, m: &mut LsqSgdModel, x: &[T], y: f64) {
         m.t += 1;
         let t = m.t as f64;
         let residual = dot(&m.w, x) + m.wb - y;
         let a = self.step / t.sqrt() * residual;
-        let mut norm2 = 0.0;
-        for (w, xi) in m.w.iter_mut().zip(x) {
-            *w -= a * xi;
-            norm2 += *w * *w;
-        }
+        let mut norm2 = subtract_scaled_norm2(&mut m.w, a, x);
         if self.bias {
             m.wb -= a;
             norm2 += m.wb * m.wb;
         }
-        let shrink = if norm2 > self.radius * self.radius { self.radius / norm2.sqrt() } else { 1.0 };
         let inv_t = 1.0 / t;
-        for (avg, w) in m.avg.iter_mut().zip(m.w.iter_mut()) {
-            *w *= shrink;
-            *avg += (*w - *avg) * inv_t;
+        if norm2 > self.radius * self.radius {
+            let shrink = self.radius / norm2.sqrt();
+            for (avg, w) in m.avg.iter_mut().zip(m.w.iter_mut()) {
+                *w *= shrink;
+                *avg += (*w - *avg) * inv_t;
+            }
+            m.wb *= shrink;
+        } else {
+            // No projection: `w · 1.0 = w` exactly, so the multiply is skipped.
+            for (avg, w) in m.avg.iter_mut().zip(&m.w) {
+                *avg += (*w - *avg) * inv_t;
+            }
         }
-        m.wb *= shrink;
         m.avg_b += (m.wb - m.avg_b) * inv_t;
     }
+}
+
+/// `w ← w − a x`, returning `‖w‖²` (new `w`) summed with four accumulators, so the squares do not
+/// form one long chain of dependent additions (the step's critical path with a single sum).
+#[inline(always)]
+fn subtract_scaled_norm2<T: Feature>(w: &mut [f64], a: f64, x: &[T]) -> f64 {
+    let n = w.len().min(x.len());
+    let (w, x) = (&mut w[..n], &x[..n]);
+    let mut acc = [0.0f64; 4];
+    let mut wc = w.chunks_exact_mut(4);
+    let mut xc = x.chunks_exact(4);
+    for (p, q) in (&mut wc).zip(&mut xc) {
+        for l in 0..4 {
+            p[l] -= a * q[l].to_f64();
+            acc[l] += p[l] * p[l];
+        }
+    }
+    let mut s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for (p, q) in wc.into_remainder().iter_mut().zip(xc.remainder()) {
+        *p -= a * q.to_f64();
+        s += *p * *p;
+    }
+    s
 }
 
 /// An LSQ-SGD model: the last iterate, the average iterate (the predictor) and the step count.
@@ -138,11 +164,18 @@ impl Incremental for LsqSgd {
         }
     }
 
-    fn update_in_order(&self, model: &mut LsqSgdModel, rows: Rows<'_>, order: &[u32]) {
-        for &i in order {
-            let i = i as usize;
-            self.step(model, rows.row(i), rows.y()[i]);
+    fn update_f32(&self, model: &mut LsqSgdModel, rows: Rows<'_, f32>) {
+        for (x, y) in rows.iter() {
+            self.step(model, x, y);
         }
+    }
+
+    fn loss_sum_f32(&self, model: &LsqSgdModel, rows: Rows<'_, f32>) -> f64 {
+        rows.iter().map(|(x, y)| Loss::Squared.regression(dot(&model.avg, x) + model.avg_b, y)).sum()
+    }
+
+    fn update_in_order(&self, model: &mut LsqSgdModel, rows: Rows<'_>, order: &[u32]) {
+        rows.for_each_block_in_order(order, |block| self.update(model, block));
     }
 
     fn loss_sum(&self, model: &LsqSgdModel, rows: Rows<'_>) -> f64 {

@@ -27,7 +27,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Incremental, Restore, Rows, SnapshotMode, dot, revert_state, save_state};
+use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, revert_state, save_state};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -79,17 +79,39 @@ impl Pegasos {
         self.lambda
     }
 
+    /// Feeds the rows in order (`f64` or `f32` storage).
+    #[inline(always)]
+    fn feed<T: Feature>(&self, model: &mut PegasosModel, rows: Rows<'_, T>) {
+        if self.project {
+            rows.iter().for_each(|(x, y)| self.step(model, x, y));
+        } else {
+            rows.iter().for_each(|(x, y)| self.step_sum(model, x, y));
+        }
+    }
+
+    /// `Σ` loss over the rows, in row order. The scale `w / v` is computed once, not per row
+    /// (same products, so the same scores as [`PegasosModel::score`]).
+    #[inline(always)]
+    fn losses<T: Feature>(&self, model: &PegasosModel, rows: Rows<'_, T>) -> f64 {
+        let scale = model.scale();
+        let score = |x: &[T]| scale * (dot(&model.v, x) + model.vb);
+        match self.loss {
+            PegasosLoss::ZeroOne => rows.iter().map(|(x, y)| f64::from(u8::from((score(x) >= 0.0) != (y > 0.0)))).sum(),
+            PegasosLoss::Hinge => rows.iter().map(|(x, y)| (1.0 - y * score(x)).max(0.0)).sum(),
+        }
+    }
+
     /// One step without projection, in the sum form: `λ t w_{t+1} = λ (t − 1) w_t + y x 1{…}`,
     /// so `z = λ t w` is the sum of `y x` over violations and the margin test
     /// `y ⟨w_t, x⟩ < 1` reads `y ⟨z, x⟩ < λ (t − 1)` (always true at t = 1, where w = 0): no
     /// division and no rescaling per step. Same iterates as [`Pegasos::step`] up to rounding.
     #[inline(always)]
-    fn step_sum(&self, m: &mut PegasosModel, x: &[f64], y: f64) {
+    fn step_sum<T: Feature>(&self, m: &mut PegasosModel, x: &[T], y: f64) {
         let violated = m.t == 0 || y * (dot(&m.v, x) + m.vb) < self.lambda * m.t as f64;
         m.t += 1;
         if violated {
             for (w, xi) in m.v.iter_mut().zip(x) {
-                *w += y * xi;
+                *w += y * xi.to_f64();
             }
             if self.bias {
                 m.vb += y;
@@ -99,7 +121,7 @@ impl Pegasos {
 
     /// One step with projection, in the scaled form `w = s · v`.
     #[inline(always)]
-    fn step(&self, m: &mut PegasosModel, x: &[f64], y: f64) {
+    fn step<T: Feature>(&self, m: &mut PegasosModel, x: &[T], y: f64) {
         m.t += 1;
         let vx = dot(&m.v, x) + m.vb;
         let margin = y * m.s * vx;
@@ -119,11 +141,11 @@ impl Pegasos {
             if self.project {
                 // vx is ⟨v, x⟩ of the unshrunk v, unchanged by the shrink of s (zero after a reset).
                 let vx_now = if shrink == 0.0 { 0.0 } else { vx };
-                let xx = dot(x, x) + bias;
+                let xx = x.iter().map(|v| v.to_f64() * v.to_f64()).sum::<f64>() + bias;
                 m.norm2 += 2.0 * a * vx_now + a * a * xx;
             }
             for (w, xi) in m.v.iter_mut().zip(x) {
-                *w += a * xi;
+                *w += a * xi.to_f64();
             }
             m.vb += a * bias;
         }
@@ -213,32 +235,23 @@ impl Incremental for Pegasos {
     }
 
     fn update(&self, model: &mut PegasosModel, rows: Rows<'_>) {
-        if self.project {
-            rows.iter().for_each(|(x, y)| self.step(model, x, y));
-        } else {
-            rows.iter().for_each(|(x, y)| self.step_sum(model, x, y));
-        }
+        self.feed(model, rows);
+    }
+
+    fn update_f32(&self, model: &mut PegasosModel, rows: Rows<'_, f32>) {
+        self.feed(model, rows);
+    }
+
+    fn loss_sum_f32(&self, model: &PegasosModel, rows: Rows<'_, f32>) -> f64 {
+        self.losses(model, rows)
     }
 
     fn update_in_order(&self, model: &mut PegasosModel, rows: Rows<'_>, order: &[u32]) {
-        let y = rows.y();
-        if self.project {
-            order.iter().for_each(|&i| self.step(model, rows.row(i as usize), y[i as usize]));
-        } else {
-            order.iter().for_each(|&i| self.step_sum(model, rows.row(i as usize), y[i as usize]));
-        }
+        rows.for_each_block_in_order(order, |block| self.update(model, block));
     }
 
     fn loss_sum(&self, model: &PegasosModel, rows: Rows<'_>) -> f64 {
-        rows.iter()
-            .map(|(x, y)| {
-                let score = model.score(x);
-                match self.loss {
-                    PegasosLoss::ZeroOne => f64::from(u8::from((score >= 0.0) != (y > 0.0))),
-                    PegasosLoss::Hinge => (1.0 - y * score).max(0.0),
-                }
-            })
-            .sum()
+        self.losses(model, rows)
     }
 
     fn preferred_snapshot(&self) -> SnapshotMode {

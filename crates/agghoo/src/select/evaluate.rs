@@ -121,28 +121,31 @@ fn run_path(
     transform: Option<crate::data::Transform>,
 ) -> Result<SplitOutcome> {
     let path = family.fit_path(train)?;
-    let predictions = path.predict(validation)?;
-    let risks = options
-        .losses
-        .iter()
-        .map(|loss| {
-            predictions
+    let shortcut = if options.keep_predictions { None } else { path.risks(validation, &options.losses) };
+    let (risks, predictions) = match shortcut {
+        Some(risks) => (risks?, None),
+        None => {
+            let predictions = path.predict(validation)?;
+            let risks = options
+                .losses
                 .iter()
-                .enumerate()
-                .map(|(m, p)| {
-                    let r = loss.risk(p, validation).map_err(|e| Error::Fit { split: 0, grid_index: m, source: Box::new(e) })?;
-                    if !r.is_finite() {
-                        return Err(Error::Fit {
-                            split: 0,
-                            grid_index: m,
-                            source: Box::new(Error::Numerical(format!("validation risk is {r}"))),
-                        });
-                    }
-                    Ok(r)
+                .map(|loss| {
+                    predictions
+                        .iter()
+                        .enumerate()
+                        .map(|(m, p)| loss.risk(p, validation).map_err(|e| Error::Fit { split: 0, grid_index: m, source: Box::new(e) }))
+                        .collect::<Result<Vec<f64>>>()
                 })
-                .collect::<Result<Vec<f64>>>()
-        })
-        .collect::<Result<Vec<_>>>()?;
+                .collect::<Result<Vec<_>>>()?;
+            (risks, Some(predictions))
+        }
+    };
+    for curve in &risks {
+        if let Some(m) = curve.iter().position(|r| !r.is_finite()) {
+            let source = Box::new(Error::Numerical(format!("validation risk is {}", curve[m])));
+            return Err(Error::Fit { split: 0, grid_index: m, source });
+        }
+    }
     let selected = argmin(&risks[0], options.tie)?;
     let model = if options.keep_selected_model {
         Some(
@@ -157,7 +160,7 @@ fn run_path(
         n_train: train.len(),
         n_validation: validation.len(),
         model,
-        predictions: options.keep_predictions.then_some(predictions),
+        predictions: predictions.filter(|_| options.keep_predictions),
     })
 }
 

@@ -31,7 +31,7 @@
 mod chunks;
 mod select;
 
-pub use chunks::ChunkedData;
+pub use chunks::{ChunkRows, ChunkedData, Storage};
 pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, select_grid};
 
 use std::time::Instant;
@@ -318,10 +318,10 @@ where
     fn feed(&self, model: &mut L::Model, a: usize, b: usize, node: u64, perm: &mut Vec<u32>) -> u64 {
         let rows = self.data.chunk_range(a, b);
         match self.order {
-            Order::Fixed => self.learner.update(model, rows),
+            Order::Fixed => rows.update(self.learner, model),
             Order::Randomised => {
                 fill_permutation(perm, rows.len(), self.seed, node);
-                self.learner.update_in_order(model, rows, perm);
+                rows.update_in_order(self.learner, model, perm);
             }
         }
         if let Some(progress) = self.progress {
@@ -331,7 +331,7 @@ where
     }
 
     fn leaf(&self, j: usize, model: &L::Model) -> (f64, T) {
-        (self.learner.loss_sum(model, self.data.chunk(j)), (self.at_leaf)(j, model))
+        (self.data.chunk(j).loss_sum(self.learner, model), (self.at_leaf)(j, model))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -395,10 +395,10 @@ where
             match self.order {
                 Order::Fixed => {
                     if j > 0 {
-                        self.learner.update(&mut model, self.data.chunk_range(0, j - 1));
+                        self.data.chunk_range(0, j - 1).update(self.learner, &mut model);
                     }
                     if j + 1 < k {
-                        self.learner.update(&mut model, self.data.chunk_range(j + 1, k - 1));
+                        self.data.chunk_range(j + 1, k - 1).update(self.learner, &mut model);
                     }
                 }
                 Order::Randomised => {
@@ -407,7 +407,7 @@ where
                     // Positions past the held-out chunk skip over it.
                     let gap = (hi - lo) as u32;
                     perm.iter_mut().filter(|p| **p as usize >= lo).for_each(|p| *p += gap);
-                    self.learner.update_in_order(&mut model, all, &perm);
+                    all.update_in_order(self.learner, &mut model, &perm);
                 }
             }
             if let Some(progress) = self.progress {

@@ -7,6 +7,8 @@
 //! Sharing across splits: when the family is evaluated on splits of the data set it was built
 //! for (small n), each row's neighbours among *all* rows are sorted once, lazily, and every split
 //! filters that list by training membership — a row validated in several splits is sorted once.
+//! Only a prefix is sorted (about `k_max · n / n_train` entries with a margin, by a linear-time
+//! bucket selection); a split whose training rows are too rare in it reads on into the full list.
 //! The order is the same as a fresh search over the training view, so results do not change
 //! (a test checks it); with per-split preprocessing (`--standardize`) distances differ per split
 //! and the per-split search is used.
@@ -18,6 +20,9 @@
 //!   (appears first in the neighbour list). With k = 1 this is the nearest neighbour's class.
 //!
 //! Soft outputs: class probabilities are the vote fractions among the k neighbours.
+//!
+//! Selection needs only the risk curves: [`FittedPath::risks`] computes the 0–1 risk (or any
+//! regression loss) from the winning classes directly, without building probability vectors.
 
 mod neighbors;
 
@@ -26,10 +31,11 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use self::neighbors::{NeighborIndex, Scratch, distances, sort_by_distance};
+use self::neighbors::{NeighborIndex, Scratch, distances_by_column, sort_by_distance};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
+use crate::loss::Loss;
 use crate::predictions::{PathPredictions, Predictions};
 
 /// The k-NN family: Euclidean distance on the (optionally standardised) features.
@@ -46,43 +52,56 @@ const SHARED_MAX_ROWS: usize = 4096;
 
 /// Every row's neighbours among the first `candidates` rows of one data set (all rows unless
 /// [`KnnFamily::sharing_with_first`] said otherwise), sorted by (distance, row index), computed on
-/// first use.
+/// first use: a prefix long enough for the first caller, and the whole list if a later caller
+/// runs past it. Either is a prefix of the same exact order, so results never depend on which
+/// caller came first.
 struct SharedNeighbors {
     uid: u64,
     candidates: usize,
     x: Vec<f64>,
+    /// The candidates' features by column, for vectorised distances.
+    columns: Vec<f64>,
     y: Vec<f64>,
     d: usize,
-    lists: Vec<OnceLock<Box<[u32]>>>,
+    prefix: Vec<OnceLock<Box<[u32]>>>,
+    full: Vec<OnceLock<Box<[u32]>>>,
 }
 
 impl std::fmt::Debug for SharedNeighbors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedNeighbors").field("rows", &self.lists.len()).finish()
+        f.debug_struct("SharedNeighbors").field("rows", &self.prefix.len()).finish()
     }
 }
 
 impl SharedNeighbors {
     fn new(data: &Dataset, candidates: usize) -> Self {
         let n = data.n_rows();
+        let d = data.n_features();
+        let columns = (0..d).flat_map(|c| (0..candidates).map(move |j| data.x()[j * d + c])).collect();
         Self {
             uid: data.uid(),
             candidates,
             x: data.x().to_vec(),
+            columns,
             y: data.all().gather_y(),
             d: data.n_features(),
-            lists: (0..n).map(|_| OnceLock::new()).collect(),
+            prefix: (0..n).map(|_| OnceLock::new()).collect(),
+            full: (0..n).map(|_| OnceLock::new()).collect(),
         }
     }
 
-    fn list(&self, row: usize) -> &[u32] {
-        self.lists[row].get_or_init(|| {
+    /// Row `row`'s nearest candidates in order: at least `want` of them (all when `want` reaches
+    /// the number of candidates).
+    fn list(&self, row: usize, want: usize, scratch: &mut Scratch) -> &[u32] {
+        let compute = |len: usize, scratch: &mut Scratch| {
             let n = self.candidates;
-            let (mut dist, mut keys, mut out) = (Vec::new(), Vec::new(), Vec::new());
-            distances(&self.x[row * self.d..(row + 1) * self.d], &self.x[..n * self.d], self.d, n, &mut dist);
-            sort_by_distance(&dist, n, &mut keys, &mut out);
+            let mut out = Vec::new();
+            distances_by_column(&self.x[row * self.d..(row + 1) * self.d], &self.columns, n, &mut scratch.dist);
+            sort_by_distance(&scratch.dist, len, &mut scratch.sort, &mut out);
             out.into_boxed_slice()
-        })
+        };
+        let prefix = self.prefix[row].get_or_init(|| compute(want, scratch));
+        if prefix.len() >= want.min(self.candidates) { prefix } else { self.full[row].get_or_init(|| compute(self.candidates, scratch)) }
     }
 }
 
@@ -172,7 +191,8 @@ impl Family for KnnFamily {
         let membership = self.shared.as_ref().filter(usable).map(|s| {
             let mut counts = vec![0u16; s.candidates];
             train.rows().iter().for_each(|&r| counts[r] = counts[r].saturating_add(1));
-            (Arc::clone(s), counts)
+            let single = counts.iter().all(|&c| c <= 1);
+            (Arc::clone(s), counts, single)
         });
         Ok(Box::new(KnnPath { family: self, model, index: OnceLock::new(), membership }))
     }
@@ -248,34 +268,89 @@ struct KnnPath<'a> {
     model: KnnModel,
     /// Built on the first prediction that cannot use the shared lists.
     index: OnceLock<NeighborIndex>,
-    /// Shared lists and the training multiplicity of each row, when the training view is of the
-    /// data set the family shares.
-    membership: Option<(Arc<SharedNeighbors>, Vec<u16>)>,
+    /// Shared lists, the training multiplicity of each row and whether every multiplicity is at
+    /// most one, when the training view is of the data set the family shares.
+    membership: Option<(Arc<SharedNeighbors>, Vec<u16>, bool)>,
+}
+
+impl KnnPath<'_> {
+    /// Winning class or neighbour mean of every grid point for every validation row (and the
+    /// vote counts when `with_counts`), from the shared lists when the views allow it.
+    fn values(&self, validation: &View<'_>, with_counts: bool) -> PathValues {
+        let ks = self.family.ks();
+        let n_train = self.model.y.len();
+        let kmax = ks.last().copied().unwrap_or(1).min(n_train);
+        if let Some((shared, counts, single)) = self.membership.as_ref().filter(|(s, ..)| s.uid == validation.data().uid()) {
+            // Enough of the list to hold kmax training rows when they are spread evenly, with a
+            // margin; a row whose training neighbours are rarer reads on into the whole list.
+            let want = (kmax * shared.candidates).div_ceil(n_train.max(1)) * 5 / 4 + 32;
+            let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| {
+                out.clear();
+                if kmax == 0 {
+                    return;
+                }
+                let row = validation.rows()[i];
+                let mut list = shared.list(row, want, scratch);
+                let mut pos = 0;
+                loop {
+                    if *single {
+                        // Every multiplicity is 0 or 1: write each candidate and advance by its
+                        // multiplicity, without a branch on membership.
+                        let mut len = out.len();
+                        out.resize(kmax + 1, 0);
+                        let (dst, counts) = (&mut out[..], &counts[..]);
+                        for &r in &list[pos..] {
+                            dst[len] = r;
+                            len += usize::from(counts[r as usize]);
+                            if len == kmax {
+                                break;
+                            }
+                        }
+                        out.truncate(len);
+                    } else {
+                        for &r in &list[pos..] {
+                            out.extend(std::iter::repeat_n(r, usize::from(counts[r as usize])));
+                            if out.len() >= kmax {
+                                break;
+                            }
+                        }
+                        out.truncate(kmax);
+                    }
+                    if out.len() == kmax {
+                        return;
+                    }
+                    if list.len() >= shared.candidates {
+                        return;
+                    }
+                    pos = list.len();
+                    list = shared.list(row, shared.candidates, scratch);
+                }
+            };
+            return path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts);
+        }
+        let index = self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
+        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(validation.x(i), kmax, scratch, out);
+        path_values(&ks, validation.len(), &self.model, &self.model.y, &search, with_counts)
+    }
 }
 
 impl FittedPath for KnnPath<'_> {
     fn predict(&self, validation: &View<'_>) -> Result<PathPredictions> {
         self.model.check_features(validation)?;
-        let ks = self.family.ks();
-        let kmax = ks.last().copied().unwrap_or(1).min(self.model.y.len());
-        if let Some((shared, counts)) = self.membership.as_ref().filter(|(s, _)| s.uid == validation.data().uid()) {
-            let search = |i: usize, _: &mut Scratch, out: &mut Vec<u32>| {
-                out.clear();
-                for &r in shared.list(validation.rows()[i]) {
-                    for _ in 0..counts[r as usize] {
-                        out.push(r);
-                    }
-                    if out.len() >= kmax {
-                        out.truncate(kmax);
-                        return;
-                    }
-                }
-            };
-            return Ok(predict_path(&ks, validation, &self.model, &shared.y, &search));
+        Ok(self.values(validation, true).into_predictions(&self.family.ks(), self.model.y.len()))
+    }
+    /// The 0–1 risk (classification) or any regression loss straight from the winning classes
+    /// or neighbour means, without building class probabilities.
+    fn risks(&self, validation: &View<'_>, losses: &[Loss]) -> Option<Result<Vec<Vec<f64>>>> {
+        let supported = |l: &Loss| if self.model.task == Task::Classification { *l == Loss::ZeroOne } else { l.task() == Task::Regression };
+        if !losses.iter().all(supported) {
+            return None;
         }
-        let index = self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
-        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(validation.x(i), kmax, scratch, out);
-        Ok(predict_path(&ks, validation, &self.model, &self.model.y, &search))
+        if let Err(e) = self.model.check_features(validation) {
+            return Some(Err(e));
+        }
+        let values = self.values(validation, false);
+        Some(Ok(losses.iter().map(|loss| values.risks(loss, validation)).collect()))
     }
     fn model(&self, grid_index: usize) -> Result<Model> {
         Ok(Model::Knn(KnnModel { k: self.family.grid.value(grid_index) as usize, ..self.model.clone() }))
@@ -352,11 +427,7 @@ impl Predictor for KnnModel {
     }
 }
 
-/// Predictions of every k in `ks` (ascending) for the rows of `rows`. `search(i, scratch, out)`
-/// writes the ids of row i's nearest training points, nearest first; `y[id]` is their target.
-///
-/// Rows are processed in parallel blocks writing into flat, preallocated buffers (row-major
-/// `[row][grid]` values, `[row][grid][class]` vote counts), then regrouped by grid point.
+/// Predictions of every k in `ks` (ascending) for the rows of `rows`; see [`path_values`].
 fn predict_path(
     ks: &[usize],
     rows: &View<'_>,
@@ -364,71 +435,147 @@ fn predict_path(
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
 ) -> PathPredictions {
+    path_values(ks, rows.len(), model, y, search, true).into_predictions(ks, model.y.len())
+}
+
+/// The k-NN path's raw output: per (row, grid point) the winning class (as f64) or the mean,
+/// row-major `[row][grid]`, and optionally the vote counts `[row][grid][class]`.
+struct PathValues {
+    values: Vec<f64>,
+    counts: Option<Vec<u32>>,
+    m: usize,
+    n_classes: usize,
+    classification: bool,
+}
+
+impl PathValues {
+    fn into_predictions(self, ks: &[usize], n_train: usize) -> PathPredictions {
+        let Self { values, counts, m, n_classes: kc, classification } = self;
+        let n = values.len().checked_div(m).unwrap_or(0);
+        (0..m)
+            .map(|g| {
+                if !classification {
+                    return Predictions::Real((0..n).map(|i| values[i * m + g]).collect());
+                }
+                let labels = (0..n).map(|i| values[i * m + g] as u32).collect();
+                let Some(counts) = &counts else { return Predictions::classes(labels, kc) };
+                let k = ks[g].min(n_train).max(1) as f64;
+                let mut proba = Vec::with_capacity(n * kc);
+                for i in 0..n {
+                    proba.extend(counts[(i * m + g) * kc..(i * m + g + 1) * kc].iter().map(|&c| f64::from(c) / k));
+                }
+                let decision = (kc == 2).then(|| (0..n).map(|i| 2.0 * proba[i * 2 + 1] - 1.0).collect());
+                Predictions::Classes { labels, n_classes: kc, proba: Some(proba), decision }
+            })
+            .collect()
+    }
+
+    /// The risk of every grid point under `loss` (0–1 for classes, any regression loss for
+    /// means), summed in row order exactly as [`Loss::risk`] sums the per-row losses.
+    fn risks(&self, loss: &Loss, truth: &View<'_>) -> Vec<f64> {
+        let m = self.m;
+        let n = truth.len();
+        let mut sums = vec![0.0f64; m];
+        if self.classification {
+            let mut errors = vec![0u32; m];
+            for (i, row) in self.values.chunks_exact(m).enumerate() {
+                let class = truth.class(i);
+                errors.iter_mut().zip(row).for_each(|(e, &v)| *e += u32::from(v as u32 != class));
+            }
+            // A sum of 0/1 terms is exact, so the count divided by n is bit-identical to the mean.
+            sums.iter_mut().zip(&errors).for_each(|(s, &e)| *s = f64::from(e));
+        } else {
+            for (i, row) in self.values.chunks_exact(m).enumerate() {
+                let y = truth.y(i);
+                sums.iter_mut().zip(row).for_each(|(s, &v)| *s += loss.regression(v, y));
+            }
+        }
+        sums.iter().map(|s| s / n.max(1) as f64).collect()
+    }
+}
+
+/// Winning class or mean of every k in `ks` (ascending) for `n` rows. `search(i, scratch, out)`
+/// writes the ids of row i's nearest training points, nearest first; `y[id]` is their target.
+///
+/// Rows are processed in parallel blocks writing into flat, preallocated buffers (row-major
+/// `[row][grid]` values, `[row][grid][class]` vote counts when `with_counts`).
+fn path_values(
+    ks: &[usize],
+    n: usize,
+    model: &KnnModel,
+    y: &[f64],
+    search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
+    with_counts: bool,
+) -> PathValues {
     const BLOCK: usize = 32;
-    let n = rows.len();
     let m = ks.len();
     let kc = model.n_classes.max(1);
     let classification = model.task == Task::Classification;
-    // values: the mean (regression) or the winning class (classification) per (row, grid point).
     let mut values = vec![0.0f64; n * m];
-    // Regression keeps one unused count per block so that the two chunkings stay aligned.
-    let (count_len, count_block) = if classification { (n * m * kc, BLOCK * m * kc) } else { (n.div_ceil(BLOCK), 1) };
+    // Without counts, one unused count per block keeps the two chunkings aligned.
+    let keep_counts = classification && with_counts;
+    let (count_len, count_block) = if keep_counts { (n * m * kc, BLOCK * m * kc) } else { (n.div_ceil(BLOCK), 1) };
     let mut counts = vec![0u32; count_len];
+    // Class indices as integers once, rather than converting a float per neighbour.
+    let classes: Vec<u32> = if classification { y.iter().map(|&c| c as u32).collect() } else { Vec::new() };
     values.par_chunks_mut(BLOCK * m).zip(counts.par_chunks_mut(count_block)).enumerate().for_each_init(
         || (Scratch::default(), Vec::<u32>::new(), vec![0u32; kc], vec![u32::MAX; kc]),
         |(scratch, buf, tally, first), (block, (values, counts))| {
             for (b, out) in values.chunks_mut(m).enumerate() {
                 search(block * BLOCK + b, scratch, buf);
                 let mut taken = 0;
-                if classification {
-                    tally.iter_mut().for_each(|c| *c = 0);
-                    first.iter_mut().for_each(|f| *f = u32::MAX);
-                    let mut best = 0usize;
+                if classification && kc == 2 && !keep_counts {
+                    // Two classes: count the ones; the tie rule needs each class's first position.
+                    let first_one = buf.iter().position(|&id| classes[id as usize] == 1).unwrap_or(usize::MAX);
+                    let first_zero = buf.iter().position(|&id| classes[id as usize] == 0).unwrap_or(usize::MAX);
+                    let mut ones = 0usize;
                     for (g, &k) in ks.iter().enumerate() {
                         let k = k.min(buf.len());
-                        while taken < k {
-                            let c = y[buf[taken] as usize] as usize;
+                        ones += buf[taken..k].iter().map(|&id| classes[id as usize] as usize).sum::<usize>();
+                        taken = k;
+                        let zeros = k - ones;
+                        out[g] = f64::from(u8::from(ones > zeros || (ones == zeros && first_one < first_zero)));
+                    }
+                } else if classification {
+                    tally.iter_mut().for_each(|c| *c = 0);
+                    first.iter_mut().for_each(|f| *f = u32::MAX);
+                    for (g, &k) in ks.iter().enumerate() {
+                        let k = k.min(buf.len());
+                        for (t, &id) in (taken..).zip(&buf[taken..k]) {
+                            let c = classes[id as usize] as usize;
                             tally[c] += 1;
                             if first[c] == u32::MAX {
-                                first[c] = taken as u32;
+                                first[c] = t as u32;
                             }
-                            if taken == 0 || tally[c] > tally[best] || (tally[c] == tally[best] && first[c] < first[best]) {
+                        }
+                        taken = k;
+                        // The leader: most votes, ties to the class whose nearest member came first.
+                        let mut best = 0;
+                        for c in 1..kc {
+                            if tally[c] > tally[best] || (tally[c] == tally[best] && first[c] < first[best]) {
                                 best = c;
                             }
-                            taken += 1;
                         }
                         out[g] = best as f64;
-                        counts[(b * m + g) * kc..(b * m + g + 1) * kc].copy_from_slice(tally);
+                        if keep_counts {
+                            counts[(b * m + g) * kc..(b * m + g + 1) * kc].copy_from_slice(tally);
+                        }
                     }
                 } else {
                     let mut sum = 0.0;
                     for (g, &k) in ks.iter().enumerate() {
                         let k = k.min(buf.len());
-                        while taken < k {
-                            sum += y[buf[taken] as usize];
-                            taken += 1;
+                        for &id in &buf[taken..k] {
+                            sum += y[id as usize];
                         }
+                        taken = k;
                         out[g] = sum / k.max(1) as f64;
                     }
                 }
             }
         },
     );
-    (0..m)
-        .map(|g| {
-            if !classification {
-                return Predictions::Real((0..n).map(|i| values[i * m + g]).collect());
-            }
-            let labels = (0..n).map(|i| values[i * m + g] as u32).collect();
-            let k = ks[g].min(model.y.len()).max(1) as f64;
-            let mut proba = Vec::with_capacity(n * kc);
-            for i in 0..n {
-                proba.extend(counts[(i * m + g) * kc..(i * m + g + 1) * kc].iter().map(|&c| f64::from(c) / k));
-            }
-            let decision = (kc == 2).then(|| (0..n).map(|i| 2.0 * proba[i * 2 + 1] - 1.0).collect());
-            Predictions::Classes { labels, n_classes: kc, proba: Some(proba), decision }
-        })
-        .collect()
+    PathValues { values, counts: keep_counts.then_some(counts), m, n_classes: kc, classification }
 }
 
 #[cfg(test)]
@@ -495,6 +642,50 @@ mod tests {
             let val: Vec<usize> = (200..300).collect();
             for train in [sorted, unsorted, repeated] {
                 path_equals_refit(&fam, &data.view(&train), &data.view(&val), 0.0);
+            }
+            // Training rows on one side only: the validation rows' nearest candidates are mostly
+            // not training rows, so the walk runs past the cached prefix into the whole list.
+            let (left, right): (Vec<usize>, Vec<usize>) = (0..300).partition(|&r| data.row(r)[0] < 1.0);
+            assert!(left.len() >= 40 && right.len() > 100);
+            path_equals_refit(&fam, &data.view(&left), &data.view(&right), 0.0);
+            let fresh =
+                KnnFamily::new((1..=40).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap().sharing_with(&data);
+            path_equals_refit(&fresh, &data.view(&left), &data.view(&right), 0.0);
+            assert!(fresh.shared.as_ref().unwrap().full.iter().any(|l| l.get().is_some()), "the fallback was exercised");
+        }
+    }
+
+    #[test]
+    fn risk_shortcut_equals_predictions_and_loss() {
+        for (classes, losses) in [
+            (Some(2), vec![Loss::ZeroOne]),
+            (Some(3), vec![Loss::ZeroOne]),
+            (None, vec![Loss::Squared, Loss::Absolute, Loss::Pinball { q: 0.3 }]),
+        ] {
+            let data = random_data(300, 2, classes, 29);
+            let ks: Vec<f64> = (1..=61).step_by(3).map(f64::from).collect();
+            let plain = KnnFamily::new(ks.clone(), data.task(), data.target().n_classes()).unwrap();
+            let shared = plain.clone().sharing_with(&data);
+            let val: Vec<usize> = (0..300).filter(|r| r % 4 == 0).collect();
+            let trains: [Vec<usize>; 2] =
+                [(0..300).filter(|r| r % 4 != 0).collect(), (0..225).map(|i| (i * 7) % 300 / 4 * 4 + 1).collect()];
+            for train in &trains {
+                for fam in [&plain, &shared] {
+                    let path = fam.fit_path(&data.view(train)).unwrap();
+                    let val = data.view(&val);
+                    let fast = path.risks(&val, &losses).expect("shortcut applies").unwrap();
+                    let predictions = path.predict(&val).unwrap();
+                    for (loss, curve) in losses.iter().zip(&fast) {
+                        let slow: Vec<f64> = predictions.iter().map(|p| loss.risk(p, &val).unwrap()).collect();
+                        assert_eq!(
+                            curve.iter().map(|r| r.to_bits()).collect::<Vec<_>>(),
+                            slow.iter().map(|r| r.to_bits()).collect::<Vec<_>>()
+                        );
+                    }
+                    if classes.is_some() {
+                        assert!(path.risks(&val, &[Loss::LogLoss]).is_none(), "log-loss needs probabilities");
+                    }
+                }
             }
         }
     }

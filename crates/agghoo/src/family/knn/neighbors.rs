@@ -6,9 +6,8 @@
 //! answers exactly what brute force answers — a test checks this on tied, duplicated data.
 //!
 //! Choice (measured on the papers' k-NN problem, see docs/BENCHMARKS.md): the tree for d ≤ 16
-//! and at least 1 024 training points, brute force otherwise. Brute force sorts packed `u64`
-//! keys (see [`sort_by_distance`]) — several times faster than sorting `(f64, u32)` pairs — and
-//! restores the exact order where the packing lost it.
+//! and at least 1 024 training points, brute force otherwise. Brute force selects and sorts the
+//! k nearest by buckets of distance (see [`sort_by_distance`]), in about linear time.
 
 /// A neighbour: squared distance (as ordered bits of a non-negative f64) and training position.
 pub(crate) type Neighbor = (u64, u32);
@@ -83,7 +82,7 @@ impl NeighborIndex {
             }
             None => {
                 distances(q, &self.x, self.d, self.n, &mut scratch.dist);
-                sort_by_distance(&scratch.dist, k, &mut scratch.keys, out);
+                sort_by_distance(&scratch.dist, k, &mut scratch.sort, out);
             }
         }
     }
@@ -92,70 +91,144 @@ impl NeighborIndex {
 /// Reusable buffers of one searching thread.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    dist: Vec<f64>,
-    keys: Vec<u64>,
+    pub(crate) dist: Vec<f64>,
+    pub(crate) sort: SortScratch,
     heap: Vec<Neighbor>,
 }
 
 /// Squared distances from `q` to each of the `n` rows of `x` (row-major, `d` columns), into `out`.
+/// Small dimensions get loops of a fixed width (the same sums in the same order as [`dist2`]).
 pub(crate) fn distances(q: &[f64], x: &[f64], d: usize, n: usize, out: &mut Vec<f64>) {
     out.clear();
-    if d == 0 {
-        out.resize(n, 0.0);
-        return;
+    match d {
+        0 => out.resize(n, 0.0),
+        1 => fixed::<1>(q, x, out),
+        2 => fixed::<2>(q, x, out),
+        3 => fixed::<3>(q, x, out),
+        4 => fixed::<4>(q, x, out),
+        _ => out.extend(x.chunks_exact(d).map(|p| dist2(q, p))),
     }
-    out.extend(x.chunks_exact(d).map(|p| dist2(q, p)));
+}
+
+/// As [`distances`], with the `n` points stored by column (`columns[c * n + j]` is coordinate c
+/// of point j): each coordinate adds its square to every point in one vectorisable sweep, in
+/// the same order as [`dist2`], so the sums are identical.
+pub(crate) fn distances_by_column(q: &[f64], columns: &[f64], n: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(n, 0.0);
+    for (&qc, column) in q.iter().zip(columns.chunks_exact(n.max(1))) {
+        for (o, &v) in out.iter_mut().zip(column) {
+            let t = qc - v;
+            *o += t * t;
+        }
+    }
+}
+
+fn fixed<const D: usize>(q: &[f64], x: &[f64], out: &mut Vec<f64>) {
+    let q = &q[..D];
+    out.extend(x.chunks_exact(D).map(|p| {
+        let mut s = 0.0;
+        for j in 0..D {
+            let t = q[j] - p[j];
+            s += t * t;
+        }
+        s
+    }));
 }
 
 /// Positions of the `k` smallest of `dist` (non-negative), in `(distance, position)` order.
 ///
-/// Sorting `u64` keys is much faster than sorting `(f64, u32)` pairs, so each key packs the
-/// distance's bit pattern (order-preserving for non-negative floats) with its low `b` bits
-/// replaced by the position (`b` = bits needed for `dist.len()`). Two distances that agree in all
-/// but their low `b` bits then compare by position instead of by value, so every run of keys
-/// with an equal distance prefix is re-sorted by the exact `(distance, position)` afterwards —
-/// runs are rare and short. The result is exactly the order of sorting the pairs.
-pub(crate) fn sort_by_distance(dist: &[f64], k: usize, keys: &mut Vec<u64>, out: &mut Vec<u32>) {
+/// A bucket selection: one pass maps each distance to one of ~`n` buckets over `[min, max]`
+/// (a monotone map, so bucket order is distance order), a prefix sum finds the bucket holding
+/// the k-th smallest, only the entries of the buckets up to it are scattered, and each bucket —
+/// one or two entries for spread distances — is sorted by the exact `(distance bits, position)`.
+/// Cost O(n + k) for spread distances instead of a full comparison sort; many ties or a
+/// concentrated distribution fall back to sorting the crowded buckets, which stays exact.
+pub(crate) fn sort_by_distance(dist: &[f64], k: usize, scratch: &mut SortScratch, out: &mut Vec<u32>) {
     out.clear();
     let n = dist.len();
     let k = k.min(n);
     if k == 0 {
         return;
     }
-    let bits = usize::BITS - (n - 1).max(1).leading_zeros();
-    let low = (1u64 << bits) - 1;
+    // The buckets span [lo, hi]: lo the smallest of a sample of 32 distances and hi a little past
+    // the k-th smallest as estimated from that sample (the largest distance when k = n). Smaller
+    // distances share the first bucket and larger ones the last, which is sorted whole only if
+    // the estimate fell short.
+    let SortScratch { start, keys, bucket_of, sample } = scratch;
+    sample.clear();
+    sample.extend(dist.iter().step_by((n / 32).max(1)));
+    sample.sort_unstable_by(f64::total_cmp);
+    let lo = sample.first().copied().unwrap_or(0.0);
+    let max = || dist.iter().fold(0.0f64, |hi, &d| hi.max(d));
+    let rank = (k * sample.len() * 5).div_ceil(4 * n) + 1;
+    let hi = if k == n { max() } else { sample.get(rank).copied().unwrap_or_else(max) };
+    let buckets = k.next_power_of_two().clamp(16, 1 << 16);
+    // d ↦ round((d − lo) · scale), clamped to [0, last], is non-decreasing in d, which is all the
+    // buckets need. NaN (∞ − ∞ or 0 · ∞) maps to 0 and large values to the last bucket, so
+    // infinite distances keep the map monotone. Rounding by adding 2⁵² (then reading the low
+    // bits) is much cheaper than Rust's saturating float-to-integer cast.
+    let scale = (buckets as f64) / (hi - lo);
+    let last = (buckets - 1) as f64;
+    let bucket = move |d: f64| ((((d - lo) * scale).max(0.0).min(last) + 4_503_599_627_370_496.0).to_bits() & 0xffff_ffff) as u32;
+    start.clear();
+    start.resize(buckets + 1, 0);
+    bucket_of.clear();
+    bucket_of.resize(n, 0);
+    // Local slices, so that the loop keeps everything in registers.
+    let counts = &mut start[1..];
+    for (slot, &d) in bucket_of.iter_mut().zip(dist) {
+        let b = bucket(d);
+        *slot = b;
+        counts[b as usize] += 1;
+    }
+    // Prefix sums up to the bucket that completes the k smallest.
+    let mut cut = 0;
+    while start[cut + 1] < k as u32 {
+        start[cut + 2] += start[cut + 1];
+        cut += 1;
+    }
+    let taken = start[cut + 1] as usize;
     keys.clear();
-    keys.extend(dist.iter().enumerate().map(|(i, d)| (d.to_bits() & !low) | i as u64));
-    if k < n {
-        keys.select_nth_unstable(k - 1);
-        // Keep every key sharing the boundary's distance prefix: its exact order is decided below.
-        let prefix = keys[k - 1] & !low;
-        let mut end = k;
-        for i in k..n {
-            if keys[i] & !low == prefix {
-                keys.swap(end, i);
-                end += 1;
+    keys.resize(taken, 0);
+    let (slots, placed) = (&mut start[..=cut], &mut keys[..]);
+    for (i, &b) in bucket_of.iter().enumerate() {
+        // Buckets past the cut are not needed.
+        if let Some(slot) = slots.get_mut(b as usize) {
+            placed[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+    }
+    // `start[b]` now holds the end of bucket b (= the start of bucket b + 1). Buckets are
+    // sorted by the exact (distance, position); most hold one or two entries.
+    let before = |a: u32, b: u32| (dist[a as usize].to_bits(), a) < (dist[b as usize].to_bits(), b);
+    let mut begin = 0;
+    for &end in &start[..=cut] {
+        let end = end as usize;
+        match &mut keys[begin..end] {
+            [] | [_] => {}
+            [a, b] => {
+                if before(*b, *a) {
+                    std::mem::swap(a, b);
+                }
             }
+            crowded => crowded.sort_unstable_by_key(|&i| (dist[i as usize].to_bits(), i)),
         }
-        keys.truncate(end);
+        if end >= k {
+            break;
+        }
+        begin = end;
     }
-    keys.sort_unstable();
-    let mut start = 0;
-    while start < keys.len() {
-        let prefix = keys[start] & !low;
-        let mut end = start + 1;
-        while end < keys.len() && keys[end] & !low == prefix {
-            end += 1;
-        }
-        if end - start > 1 {
-            keys[start..end].sort_unstable_by(|a, b| {
-                let (ia, ib) = ((a & low) as usize, (b & low) as usize);
-                dist[ia].total_cmp(&dist[ib]).then(ia.cmp(&ib))
-            });
-        }
-        start = end;
-    }
-    out.extend(keys.iter().take(k).map(|key| (key & low) as u32));
+    out.extend_from_slice(&keys[..k]);
+}
+
+/// Reusable buffers of [`sort_by_distance`].
+#[derive(Default)]
+pub(crate) struct SortScratch {
+    start: Vec<u32>,
+    keys: Vec<u32>,
+    bucket_of: Vec<u32>,
+    sample: Vec<f64>,
 }
 
 impl KdTree {
@@ -295,9 +368,9 @@ mod tests {
     }
 
     #[test]
-    fn packed_sort_equals_pair_sort() {
+    fn bucket_sort_equals_pair_sort() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
-        let (mut keys, mut out) = (Vec::new(), Vec::new());
+        let (mut keys, mut out) = (SortScratch::default(), Vec::new());
         for n in [1usize, 2, 3, 17, 500, 5000] {
             // Distances differing only in their lowest bits, exact ties and spread values.
             let base = 0.37f64;
@@ -310,10 +383,31 @@ mod tests {
                 .collect();
             let mut pairs: Vec<(f64, u32)> = dist.iter().enumerate().map(|(i, &d)| (d, i as u32)).collect();
             pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            for k in [1, n / 3, n / 2, n] {
+            for k in [1, n / 3, n / 2, n * 2 / 3, n] {
                 sort_by_distance(&dist, k, &mut keys, &mut out);
                 let want: Vec<u32> = pairs.iter().take(k.min(n)).map(|p| p.1).collect();
                 assert_eq!(out, want, "n={n} k={k}");
+            }
+        }
+    }
+
+    #[test]
+    fn bucket_sort_with_extreme_distances() {
+        let mut keys = SortScratch::default();
+        let mut out = Vec::new();
+        let cases: [Vec<f64>; 5] = [
+            vec![0.0; 40],
+            vec![f64::INFINITY; 40],
+            (0..40).map(|i| if i % 3 == 0 { f64::INFINITY } else { f64::from(i) }).collect(),
+            (0..40).map(|i| if i % 2 == 0 { 5e-324 } else { 1e300 * f64::from(i) }).collect(),
+            (0..40).map(|i| f64::from(i % 4) * f64::MAX / 4.0).collect(),
+        ];
+        for dist in cases {
+            let mut want: Vec<u32> = (0..dist.len() as u32).collect();
+            want.sort_by(|&a, &b| dist[a as usize].total_cmp(&dist[b as usize]).then(a.cmp(&b)));
+            for k in [1, 7, 20, 39, 40] {
+                sort_by_distance(&dist, k, &mut keys, &mut out);
+                assert_eq!(out, want[..k], "k={k} dist={dist:?}");
             }
         }
     }

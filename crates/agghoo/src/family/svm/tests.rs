@@ -1,4 +1,4 @@
-// Index loops mirror the formulas (rows i, grid points m) they check.
+// Index loops over rows read like the formulas they check.
 #![allow(clippy::needless_range_loop)]
 
 use super::*;
