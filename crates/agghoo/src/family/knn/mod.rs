@@ -174,6 +174,7 @@ impl Family for KnnFamily {
         self.task
     }
     fn fit(&self, train: &View<'_>, grid_index: usize) -> Result<Model> {
+        check_scale(train)?;
         let k = self.grid.value(grid_index) as usize;
         if k > train.len() {
             return Err(Error::InvalidParameter {
@@ -186,6 +187,7 @@ impl Family for KnnFamily {
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         self.check_train_size(train.len())?;
+        check_scale(train)?;
         let model = KnnModel::from_view(train, 0, self.task, self.n_classes);
         let usable = |s: &&Arc<SharedNeighbors>| s.uid == train.data().uid() && train.rows().iter().all(|&r| r < s.candidates);
         let membership = self.shared.as_ref().filter(usable).map(|s| {
@@ -412,12 +414,29 @@ impl KnnModel {
         if rows.n_features() != self.n_features {
             return Err(Error::SchemaMismatch(format!("k-NN model has {} features, data have {}", self.n_features, rows.n_features())));
         }
-        Ok(())
+        check_scale(rows)
     }
+}
+
+/// Refuses features so large that squared Euclidean distances could overflow to +∞ (every
+/// neighbour would then tie and be chosen by row order: a silent, meaningless answer). With
+/// every |x_j| ≤ m, a squared distance is at most 4·d·m², so m ≤ √(f64::MAX / 4d) is safe.
+fn check_scale(rows: &View<'_>) -> Result<()> {
+    let d = rows.n_features().max(1);
+    let limit = (f64::MAX / (4.0 * d as f64)).sqrt();
+    let largest = (0..rows.len()).flat_map(|i| rows.x(i).iter()).fold(0.0f64, |m, v| m.max(v.abs()));
+    if largest > limit {
+        return Err(Error::Numerical(format!(
+            "k-NN: a feature value of magnitude {largest:.3e} would overflow squared distances (limit {limit:.3e} for {d} features); standardise the features (--standardize) or rescale them"
+        )));
+    }
+    Ok(())
 }
 
 impl Predictor for KnnModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
+        // A model deserialized without the loader's checks must not index out of bounds.
+        self.validate(self.n_features)?;
         self.check_features(rows)?;
         let index = NeighborIndex::new(self.x.clone(), self.n_features);
         let kmax = self.k.min(index.len());
@@ -768,6 +787,32 @@ mod tests {
         }
         let classes = random_data(20, 2, Some(2), 1);
         assert!(KnnFamily::new(vec![1.0], Task::Classification, 2).unwrap().linear_smoother(&classes.all()).is_none());
+    }
+
+    #[test]
+    fn features_that_would_overflow_distances_are_refused() {
+        let big = Dataset::new(vec![0.0, 1e200, 2.0, 3.0], vec!["x".into()], Target::Real(vec![0.0, 1.0, 2.0, 3.0]), "y").unwrap();
+        let fam = KnnFamily::new(vec![1.0], Task::Regression, 0).unwrap();
+        let err = fam.fit_path(&big.view(&[0, 1, 2])).err().expect("overflow refused");
+        assert!(matches!(&err, Error::Numerical(m) if m.contains("overflow")), "{err}");
+        // a clean training set, a huge query point
+        let path = fam.fit_path(&big.view(&[0, 2, 3])).unwrap();
+        assert!(matches!(path.predict(&big.view(&[1])), Err(Error::Numerical(_))));
+        let model = fam.fit(&big.view(&[0, 2, 3]), 0).unwrap();
+        assert!(matches!(model.predict(&big.view(&[1])), Err(Error::Numerical(_))));
+        // just below the limit works: 1e153 in one dimension
+        let ok = Dataset::new(vec![0.0, 1e153, 2.0], vec!["x".into()], Target::Real(vec![0.0, 1.0, 2.0]), "y").unwrap();
+        assert!(fam.fit_path(&ok.all()).unwrap().predict(&ok.all()).is_ok());
+    }
+
+    #[test]
+    fn a_directly_deserialized_inconsistent_model_errs_instead_of_panicking() {
+        let data = random_data(30, 2, Some(2), 3);
+        let Model::Knn(mut m) = KnnFamily::new(vec![3.0], Task::Classification, 2).unwrap().fit(&data.all(), 0).unwrap() else {
+            unreachable!()
+        };
+        m.y.truncate(10);
+        assert!(matches!(m.predict(&data.all()), Err(Error::Numerical(_))));
     }
 
     #[test]
