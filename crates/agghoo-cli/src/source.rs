@@ -84,13 +84,14 @@ pub fn preprocess(family: &FamilyArgs, data: &Dataset) -> Preprocess {
     Preprocess { impute_median: data.has_missing(), standardize: family.standardize }
 }
 
-/// Builds the family.
+/// Builds the family, its data-dependent defaults computed as its fits will see the data
+/// (imputed, standardised with `--standardize`).
 pub fn family(args: &FamilyArgs, data: &Dataset) -> Result<Box<dyn Family>> {
     let (kind, params, bare) = family_params(args)?;
     if let Some(v) = bare.first() {
         return Err(usage(format!("--param {v}: family parameters are KEY=VALUE")));
     }
-    Ok(family::build(kind, &params, data)?)
+    Ok(family::build_for(kind, &params, data, &preprocess(args, data))?)
 }
 
 /// The family kind, its parameters, and any bare `--param VALUE` numbers (a rule's

@@ -49,9 +49,9 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     // The curve over the whole grid needs the family's grid; the rule is a one-point family.
     let full_grid = params.grid.take();
     params.grid = Some(GridSpec::Values(vec![value]));
-    let rule = family::build(kind, &params, data)?;
-    let losses = parse_losses(args.loss.as_deref())?;
     let preprocess = source::preprocess(&args.family, data);
+    let rule = family::build_for(kind, &params, data, &preprocess)?;
+    let losses = parse_losses(args.loss.as_deref())?;
     let (splits, plan_text) = source::splits(&args.plan, PlanKind::Vfold, &loaded, seed)?;
     let bar = output::progress(splits.len() as u64, "splits", args.output.json);
     let tick = bar.clone();
@@ -86,7 +86,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         None => None,
     };
     let validation = if args.validation_curve {
-        let grid_family = family::build(kind, &FamilyParams { grid: full_grid, values: params.values.clone() }, data)?;
+        let grid_family = family::build_for(kind, &FamilyParams { grid: full_grid, values: params.values.clone() }, data, &preprocess)?;
         Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess)?)
     } else {
         None

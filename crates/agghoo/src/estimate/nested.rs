@@ -196,7 +196,9 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
 fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfig, loss: Loss) -> Result<OuterOutcome> {
     let train = data.select_rows(split.train())?;
     let test = data.select_rows(split.validation())?;
-    let family = family::build(config.family, &config.params, &train)?;
+    // Data-dependent defaults on the data as the (first) procedure's fits see it.
+    let preprocess = config.procedures.first().map(|p| p.preprocess).unwrap_or_default();
+    let family = family::build_for(config.family, &config.params, &train, &preprocess)?;
     let seed = config.seed.child(Purpose::Inner, j as u64);
     let inner = config.inner_plan.instantiate(&PlanContext::of(&train), seed)?;
     let grid = family.grid();

@@ -205,17 +205,28 @@ impl FamilyKind {
 /// # Errors
 /// [`Error::ConstantTarget`]; invalid parameters, an empty grid, a task the family does not support.
 pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    build_for(kind, params, data, &crate::data::Preprocess::default())
+}
+
+/// As [`build`], for fits that will see `data` through `preprocess` (fitted inside each training
+/// set): data-dependent defaults (the Lasso's λ_max, logistic regression's λ grid, kernel
+/// scales, CART's pruning sequence) are computed on all rows preprocessed the same way, so that
+/// with `standardize` a default grid is on the scale of the standardised features the fits use.
+/// Missing values are always median-imputed for the defaults.
+///
+/// # Errors
+/// As [`build`].
+pub fn build_for(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
     data.check_learnable()?;
-    // Data-dependent defaults (CART's pruning sequence, the Lasso's λ_max, kernel scales) are
-    // computed on a median-imputed copy when values are missing; the fits themselves still impute
-    // inside each training set (`select::evaluate_splits`).
-    let imputed;
-    let data = if data.has_missing() {
-        let all = data.all();
-        imputed = crate::data::Preprocess { impute_median: true, standardize: false }.fit(&all).apply(&all)?;
-        &imputed
-    } else {
+    // The fits themselves still preprocess inside each training set (`select::evaluate_splits`).
+    let prepared;
+    let defaults = crate::data::Preprocess { impute_median: data.has_missing(), standardize: preprocess.standardize };
+    let data = if defaults.is_identity() {
         data
+    } else {
+        let all = data.all();
+        prepared = defaults.fit(&all).apply(&all)?;
+        &prepared
     };
     match kind {
         FamilyKind::Knn => knn::build(params, data),
@@ -266,5 +277,31 @@ pub(crate) mod conformance {
                 assert_eq!(a, b, "model at grid {m}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod defaults_tests {
+    use super::*;
+    use crate::Seed;
+    use crate::data::{Preprocess, Target};
+
+    /// With `standardize`, a data-dependent default grid (the Lasso's λ path from λ_max) is the
+    /// grid of the standardised data, whatever the raw scale; without it, the raw scale shows.
+    #[test]
+    fn default_grids_follow_the_preprocessing() {
+        let base = crate::data::generators::svr_problem(80, Seed(4), 0).unwrap();
+        let scaled_x: Vec<f64> = base.x().iter().map(|v| v * 1000.0 + 5.0).collect();
+        let Target::Real(y) = base.target().clone() else { unreachable!("regression problem") };
+        let scaled = Dataset::new(scaled_x, base.feature_names().to_vec(), Target::Real(y), "y").unwrap();
+        let standardize = Preprocess { impute_median: false, standardize: true };
+        let grid_of = |f: Box<dyn Family>| f.grid().values().to_vec();
+        let params = FamilyParams::default();
+        let on_raw = grid_of(build(FamilyKind::Lasso, &params, &scaled).unwrap());
+        let for_standardized = grid_of(build_for(FamilyKind::Lasso, &params, &scaled, &standardize).unwrap());
+        let all = scaled.all();
+        let standardized = standardize.fit(&all).apply(&all).unwrap();
+        assert_eq!(for_standardized, grid_of(build(FamilyKind::Lasso, &params, &standardized).unwrap()));
+        assert!(on_raw[0] > 100.0 * for_standardized[0], "λ_max on raw features {} vs standardised {}", on_raw[0], for_standardized[0]);
     }
 }
