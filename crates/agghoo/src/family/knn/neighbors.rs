@@ -97,17 +97,13 @@ pub(crate) struct Scratch {
 }
 
 /// Squared distances from `q` to each of the `n` rows of `x` (row-major, `d` columns), into `out`.
-/// Small dimensions get loops of a fixed width (the same sums in the same order as [`dist2`]).
 pub(crate) fn distances(q: &[f64], x: &[f64], d: usize, n: usize, out: &mut Vec<f64>) {
     out.clear();
-    match d {
-        0 => out.resize(n, 0.0),
-        1 => fixed::<1>(q, x, out),
-        2 => fixed::<2>(q, x, out),
-        3 => fixed::<3>(q, x, out),
-        4 => fixed::<4>(q, x, out),
-        _ => out.extend(x.chunks_exact(d).map(|p| dist2(q, p))),
+    if d == 0 {
+        out.resize(n, 0.0);
+        return;
     }
+    out.extend(x.chunks_exact(d).map(|p| dist2(q, p)));
 }
 
 /// As [`distances`], with the `n` points stored by column (`columns[c * n + j]` is coordinate c
@@ -122,18 +118,6 @@ pub(crate) fn distances_by_column(q: &[f64], columns: &[f64], n: usize, out: &mu
             *o += t * t;
         }
     }
-}
-
-fn fixed<const D: usize>(q: &[f64], x: &[f64], out: &mut Vec<f64>) {
-    let q = &q[..D];
-    out.extend(x.chunks_exact(D).map(|p| {
-        let mut s = 0.0;
-        for j in 0..D {
-            let t = q[j] - p[j];
-            s += t * t;
-        }
-        s
-    }));
 }
 
 /// Positions of the `k` smallest of `dist` (non-negative), in `(distance, position)` order.
