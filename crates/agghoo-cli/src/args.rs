@@ -524,7 +524,8 @@ pub struct FeaturesArgs {
     /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5).
     #[arg(long)]
     pub learner: Option<String>,
-    /// Standardise features for the learner (per training fold).
+    /// Standardise features inside every training set: for the learner, the wrapper's fits and
+    /// the Lasso / elastic-net selection (whose penalty and |coefficient| ranking depend on scale).
     #[arg(long)]
     pub standardize: bool,
     /// Seed.

@@ -433,8 +433,12 @@ fn embedded_methods_find_the_informative_features() {
     // regression: y = 3 x0 − 2 x2 + small noise → the Lasso support at the CV-chosen λ holds 0 and 2
     let y: Vec<f64> = (0..n).map(|i| 3.0 * x[i * d] - 2.0 * x[i * d + 2] + 0.1 * x[i * d + 7] * x[i * d + 5]).collect();
     let reg = Dataset::new(x.clone(), names(d), Target::Real(y), "y").unwrap();
-    let lasso =
-        EmbeddedMethod::LassoSupport { elastic_net: false, params: FamilyParams::default(), plan: Plan::VFold(VFold::new(5).unwrap()) };
+    let lasso = EmbeddedMethod::LassoSupport {
+        elastic_net: false,
+        params: FamilyParams::default(),
+        plan: Plan::VFold(VFold::new(5).unwrap()),
+        standardize: false,
+    };
     let r = agghoo::features::embedded_select(&lasso, &reg, Seed(0)).unwrap();
     assert!(r.selected.contains(&0) && r.selected.contains(&2), "{:?}", r.selected);
     assert_eq!(&r.scores[..2].iter().map(|s| s.index).collect::<Vec<_>>(), &[0, 2]);
@@ -450,6 +454,35 @@ fn embedded_methods_find_the_informative_features() {
     }
     let too_many = EmbeddedMethod::ForestImportance { params: FamilyParams::default(), importance: Importance::Impurity, n_features: 9 };
     assert!(matches!(agghoo::features::embedded_select(&too_many, &cls_data_for_errors(), Seed(0)), Err(Error::InvalidParameter { .. })));
+}
+
+#[test]
+fn standardised_lasso_selection_does_not_depend_on_units() {
+    let (n, d) = (300, 6);
+    let x = gaussian(n, d, 0.0, 43);
+    let y: Vec<f64> = (0..n).map(|i| 2.0 * x[i * d] - 1.5 * x[i * d + 3] + 0.3 * x[i * d + 5] * x[i * d + 1]).collect();
+    // The same data with feature 0 in units 1000× smaller and feature 1 in units 1000× larger.
+    let rescaled: Vec<f64> = x.iter().enumerate().map(|(t, &v)| v * [1e3, 1e-3, 1.0, 1.0, 1.0, 1.0][t % d]).collect();
+    let plain = Dataset::new(x, names(d), Target::Real(y.clone()), "y").unwrap();
+    let scaled = Dataset::new(rescaled, names(d), Target::Real(y), "y").unwrap();
+    let method = |standardize| EmbeddedMethod::LassoSupport {
+        elastic_net: false,
+        params: FamilyParams::default(),
+        plan: Plan::VFold(VFold::new(5).unwrap()),
+        standardize,
+    };
+    let ranking = |r: &agghoo::features::EmbeddedReport| r.scores.iter().map(|s| s.index).collect::<Vec<_>>();
+    let a = agghoo::features::embedded_select(&method(true), &plain, Seed(2)).unwrap();
+    let b = agghoo::features::embedded_select(&method(true), &scaled, Seed(2)).unwrap();
+    assert_eq!(a.selected, b.selected);
+    assert_eq!(ranking(&a), ranking(&b));
+    let rel = |u: f64, v: f64| (u - v).abs() / u.abs().max(1e-300);
+    for (u, v) in a.scores.iter().zip(&b.scores) {
+        assert!(rel(u.score, v.score) < 1e-6, "{} vs {}", u.score, v.score);
+    }
+    // On raw units the ranking follows the units: feature 0's coefficient shrinks 1000×.
+    let raw = agghoo::features::embedded_select(&method(false), &scaled, Seed(2)).unwrap();
+    assert_ne!(ranking(&raw), ranking(&b), "raw-unit ranking should differ");
 }
 
 fn cls_data_for_errors() -> Dataset {

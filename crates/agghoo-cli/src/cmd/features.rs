@@ -52,6 +52,7 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
             elastic_net: args.method == "enet",
             params: FamilyParams::default(),
             plan: inner.clone(),
+            standardize: args.standardize,
         }),
         "forest-impurity" | "forest-permutation" => Selector::Embedded(EmbeddedMethod::ForestImportance {
             params: FamilyParams::default(),

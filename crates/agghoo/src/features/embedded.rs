@@ -2,8 +2,11 @@
 //!
 //! - **Lasso / elastic-net support**: λ (the family's grid, ascending) is chosen by CV selection
 //!   ([`select::select`](crate::select::select) with [`Method::Cv`]) over the given plan; the
-//!   selected features are the non-zero coefficients of `A_{λ̂}(D)`, ranked by |coefficient| on
-//!   the family's (standardised) scale.
+//!   selected features are the non-zero coefficients of `A_{λ̂}(D)`, ranked by |coefficient|.
+//!   The Lasso family does not standardise by itself, so with `standardize` (the CLI's
+//!   `--standardize`) the features are standardised inside every training set (and the default
+//!   λ grid computed on that scale): the penalty then treats features alike and the ranking by
+//!   |coefficient| compares like with like. Without it, both follow the raw units.
 //! - **Random-forest importance**: a forest at its first grid point; features ranked by mean
 //!   decrease in impurity (forest fitted on all rows) or by permutation importance (forest fitted
 //!   on a seeded 70 % hold-out training part, permutations scored on the other 30 %, so the
@@ -15,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::FeatureScore;
-use crate::data::Dataset;
+use crate::data::{Dataset, Preprocess};
 use crate::error::{Error, Result};
 use crate::family::{self, FamilyKind, FamilyParams, Model};
 use crate::resample::{HoldOut, Plan, PlanContext};
@@ -44,6 +47,9 @@ pub enum EmbeddedMethod {
         params: FamilyParams,
         /// The plan of the CV choice of λ.
         plan: Plan,
+        /// Standardise the features inside every training set (see the module docs).
+        #[serde(default)]
+        standardize: bool,
     },
     /// The `n_features` most important features of a random forest.
     ForestImportance {
@@ -79,11 +85,13 @@ pub struct EmbeddedReport {
 pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> Result<EmbeddedReport> {
     data.check_learnable()?;
     match method {
-        EmbeddedMethod::LassoSupport { elastic_net, params, plan } => {
+        EmbeddedMethod::LassoSupport { elastic_net, params, plan, standardize } => {
             let kind = if *elastic_net { FamilyKind::Enet } else { FamilyKind::Lasso };
-            let fam = family::build(kind, params, data)?;
+            let preprocess = Preprocess { impute_median: data.has_missing(), standardize: *standardize };
+            let fam = family::build_for(kind, params, data, &preprocess)?;
             let splits = plan.instantiate(&PlanContext::of(data), seed.child(Purpose::Inner, 0))?;
-            let (model, report) = select::select(fam.as_ref(), data, &splits, &SelectConfig::new(Method::Cv))?;
+            let config = SelectConfig { preprocess, ..SelectConfig::new(Method::Cv) };
+            let (model, report) = select::select(fam.as_ref(), data, &splits, &config)?;
             let member = model.members().first().ok_or_else(|| Error::Numerical("internal: CV selection without a member".into()))?;
             let coefficients = lasso_support(&member.model)?;
             let mut scores = named_scores(data, coefficients);

@@ -46,12 +46,13 @@ pub struct Learner {
 }
 
 impl Learner {
-    /// Builds the family for `data`.
+    /// Builds the family for `data` as the fits will see it after `preprocess` (so data-dependent
+    /// defaults are computed on that scale, as [`family::build_for`] does for the CLI).
     ///
     /// # Errors
     /// The family's build errors; [`Error::InvalidParameter`] when the grid has several values.
-    pub fn build(&self, data: &Dataset) -> Result<Box<dyn Family>> {
-        let fam = family::build(self.family, &self.params, data)?;
+    pub fn build(&self, data: &Dataset, preprocess: &Preprocess) -> Result<Box<dyn Family>> {
+        let fam = family::build_for(self.family, &self.params, data, preprocess)?;
         if fam.grid().len() != 1 {
             return Err(Error::invalid(
                 "grid",
@@ -149,7 +150,7 @@ pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Resul
             let report = match scorer {
                 ScorerSpec::Cfs => search(&CfsScorer::new(data)?, config)?,
                 ScorerSpec::Wrapper { learner, plan, loss, preprocess } => {
-                    let fam = learner.build(data)?;
+                    let fam = learner.build(data, preprocess)?;
                     let splits = plan.instantiate(&PlanContext::of(data), seed)?;
                     search(&WrapperScorer::new(fam.as_ref(), data, &splits, 0, *loss, *preprocess)?, config)?
                 }
@@ -263,7 +264,7 @@ pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) 
             let run = || -> Result<(Selection, SplitOutcome)> {
                 let train = data.select_rows(split.train())?;
                 let selection = select_features(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64))?;
-                let fam = config.learner.build(&train.select_columns(&selection.features)?)?;
+                let fam = config.learner.build(&train.select_columns(&selection.features)?, &config.preprocess)?;
                 let columns = data.select_columns(&selection.features)?;
                 let one = Splits::new(data.n_rows(), vec![split.clone()])?;
                 let outcome = evaluate_splits(fam.as_ref(), &columns, &one, &options)?
@@ -279,7 +280,7 @@ pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) 
 
     let naive_selection = select_features(&config.selector, data, config.seed)?;
     let columns = data.select_columns(&naive_selection.features)?;
-    let fam = config.learner.build(&columns)?;
+    let fam = config.learner.build(&columns, &config.preprocess)?;
     let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, &options)?);
 
     let honest = RiskEstimate { mean: honest_curve.mean[0], standard_error: honest_curve.standard_error[0] };
