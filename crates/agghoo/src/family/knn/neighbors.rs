@@ -111,8 +111,17 @@ pub(crate) fn distances(q: &[f64], x: &[f64], d: usize, n: usize, out: &mut Vec<
 /// the same order as [`dist2`], so the sums are identical.
 pub(crate) fn distances_by_column(q: &[f64], columns: &[f64], n: usize, out: &mut Vec<f64>) {
     out.clear();
-    out.resize(n, 0.0);
-    for (&qc, column) in q.iter().zip(columns.chunks_exact(n.max(1))) {
+    let mut sweeps = q.iter().zip(columns.chunks_exact(n.max(1)));
+    let Some((&q0, first)) = sweeps.next() else {
+        out.resize(n, 0.0);
+        return;
+    };
+    // `0.0 + t²` is `t²` exactly, so starting from the first coordinate's squares sums as `dist2`.
+    out.extend(first.iter().map(|&v| {
+        let t = q0 - v;
+        t * t
+    }));
+    for (&qc, column) in sweeps {
         for (o, &v) in out.iter_mut().zip(column) {
             let t = qc - v;
             *o += t * t;
@@ -142,11 +151,10 @@ pub(crate) fn sort_by_distance(dist: &[f64], k: usize, scratch: &mut SortScratch
     let SortScratch { start, keys, bucket_of, sample } = scratch;
     sample.clear();
     sample.extend(dist.iter().step_by((n / 32).max(1)));
-    sample.sort_unstable_by(f64::total_cmp);
-    let lo = sample.first().copied().unwrap_or(0.0);
+    let lo = sample.iter().copied().fold(f64::INFINITY, f64::min);
     let max = || dist.iter().fold(0.0f64, |hi, &d| hi.max(d));
     let rank = (k * sample.len() * 5).div_ceil(4 * n) + 1;
-    let hi = if k == n { max() } else { sample.get(rank).copied().unwrap_or_else(max) };
+    let hi = if k == n || rank >= sample.len() { max() } else { *sample.select_nth_unstable_by(rank, f64::total_cmp).1 };
     let buckets = k.next_power_of_two().clamp(16, 1 << 16);
     // d ↦ round((d − lo) · scale), clamped to [0, last], is non-decreasing in d, which is all the
     // buckets need. NaN (∞ − ∞ or 0 · ∞) maps to 0 and large values to the last bucket, so
@@ -184,19 +192,27 @@ pub(crate) fn sort_by_distance(dist: &[f64], k: usize, scratch: &mut SortScratch
         }
     }
     // `start[b]` now holds the end of bucket b (= the start of bucket b + 1). Buckets are
-    // sorted by the exact (distance, position); most hold one or two entries.
-    let before = |a: u32, b: u32| (dist[a as usize].to_bits(), a) < (dist[b as usize].to_bits(), b);
+    // sorted by the exact (distance, position): most hold one or two entries, so an inline
+    // insertion sort does them; a crowded bucket (ties, a concentrated distribution) gets a
+    // comparison sort.
+    let key = |i: u32| (dist[i as usize].to_bits(), i);
     let mut begin = 0;
     for &end in &start[..=cut] {
         let end = end as usize;
-        match &mut keys[begin..end] {
-            [] | [_] => {}
-            [a, b] => {
-                if before(*b, *a) {
-                    std::mem::swap(a, b);
+        let bucket = &mut keys[begin..end];
+        if bucket.len() > 16 {
+            bucket.sort_unstable_by_key(|&i| key(i));
+        } else {
+            for j in 1..bucket.len() {
+                let item = bucket[j];
+                let item_key = key(item);
+                let mut at = j;
+                while at > 0 && item_key < key(bucket[at - 1]) {
+                    bucket[at] = bucket[at - 1];
+                    at -= 1;
                 }
+                bucket[at] = item;
             }
-            crowded => crowded.sort_unstable_by_key(|&i| (dist[i as usize].to_bits(), i)),
         }
         if end >= k {
             break;
