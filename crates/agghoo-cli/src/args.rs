@@ -100,6 +100,10 @@ pub struct DataArgs {
     /// Columns that are not features (ids); repeatable.
     #[arg(long = "ignore", value_name = "COL")]
     pub ignore: Vec<String>,
+    /// CSV field delimiter: one character, or `tab` (default: `,`, or the tab or `;` the header
+    /// line uses when it has no comma; tabs for `.tsv`).
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// Rows for generators.
     #[arg(long, default_value_t = 500)]
     pub n: usize,
@@ -315,6 +319,9 @@ pub struct PredictArgs {
     /// the target column, the test risk is reported.
     #[arg(long)]
     pub data: PathBuf,
+    /// CSV field delimiter of `--data` (as for `select`; default: detected).
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
     /// Write predictions as CSV (default: stdout).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -534,4 +541,13 @@ pub struct FeaturesArgs {
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// `--delimiter`: a single ASCII character, or `tab` / `\t`.
+fn parse_delimiter(text: &str) -> Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ if text.len() == 1 && text.is_ascii() && text != "\"" && text != "\n" => Ok(text.as_bytes()[0]),
+        _ => Err(format!("`{text}`: a single ASCII character (e.g. `;` or `|`) or `tab`")),
+    }
 }

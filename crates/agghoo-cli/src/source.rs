@@ -71,7 +71,7 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         extra_columns.extend(p.group.iter().cloned());
         extra_columns.extend(p.fold_column.iter().cloned());
     }
-    let options = CsvOptions { target: Some(target), task, missing, extra_columns, ..Default::default() };
+    let options = CsvOptions { target: Some(target), task, missing, extra_columns, delimiter: args.delimiter, ..Default::default() };
     let csv = data::read_csv(path, &options)?;
     if csv.n_dropped > 0 {
         eprintln!("agghoo: dropped {} rows with missing values", csv.n_dropped);

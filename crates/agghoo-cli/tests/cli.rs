@@ -100,6 +100,15 @@ fn select_then_predict_round_trip() {
     let o = agghoo(&["predict", "--model", &model, "--data", &reordered]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 2);
+    let predicted = stdout(&o);
+    // the same rows separated by `;` (detected) and by `|` (given): the same predictions
+    let semicolons = write(&dir, "semicolons.csv", &std::fs::read_to_string(&reordered).expect("rows").replace(',', ";"));
+    let o = agghoo(&["predict", "--model", &model, "--data", &semicolons]);
+    assert_eq!(stdout(&o), predicted, "{}", stderr(&o));
+    let pipes = write(&dir, "pipes.csv", &std::fs::read_to_string(&reordered).expect("rows").replace(',', "|"));
+    let o = agghoo(&["predict", "--model", &model, "--data", &pipes, "--delimiter", "|"]);
+    assert_eq!(stdout(&o), predicted, "{}", stderr(&o));
+    assert_error(&agghoo(&["predict", "--model", &model, "--data", &pipes, "--delimiter", "||"]), 2, &["single ASCII character"]);
     // a column missing
     let missing_col = write(&dir, "missing.csv", "clump_thickness,uniformity_cell_size\n1,2\n");
     assert_error(&agghoo(&["predict", "--model", &model, "--data", &missing_col]), 1, &["column `uniformity_cell_shape` not found"]);

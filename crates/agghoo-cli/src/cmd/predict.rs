@@ -31,8 +31,8 @@ struct PredictResult {
 pub fn run(args: PredictArgs) -> anyhow::Result<()> {
     let model = FittedModel::load(&args.model)?;
     let schema = &model.schema;
-    let header = csv::Reader::from_path(&args.data).ok().and_then(|mut r| r.headers().ok().cloned());
-    let has_target = header.is_some_and(|h| h.iter().any(|c| c.trim() == schema.target_name));
+    let header = data::read_csv_header(&args.data, args.delimiter).unwrap_or_default();
+    let has_target = header.contains(&schema.target_name);
     let options = CsvOptions {
         target: has_target.then(|| schema.target_name.clone()),
         task: match schema.task {
@@ -44,6 +44,7 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         // refuses them with the row and column.
         missing: MissingPolicy::Median,
         class_names: (schema.task == Task::Classification && has_target).then(|| schema.class_names.clone()),
+        delimiter: args.delimiter,
         ..Default::default()
     };
     let rows = data::read_csv(&args.data, &options)?.data;

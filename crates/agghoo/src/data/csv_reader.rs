@@ -52,7 +52,7 @@ pub struct CsvOptions {
     pub missing: MissingPolicy,
     /// Columns that are not features (an id, a group or fold column); returned as text.
     pub extra_columns: Vec<String>,
-    /// Field delimiter (default `,`).
+    /// Field delimiter; `None` detects it (see [`detect_delimiter`]).
     pub delimiter: Option<u8>,
     /// When set, exactly these columns are the features, in this order; other columns are
     /// ignored (prediction data read against a model's schema).
@@ -90,15 +90,65 @@ pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<CsvData>
     read_csv_from(std::io::BufReader::new(file), path, options)
 }
 
-/// Reads CSV text from any reader; `path` is used in error messages only.
+/// The delimiter of a CSV file whose first line is `first_line`, when none is given: a tab for
+/// `.tsv` / `.tab` files; otherwise `,` if the header line has a comma, else a tab or `;` if it
+/// has one (in that order), else `,` (a one-column file).
+///
+/// ```
+/// use agghoo::data::detect_delimiter;
+/// use std::path::Path;
+/// assert_eq!(detect_delimiter(b"a;b;y\n1;2;3", Path::new("d.csv")), b';');
+/// assert_eq!(detect_delimiter(b"a,b;c,y", Path::new("d.csv")), b',');
+/// assert_eq!(detect_delimiter(b"a,b", Path::new("d.tsv")), b'\t');
+/// ```
+pub fn detect_delimiter(first_line: &[u8], path: &Path) -> u8 {
+    if matches!(path.extension().and_then(|e| e.to_str()), Some("tsv" | "tab")) {
+        return b'\t';
+    }
+    let line = first_line.split(|&b| b == b'\n').next().unwrap_or_default();
+    [b',', b'\t', b';'].into_iter().find(|d| line.contains(d)).unwrap_or(b',')
+}
+
+/// The column names of a CSV file (trimmed), with the delimiter `delimiter` or the detected one.
+///
+/// # Errors
+/// [`Error::Io`]; [`Error::BadFile`] when the header cannot be read.
+pub fn read_csv_header(path: impl AsRef<Path>, delimiter: Option<u8>) -> Result<Vec<String>> {
+    let path = path.as_ref();
+    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    Ok(open_with_header(file, path, delimiter)?.1)
+}
+
+/// A CSV reader over `reader` (the delimiter given or detected from the first line) and its
+/// trimmed header.
+fn open_with_header<R: std::io::Read>(
+    reader: R,
+    path: &Path,
+    delimiter: Option<u8>,
+) -> Result<(csv::Reader<std::io::BufReader<R>>, Vec<String>)> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(reader);
+    let delimiter = match delimiter {
+        Some(d) => d,
+        None => detect_delimiter(reader.fill_buf().map_err(|source| Error::Io { path: path.to_path_buf(), source })?, path),
+    };
+    let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(true).delimiter(delimiter).from_reader(reader);
+    let header = rdr
+        .headers()
+        .map_err(|e| Error::BadFile { path: path.to_path_buf(), message: e.to_string() })?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    Ok((rdr, header))
+}
+
+/// Reads CSV text from any reader; `path` is used in error messages (and to detect a `.tsv`).
 ///
 /// # Errors
 /// As [`read_csv`].
 pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptions) -> Result<CsvData> {
     let bad = |message: String| Error::BadFile { path: path.to_path_buf(), message };
-    let mut rdr =
-        csv::ReaderBuilder::new().has_headers(true).flexible(true).delimiter(options.delimiter.unwrap_or(b',')).from_reader(reader);
-    let header: Vec<String> = rdr.headers().map_err(|e| bad(e.to_string()))?.iter().map(|h| h.trim().to_string()).collect();
+    let (mut rdr, header) = open_with_header(reader, path, options.delimiter)?;
     if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
         return Err(Error::EmptyFile { path: path.to_path_buf() });
     }
@@ -283,6 +333,23 @@ mod tests {
     fn real_target_inferred() {
         let d = read("a,y\n1,0.5\n2,1.5\n", &opts("y")).unwrap().data;
         assert_eq!(d.target(), &Target::Real(vec![0.5, 1.5]));
+    }
+
+    #[test]
+    fn delimiter_is_detected_or_taken_as_given() {
+        let want = |d: &Dataset| (d.feature_names().to_vec(), d.row(1).to_vec());
+        let comma = read("a,b,y\n1,2,0\n3,4.5,1\n", &opts("y")).unwrap().data;
+        for text in ["a;b;y\n1;2;0\n3;4.5;1\n", "a\tb\ty\r\n1\t2\t0\r\n3\t4.5\t1\r\n"] {
+            assert_eq!(want(&read(text, &opts("y")).unwrap().data), want(&comma), "{text:?}");
+        }
+        // `.tsv` files are tab-separated even when a header name holds a comma.
+        let tsv = read_csv_from("a,1\tb\ty\n1\t2\t0\n3\t4.5\t1\n".as_bytes(), Path::new("t.tsv"), &opts("y")).unwrap().data;
+        assert_eq!(tsv.feature_names(), ["a,1", "b"]);
+        // A delimiter given explicitly wins over detection.
+        let given = CsvOptions { delimiter: Some(b'|'), ..opts("y") };
+        assert_eq!(want(&read("a|b|y\n1|2|0\n3|4.5|1\n", &given).unwrap().data), want(&comma));
+        let e = read("a;b;y\n1;2;0\n", &CsvOptions { delimiter: Some(b','), ..opts("y") }).unwrap_err();
+        assert!(matches!(&e, Error::MissingTarget { available, .. } if available == "a;b;y"), "{e}");
     }
 
     #[test]

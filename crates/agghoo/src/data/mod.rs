@@ -11,7 +11,7 @@ pub mod generators;
 mod libsvm;
 mod transform;
 
-pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, read_csv, read_csv_from};
+pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, detect_delimiter, read_csv, read_csv_from, read_csv_header};
 pub use dataset::{Dataset, Target, Task, View};
 pub use libsvm::{read_libsvm, read_libsvm_from};
 pub use transform::{Preprocess, Transform};
