@@ -317,6 +317,7 @@ fn ovo_agrees_with_scikit_learn() {
 /// are 0, 1, 2, 3 in first-seen order): the pair decisions agree to the solvers' tolerance and
 /// the labels agree wherever no pair decision is within that tolerance of 0.
 #[test]
+#[allow(clippy::needless_range_loop)] // [pair][row] indexing reads like LIBSVM's dec_values
 fn ovo_agrees_with_libsvm() {
     let k = 4u32;
     let n = 240usize;
@@ -327,7 +328,7 @@ fn ovo_agrees_with_libsvm() {
     for i in 0..n {
         let c = (i as u32) % k;
         let angle = std::f64::consts::TAU * f64::from(c) / f64::from(k);
-        x.push(angle.cos() + a.row(i)[0] - 3.14);
+        x.push(angle.cos() + a.row(i)[0] - std::f64::consts::PI);
         x.push(angle.sin() + (b.target().value(i) - 1.5));
         labels.push(c);
     }

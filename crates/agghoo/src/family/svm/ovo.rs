@@ -118,7 +118,7 @@ pub(super) fn fit(fam: &SvmFamily, train: &View<'_>, c: f64) -> Result<OneVsOneS
 ///
 /// # Errors
 /// As [`fit`].
-pub(super) fn fit_path<'a>(fam: &'a SvmFamily, train: &View<'a>) -> Result<OneVsOnePath> {
+pub(super) fn fit_path(fam: &SvmFamily, train: &View<'_>) -> Result<OneVsOnePath> {
     let (classes, pairs) = pairs(train)?;
     let points = points_of(fam, train);
     let n_t = train.len();
@@ -278,13 +278,9 @@ impl OneVsOneSvc {
             pair.rows.iter().zip(beta.iter()).filter(|(_, b)| **b != 0.0).for_each(|(&i, _)| slot[i] = 0);
         }
         let mut support = Vec::new();
-        let mut n_sv = 0;
-        for i in 0..n_t {
-            if slot[i] != usize::MAX {
-                slot[i] = n_sv;
-                n_sv += 1;
-                support.extend_from_slice(points.row(i));
-            }
+        for (n_sv, (i, s)) in slot.iter_mut().enumerate().filter(|(_, s)| **s != usize::MAX).enumerate() {
+            *s = n_sv;
+            support.extend_from_slice(points.row(i));
         }
         let machines = pairs
             .iter()
@@ -348,7 +344,7 @@ impl OneVsOneSvc {
     /// indices, each index in range and the list strictly increasing.
     fn check_shape(&self) -> Result<()> {
         let bad = |what: String| Err(Error::Numerical(format!("inconsistent one-vs-one SVM model: {what}")));
-        if self.n_features == 0 || !self.support.len().is_multiple_of(self.n_features) {
+        if self.n_features == 0 || self.support.len() % self.n_features != 0 {
             return bad(format!("{} support values for {} features", self.support.len(), self.n_features));
         }
         if self.n_classes < 2 || self.pairs.is_empty() {

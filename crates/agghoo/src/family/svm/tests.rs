@@ -555,3 +555,19 @@ fn ovo_model_round_trips_and_checks() {
     let bad: Model = serde_json::from_value(value).unwrap();
     assert!(matches!(bad.predict(&data.all()), Err(Error::Numerical(_))));
 }
+
+/// Pairs are solved in parallel: the path's predictions and models do not depend on the thread count.
+#[test]
+fn ovo_path_is_thread_count_independent() {
+    let data = class_blobs(200, 3, 16);
+    let (tr, va) = split(200, 150);
+    let fam = SvmFamily::new(SvmKind::Svc, paper_lambdas(150), false, settings(0.5, 0.0, 1e-3)).unwrap();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| {
+            let path = fam.fit_path(&data.view(&tr)).unwrap();
+            let models: Vec<Model> = (0..fam.grid().len()).map(|m| path.model(m).unwrap()).collect();
+            (path.predict(&data.view(&va)).unwrap(), models)
+        })
+    };
+    assert_eq!(run(1), run(3));
+}
