@@ -387,3 +387,40 @@ fn every_family_runs_end_to_end() {
         assert!(o.status.success(), "genuer d = {d}: {}", stderr(&o));
     }
 }
+
+/// `--family svc` on three classes (one-vs-one): Majhoo's hard and soft votes and Agghoo's vote
+/// run, the model predicts one of the three labels; the binary score mean is refused.
+#[test]
+fn svc_on_three_classes() {
+    let dir = scratch("svc3");
+    let names = ["red", "green", "blue"];
+    let centres = [(0.0, 0.0), (1.2, 0.3), (0.4, 1.1)];
+    let mut csv = String::from("u,v,colour\n");
+    for i in 0..90usize {
+        let c = i % 3;
+        let u = ((37 * i) % 61) as f64 / 61.0;
+        let v = ((53 * i) % 67) as f64 / 67.0;
+        csv.push_str(&format!("{},{},{}\n", centres[c].0 + 2.0 * u - 1.0, centres[c].1 + 2.0 * v - 1.0, names[c]));
+    }
+    let data = write(&dir, "three.csv", &csv);
+    let model = dir.join("model.json").display().to_string();
+    let base = ["select", "--data", &data, "--target", "colour", "--family", "svc", "-V", "4"];
+    let o = agghoo(&[&base[..], &["--method", "majhoo", "--out", &model]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("majhoo · family svc"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("4 members"), "{}", stdout(&o));
+    let preds = dir.join("preds.csv").display().to_string();
+    let o = agghoo(&["predict", "--model", &model, "--data", &data, "--out", &preds]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&preds).expect("predictions");
+    assert_eq!(text.lines().count(), 91);
+    let predicted: std::collections::BTreeSet<&str> = text.lines().skip(1).filter_map(|l| l.rsplit(',').next()).collect();
+    assert_eq!(predicted.len(), 3, "every class is predicted on the training rows: {predicted:?}");
+    assert!(predicted.iter().all(|l| names.contains(l)), "{predicted:?}");
+    for extra in [&["--method", "majhoo", "--soft"][..], &["--method", "agghoo"][..]] {
+        let o = agghoo(&[&base[..], extra].concat());
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+    }
+    assert_error(&agghoo(&[&base[..], &["--method", "agghoo", "--aggregate", "score"]].concat()), 1, &["ScoreMean", "3 classes"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -127,6 +127,33 @@ fn svc_and_svr() {
     // a binary machine in a three-class schema
     assert_refused(&svc, "classification into 3 classes", |v| v["schema"]["class_names"].as_array_mut().unwrap().push(json!("c2")));
 
+    // three classes: one-vs-one machines (Majhoo's vote; never merged)
+    let d3 = data(90, 3, 5);
+    let ovo = fit(FamilyKind::Svc, FamilyParams::default(), &d3, Method::Majhoo, Preprocess::default());
+    assert!(!ovo.is_merged());
+    assert_eq!(member(&mut serde_json::to_value(&ovo).unwrap())["kind"], json!("one_vs_one_svc"));
+    assert_round_trip(&ovo, &d3);
+    assert_refused(&ovo, "2 pairs for 3 classes", |v| pop(&mut member(v)["pairs"]));
+    assert_refused(&ovo, "pair 0: classes (0, 7) out of range", |v| member(v)["pairs"][0]["negative"] = json!(7));
+    assert_refused(&ovo, "pair 1 has classes (1, 2), out of order", |v| member(v)["pairs"].as_array_mut().unwrap().swap(1, 2));
+    assert_refused(&ovo, "training classes [0, 1, 5]", |v| member(v)["classes"][2] = json!(5));
+    assert_refused(&ovo, "training classes [0, 0, 2]", |v| member(v)["classes"][1] = json!(0));
+    assert_refused(&ovo, "support values for 3 features", |v| pop(&mut member(v)["support"]));
+    assert_refused(&ovo, "support indices for", |v| pop(&mut member(v)["pairs"][2]["coef"]));
+    assert_refused(&ovo, "support indices not increasing", |v| member(v)["pairs"][1]["support_index"][0] = json!(100_000));
+    assert_refused(&ovo, "support indices not increasing", |v| {
+        let index = member(v)["pairs"][0]["support_index"].as_array_mut().unwrap();
+        index.swap(0, 1);
+    });
+    assert_refused(&ovo, "γ", |v| member(v)["gamma"] = json!(-0.5));
+    assert_refused(&ovo, "expected f64", |v| member(v)["pairs"][0]["bias"] = json!(null));
+    assert_refused(&ovo, "predicts classification into 4 classes", |v| member(v)["n_classes"] = json!(4));
+    assert_refused(&ovo, "classification into 4 classes", |v| v["schema"]["class_names"].as_array_mut().unwrap().push(json!("c3")));
+    // the score mean is binary: refused for three classes
+    assert_refused(&ovo, "aggregation ScoreMean", |v| v["aggregation"] = json!("score_mean"));
+    let huge = serde_json::to_string(&ovo).unwrap().replacen("\"bias\":", "\"bias\":1e999,\"x\":", 1);
+    assert!(matches!(FittedModel::from_json(&huge, Path::new("m.json")), Err(Error::BadFile { .. })));
+
     let r = data(80, 0, 4);
     let svr = fit(FamilyKind::Svr, FamilyParams::default(), &r, Method::Agghoo, Preprocess::default());
     assert!(svr.is_merged());
@@ -225,6 +252,12 @@ fn predict_on_corrupted_models_is_an_error_not_a_panic() {
         (FamilyKind::Logistic, grid("0.01"), &cls, |m| m["classes"] = json!([0, 1, 9])),
         (FamilyKind::Logistic, grid("0.01"), &cls, |m| m["classes"] = json!([0])),
         (FamilyKind::Logistic, grid("0.01"), &cls, |m| pop(&mut m["coefficients"])),
+        (FamilyKind::Svc, grid("0.01"), &cls, |m| m["pairs"][1]["positive"] = json!(3)),
+        (FamilyKind::Svc, grid("0.01"), &cls, |m| m["pairs"][0]["support_index"][0] = json!(9999)),
+        (FamilyKind::Svc, grid("0.01"), &cls, |m| pop(&mut m["pairs"][2]["coef"])),
+        (FamilyKind::Svc, grid("0.01"), &cls, |m| pop(&mut m["support"])),
+        (FamilyKind::Svc, grid("0.01"), &cls, |m| m["pairs"] = json!([])),
+        (FamilyKind::Svc, grid("0.01"), &cls, |m| m["n_features"] = json!(0)),
     ];
     for (i, (kind, params, data, edit)) in cases.into_iter().enumerate() {
         let model = family::build(kind, &params, data).unwrap().fit(&data.all(), 0).unwrap();

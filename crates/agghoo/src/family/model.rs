@@ -26,8 +26,10 @@ pub enum Model {
     Ridge(ridge::RidgeModel),
     /// Lasso or elastic net.
     Lasso(lasso::LassoModel),
-    /// SVC or SVR.
+    /// Binary SVC or SVR.
     Svm(svm::SvmModel),
+    /// SVC with more than two classes (one-vs-one voting).
+    OneVsOneSvc(svm::OneVsOneSvc),
     /// A pruned CART tree.
     Cart(cart::CartModel),
     /// A random forest.
@@ -50,6 +52,7 @@ impl Predictor for Model {
             Model::Ridge(m) => m.predict(rows),
             Model::Lasso(m) => m.predict(rows),
             Model::Svm(m) => m.predict(rows),
+            Model::OneVsOneSvc(m) => m.predict(rows),
             Model::Cart(m) => m.predict(rows),
             Model::Forest(m) => m.predict(rows),
             Model::Logistic(m) => m.predict(rows),
@@ -63,9 +66,10 @@ impl Predictor for Model {
 
 impl Model {
     /// The single model equal to the average of `models` (Agghoo's merge), when the family
-    /// allows it: linear and kernel ridge, Lasso / elastic net (averaged coefficients) and SVMs
-    /// (union of support vectors, coefficients / V). `None` for trees, forests, k-NN, logistic
-    /// regression and members behind a per-fold preprocessing (their transforms differ).
+    /// allows it: linear and kernel ridge, Lasso / elastic net (averaged coefficients) and SVR /
+    /// binary SVC (union of support vectors, coefficients / V). `None` for trees, forests, k-NN,
+    /// logistic regression, one-vs-one SVCs (a vote, not an average) and members behind a
+    /// per-fold preprocessing (their transforms differ).
     ///
     /// # Errors
     /// The family's merge errors (members of different kinds or kernels).
@@ -99,6 +103,7 @@ impl Model {
             Model::Ridge(m) => m.validate(n_features)?,
             Model::Lasso(m) => m.validate(n_features)?,
             Model::Svm(m) => m.validate(n_features)?,
+            Model::OneVsOneSvc(m) => m.validate(n_features)?,
             Model::Cart(m) => m.validate(n_features)?,
             Model::Forest(m) => m.validate(n_features)?,
             Model::Logistic(m) => m.validate(n_features)?,
@@ -124,6 +129,7 @@ impl Model {
             Model::Knn(m) => m.output(),
             Model::Ridge(_) | Model::Lasso(_) => (Task::Regression, 0),
             Model::Svm(m) => m.output(),
+            Model::OneVsOneSvc(m) => (Task::Classification, m.n_classes()),
             Model::Cart(m) => m.output(),
             Model::Forest(m) => m.output(),
             Model::Logistic(m) => (Task::Classification, m.n_classes()),

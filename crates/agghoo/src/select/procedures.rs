@@ -110,11 +110,11 @@ impl SelectConfig {
 ///
 /// # Errors
 /// Every error of [`evaluate_splits`]; [`Error::TaskMismatch`] for Majhoo on regression or an
-/// aggregation that does not fit the task.
+/// aggregation that does not fit the task (the score mean needs two classes).
 pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &SelectConfig) -> Result<(FittedModel, Report)> {
     data.check_learnable()?;
     let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
-    let aggregation = resolve_aggregation(config, data.task())?;
+    let aggregation = resolve_aggregation(config, data.task(), data.target().n_classes())?;
     let grid = family.grid();
     // Subagging evaluates on inner splits of each training set.
     let inner;
@@ -225,7 +225,7 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
     Ok((model, report))
 }
 
-fn resolve_aggregation(config: &SelectConfig, task: Task) -> Result<Aggregation> {
+fn resolve_aggregation(config: &SelectConfig, task: Task, n_classes: usize) -> Result<Aggregation> {
     let default = match task {
         Task::Classification => Aggregation::Vote,
         Task::Regression => Aggregation::Mean,
@@ -241,6 +241,12 @@ fn resolve_aggregation(config: &SelectConfig, task: Task) -> Result<Aggregation>
     };
     if !fits {
         return Err(Error::TaskMismatch(format!("aggregation {chosen:?} does not fit {task:?}")));
+    }
+    // Averaged decision scores are binary (as in the model file's check): refuse before fitting.
+    if chosen == Aggregation::ScoreMean && n_classes != 2 {
+        return Err(Error::TaskMismatch(format!(
+            "aggregation ScoreMean averages binary decision scores; the data have {n_classes} classes (use the vote or the soft vote)"
+        )));
     }
     Ok(chosen)
 }

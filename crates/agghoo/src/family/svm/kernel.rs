@@ -11,6 +11,8 @@
 //! The rejected alternative is LIBSVM's per-fit cache: a path over 17 values of C would then
 //! recompute the same kernel rows 17 times.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 /// Largest training set whose kernel matrix is stored in full.
@@ -52,8 +54,9 @@ impl Points {
 /// handle; `row(handle)` reads it. Loading row `j` never evicts the most recently loaded row, so
 /// two rows can be read together after two loads.
 pub(crate) enum KernelCache {
-    /// The full matrix, row-major.
-    Full { n: usize, k: Vec<f64> },
+    /// The full matrix, row-major (shared read-only between the one-vs-one pairs of a
+    /// training set, see [`KernelCache::share`]).
+    Full { n: usize, k: Arc<Vec<f64>> },
     /// An LRU cache of rows.
     Lru(LruRows),
 }
@@ -70,10 +73,20 @@ impl KernelCache {
         if n <= full_max_rows {
             let mut k = vec![0.0; n * n];
             k.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, row)| points.fill_row(i, row));
-            KernelCache::Full { n, k }
+            KernelCache::Full { n, k: Arc::new(k) }
         } else {
             let capacity = (budget_bytes / (8 * n.max(1))).clamp(2, n.max(2));
             KernelCache::Lru(LruRows::new(points, capacity))
+        }
+    }
+
+    /// A second handle on the same full matrix, without copying it (the one-vs-one pairs of a
+    /// training set solve on sub-blocks of one matrix); `None` for an LRU cache, whose rows are
+    /// private to one solver.
+    pub fn share(&self) -> Option<KernelCache> {
+        match self {
+            KernelCache::Full { n, k } => Some(KernelCache::Full { n: *n, k: Arc::clone(k) }),
+            KernelCache::Lru(_) => None,
         }
     }
 

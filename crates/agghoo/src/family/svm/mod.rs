@@ -1,4 +1,5 @@
-//! Gaussian-kernel C-SVC (binary) and ε-SVR, solved by SMO and warm-started along the grid.
+//! Gaussian-kernel C-SVC (binary, and K > 2 classes one-vs-one) and ε-SVR, solved by SMO and
+//! warm-started along the grid.
 //! See `family/svm/README.md` for the design note.
 //!
 //! # Objective and the grid's meaning
@@ -43,17 +44,45 @@
 //! ([`Family::fit`], kept as the reference), repeats the kernel and most SMO iterations.
 //!
 //! # Classification
-//! Binary only: the decision value `Σ_i β_i K(x_i, x) + b` is returned in
-//! [`Predictions::Classes`]`.decision` (positive = class 1, a zero decision predicts class 0, as
-//! [`crate::select::Aggregation::ScoreMean`]). More than two classes is
-//! [`Error::Unsupported`] (one-vs-one voting is not implemented).
+//! Two classes: one machine, class 1 ↦ +1; the decision value `Σ_i β_i K(x_i, x) + b` is
+//! returned in [`Predictions::Classes`]`.decision` (positive = class 1, a zero decision predicts
+//! class 0, as [`crate::select::Aggregation::ScoreMean`]); `proba` is `None`.
+//!
+//! K > 2 classes: one-vs-one voting, as LIBSVM and scikit-learn's `SVC` (module `ovo`,
+//! model [`OneVsOneSvc`]):
+//! - for every pair `(a, b)`, `a < b`, of the classes present in the training set, a binary
+//!   C-SVC on the training rows of those two classes with `a ↦ +1`, `b ↦ −1` (LIBSVM's sign:
+//!   its first label is positive, and scikit-learn sorts the labels);
+//! - the SAME box bound for every pair, `C = 1/(2 λ n_t)` with `n_t` the size of the WHOLE
+//!   training set (not of the pair's rows), so that λ keeps its meaning and a C grid
+//!   (`--param grid=C`) is LIBSVM's C for every pair, as in LIBSVM;
+//! - prediction: pair `(a, b)` votes for `a` when its decision is `> 0`, else for `b`; the class
+//!   with the most votes wins, ties go to the lowest class index (LIBSVM's rule);
+//! - [`Predictions::Classes`] holds the labels, `proba = Some(votes / P)` with `P` the number of
+//!   pairs — **vote fractions, not calibrated probabilities** (they feed the `--soft` vote of
+//!   Majhoo) — and `decision = None`;
+//! - a class absent from a training set (possible on small splits) has no pair: with m ≥ 2
+//!   classes present there are `P = m(m−1)/2` pairs, so the absent class gets no vote and, since
+//!   some class always gets at least one, is never predicted (LIBSVM cannot predict a label it
+//!   has not seen either). Fewer than two classes present is [`Error::ConstantTarget`], as for
+//!   the binary machine.
+//!
+//! The path warm-starts each pair along the grid exactly as the binary path; the training set's
+//! kernel matrix is computed once (when it is stored in full, `n_t ≤ 4000`) and every pair reads
+//! its sub-block, instead of one kernel per pair.
 //!
 //! # Aggregation
 //! [`SvmModel::merge_mean`] turns V members into one kernel expansion whose decision function
-//! is exactly the mean of theirs (what Agghoo averages).
+//! is exactly the mean of theirs (what Agghoo averages: SVR, and `--aggregate score` for the
+//! binary SVC). One-vs-one models are combined by the vote or the soft vote (Majhoo, and
+//! Agghoo's default for classes), like the other multi-class classifiers; the score mean is
+//! refused for more than two classes ([`Error::TaskMismatch`]).
 
 pub(crate) mod kernel;
+mod ovo;
 pub(crate) mod smo;
+
+pub use self::ovo::OneVsOneSvc;
 
 use std::collections::HashMap;
 
@@ -67,7 +96,7 @@ use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
 
-/// Which machine: C-SVC (binary classification) or ε-SVR.
+/// Which machine: C-SVC (classification) or ε-SVR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SvmKind {
@@ -154,8 +183,9 @@ impl SvmFamily {
         if self.grid_in_c { (0..m).collect() } else { (0..m).rev().collect() }
     }
 
-    /// The training problem of `train`: points, the dual's labels, linear term and kernel rows.
-    fn problem(&self, train: &View<'_>) -> Result<(Points, Problem)> {
+    /// Checks the task and that `train` has rows; true when the fit is a one-vs-one C-SVC
+    /// (more than two classes).
+    fn check_train(&self, train: &View<'_>) -> Result<bool> {
         if train.task() != self.task() {
             return Err(Error::TaskMismatch(format!(
                 "family `{}` needs {} data",
@@ -163,24 +193,22 @@ impl SvmFamily {
                 if self.kind == SvmKind::Svc { "classification" } else { "regression" }
             )));
         }
-        let n = train.len();
-        if n == 0 {
+        if train.is_empty() {
             return Err(Error::TooFewRows { what: format!("family `{}`", self.kind.name()), needed: 1, found: 0 });
         }
-        if self.kind == SvmKind::Svc && train.n_classes() > 2 {
-            return Err(binary_only(train.n_classes()));
-        }
+        Ok(self.kind == SvmKind::Svc && train.n_classes() > 2)
+    }
+
+    /// The binary training problem of `train`: points, the dual's labels, linear term and kernel rows.
+    fn problem(&self, train: &View<'_>) -> Result<(Points, Problem)> {
+        self.check_train(train)?;
+        let n = train.len();
         let points = Points { x: train.gather_x(), d: train.n_features(), gamma: self.settings.gamma };
         let problem = match self.kind {
             SvmKind::Svc => {
                 let y: Vec<f64> = (0..n).map(|i| if train.class(i) == 1 { 1.0 } else { -1.0 }).collect();
                 if y.iter().all(|&v| v == y[0]) {
-                    let data = train.data();
-                    let value = match data.target() {
-                        crate::data::Target::Classes { names, .. } => names.get(train.class(0) as usize).cloned().unwrap_or_default(),
-                        crate::data::Target::Real(_) => String::new(),
-                    };
-                    return Err(Error::ConstantTarget { name: format!("{} (training set of {n} rows)", data.target_name()), value });
+                    return Err(one_class(train));
                 }
                 Problem { p: vec![-1.0; n], row: (0..n).collect(), y, n }
             }
@@ -215,6 +243,16 @@ impl SvmFamily {
     }
 }
 
+/// [`Error::ConstantTarget`] for a training set holding one class only.
+fn one_class(train: &View<'_>) -> Error {
+    let data = train.data();
+    let value = match data.target() {
+        crate::data::Target::Classes { names, .. } => names.get(train.class(0) as usize).cloned().unwrap_or_default(),
+        crate::data::Target::Real(_) => String::new(),
+    };
+    Error::ConstantTarget { name: format!("{} (training set of {} rows)", data.target_name(), train.len()), value }
+}
+
 /// The scaled warm start of the module doc: `α' = clip(r α)`, `∇' = r (∇ − p) + p`, r = C'/C.
 fn warm_start(prev: &Solution, c_old: f64, c_new: f64, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let r = c_new / c_old;
@@ -246,25 +284,16 @@ impl Problem {
 /// Builds the `svc` family. Params: `gamma` (default 1/d), `tol` (1e-3), `shrinking` (true),
 /// `grid` = `lambda` (default) or `C`.
 ///
+/// More than two classes are fitted one-vs-one (see the module doc).
+///
 /// # Errors
-/// Bad parameters; [`Error::TaskMismatch`] on regression data; [`Error::Unsupported`] for more
-/// than two classes.
+/// Bad parameters; [`Error::TaskMismatch`] on regression data.
 pub fn build_svc(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     params.check_known("svc", &["gamma", "tol", "shrinking", "grid"])?;
     if data.task() != Task::Classification {
         return Err(Error::TaskMismatch("family `svc` needs classification data; use `svr` for regression".into()));
     }
-    if data.target().n_classes() > 2 {
-        return Err(binary_only(data.target().n_classes()));
-    }
     build(SvmKind::Svc, params, data)
-}
-
-fn binary_only(n_classes: usize) -> Error {
-    Error::Unsupported {
-        what: format!("family `svc` with {n_classes} classes"),
-        reason: "only binary C-SVC is implemented (no one-vs-one voting)".into(),
-    }
 }
 
 /// Builds the `svr` family. Params: `gamma` (default 1/d), `epsilon` (0.1), `tol` (1e-3),
@@ -325,13 +354,19 @@ impl Family for SvmFamily {
         if !(value > 0.0 && value.is_finite()) {
             return Err(Error::invalid("grid", "positive values (log scale)", value));
         }
-        let (points, problem) = self.problem(train)?;
         let c = self.c_of(value, train.len());
+        if self.check_train(train)? {
+            return Ok(Model::OneVsOneSvc(ovo::fit(self, train, c)?));
+        }
+        let (points, problem) = self.problem(train)?;
         let mut cache = KernelCache::new(points.clone());
         let sol = self.solve(&problem, c, &mut cache, None)?;
         Ok(Model::Svm(self.model(&points, &problem, &sol)))
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
+        if self.check_train(train)? {
+            return Ok(Box::new(ovo::fit_path(self, train)?));
+        }
         let (points, problem) = self.problem(train)?;
         let n_t = train.len();
         let mut cache = KernelCache::new(points.clone());
@@ -377,7 +412,8 @@ impl FittedPath for SvmPath {
 }
 
 /// A fitted machine: `f(x) = Σ_s β_s K(x_s, x) + b` over its support vectors `x_s`.
-/// SVR predicts `f(x)`; SVC predicts class 1 when `f(x) > 0` and returns `f` as the decision.
+/// SVR predicts `f(x)`; a binary SVC predicts class 1 when `f(x) > 0` and returns `f` as the
+/// decision (more than two classes: [`OneVsOneSvc`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SvmModel {
     machine: SvmKind,

@@ -339,9 +339,235 @@ fn bad_inputs_are_typed_errors() {
         "y",
     )
     .unwrap();
-    assert!(matches!(build(FamilyKind::Svc, &FamilyParams::default(), &three), Err(Error::Unsupported { .. })));
-    assert!(matches!(fam.fit(&three.all(), 0), Err(Error::Unsupported { .. })));
+    // three classes: one-vs-one (one point per class, hard margin: each point is predicted)
+    let fam3 = crate::family::build(FamilyKind::Svc, &FamilyParams::default(), &three).unwrap();
+    let model3 = fam3.fit(&three.all(), 0).unwrap();
+    assert!(matches!(&model3, Model::OneVsOneSvc(m) if m.pairs().len() == 3));
+    assert_eq!(model3.predict(&three.all()).unwrap().labels().unwrap(), [0, 1, 2]);
     // schema mismatch at prediction
     let model = fam.fit(&cls.all(), 0).unwrap();
     assert!(matches!(model.predict(&reg.all()), Err(Error::SchemaMismatch(_))));
+}
+
+// ---- more than two classes: one-vs-one ----
+
+/// K Gaussian blobs in 2-D, centres on a circle of radius 1.5 (overlapping classes).
+fn class_blobs(n: usize, k: u32, seed: u64) -> Dataset {
+    let mut rng = Seed(seed).rng(Purpose::Data, 0);
+    let mut x = Vec::with_capacity(2 * n);
+    let mut labels = Vec::with_capacity(n);
+    for _ in 0..n {
+        let c = rng.random_range(0..k);
+        let angle = 2.0 * std::f64::consts::PI * f64::from(c) / f64::from(k);
+        x.push(1.5 * angle.cos() + crate::data::generators::normal(&mut rng));
+        x.push(1.5 * angle.sin() + crate::data::generators::normal(&mut rng));
+        labels.push(c);
+    }
+    let names = (0..k).map(|c| format!("c{c}")).collect();
+    Dataset::new(x, vec!["a".into(), "b".into()], Target::Classes { labels, names }, "y").unwrap()
+}
+
+fn ovo_model(model: Model) -> OneVsOneSvc {
+    match model {
+        Model::OneVsOneSvc(m) => m,
+        other => panic!("expected a one-vs-one SVC, got {other:?}"),
+    }
+}
+
+/// The class with the most votes, ties to the lowest index, written out independently of `ovo::vote`.
+fn vote_by_hand(decisions: &[Vec<f64>], pairs: &[(u32, u32)], k: usize, row: usize) -> (u32, Vec<f64>) {
+    let mut votes = vec![0usize; k];
+    for (d, &(a, b)) in decisions.iter().zip(pairs) {
+        if d[row] > 0.0 {
+            votes[a as usize] += 1;
+        } else {
+            votes[b as usize] += 1;
+        }
+    }
+    let top = *votes.iter().max().unwrap();
+    let winner = votes.iter().position(|&v| v == top).unwrap() as u32;
+    (winner, votes.iter().map(|&v| v as f64 / pairs.len() as f64).collect())
+}
+
+#[test]
+fn ovo_path_equals_cold_refit() {
+    use crate::family::conformance::path_equals_refit;
+    let data = class_blobs(240, 3, 11);
+    let (tr, va) = split(240, 180);
+    let (train, val) = (data.view(&tr), data.view(&va));
+    let fam = SvmFamily::new(SvmKind::Svc, paper_lambdas(180), false, settings(0.5, 0.0, 1e-9)).unwrap();
+    path_equals_refit(&fam, &train, &val, 1e-6);
+    let path = fam.fit_path(&train).unwrap();
+    let fast = path.predict(&val).unwrap();
+    let mut distinct = std::collections::BTreeSet::new();
+    for m in 0..fam.grid().len() {
+        let from_path = ovo_model(path.model(m).unwrap());
+        let cold = ovo_model(fam.fit(&train, m).unwrap());
+        // the path's predictions are its models' predictions, bit for bit
+        assert_eq!(fast[m], from_path.predict(&val).unwrap(), "grid {m}");
+        // the pair decisions (not only the labels) agree with the cold refit
+        let (a, b) = (from_path.decisions(&val).unwrap(), cold.decisions(&val).unwrap());
+        for q in 0..3 {
+            for i in 0..val.len() {
+                assert!((a[q][i] - b[q][i]).abs() < 1e-5 * (1.0 + b[q][i].abs()), "grid {m} pair {q} row {i}: {} vs {}", a[q][i], b[q][i]);
+            }
+        }
+        let Predictions::Classes { labels, n_classes: 3, proba: Some(p), decision: None } = &fast[m] else { panic!("{:?}", fast[m]) };
+        distinct.extend(labels.iter().copied());
+        for i in 0..val.len() {
+            let row = &p[3 * i..3 * i + 3];
+            assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-12 && row.iter().all(|v| [0.0, 1.0 / 3.0, 2.0 / 3.0].contains(v)));
+        }
+    }
+    assert_eq!(distinct.len(), 3, "every class is predicted somewhere on the path");
+}
+
+/// OvO = the vote of the K(K−1)/2 binary machines fitted separately on each pair's rows (class a
+/// relabelled 1 so that a ↦ +1) with the same C = 1/(2 λ n_t), n_t the whole training set.
+#[test]
+fn ovo_is_the_vote_of_separate_binary_machines() {
+    let k = 4;
+    let data = class_blobs(200, k, 12);
+    let (tr, va) = split(200, 150);
+    let (train, val) = (data.view(&tr), data.view(&va));
+    let lambda = 2e-3;
+    let fam = SvmFamily::new(SvmKind::Svc, vec![lambda], false, settings(0.7, 0.0, 1e-3)).unwrap();
+    let model = ovo_model(fam.fit(&train, 0).unwrap());
+    assert_eq!(model.pairs(), vec![(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]);
+    let class: Vec<u32> = (0..200).map(|i| data.target().value(i) as u32).collect();
+    let c = 1.0 / (2.0 * lambda * 150.0);
+    let mut decisions = Vec::new();
+    for &(a, b) in &model.pairs() {
+        let rows: Vec<usize> = tr.iter().copied().filter(|&i| [a, b].contains(&class[i])).collect();
+        let x: Vec<f64> = rows.iter().flat_map(|&i| data.row(i).to_vec()).collect();
+        let labels = rows.iter().map(|&i| u32::from(class[i] == a)).collect();
+        let binary =
+            Dataset::new(x, vec!["a".into(), "b".into()], Target::Classes { labels, names: vec!["b".into(), "a".into()] }, "y").unwrap();
+        let machine = SvmFamily::new(SvmKind::Svc, vec![c], true, settings(0.7, 0.0, 1e-3)).unwrap();
+        let Model::Svm(m) = machine.fit(&binary.all(), 0).unwrap() else { panic!() };
+        let x_val: Vec<f64> = va.iter().flat_map(|&i| data.row(i).to_vec()).collect();
+        let val_data = Dataset::new(
+            x_val,
+            vec!["a".into(), "b".into()],
+            Target::Classes { labels: vec![0; va.len()], names: vec!["b".into(), "a".into()] },
+            "y",
+        )
+        .unwrap();
+        decisions.push(m.decision(&val_data.all()).unwrap());
+    }
+    // the same arithmetic: identical decision values
+    assert_eq!(model.decisions(&val).unwrap(), decisions);
+    let Predictions::Classes { labels, proba: Some(p), .. } = model.predict(&val).unwrap() else { panic!() };
+    for i in 0..val.len() {
+        let (winner, fractions) = vote_by_hand(&decisions, &model.pairs(), k as usize, i);
+        assert_eq!(labels[i], winner, "row {i}");
+        assert_eq!(&p[4 * i..4 * i + 4], fractions.as_slice(), "row {i}");
+    }
+}
+
+#[test]
+fn ovo_vote_ties_go_to_the_lowest_class() {
+    // pairs (0,1), (0,2), (1,2); one row per column below
+    let pairs = [(0, 1), (0, 2), (1, 2)];
+    let decisions = vec![
+        vec![1.0, -1.0, 1.0, 0.0],  // (0,1): 0, 1, 0, 1 (a zero decision votes for b)
+        vec![-1.0, -1.0, 1.0, 0.0], // (0,2): 2, 2, 0, 2
+        vec![1.0, 1.0, -1.0, 1.0],  // (1,2): 1, 1, 2, 1
+    ];
+    let Predictions::Classes { labels, proba: Some(p), decision: None, n_classes: 3 } = ovo::vote(&decisions, &pairs, 3, 4).unwrap() else {
+        panic!()
+    };
+    // row 0: one vote each, a three-way tie → class 0; row 1: class 1 twice; row 2: class 0
+    // twice; row 3: class 1 twice (zeros vote for the second class)
+    assert_eq!(labels, [0, 1, 0, 1]);
+    let third = 1.0 / 3.0;
+    assert_eq!(&p[..3], &[third, third, third]);
+    assert_eq!(&p[3..6], &[0.0, 2.0 * third, third]);
+    // four classes, classes 1 and 2 tie at two votes: the lower index wins
+    let pairs4 = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+    let d4: Vec<Vec<f64>> = [-1.0, -1.0, 1.0, -1.0, 1.0, -1.0].iter().map(|&v| vec![v]).collect();
+    assert_eq!(ovo::vote(&d4, &pairs4, 4, 1).unwrap().labels().unwrap(), [1]);
+    let d4: Vec<Vec<f64>> = [-1.0, -1.0, 1.0, -1.0, -1.0, -1.0].iter().map(|&v| vec![v]).collect();
+    // votes 0:1, 1:1, 2:2, 3:2 → class 2
+    assert_eq!(ovo::vote(&d4, &pairs4, 4, 1).unwrap().labels().unwrap(), [2]);
+    assert!(matches!(ovo::vote(&[vec![f64::NAN]], &[(0, 1)], 3, 1), Err(Error::Numerical(_))));
+}
+
+/// A class absent from the training set has no pair, gets no vote and is never predicted; the
+/// vote fractions are over the pairs that exist.
+#[test]
+fn ovo_class_absent_from_training() {
+    let data = class_blobs(240, 4, 13);
+    let labels: Vec<u32> = (0..240).map(|i| data.target().value(i) as u32).collect();
+    let tr: Vec<usize> = (0..180).filter(|&i| labels[i] != 2).collect();
+    let va: Vec<usize> = (180..240).collect();
+    assert!(va.iter().any(|&i| labels[i] == 2), "the validation rows hold the absent class");
+    let fam = SvmFamily::new(SvmKind::Svc, paper_lambdas(tr.len()), false, settings(0.5, 0.0, 1e-9)).unwrap();
+    let (train, val) = (data.view(&tr), data.view(&va));
+    crate::family::conformance::path_equals_refit(&fam, &train, &val, 1e-6);
+    let model = ovo_model(fam.fit(&train, 8).unwrap());
+    assert_eq!(model.classes(), [0, 1, 3]);
+    assert_eq!(model.pairs(), vec![(0, 1), (0, 3), (1, 3)]);
+    let Predictions::Classes { labels: pred, n_classes: 4, proba: Some(p), .. } = model.predict(&val).unwrap() else { panic!() };
+    assert!(pred.iter().all(|&l| l != 2));
+    for i in 0..val.len() {
+        assert_eq!(p[4 * i + 2], 0.0);
+        assert!((p[4 * i..4 * i + 4].iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+    // one class left: the binary machine's error
+    let only: Vec<usize> = (0..240).filter(|&i| labels[i] == 3).collect();
+    assert!(matches!(fam.fit(&data.view(&only), 0), Err(Error::ConstantTarget { .. })));
+    assert!(matches!(fam.fit_path(&data.view(&only)), Err(Error::ConstantTarget { .. })));
+}
+
+/// The shared kernel matrix (path) and per-pair caches (cold fit) read the same kernel values:
+/// at the path's first (coldest) grid point, whose solve starts from α = 0 too, the two agree bit for bit.
+#[test]
+fn ovo_shared_kernel_equals_per_pair_kernels() {
+    let data = class_blobs(150, 3, 14);
+    let all = data.all();
+    let fam = SvmFamily::new(SvmKind::Svc, vec![1e-2], false, settings(0.5, 0.0, 1e-3)).unwrap();
+    let path = fam.fit_path(&all).unwrap();
+    assert_eq!(path.model(0).unwrap(), fam.fit(&all, 0).unwrap());
+}
+
+#[test]
+fn ovo_model_round_trips_and_checks() {
+    let data = class_blobs(90, 3, 15);
+    let fam = SvmFamily::new(SvmKind::Svc, vec![1e-2], false, settings(0.5, 0.0, 1e-3)).unwrap();
+    let model = fam.fit(&data.all(), 0).unwrap();
+    let back: Model = serde_json::from_str(&serde_json::to_string(&model).unwrap()).unwrap();
+    assert_eq!(back, model);
+    assert!(model.validate(2, Task::Classification, 3).is_ok());
+    assert_eq!(model.output(), (Task::Classification, 3));
+    // members are voted, never merged
+    assert_eq!(Model::merge_mean(&[&model, &model]).unwrap(), None);
+    // wrong width of data
+    let wide = Dataset::new(vec![0.0; 3], vec!["a".into(), "b".into(), "c".into()], Target::Real(vec![0.0]), "y").unwrap();
+    assert!(matches!(model.predict(&wide.all()), Err(Error::SchemaMismatch(_))));
+    // a deserialized model with a pair class out of range errors in `predict` instead of panicking
+    let mut value = serde_json::to_value(&model).unwrap();
+    value["pairs"][0]["negative"] = serde_json::json!(7);
+    let bad: Model = serde_json::from_value(value).unwrap();
+    assert!(matches!(bad.predict(&data.all()), Err(Error::Numerical(_))));
+    let mut value = serde_json::to_value(&model).unwrap();
+    value["pairs"][1]["support_index"][0] = serde_json::json!(100_000);
+    let bad: Model = serde_json::from_value(value).unwrap();
+    assert!(matches!(bad.predict(&data.all()), Err(Error::Numerical(_))));
+}
+
+/// Pairs are solved in parallel: the path's predictions and models do not depend on the thread count.
+#[test]
+fn ovo_path_is_thread_count_independent() {
+    let data = class_blobs(200, 3, 16);
+    let (tr, va) = split(200, 150);
+    let fam = SvmFamily::new(SvmKind::Svc, paper_lambdas(150), false, settings(0.5, 0.0, 1e-3)).unwrap();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| {
+            let path = fam.fit_path(&data.view(&tr)).unwrap();
+            let models: Vec<Model> = (0..fam.grid().len()).map(|m| path.model(m).unwrap()).collect();
+            (path.predict(&data.view(&va)).unwrap(), models)
+        })
+    };
+    assert_eq!(run(1), run(3));
 }
