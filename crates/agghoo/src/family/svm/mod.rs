@@ -31,6 +31,9 @@
 //! 2005), shrinking, stopping at gap `< tol` (param `tol`, default 1e-3 as LIBSVM's `eps`), plus
 //! periodic Newton steps on the free variables (they settle the zig-zag of SMO on nearly singular
 //! kernel matrices; the stopping rule is LIBSVM's). Param `shrinking` (default true).
+//! A solution off the equality constraint `yᵀα = 0` by more than rounding (`1e-10 · C · n`;
+//! seen only with `tol` ≲ 1e-14, below the gradients' rounding error) is refused with
+//! [`Error::Numerical`] rather than returned.
 //! Kernel rows come from one cache per training set (module `kernel`): the full matrix when
 //! `n_t ≤ 4000`, an LRU row cache otherwise.
 //!
@@ -233,6 +236,16 @@ impl SvmFamily {
         let sol = dual.solve(cache, alpha, grad)?;
         if !sol.rho.is_finite() || !sol.objective.is_finite() {
             return Err(Error::Numerical(format!("family `{}`: non-finite SMO solution at C = {c}", self.kind.name())));
+        }
+        // Every SMO step keeps yᵀα = 0 up to rounding; a larger violation is a failed solve
+        // (seen with tolerances far below the gradients' rounding error), not an answer.
+        let violation = problem.y.iter().zip(&sol.alpha).map(|(y, a)| y * a).sum::<f64>().abs();
+        if violation > 1e-10 * c * problem.y.len() as f64 {
+            return Err(Error::Numerical(format!(
+                "family `{}`: the SMO solution at C = {c} violates yᵀα = 0 by {violation:.2e} (tol = {:e} is below what double precision resolves; use tol ≥ 1e-10)",
+                self.kind.name(),
+                self.settings.tol
+            )));
         }
         Ok(sol)
     }

@@ -571,3 +571,17 @@ fn ovo_path_is_thread_count_independent() {
     };
     assert_eq!(run(1), run(3));
 }
+
+#[test]
+fn an_infeasible_smo_solution_is_an_error_not_an_answer() {
+    // At tol = 1e-14 (below the gradients' rounding error) SMO ends off the constraint yᵀα = 0
+    // on this problem; the family must say so. At 1e-9 the same path solves.
+    let (tr, _) = split(400, 300);
+    for (kind, data) in [(SvmKind::Svc, blobs(400, 3)), (SvmKind::Svr, svr_problem(400, Seed(2), 0).unwrap())] {
+        let path =
+            |tol| SvmFamily::new(kind, paper_lambdas(300), false, settings(0.5, 0.1, tol)).unwrap().fit_path(&data.view(&tr)).map(|_| ());
+        assert!(path(1e-9).is_ok(), "{kind:?}");
+        let e = path(1e-14).unwrap_err();
+        assert!(matches!(&e, Error::Numerical(m) if m.contains("violates")), "{kind:?}: {e}");
+    }
+}
