@@ -32,7 +32,7 @@
 //! periodic Newton steps on the free variables (they settle the zig-zag of SMO on nearly singular
 //! kernel matrices; the stopping rule is LIBSVM's). Param `shrinking` (default true).
 //! A solution off the equality constraint `yᵀα = 0` by more than rounding (`1e-10 · C · n`;
-//! seen only with `tol` ≲ 1e-14, below the gradients' rounding error) is refused with
+//! seen with `tol` ≤ 1e-13, below the gradients' rounding error) is refused with
 //! [`Error::Numerical`] rather than returned.
 //! Kernel rows come from one cache per training set (module `kernel`): the full matrix when
 //! `n_t ≤ 4000`, an LRU row cache otherwise.
