@@ -31,7 +31,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use self::neighbors::{NeighborIndex, Scratch, distances_by_column, sort_by_distance};
+use self::neighbors::{NeighborIndex, Scratch, by_column, distances_by_column, sort_by_distance};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
@@ -77,7 +77,7 @@ impl SharedNeighbors {
     fn new(data: &Dataset, candidates: usize) -> Self {
         let n = data.n_rows();
         let d = data.n_features();
-        let columns = (0..d).flat_map(|c| (0..candidates).map(move |j| data.x()[j * d + c])).collect();
+        let columns = by_column(&data.x()[..candidates * d], d, candidates);
         Self {
             uid: data.uid(),
             candidates,
@@ -96,7 +96,7 @@ impl SharedNeighbors {
         let compute = |len: usize, scratch: &mut Scratch| {
             let n = self.candidates;
             let mut out = Vec::new();
-            distances_by_column(&self.x[row * self.d..(row + 1) * self.d], &self.columns, n, &mut scratch.dist);
+            distances_by_column(&self.x[row * self.d..(row + 1) * self.d], &self.columns, n, 0..n, &mut scratch.dist);
             sort_by_distance(&scratch.dist, len, &mut scratch.sort, &mut out);
             out.into_boxed_slice()
         };
