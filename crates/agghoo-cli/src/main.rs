@@ -9,6 +9,7 @@
 mod args;
 mod cmd;
 mod curves;
+mod memory;
 mod output;
 mod plot;
 mod source;

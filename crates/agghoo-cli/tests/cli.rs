@@ -327,6 +327,12 @@ fn treecv_tree_and_standard_agree_for_naive_bayes() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
     assert_eq!(v["result"]["n_folds"], 500);
+    // The run's memory (Linux: from /proc): a peak at least the resident size before the run.
+    if std::path::Path::new("/proc/self/status").exists() {
+        let m = &v["result"]["memory"];
+        let (before, peak) = (m["before_bytes"].as_u64().expect("before"), m["peak_bytes"].as_u64().expect("peak"));
+        assert!(before > 0 && peak >= before, "{m}");
+    }
     assert_error(&agghoo(&["treecv", "--data", "gen:covertype", "--n", "50", "--folds", "60"]), 1, &["60-fold", "50"]);
     assert_error(&agghoo(&["treecv", "--data", "gen:covertype", "--n", "50", "--folds", "1"]), 2, &["folds"]);
 }

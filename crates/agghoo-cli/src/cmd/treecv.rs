@@ -11,6 +11,7 @@ use agghoo::treecv::{self, ChunkedData, Method, Order, Storage, TreeCvConfig, Tr
 use serde::Serialize;
 
 use crate::args::{LearnerArg, OrderArg, TreeCvArgs, TreeMethodArg, UsageError};
+use crate::memory::{self, RunMemory};
 use crate::output::{self, num};
 use crate::source;
 
@@ -24,6 +25,15 @@ struct Parameters<'a> {
     parallel: bool,
 }
 
+/// The report with the run's memory (outside the library report: it depends on the machine).
+#[derive(Serialize)]
+struct WithMemory<'a> {
+    #[serde(flatten)]
+    report: &'a TreeCvReport,
+    /// Resident memory before the run and its peak during it (Linux only).
+    memory: Option<RunMemory>,
+}
+
 fn cv<L: Incremental>(
     learner: &L,
     data: &agghoo::data::Dataset,
@@ -32,12 +42,12 @@ fn cv<L: Incremental>(
     storage: Storage,
     cfg: &TreeCvConfig,
     json: bool,
-) -> anyhow::Result<TreeCvReport> {
+) -> anyhow::Result<(TreeCvReport, Option<RunMemory>)> {
     let chunks = ChunkedData::new(learner, data, k, shuffle)?.with_storage(storage);
     let bar = output::progress(treecv::expected_updates(&chunks, cfg.method), "point updates", json);
-    let report = treecv::run_with_progress(learner, &chunks, cfg, &|m| bar.inc(m))?;
+    let (report, memory) = memory::measure(|| treecv::run_with_progress(learner, &chunks, cfg, &|m| bar.inc(m)));
     bar.finish_and_clear();
-    Ok(report)
+    Ok((report?, memory))
 }
 
 pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
@@ -78,7 +88,7 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         return output::print(&format!("selected λ = {}", num(grid.values[grid.best_index])));
     }
     let lambda = lambdas[0];
-    let report = match args.learner {
+    let (report, memory) = match args.learner {
         LearnerArg::Pegasos => cv(&Pegasos::new(lambda)?, data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::GaussianNb => {
@@ -93,7 +103,7 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     if args.output.json {
         let parameters =
             Parameters { data: &loaded.description, learner: &report.learner, folds: k, method, order, parallel: args.parallel };
-        return output::print_json("treecv", parameters, Some(seed.0), &report);
+        return output::print_json("treecv", parameters, Some(seed.0), &WithMemory { report: &report, memory });
     }
     output::print(&format!(
         "{} · {k}-fold {:?} CV ({:?} order{}) · data {} (n = {})",
@@ -104,13 +114,15 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         loaded.description,
         data.n_rows()
     ))?;
-    let mut t = output::table(&["CV estimate", "standard error", "point updates", "passes", "wall time (s)"]);
+    let mut t = output::table(&["CV estimate", "standard error", "point updates", "passes", "wall time (s)", "peak memory (MB)"]);
+    let mib = |b: u64| format!("{:.1}", b as f64 / 1048576.0);
     t.add_row(vec![
         num(report.estimate),
         num(report.standard_error),
         report.n_point_updates.to_string(),
         num(report.passes),
         num(report.wall_seconds),
+        memory.map_or_else(|| "n/a".into(), |m| format!("{} (+{} for the run)", mib(m.peak_bytes), mib(m.added_bytes()))),
     ]);
     output::print(&t.to_string())
 }
