@@ -34,16 +34,19 @@ struct WithMemory<'a> {
     memory: Option<RunMemory>,
 }
 
+/// Chunks `data` and runs; the data set is dropped once its chunk-ordered copy exists, so the run
+/// holds the data once, not twice.
 fn cv<L: Incremental>(
     learner: &L,
-    data: &agghoo::data::Dataset,
+    data: agghoo::data::Dataset,
     k: usize,
     shuffle: Option<Seed>,
     storage: Storage,
     cfg: &TreeCvConfig,
     json: bool,
 ) -> anyhow::Result<(TreeCvReport, Option<RunMemory>)> {
-    let chunks = ChunkedData::new(learner, data, k, shuffle)?.with_storage(storage);
+    let chunks = ChunkedData::new(learner, &data, k, shuffle)?.with_storage(storage);
+    drop(data);
     let bar = output::progress(treecv::expected_updates(&chunks, cfg.method), "point updates", json);
     let (report, memory) = memory::measure(|| treecv::run_with_progress(learner, &chunks, cfg, &|m| bar.inc(m)));
     bar.finish_and_clear();
@@ -52,10 +55,10 @@ fn cv<L: Incremental>(
 
 pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
-    let loaded = source::load(&args.data, None, seed)?;
-    let data = &loaded.data;
+    let source::Loaded { data, description, .. } = source::load(&args.data, None, seed)?;
+    let (n_rows, n_classes) = (data.n_rows(), data.target().n_classes());
     let k = if args.folds == "loo" {
-        data.n_rows()
+        n_rows
     } else {
         args.folds.parse::<usize>().map_err(|_| UsageError(format!("--folds `{}`: a number or `loo`", args.folds)))?
     };
@@ -75,7 +78,8 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         if args.learner != LearnerArg::Pegasos {
             return Err(UsageError("a λ grid is for --learner pegasos".into()).into());
         }
-        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, data, k, shuffle)?.with_storage(storage);
+        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, &data, k, shuffle)?.with_storage(storage);
+        drop(data);
         let grid = treecv::select_grid(&lambdas, Pegasos::new, &chunks, &cfg, TieRule::First)?;
         if args.output.json {
             return output::print_json("treecv", &args.lambda, Some(seed.0), &grid);
@@ -84,25 +88,20 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         for ((v, e), se) in grid.values.iter().zip(&grid.estimates).zip(&grid.standard_errors) {
             t.add_row(vec![num(*v), num(*e), num(*se)]);
         }
-        output::print(&format!("PEGASOS λ selected by {k}-fold TreeCV on {} (n = {})\n{t}", loaded.description, data.n_rows()))?;
+        output::print(&format!("PEGASOS λ selected by {k}-fold TreeCV on {description} (n = {n_rows})\n{t}"))?;
         return output::print(&format!("selected λ = {}", num(grid.values[grid.best_index])));
     }
     let lambda = lambdas[0];
     let (report, memory) = match args.learner {
         LearnerArg::Pegasos => cv(&Pegasos::new(lambda)?, data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::GaussianNb => {
-            cv(&GaussianNaiveBayes::new(data.target().n_classes())?, data, k, shuffle, storage, &cfg, args.output.json)?
-        }
-        LearnerArg::MultinomialNb => {
-            cv(&MultinomialNaiveBayes::new(data.target().n_classes(), 1.0)?, data, k, shuffle, storage, &cfg, args.output.json)?
-        }
+        LearnerArg::GaussianNb => cv(&GaussianNaiveBayes::new(n_classes)?, data, k, shuffle, storage, &cfg, args.output.json)?,
+        LearnerArg::MultinomialNb => cv(&MultinomialNaiveBayes::new(n_classes, 1.0)?, data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::Kmeans => cv(&OnlineKMeans::new(args.centres)?, data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::Density => cv(&GaussianDensity::new(Covariance::Diagonal), data, k, shuffle, storage, &cfg, args.output.json)?,
     };
     if args.output.json {
-        let parameters =
-            Parameters { data: &loaded.description, learner: &report.learner, folds: k, method, order, parallel: args.parallel };
+        let parameters = Parameters { data: &description, learner: &report.learner, folds: k, method, order, parallel: args.parallel };
         return output::print_json("treecv", parameters, Some(seed.0), &WithMemory { report: &report, memory });
     }
     output::print(&format!(
@@ -111,8 +110,8 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         method,
         order,
         if args.parallel { ", parallel" } else { "" },
-        loaded.description,
-        data.n_rows()
+        description,
+        n_rows
     ))?;
     let mut t = output::table(&["CV estimate", "standard error", "point updates", "passes", "wall time (s)", "peak memory (MB)"]);
     let mib = |b: u64| format!("{:.1}", b as f64 / 1048576.0);
