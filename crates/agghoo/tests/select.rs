@@ -152,8 +152,19 @@ fn model_file_round_trip_and_checks() {
     assert_eq!(loaded, model);
     assert_eq!(loaded.predict(&data).unwrap(), model.predict(&data).unwrap());
     let text = std::fs::read_to_string(&dir).unwrap();
-    let other_version = text.replacen("\"format_version\":1", "\"format_version\":7", 1);
-    assert!(matches!(FittedModel::from_json(&other_version, &dir), Err(Error::BadFile { .. })));
+    let written = format!("\"format_version\":{}", select::MODEL_FORMAT_VERSION);
+    assert!(text.contains(&written), "written at the current version");
+    let at = |v: u32| text.replacen(&written, &format!("\"format_version\":{v}"), 1);
+    // Older versions this build still reads load unchanged (a k-NN model is the same in all);
+    // a newer or a bogus one is refused, naming the version.
+    for v in select::MODEL_FORMAT_OLDEST_READ..=select::MODEL_FORMAT_VERSION {
+        let old = FittedModel::from_json(&at(v), &dir).unwrap_or_else(|e| panic!("version {v}: {e}"));
+        assert!(old.predict(&data).unwrap() == model.predict(&data).unwrap(), "version {v}");
+    }
+    for v in [0, select::MODEL_FORMAT_VERSION + 1, 7] {
+        let e = FittedModel::from_json(&at(v), &dir).unwrap_err();
+        assert!(matches!(&e, Error::BadFile { message, .. } if message.contains(&format!("format version {v}"))), "{e}");
+    }
     assert!(matches!(FittedModel::from_json(&text[..text.len() / 2], &dir), Err(Error::BadFile { .. })));
     assert!(matches!(FittedModel::from_json("{\"format\":\"x\"}", &dir), Err(Error::BadFile { .. })));
     std::fs::remove_file(&dir).ok();

@@ -17,7 +17,7 @@ mod report;
 pub use aggregate::{Aggregation, aggregate};
 pub use argmin::{TieRule, argmin, one_standard_error};
 pub use evaluate::{EvalOptions, SplitOutcome, evaluate_splits};
-pub use model_file::{FittedModel, MODEL_FORMAT_VERSION, Member, Schema};
+pub use model_file::{FittedModel, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema};
 pub(crate) use procedures::cv_curve;
 pub use procedures::{Method, SelectConfig, select};
 pub(crate) use report::summarize;

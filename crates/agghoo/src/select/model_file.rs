@@ -14,8 +14,14 @@ use crate::error::{Error, Result};
 use crate::family::{Model, Predictor};
 use crate::predictions::Predictions;
 
-/// Version of the model-file format this build reads and writes.
-pub const MODEL_FORMAT_VERSION: u32 = 1;
+/// Version of the model-file format this build writes. Versions: 1, the first; 2 adds the
+/// one-vs-one SVC model (`one_vs_one_svc`). A version is bumped whenever a file could hold
+/// something an older build cannot read, so an older build names the version instead of calling
+/// the file corrupted.
+pub const MODEL_FORMAT_VERSION: u32 = 2;
+
+/// The oldest model-file format this build still reads (every later version only added models).
+pub const MODEL_FORMAT_OLDEST_READ: u32 = 1;
 
 /// What the model was trained on: feature names in order, the task, the class names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -209,9 +215,9 @@ impl FittedModel {
             return Err(bad("not an agghoo model file".into()));
         }
         let version = value.get("format_version").and_then(serde_json::Value::as_u64).unwrap_or(0);
-        if version != u64::from(MODEL_FORMAT_VERSION) {
+        if !(u64::from(MODEL_FORMAT_OLDEST_READ)..=u64::from(MODEL_FORMAT_VERSION)).contains(&version) {
             return Err(bad(format!(
-                "model format version {version}; this agghoo ({}) reads version {MODEL_FORMAT_VERSION}",
+                "model format version {version}; this agghoo ({}) reads versions {MODEL_FORMAT_OLDEST_READ} to {MODEL_FORMAT_VERSION}",
                 env!("CARGO_PKG_VERSION")
             )));
         }
