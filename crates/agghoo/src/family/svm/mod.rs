@@ -274,6 +274,19 @@ fn warm_start(prev: &Solution, c_old: f64, c_new: f64, p: &[f64]) -> (Vec<f64>, 
     (alpha, grad)
 }
 
+/// The checks a deserialized kernel model of either kind starts with: as many features as the
+/// schema, and a kernel width γ that is finite and > 0.
+pub(super) fn check_kernel_model(what: &str, n_features: usize, schema_features: usize, gamma: f64) -> Result<()> {
+    let bad = |m: String| Err(Error::Numerical(format!("inconsistent {what}: {m}")));
+    if n_features != schema_features {
+        return bad(format!("{n_features} features, schema has {schema_features}"));
+    }
+    if !(gamma > 0.0 && gamma.is_finite()) {
+        return bad(format!("γ = {gamma}"));
+    }
+    Ok(())
+}
+
 /// The dual problem's data for one training set.
 struct Problem {
     y: Vec<f64>,
@@ -460,13 +473,8 @@ impl SvmModel {
     /// [`Error::Numerical`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         let bad = |what: String| Err(Error::Numerical(format!("inconsistent SVM model: {what}")));
-        if self.n_features != n_features {
-            return bad(format!("{} features, schema has {n_features}", self.n_features));
-        }
+        check_kernel_model("SVM model", self.n_features, n_features, self.gamma)?;
         self.check_shape()?;
-        if !(self.gamma > 0.0 && self.gamma.is_finite()) {
-            return bad(format!("γ = {}", self.gamma));
-        }
         if !self.bias.is_finite() || self.support.iter().chain(&self.coef).any(|v| !v.is_finite()) {
             return bad("a non-finite support vector or coefficient".into());
         }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::kernel::{KernelCache, Points};
 use super::smo::Solution;
-use super::{Problem, SvmFamily, check_features, decision_values, one_class};
+use super::{Problem, SvmFamily, check_features, check_kernel_model, decision_values, one_class};
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::{FittedPath, Model};
@@ -373,13 +373,8 @@ impl OneVsOneSvc {
     /// [`Error::Numerical`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         let bad = |what: String| Err(Error::Numerical(format!("inconsistent one-vs-one SVM model: {what}")));
-        if self.n_features != n_features {
-            return bad(format!("{} features, schema has {n_features}", self.n_features));
-        }
+        check_kernel_model("one-vs-one SVM model", self.n_features, n_features, self.gamma)?;
         self.check_shape()?;
-        if !(self.gamma > 0.0 && self.gamma.is_finite()) {
-            return bad(format!("γ = {}", self.gamma));
-        }
         let m = self.classes.len();
         if m < 2 || self.classes.windows(2).any(|w| w[0] >= w[1]) || self.classes.iter().any(|&c| c as usize >= self.n_classes) {
             return bad(format!(
