@@ -250,6 +250,29 @@ impl SvmFamily {
         Ok(sol)
     }
 
+    /// The warm-started path of the module doc on one dual problem: every grid point solved in
+    /// increasing C (C from the training set's size `n_t`), each from the previous solution.
+    /// Returns, per grid index, `beta(problem, α)` and the bias `−ρ`.
+    fn solve_path(
+        &self,
+        problem: &Problem,
+        n_t: usize,
+        cache: &mut KernelCache,
+        beta: impl Fn(&Problem, &[f64]) -> Vec<f64>,
+    ) -> Result<(Vec<Vec<f64>>, Vec<f64>)> {
+        let mut betas = vec![Vec::new(); self.grid.len()];
+        let mut biases = vec![0.0; self.grid.len()];
+        let mut prev: Option<(Solution, f64)> = None;
+        for m in self.path_order() {
+            let c = self.c_value(m, n_t);
+            let sol = self.solve(problem, c, cache, prev.as_ref().map(|(s, c)| (s, *c)))?;
+            betas[m] = beta(problem, &sol.alpha);
+            biases[m] = -sol.rho;
+            prev = Some((sol, c));
+        }
+        Ok((betas, biases))
+    }
+
     fn model(&self, points: &Points, problem: &Problem, sol: &Solution) -> SvmModel {
         let beta = problem.beta(&sol.alpha);
         SvmModel::from_dense(self.kind, points, &beta, -sol.rho)
@@ -394,18 +417,8 @@ impl Family for SvmFamily {
             return Ok(Box::new(ovo::fit_path(self, train)?));
         }
         let (points, problem) = self.problem(train)?;
-        let n_t = train.len();
         let mut cache = KernelCache::new(points.clone());
-        let mut betas = vec![Vec::new(); self.grid.len()];
-        let mut biases = vec![0.0; self.grid.len()];
-        let mut prev: Option<(Solution, f64)> = None;
-        for m in self.path_order() {
-            let c = self.c_value(m, n_t);
-            let sol = self.solve(&problem, c, &mut cache, prev.as_ref().map(|(s, c)| (s, *c)))?;
-            betas[m] = problem.beta(&sol.alpha);
-            biases[m] = -sol.rho;
-            prev = Some((sol, c));
-        }
+        let (betas, biases) = self.solve_path(&problem, train.len(), &mut cache, Problem::beta)?;
         Ok(Box::new(SvmPath { kind: self.kind, points, betas, biases }))
     }
 }

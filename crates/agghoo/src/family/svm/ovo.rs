@@ -13,7 +13,6 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::kernel::{KernelCache, Points};
-use super::smo::Solution;
 use super::{Problem, SvmFamily, check_features, check_kernel_model, decision_values, one_class};
 use crate::data::View;
 use crate::error::{Error, Result};
@@ -127,18 +126,8 @@ pub(super) fn fit_path(fam: &SvmFamily, train: &View<'_>) -> Result<OneVsOnePath
         .par_iter()
         .map(|pair| {
             let (problem, mut cache) = pair.problem_and_cache(train, &points, shared.as_ref());
-            let mut betas = vec![Vec::new(); fam.grid.len()];
-            let mut biases = vec![0.0; fam.grid.len()];
-            let mut prev: Option<(Solution, f64)> = None;
-            for m in fam.path_order() {
-                // the same C for every pair: n_t is the whole training set's size
-                let c = fam.c_value(m, n_t);
-                let sol = fam.solve(&problem, c, &mut cache, prev.as_ref().map(|(s, c)| (s, *c)))?;
-                betas[m] = pair_beta(&problem, &sol.alpha);
-                biases[m] = -sol.rho;
-                prev = Some((sol, c));
-            }
-            Ok((betas, biases))
+            // the same C for every pair: n_t is the whole training set's size
+            fam.solve_path(&problem, n_t, &mut cache, pair_beta)
         })
         .collect_ordered()?;
     let (betas, biases) = per_pair.into_iter().unzip();
