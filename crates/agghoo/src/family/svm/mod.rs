@@ -202,9 +202,9 @@ impl SvmFamily {
         Ok(self.kind == SvmKind::Svc && train.n_classes() > 2)
     }
 
-    /// The binary training problem of `train`: points, the dual's labels, linear term and kernel rows.
+    /// The binary training problem of `train` (already accepted by [`check_train`](Self::check_train)
+    /// as two-class or regression): points, the dual's labels, linear term and kernel rows.
     fn problem(&self, train: &View<'_>) -> Result<(Points, Problem)> {
-        self.check_train(train)?;
         let n = train.len();
         let points = Points { x: train.gather_x(), d: train.n_features(), gamma: self.settings.gamma };
         let problem = match self.kind {
