@@ -200,6 +200,22 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A requested size (grid points, splits, rows, trees, threads, memory) is beyond a documented
+    /// limit; checked before any allocation, so a typo cannot exhaust the machine.
+    #[error("{what} would need {estimate}, beyond the limit of {limit} ({raise})")]
+    ResourceLimit {
+        /// What was asked for (for example "a grid of 100000000 points").
+        what: String,
+        /// The estimated cost (a count, or bytes of memory).
+        estimate: String,
+        /// The limit in force.
+        limit: String,
+        /// How to raise the limit, or what to do instead.
+        raise: String,
+    },
+    /// An internal invariant was broken: a bug in agghoo, not a problem with the input.
+    #[error("internal error: {0} (this is a bug in agghoo: please report it with the command and data that produced it)")]
+    Internal(String),
     /// A capability a procedure needs is missing (for example a learner without snapshots).
     #[error("{what} is not supported: {reason}")]
     Unsupported {
@@ -211,6 +227,11 @@ pub enum Error {
 }
 
 impl Error {
+    /// Shorthand for [`Error::ResourceLimit`].
+    pub fn limit(what: impl Into<String>, estimate: impl Into<String>, limit: impl Into<String>, raise: impl Into<String>) -> Self {
+        Error::ResourceLimit { what: what.into(), estimate: estimate.into(), limit: limit.into(), raise: raise.into() }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub fn invalid(name: &'static str, expected: &'static str, got: impl ToString) -> Self {
         Error::InvalidParameter { name, expected, got: got.to_string() }
