@@ -234,6 +234,19 @@ impl Dual<'_> {
                 None => break,
             }
         }
+        // The step is an accelerator, never a risk: keep it only when it keeps `yᵀα` to rounding
+        // and does not increase f (`Δf = ½ (G_old + G_new)ᵀ Δα` on a quadratic), else leave α as
+        // SMO had it.
+        let (mut drift, mut moved_total, mut change) = (0.0, 0.0, 0.0);
+        for (a, &t) in vars.iter().enumerate() {
+            let step = al[a] - alpha[t];
+            drift += y[t] * step;
+            moved_total += step.abs();
+            change += 0.5 * (grad[t] + g[a]) * step;
+        }
+        if drift.abs() > 1e-12 * (moved_total + c) || change > 0.0 {
+            return;
+        }
         for (a, &t) in vars.iter().enumerate() {
             let d = y[t] * (al[a] - alpha[t]);
             alpha[t] = al[a];
@@ -408,7 +421,13 @@ fn newton_direction(
     let w = cholesky_solve(&chol, f, &gf);
     let yu: f64 = yf.iter().zip(&u).map(|(a, b)| a * b).sum();
     let rho = yf.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() / yu;
-    let delta: Vec<f64> = u.iter().zip(&w).map(|(u, w)| rho * u - w).collect();
+    let mut delta: Vec<f64> = u.iter().zip(&w).map(|(u, w)| rho * u - w).collect();
+    // `y_Fᵀ Δ = 0` holds in exact arithmetic only: with a nearly singular `Q_FF` (SVR's α⁺/α⁻
+    // pairs share a kernel row; close points) `u` and `w` are huge and the difference above keeps
+    // a large component along `y_F`, which would move `yᵀα` off 0. Project it out (`y_F` is ±1,
+    // so `‖y_F‖² = |F|`).
+    let drift = yf.iter().zip(&delta).map(|(y, d)| y * d).sum::<f64>() / f as f64;
+    delta.iter_mut().zip(&yf).for_each(|(d, y)| *d -= drift * y);
     let slope: f64 = gf.iter().zip(&delta).map(|(g, d)| g * d).sum();
     if slope.is_nan() || slope >= 0.0 || delta.iter().any(|d| !d.is_finite()) {
         return None;
