@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Risk-estimation benchmark, ours and the Python peers in one run; prints a markdown table.
 # Usage: bench/run-estimate.sh [--quick]   (needs bench/setup-venv.sh once, or PYTHON=/path/to/python)
-set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 py=${PYTHON:-.venv/bin/python}
 [ -x "$py" ] || { bash bench/setup-venv.sh; py=.venv/bin/python; }
-ours=$(cargo bench -q -p agghoo --bench estimate -- "$@" 2>/dev/null)
+ours=$(run cargo bench -q -p agghoo --bench estimate -- "$@")
 peer=$("$py" bench/peers/estimate.py "$@")
 get() { printf '%s\n%s\n' "$ours" "$peer" | awk -v k="$1" '$1 == k { print $2 }'; }
 echo "Load average while running: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Feature-selection benchmark: ours (release) and mlxtend on the same data and folds, one run;
 # prints a markdown table. Usage: bench/run-features.sh [--quick]   (needs bench/setup-venv.sh once)
-set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 py=.venv/bin/python
-[ -x "$py" ] || py=/work/main/.venv/bin/python
+[ -x "$py" ] || py=.venv/bin/python
 [ -x "$py" ] || { bash bench/setup-venv.sh; py=.venv/bin/python; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-ours=$(cargo bench -q -p agghoo --bench features -- "$@" --write-data "$dir" 2>/dev/null)
+ours=$(run cargo bench -q -p agghoo --bench features -- "$@" --write-data "$dir")
 peer=$("$py" bench/peers/features.py "$dir" "$@")
 # the n_jobs=2 peer run is skipped with --quick (it takes as long as the n_jobs=1 one)
 peer2=""

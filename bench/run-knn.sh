@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # k-NN Agghoo benchmark, ours and the Python peers in one run; prints a markdown table.
 # Usage: bench/run-knn.sh [--quick]   (needs bench/setup-venv.sh once)
-set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 [ -x .venv/bin/python ] || bash bench/setup-venv.sh
-ours=$(cargo bench -q -p agghoo --bench knn -- "$@" 2>/dev/null)
+ours=$(run cargo bench -q -p agghoo --bench knn -- "$@")
 peer=$(.venv/bin/python bench/peers/knn.py "$@")
 get() { printf '%s\n' "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 a=$(get "$ours" knn_agghoo_n500); s=$(get "$peer" knn_agghoo_n500_sklearn); p=$(get "$peer" knn_agghoo_n500_numpy)

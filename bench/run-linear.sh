@@ -3,13 +3,13 @@
 # both sides on one thread (RAYON_NUM_THREADS=1, OPENBLAS/OMP/MKL_NUM_THREADS=1), then both with their
 # default threading (rayon: all cores; NumPy's BLAS: all cores).
 # Needs the peer venv (bench/setup-venv.sh) at ./.venv or $PYTHON.
-set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 PYTHON="${PYTHON:-.venv/bin/python}"
 DATA="${LINEAR_BENCH_DATA:-$PWD/target/linear-bench}"
 mkdir -p "$DATA"
 [ -f "$DATA/lasso_x.bin" ] || "$PYTHON" bench/peers/linear.py "$DATA" gen
-cargo build -q --release -p agghoo --benches 2>/dev/null
+cargo build -q --release -p agghoo --benches
 
 table() {
   local ours="$1" peer="$2"
@@ -26,13 +26,13 @@ table() {
 
 echo "### One thread each"
 echo
-ours=$(RAYON_NUM_THREADS=1 LINEAR_BENCH_DATA="$DATA" cargo bench -q -p agghoo --bench linear 2>/dev/null)
+ours=$(RAYON_NUM_THREADS=1 LINEAR_BENCH_DATA="$DATA" run cargo bench -q -p agghoo --bench linear)
 peer=$(OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 "$PYTHON" -W ignore bench/peers/linear.py "$DATA")
 table "$ours" "$peer"
 echo
 echo "### Default threading"
 echo
-ours=$(LINEAR_BENCH_DATA="$DATA" cargo bench -q -p agghoo --bench linear 2>/dev/null)
+ours=$(LINEAR_BENCH_DATA="$DATA" run cargo bench -q -p agghoo --bench linear)
 peer=$("$PYTHON" -W ignore bench/peers/linear.py "$DATA")
 table "$ours" "$peer"
 echo

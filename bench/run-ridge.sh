@@ -4,11 +4,11 @@
 # Both sides run single-threaded by default (RAYON_NUM_THREADS=1, OPENBLAS/OMP_NUM_THREADS=1): on
 # this shared 2-core machine OpenBLAS with 2 threads was 30× slower than with 1 (busy-waiting
 # threads), and one thread each is the reproducible comparison. Override by exporting them.
-set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 export RAYON_NUM_THREADS="${RAYON_NUM_THREADS:-1}" OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 cd "$(dirname "$0")/.."
 repeats="${1:-3}"
-python="${PYTHON:-/work/main/.venv/bin/python}"
+python="${PYTHON:-.venv/bin/python}"
 dir="$(pwd)/target/ridge-bench"
 mkdir -p "$dir"
 RIDGE_BENCH_DIR="$dir" RIDGE_BENCH_REPEATS="$repeats" cargo bench -q -p agghoo --bench ridge > "$dir/ours.tsv"

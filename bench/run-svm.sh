@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs the SVM benchmark (ours, release) and its scikit-learn peer on the same data; prints a
 # markdown table. Usage: bench/run-svm.sh   (from the repository root)
-set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PY:-/work/main/.venv/bin/python}
-ours=$(cargo bench -q -p agghoo --bench svm 2>/dev/null)
-ours1=$(RAYON_NUM_THREADS=1 cargo bench -q -p agghoo --bench svm 2>/dev/null)
+source bench/lib.sh
+PY=${PY:-.venv/bin/python}
+ours=$(run cargo bench -q -p agghoo --bench svm)
+ours1=$(RAYON_NUM_THREADS=1 run cargo bench -q -p agghoo --bench svm)
 peer=$("$PY" bench/peers/svm.py 3)
+require "$ours" ours_seconds ours_threads ours_test_abs_risk ours_selected_j
+require "$ours1" ours_seconds
+require "$peer" peer_seconds peer_sklearn peer_test_abs_risk
 get() { printf '%s\n' "$1" | awk -F'\t' -v k="$2" '$1 == k { print $2 }'; }
 o=$(get "$ours" ours_seconds); o1=$(get "$ours1" ours_seconds); p=$(get "$peer" peer_seconds)
 echo "| measure | ours ($(get "$ours" ours_threads) threads) | ours (1 thread) | scikit-learn $(get "$peer" peer_sklearn) SVR | ratio peer/ours (1 thread) |"

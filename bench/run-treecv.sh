@@ -3,8 +3,8 @@
 # on the same data (the Rust bench dumps it to $TMPDIR); prints markdown tables.
 # Usage: bench/run-treecv.sh [--quick] [--threads N] [--data covertype|msd] [--ks 2,5,n] [--tree-only] [--reps R]
 #        | --reuse   (needs bench/setup-venv.sh once, or PYTHON=...)
-set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 PY=${PYTHON:-.venv/bin/python}
 # TREECV_CAP_SECONDS (default 60) caps the standard k-fold runs of both sides.
 out=${TMPDIR:-/tmp}
@@ -12,7 +12,7 @@ if [ "${1:-}" = "--reuse" ]; then # re-tabulate the last run
   ours=$(cat "$out/agghoo-treecv-ours.tsv"); peer=$(cat "$out/agghoo-treecv-peer.tsv")
 else
   [ -x "$PY" ] || bash bench/setup-venv.sh
-  ours=$(cargo bench -q -p agghoo --bench treecv -- --dump "$@" 2>/dev/null | tee "$out/agghoo-treecv-ours.tsv")
+  ours=$(run cargo bench -q -p agghoo --bench treecv -- --dump "$@" | tee "$out/agghoo-treecv-ours.tsv")
   peer=$("$PY" bench/peers/treecv.py "$@" | tee "$out/agghoo-treecv-peer.tsv")
 fi
 printf '%s\n%s\n' "$ours" "$peer" > "${TMPDIR:-/tmp}/agghoo-treecv-results.tsv"

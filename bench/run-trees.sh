@@ -2,10 +2,10 @@
 # Trees benchmark: ours (crates/agghoo/benches/trees.rs) vs scikit-learn (bench/peers/trees.py)
 # on the same data, splits and grids; prints a markdown table (docs/benchmarks/trees.md).
 # Usage: bench/run-trees.sh [REPS]   (PYTHON overrides the interpreter)
-set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 reps="${1:-20}"
-python="${PYTHON:-/work/main/.venv/bin/python}"
+python="${PYTHON:-.venv/bin/python}"
 out="$PWD/target/bench-trees"
 mkdir -p "$out"
 cargo bench -q -p agghoo --bench trees -- --out "$out" --reps "$reps" > /dev/null

@@ -1,6 +1,6 @@
 """Reference values for crates/agghoo/tests/linear.rs (Lasso / elastic net / logistic regression).
 
-Run once: `/work/main/.venv/bin/python bench/peers/linear_reference.py > crates/agghoo/tests/golden/linear_reference.json`.
+Run once: `.venv/bin/python bench/peers/linear_reference.py > crates/agghoo/tests/golden/linear_reference.json`.
 The Rust tests never run Python; they read the JSON this script printed (data included).
 
 Conventions checked:

@@ -1,6 +1,6 @@
 """scikit-learn peer of crates/agghoo/benches/ridge.rs, on the problems that bench wrote.
 
-    /work/main/.venv/bin/python bench/peers/ridge.py DIR [REPEATS]
+    .venv/bin/python bench/peers/ridge.py DIR [REPEATS]
 
 Prints `name<TAB>seconds` (best of REPEATS, default 3; the two Agghoo runs, which take a minute
 or more here, run once) for the same tasks:

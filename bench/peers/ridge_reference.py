@@ -1,6 +1,6 @@
 """Reference values for the ridge / kernel ridge tests (run once; the Rust tests never run Python).
 
-    /work/main/.venv/bin/python bench/peers/ridge_reference.py > crates/agghoo/tests/golden/ridge_sklearn.json
+    .venv/bin/python bench/peers/ridge_reference.py > crates/agghoo/tests/golden/ridge_sklearn.json
 
 A small fixed data set (15 training rows, 5 test rows, 3 features, values rounded to 4 decimals so
 they read back exactly), then scikit-learn's Ridge, KernelRidge and RidgeCV (efficient LOO) on it.

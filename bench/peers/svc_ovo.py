@@ -13,7 +13,7 @@ majhoo --splits-file`, wall clock of the whole process (reading the CSV included
 1 and 2 threads. scikit-learn: SVC(kernel="rbf", gamma=0.25, C=C_j, tol=1e-3) fitted for every
 (split, grid point), single-threaded, median of 3.
 
-Run: /work/main/.venv/bin/python bench/peers/svc_ovo.py [path/to/agghoo]
+Run: .venv/bin/python bench/peers/svc_ovo.py [path/to/agghoo]
 """
 import os
 import re

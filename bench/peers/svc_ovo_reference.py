@@ -8,7 +8,7 @@ SVC(kernel="rbf", gamma=0.5, C=C, tol=1e-10, decision_function_shape="ovo") for 
 predicted labels and LIBSVM's one-vs-one decision values (pairs (0,1), (0,2), (1,2), positive
 for the first class of the pair).
 
-Run: /work/main/.venv/bin/python bench/peers/svc_ovo_reference.py
+Run: .venv/bin/python bench/peers/svc_ovo_reference.py
 """
 import numpy as np
 import sklearn

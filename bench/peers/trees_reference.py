@@ -10,7 +10,7 @@ Writes crates/agghoo/tests/golden/trees_sklearn.json:
   between equally good splits at random, so for each a the labels seen over 50 random states
   are recorded and `stable` says whether all 50 fits predicted alike.
 
-Run: /work/main/.venv/bin/python bench/peers/trees_reference.py
+Run: .venv/bin/python bench/peers/trees_reference.py
 """
 import json
 import pathlib

@@ -55,14 +55,14 @@ pub enum Command {
     /// Select features (filters, wrappers, SFS/SBS/SFFS/SBFS, embedded) and evaluate the
     /// selection honestly, inside every outer training fold.
     Features(FeaturesArgs),
-    /// Rerun one of the papers' experiments (knn, cart, svr): tables, JSON and SVG/PNG plots.
+    /// Rerun one of the papers' experiments (knn, cart, svr, breast-cancer, treecv): tables, JSON and SVG/PNG plots.
     Reproduce(ReproduceArgs),
 }
 
 /// `agghoo reproduce`.
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
-    /// The experiment: knn, cart, svr.
+    /// The experiment: knn, cart, svr, breast-cancer, treecv.
     pub experiment: String,
     /// Repetitions R (default: the experiment's, sized for a minute or two on 2 cores).
     #[arg(long)]

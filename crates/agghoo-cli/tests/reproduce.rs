@@ -70,3 +70,22 @@ fn reproduce_treecv_writes_json_and_both_plots() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every experiment the README and the results page promise runs end to end at a small size
+/// (knn and treecv have their own tests above). `reproduce svr` once stopped with an SMO error at
+/// its full size while the library's small-size tests passed: the CLI runs are the promise.
+#[test]
+fn reproduce_every_experiment_runs_at_small_size() {
+    let dir = std::env::temp_dir().join(format!("agghoo-reproduce-all-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    for (name, size) in [("cart", &["--n", "120"][..]), ("svr", &["--n", "200"][..]), ("breast-cancer", &[][..])] {
+        let o = agghoo(&[&["reproduce", name, "--reps", "2", "--out", &out, "--threads", "2"][..], size].concat());
+        assert!(o.status.success(), "reproduce {name}: {}", String::from_utf8_lossy(&o.stderr));
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap()).unwrap();
+        assert_eq!(json["result"]["experiment"], name);
+        let rows = json["result"]["rows"].as_array().unwrap();
+        assert!(!rows.is_empty() && rows.iter().all(|r| r["mean"].as_f64().is_some_and(f64::is_finite)), "{name}: {rows:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
