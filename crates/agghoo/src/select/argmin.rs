@@ -18,7 +18,15 @@ pub enum TieRule {
     Last,
 }
 
-/// `argmin_m risks[m]` with ties broken by `tie`.
+/// Risks within this relative distance of the minimum are tied. A CV curve is a size-weighted
+/// mean of per-split risks, which carries a rounding error of a few ulps per split: two grid
+/// points with the same total of validation errors under the 0–1 loss can differ in the last
+/// bits and must still tie. 1e-10 is far above that rounding (V · 2⁻⁵² ≈ 2e-13 even for
+/// V = 1000 splits) and far below any real difference (one error among 10⁹ validation rows).
+pub const TIE_RELATIVE_TOLERANCE: f64 = 1e-10;
+
+/// `argmin_m risks[m]` with ties broken by `tie`; risks within [`TIE_RELATIVE_TOLERANCE`] of the
+/// minimum (relative) are ties.
 ///
 /// ```
 /// use agghoo::select::{argmin, TieRule};
@@ -37,9 +45,10 @@ pub fn argmin(risks: &[f64], tie: TieRule) -> Result<usize> {
         return Err(Error::Numerical(format!("risk of grid point {m} is NaN")));
     }
     let min = risks.iter().copied().fold(f64::INFINITY, f64::min);
+    let tied = |r: &f64| *r <= min + TIE_RELATIVE_TOLERANCE * min.abs();
     let found = match tie {
-        TieRule::First => risks.iter().position(|&r| r == min),
-        TieRule::Last => risks.iter().rposition(|&r| r == min),
+        TieRule::First => risks.iter().position(tied),
+        TieRule::Last => risks.iter().rposition(tied),
     };
     found.ok_or_else(|| Error::Numerical("no minimum".into()))
 }

@@ -15,7 +15,7 @@ mod procedures;
 mod report;
 
 pub use aggregate::{Aggregation, aggregate};
-pub use argmin::{TieRule, argmin, one_standard_error};
+pub use argmin::{TIE_RELATIVE_TOLERANCE, TieRule, argmin, one_standard_error};
 pub use evaluate::{EvalOptions, SplitOutcome, evaluate_splits};
 pub use model_file::{FittedModel, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema};
 pub(crate) use procedures::cv_curve;

@@ -280,3 +280,33 @@ fn subagging_splits(splits: &Splits, inner_fraction: TrainFraction, seed: Seed) 
         .collect::<Result<Vec<_>>>()?;
     Splits::new(splits.n_rows(), inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::select::{TieRule, argmin};
+
+    fn outcome(errors: usize, n_validation: usize, other: usize) -> SplitOutcome {
+        let risks = vec![vec![errors as f64 / n_validation as f64, other as f64 / n_validation as f64]];
+        SplitOutcome { risks, selected: 0, n_train: 400, n_validation, model: None, predictions: None }
+    }
+
+    /// 5-fold CV of 442 rows (validation sizes 89, 89, 88, 88, 88): grid point 0 makes one error
+    /// in the last fold, grid point 1 one error in the second — the same total, a tie under the
+    /// 0–1 loss. Their size-weighted means differ in the last bit; the documented tie rule decides.
+    #[test]
+    fn equal_error_totals_tie_exactly_in_the_cv_curve() {
+        let sizes = [89, 89, 88, 88, 88];
+        let outcomes: Vec<SplitOutcome> =
+            sizes.iter().enumerate().map(|(j, &n)| outcome(usize::from(j == 4), n, usize::from(j == 1))).collect();
+        let curve = cv_curve(&outcomes);
+        assert_ne!(curve.mean[0], curve.mean[1], "the rounding this test is about");
+        assert_eq!(argmin(&curve.mean, TieRule::First).unwrap(), 0);
+        assert_eq!(argmin(&curve.mean, TieRule::Last).unwrap(), 1);
+        // a real difference (one more error) is never a tie
+        let worse: Vec<SplitOutcome> =
+            sizes.iter().enumerate().map(|(j, &n)| outcome(usize::from(j == 4), n, usize::from(j <= 1))).collect();
+        let curve = cv_curve(&worse);
+        assert_eq!(argmin(&curve.mean, TieRule::Last).unwrap(), 0);
+    }
+}
