@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::{Deserialize, Serialize};
 
 /// A usage error discovered after parsing (a combination of flags that does not make sense):
 /// exit code 2.
@@ -35,7 +36,8 @@ pub struct Cli {
 }
 
 /// Subcommands, one per user task.
-#[derive(Subcommand, Debug)]
+#[derive(Subcommand, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Command {
     /// Choose a hyperparameter (Agghoo, Majhoo, CV, hold-out, ACV, EKCV, subagging) and save the model.
     Select(SelectArgs),
@@ -57,10 +59,21 @@ pub enum Command {
     Features(FeaturesArgs),
     /// Rerun one of the papers' experiments (knn, cart, svr, breast-cancer, treecv): tables, JSON and SVG/PNG plots.
     Reproduce(ReproduceArgs),
+    /// Rerun a `--json` report from the invocation it records (every option, defaults included)
+    /// and print the same document: run it from the directory the report was made in, so that
+    /// relative data paths resolve alike.
+    Replay(ReplayArgs),
+}
+
+/// `agghoo replay`.
+#[derive(Args, Debug, Serialize, Deserialize)]
+pub struct ReplayArgs {
+    /// A JSON document printed by `--json` (or written by `reproduce`).
+    pub report: PathBuf,
 }
 
 /// `agghoo reproduce`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct ReproduceArgs {
     /// The experiment: knn, cart, svr, breast-cancer, treecv.
     pub experiment: String,
@@ -82,7 +95,7 @@ pub struct ReproduceArgs {
 }
 
 /// Where the data come from and how to read them.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct DataArgs {
     /// A CSV file (header line), a LibSVM file (`.svm`, `.libsvm`, `.txt`), `bundled:breast-cancer`,
     /// or a generator `gen:knn | gen:genuer | gen:svr | gen:covertype | gen:msd`.
@@ -113,7 +126,8 @@ pub struct DataArgs {
 }
 
 /// Target reading.
-#[derive(ValueEnum, Clone, Copy, Debug)]
+#[derive(ValueEnum, Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TaskArg {
     /// Classification for text or few integer values, else regression.
     Auto,
@@ -124,7 +138,8 @@ pub enum TaskArg {
 }
 
 /// Missing-value policy.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum MissingArg {
     /// Refuse, naming the line and column.
     Error,
@@ -135,7 +150,7 @@ pub enum MissingArg {
 }
 
 /// A resampling plan.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct PlanArgs {
     /// Resampling plan (default: mc for agghoo/majhoo/subagging/acv/ekcv, vfold for cv, holdout for holdout).
     #[arg(long, value_enum)]
@@ -167,7 +182,8 @@ pub struct PlanArgs {
 }
 
 /// Plans by name.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PlanKind {
     /// One split with training fraction τ.
     Holdout,
@@ -190,7 +206,7 @@ pub enum PlanKind {
 }
 
 /// The family and its grid.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct FamilyArgs {
     /// Learner family: knn, ridge, kernel-ridge, lasso, enet, svc, svr, cart, forest, logistic.
     #[arg(long, value_parser = parse_family, default_value = "knn")]
@@ -211,7 +227,7 @@ fn parse_family(name: &str) -> Result<agghoo::family::FamilyKind, String> {
 }
 
 /// Output options shared by commands.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct OutputArgs {
     /// Print one JSON document on stdout instead of tables.
     #[arg(long)]
@@ -219,7 +235,7 @@ pub struct OutputArgs {
 }
 
 /// `agghoo select`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct SelectArgs {
     #[command(flatten)]
     /// Data.
@@ -267,7 +283,8 @@ pub struct SelectArgs {
 }
 
 /// Procedures by name.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum MethodArg {
     /// Aggregated hold-out (average / vote).
     Agghoo,
@@ -286,7 +303,8 @@ pub enum MethodArg {
 }
 
 /// Tie rules.
-#[derive(ValueEnum, Clone, Copy, Debug)]
+#[derive(ValueEnum, Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TieArg {
     /// First minimiser in grid order.
     First,
@@ -295,7 +313,8 @@ pub enum TieArg {
 }
 
 /// Aggregations.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum AggregateArg {
     /// Mean for regression, vote for classification.
     Auto,
@@ -310,7 +329,7 @@ pub enum AggregateArg {
 }
 
 /// `agghoo predict`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct PredictArgs {
     /// A model saved by `agghoo select --out`.
     #[arg(long)]
@@ -331,7 +350,7 @@ pub struct PredictArgs {
 }
 
 /// `agghoo splits`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct SplitsArgs {
     #[command(flatten)]
     /// Data.
@@ -348,7 +367,7 @@ pub struct SplitsArgs {
 }
 
 /// `agghoo gen`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct GenArgs {
     #[command(flatten)]
     /// Data (a `gen:` source).
@@ -362,7 +381,7 @@ pub struct GenArgs {
 }
 
 /// `agghoo estimate`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct EstimateArgs {
     #[command(flatten)]
     /// Data.
@@ -400,7 +419,7 @@ pub struct EstimateArgs {
 }
 
 /// `agghoo compare`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct CompareArgs {
     #[command(flatten)]
     /// Data.
@@ -429,7 +448,7 @@ pub struct CompareArgs {
 }
 
 /// `agghoo treecv`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct TreeCvArgs {
     #[command(flatten)]
     /// Data.
@@ -471,7 +490,8 @@ pub struct TreeCvArgs {
 }
 
 /// Incremental learners.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LearnerArg {
     /// PEGASOS linear SVM (0–1 loss of the last iterate).
     Pegasos,
@@ -488,7 +508,8 @@ pub enum LearnerArg {
 }
 
 /// Point orders.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum OrderArg {
     /// Hierarchical chunk order.
     Fixed,
@@ -497,7 +518,8 @@ pub enum OrderArg {
 }
 
 /// TreeCV or standard.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TreeMethodArg {
     /// TreeCV recursion.
     Tree,
@@ -506,7 +528,7 @@ pub enum TreeMethodArg {
 }
 
 /// `agghoo features`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Serialize, Deserialize)]
 pub struct FeaturesArgs {
     #[command(flatten)]
     /// Data.

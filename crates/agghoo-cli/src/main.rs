@@ -18,16 +18,14 @@ use clap::Parser;
 
 use crate::args::{Cli, Command};
 
-fn main() {
-    let cli = Cli::parse();
-    let verbose = cli.verbose;
-    if let Some(n) = cli.threads {
-        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
-            eprintln!("agghoo: cannot set {n} threads: {e}");
-            std::process::exit(2);
-        }
-    }
-    let result = match cli.command {
+/// Runs one subcommand (`replay` reads the recorded one and runs it instead).
+fn run(command: Command) -> anyhow::Result<()> {
+    let command = match command {
+        Command::Replay(a) => cmd::replay::recorded(&a)?,
+        other => other,
+    };
+    output::record_invocation(&command)?;
+    match command {
         Command::Select(a) => cmd::select::run(a),
         Command::Predict(a) => cmd::predict::run(a),
         Command::Splits(a) => cmd::splits::run(a),
@@ -37,7 +35,20 @@ fn main() {
         Command::Treecv(a) => cmd::treecv::run(a),
         Command::Features(a) => cmd::features::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
-    };
+        Command::Replay(_) => Err(args::UsageError("a report cannot record `replay` itself".into()).into()),
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let verbose = cli.verbose;
+    if let Some(n) = cli.threads {
+        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
+            eprintln!("agghoo: cannot set {n} threads: {e}");
+            std::process::exit(2);
+        }
+    }
+    let result = run(cli.command);
     if let Err(e) = result {
         if is_broken_pipe(&e) {
             std::process::exit(0);

@@ -9,6 +9,21 @@ use serde::Serialize;
 /// Version of the JSON documents printed with `--json`.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// The subcommand with every option as parsed (defaults included), recorded once by `main`.
+static INVOCATION: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+
+/// Records the parsed subcommand for the `invocation` field of every JSON document: `agghoo
+/// replay` reruns a document from it alone.
+pub fn record_invocation(command: &crate::args::Command) -> anyhow::Result<()> {
+    let _ = INVOCATION.set(serde_json::to_value(command)?);
+    Ok(())
+}
+
+/// The recorded invocation (see [`record_invocation`]).
+pub fn invocation() -> Option<&'static serde_json::Value> {
+    INVOCATION.get()
+}
+
 /// The envelope of every `--json` document: schema version, command, parameters, seed, result.
 #[derive(Serialize)]
 pub struct Envelope<'a, P: Serialize, R: Serialize> {
@@ -18,6 +33,9 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
     pub command: &'a str,
     /// The parameters as given.
     pub parameters: P,
+    /// The subcommand with every option as parsed, defaults included: what `agghoo replay` reruns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<&'static serde_json::Value>,
     /// The seed every random choice came from.
     pub seed: Option<u64>,
     /// The command's result.
@@ -26,7 +44,7 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
 
 /// Prints `value` as one JSON document on stdout.
 pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed: Option<u64>, result: R) -> anyhow::Result<()> {
-    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, seed, result };
+    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), seed, result };
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &env)?;
     writeln!(out)?;

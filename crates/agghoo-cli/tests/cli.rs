@@ -486,3 +486,68 @@ fn svm_on_real_data_agrees_with_scikit_learn() {
         risks(&svc(seed));
     }
 }
+
+/// Every `--json` report records its invocation (every option, defaults included), and
+/// `agghoo replay` reruns it to the same document: the proof that a report is complete enough to
+/// reproduce its run. Also refused: a document without an invocation.
+#[test]
+fn replay_reruns_a_report_to_the_same_document() {
+    let dir = scratch("replay");
+    let runs: [&[&str]; 4] = [
+        &[
+            "select",
+            "--data",
+            "bundled:breast-cancer",
+            "--missing",
+            "median",
+            "--family",
+            "knn",
+            "--grid",
+            "1:15:2",
+            "--method",
+            "cv",
+            "--standardize",
+        ],
+        &["estimate", "--data", "gen:svr", "--n", "120", "--family", "ridge", "--param", "0.5", "--plan", "vfold", "--splits", "4"],
+        &[
+            "compare",
+            "--data",
+            "gen:knn",
+            "--n",
+            "120",
+            "--family",
+            "knn",
+            "--grid",
+            "1:9:2",
+            "--methods",
+            "agghoo,cv",
+            "--outer",
+            "vfold:3",
+        ],
+        &[
+            "features",
+            "--data",
+            "bundled:breast-cancer",
+            "--missing",
+            "drop",
+            "--method",
+            "sfs",
+            "--scorer",
+            "cfs",
+            "--evaluate",
+            "vfold:3",
+        ],
+    ];
+    for (i, run) in runs.iter().enumerate() {
+        let first = agghoo(&[run, &["--seed", "5", "--json"][..]].concat());
+        assert!(first.status.success(), "{run:?}: {}", stderr(&first));
+        let doc: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+        assert!(doc["invocation"].is_object(), "{run:?}: no invocation");
+        let report = write(&dir, &format!("report{i}.json"), &stdout(&first));
+        let again = agghoo(&["replay", &report]);
+        assert!(again.status.success(), "{run:?}: {}", stderr(&again));
+        assert_eq!(stdout(&again), stdout(&first), "{run:?}: the replay differs");
+    }
+    let bare = write(&dir, "bare.json", r#"{"schema_version": 1, "command": "select"}"#);
+    assert_error(&agghoo(&["replay", &bare]), 2, &["invocation"]);
+}

@@ -54,6 +54,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
         schema_version: output::SCHEMA_VERSION,
         command: "reproduce",
         parameters: &config,
+        invocation: output::invocation(),
         seed: Some(config.seed.0),
         result: &outcome,
     };
