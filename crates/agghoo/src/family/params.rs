@@ -156,14 +156,17 @@ impl FamilyParams {
             Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| Error::invalid(key, "a finite number", v)),
         }
     }
-    /// A count parameter, or `default`.
+    /// A count parameter (an integer, or `1e3`), or `default`. Counts that allocate are then
+    /// checked against their limit by the family ([`crate::limits`]).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when present but not a non-negative integer.
     pub fn usize(&self, key: &'static str, default: usize) -> Result<usize> {
         match self.values.get(key) {
             None => Ok(default),
-            Some(v) => v.parse::<usize>().map_err(|_| Error::invalid(key, "a non-negative integer", v)),
+            Some(v) => crate::limits::parse_count(v)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| Error::invalid(key, "a non-negative integer", v)),
         }
     }
     /// A text parameter, or `default`.

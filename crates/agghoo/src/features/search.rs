@@ -274,11 +274,9 @@ pub fn search(scorer: &dyn Scorer, config: &SearchConfig) -> Result<SearchReport
     let (lo, hi) = config.stopping.bounds(usable.len())?;
     let evaluations = config.estimated_evaluations(usable.len())?;
     let budget = crate::limits::Limits { subset_evaluations: config.max_subsets, ..crate::limits::Limits::global() };
-    budget.check_count(
-        crate::limits::Count::SubsetEvaluations,
-        evaluations,
-        format_args!("the {} search over {} features (sizes {lo}..={hi})", format!("{:?}", config.method).to_lowercase(), usable.len()),
-    )?;
+    let method = format!("{:?}", config.method).to_lowercase();
+    let what = format!("the {method} search over {} features (sizes {lo}..={hi})", usable.len());
+    budget.check_count(crate::limits::Count::SubsetEvaluations, evaluations, what)?;
     let mut state = State { scorer, best: vec![None; usable.len() + 1], trace: Vec::new(), n_evaluations: 0 };
     match config.method {
         SearchMethod::Sfs | SearchMethod::Sffs => state.forward(&usable, hi, config.method == SearchMethod::Sffs)?,
