@@ -23,9 +23,20 @@ impl std::fmt::Display for UsageError {
 #[derive(Parser, Debug)]
 #[command(name = "agghoo", version, about, long_about = None)]
 pub struct Cli {
-    /// Number of worker threads (default: all cores). Results do not depend on it.
+    /// Number of worker threads (default: all cores; at most 1024 unless raised with
+    /// `--limit threads=N`). Results do not depend on it.
     #[arg(long, global = true)]
     pub threads: Option<usize>,
+    /// Memory budget: a request whose main allocations (data, splits, path predictions, forests,
+    /// kernel matrices, ...) are estimated above it fails at once, stating the estimate.
+    /// Sizes like 8G, 512M, 1T or bytes.
+    #[arg(long = "max-memory", value_name = "SIZE", global = true, default_value = "8G")]
+    pub max_memory: String,
+    /// Raise (or lower) a count limit, KEY=N (repeatable): grid-points (default 100000), splits
+    /// (100000 per plan), threads (1024), trees (100000), centres (100000), repetitions (100000),
+    /// subset-evaluations (1048576), libsvm-expansion (100 dense bytes per file byte).
+    #[arg(long = "limit", value_name = "KEY=N", global = true)]
+    pub limits: Vec<String>,
     /// On an error, also print each cause on its own line and the exit code's meaning
     /// (the default is a single line).
     #[arg(long, global = true)]
@@ -117,8 +128,8 @@ pub struct DataArgs {
     /// line uses when it has no comma; tabs for `.tsv`).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
-    /// Rows for generators.
-    #[arg(long, default_value_t = 500)]
+    /// Rows for generators (an integer, or `1e5`; bounded by `--max-memory`).
+    #[arg(long, default_value_t = 500, value_parser = parse_rows)]
     pub n: usize,
     /// Dimension for generators that take one (gen:genuer: 7 or 50).
     #[arg(long)]
@@ -563,6 +574,14 @@ pub struct FeaturesArgs {
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// `--n`: an integer or scientific notation (`1e5`), so that a typo such as `1e10` reaches the
+/// memory check (which states the estimate) instead of a parse error.
+fn parse_rows(text: &str) -> Result<usize, String> {
+    agghoo::limits::parse_count(text)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| format!("`{text}`: a number of rows, such as 500 or 1e5"))
 }
 
 /// `--delimiter`: a single ASCII character, or `tab` / `\t`.

@@ -14,6 +14,7 @@ mod output;
 mod plot;
 mod source;
 
+use agghoo::limits::{Count, Limits};
 use clap::Parser;
 
 use crate::args::{Cli, Command};
@@ -42,13 +43,7 @@ fn run(command: Command) -> anyhow::Result<()> {
 fn main() {
     let cli = Cli::parse();
     let verbose = cli.verbose;
-    if let Some(n) = cli.threads {
-        if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
-            eprintln!("agghoo: cannot set {n} threads: {e}");
-            std::process::exit(2);
-        }
-    }
-    let result = run(cli.command);
+    let result = configure(&cli).and_then(|()| run(cli.command));
     if let Err(e) = result {
         if is_broken_pipe(&e) {
             std::process::exit(0);
@@ -68,6 +63,25 @@ fn main() {
         }
         std::process::exit(code);
     }
+}
+
+/// Installs the limits of `--max-memory` and `--limit`, then the thread pool of `--threads`
+/// (checked against its limit first: a typo must not start 10 000 threads).
+fn configure(cli: &Cli) -> anyhow::Result<()> {
+    let mut limits = Limits { max_memory: agghoo::limits::parse_size(&cli.max_memory)?, ..Limits::default() };
+    for pair in &cli.limits {
+        let (key, value) = pair.split_once('=').ok_or_else(|| args::UsageError(format!("--limit `{pair}`: expected KEY=N")))?;
+        limits.set(key.trim(), value)?;
+    }
+    limits.set_global();
+    if let Some(n) = cli.threads {
+        limits.check_count(Count::Threads, n as u128, "--threads")?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| args::UsageError(format!("cannot set {n} threads: {e}")))?;
+    }
+    Ok(())
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -28,6 +28,12 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
     UsageError(msg.into()).into()
 }
 
+/// A malformed `--grid` is a usage error (exit 2); a grid beyond its size limit keeps its typed
+/// error (exit 1, with the flag that raises the limit), like every other limit.
+pub fn parse_grid(text: &str) -> Result<GridSpec> {
+    GridSpec::parse(text).map_err(|e| if matches!(e, agghoo::Error::ResourceLimit { .. }) { e.into() } else { usage(e.to_string()) })
+}
+
 /// Loads `--data`, with the plan's group / fold columns kept aside.
 pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Loaded> {
     let missing = match args.missing {
@@ -100,7 +106,7 @@ pub fn family_params(args: &FamilyArgs) -> Result<(FamilyKind, FamilyParams, Vec
     let kind = args.family;
     let mut params = FamilyParams::default();
     if let Some(g) = &args.grid {
-        params.grid = Some(GridSpec::parse(g).map_err(|e| usage(e.to_string()))?);
+        params.grid = Some(parse_grid(g)?);
     }
     let mut bare = Vec::new();
     for pair in &args.params {

@@ -551,3 +551,45 @@ fn replay_reruns_a_report_to_the_same_document() {
     let bare = write(&dir, "bare.json", r#"{"schema_version": 1, "command": "select"}"#);
     assert_error(&agghoo(&["replay", &bare]), 2, &["invocation"]);
 }
+
+/// A typo in a size fails at once (well before anything large is allocated), naming the
+/// estimate and the flag that raises the limit; the defaults refuse none of the documented runs.
+#[test]
+fn typo_sized_requests_fail_at_once_with_the_flag_that_raises_the_limit() {
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["select", "--data", "gen:knn", "--splits", "1000000000"], &["1000000000 splits", "--limit splits=N"]),
+        (
+            &["select", "--data", "gen:knn", "--family", "ridge", "--grid", "log:1e-6:1:100000000"],
+            &["100000000 grid points", "--limit grid-points=N"],
+        ),
+        (&["treecv", "--data", "gen:knn", "--lambda", "log:1e-6:1:100000000"], &["100000000 grid points"]),
+        (&["gen", "--data", "gen:knn", "--n", "1e10"], &["gen:knn with n = 10000000000 rows", "223.5 GiB", "--max-memory"]),
+        (&["select", "--data", "gen:knn", "--family", "forest", "--param", "trees=1e8"], &["100000000 trees", "--limit trees=N"]),
+        (&["--threads", "10000", "select", "--data", "gen:knn"], &["10000 threads", "--limit threads=N"]),
+        (
+            &["select", "--data", "gen:knn", "--plan", "lpo", "--p", "3", "--splits", "1000000000"],
+            &["C(500, 3) = 20708500", "--limit splits=N"],
+        ),
+        (&["compare", "--data", "gen:knn", "--outer", "repeated:10:100000000"], &["1000000000 splits"]),
+        (&["treecv", "--data", "gen:knn", "--learner", "kmeans", "--centres", "1000000000"], &["1000000000 centres", "--limit centres=N"]),
+    ];
+    for &(args, needles) in cases {
+        assert_error(&agghoo(args), 1, needles);
+    }
+    // the limits are the user's to move: a lower memory budget refuses a run the default allows
+    let loo = ["select", "--data", "gen:knn", "--n", "200", "--plan", "loo", "--grid", "1:5:2"];
+    assert!(agghoo(&loo).status.success());
+    assert_error(&agghoo(&[&["--max-memory", "100K"], &loo[..]].concat()), 1, &["200 splits of 200 rows", "--max-memory"]);
+    assert_error(&agghoo(&[&["--limit", "splits=100"], &loo[..]].concat()), 1, &["200 splits", "limit of 100 splits"]);
+    assert_error(&agghoo(&["--limit", "split=3", "gen", "--data", "gen:knn"]), 2, &["grid-points, splits"]);
+    assert_error(&agghoo(&["--max-memory", "8X", "gen", "--data", "gen:knn"]), 2, &["8G, 512M"]);
+}
+
+#[test]
+fn feature_searches_announce_their_work_and_refuse_beyond_the_budget() {
+    let o = agghoo(&["features", "--data", "gen:genuer", "--n", "100", "--method", "sfs", "--features", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("sfs over 7 features: about 13 subset evaluations"), "{}", stderr(&o));
+    let o = agghoo(&["features", "--data", "gen:genuer", "--d", "50", "--n", "100", "--method", "exhaustive"]);
+    assert_error(&o, 1, &["1125899906842623 subset evaluations", "--limit subset-evaluations=N"]);
+}

@@ -179,8 +179,7 @@ pub enum Error {
     /// A learner could not be fitted (singular system, one class only, ...).
     #[error("{0}")]
     Numerical(String),
-    /// A model or splits file could not be read, or is of another format version; a LibSVM file
-    /// too sparse to store densely.
+    /// A model or splits file could not be read, or is of another format version.
     #[error("{path}: {message}")]
     BadFile {
         /// The file.

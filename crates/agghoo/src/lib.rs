@@ -44,6 +44,7 @@ pub mod experiments;
 pub mod family;
 pub mod features;
 pub mod incremental;
+pub mod limits;
 pub mod loss;
 mod parallel;
 mod predictions;

@@ -349,7 +349,7 @@ fn exhaustive_search_on_many_features_is_refused_with_the_count() {
     let cfs = CfsScorer::new(&data).unwrap();
     let err = search(&cfs, &SearchConfig::new(SearchMethod::Exhaustive, Stopping::Best)).unwrap_err();
     // 2^40 − 1 non-empty subsets
-    assert!(matches!(&err, Error::InvalidParameter { name: "max_subsets", got, .. } if got.contains("1099511627775 subsets")), "{err}");
+    assert!(matches!(&err, Error::ResourceLimit { estimate, .. } if estimate.contains("1099511627775 subset evaluations")), "{err}");
 }
 
 /// A family that cannot be fitted on more than two columns.

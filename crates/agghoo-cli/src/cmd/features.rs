@@ -66,7 +66,14 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
                 Some(l) => ScorerSpec::Wrapper { learner: l.clone(), plan: inner.clone(), loss: None, preprocess },
                 None => ScorerSpec::Cfs,
             };
-            Selector::Search { scorer, search: SearchConfig::new(method, stopping) }
+            let search = SearchConfig::new(method, stopping);
+            // The work, before it starts (a wrapper scores each subset by a whole inner CV);
+            // a search beyond the budget is refused by the library with the same estimate.
+            if let (Ok(evaluations), false) = (search.estimated_evaluations(data.n_features()), args.output.json) {
+                let runs = if args.evaluate.is_some() { " per selection (one on all data, one in every outer fold)" } else { "" };
+                eprintln!("agghoo: {} over {} features: about {evaluations} subset evaluations{runs}", args.method, data.n_features());
+            }
+            Selector::Search { scorer, search }
         }
     };
     let Some(outer_text) = &args.evaluate else {

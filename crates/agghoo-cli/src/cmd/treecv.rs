@@ -2,7 +2,6 @@
 //! separate trainings, optionally selecting PEGASOS's λ over a grid.
 
 use agghoo::Seed;
-use agghoo::family::GridSpec;
 use agghoo::incremental::{
     Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos,
 };
@@ -73,7 +72,7 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     let cfg = TreeCvConfig::new().method(method).order(order).parallel(args.parallel).seed(seed);
     let shuffle = (!args.no_shuffle).then_some(seed);
     let storage = if args.f32 { Storage::F32 } else { Storage::F64 };
-    let lambdas = GridSpec::parse(&args.lambda).map_err(|e| UsageError(e.to_string()))?.values()?;
+    let lambdas = crate::source::parse_grid(&args.lambda)?.values()?;
     if lambdas.len() > 1 {
         if args.learner != LearnerArg::Pegasos {
             return Err(UsageError("a λ grid is for --learner pegasos".into()).into());

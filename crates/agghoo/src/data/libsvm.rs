@@ -8,14 +8,7 @@ use std::path::Path;
 use super::csv_reader::{TaskHint, parse_target};
 use super::dataset::Dataset;
 use crate::error::{Error, Result};
-
-/// The densified matrix may hold at most this many times the values the file stores (plus one
-/// per row), or [`MIN_DENSE_CELLS`], whichever is larger: a few bytes declaring feature
-/// 10⁹ must not allocate gigabytes.
-pub const MAX_DENSITY_EXPANSION: usize = 1000;
-
-/// Dense sizes up to this many cells (8 MiB of features) are always accepted.
-pub const MIN_DENSE_CELLS: usize = 1 << 20;
+use crate::limits::{LIBSVM_MIN_DENSE_BYTES, Limits, format_bytes};
 
 /// Reads a LibSVM file into a dense [`Dataset`] with features named `f1..fd` (d = the largest
 /// index seen, or `n_features` when given and larger).
@@ -23,8 +16,11 @@ pub const MIN_DENSE_CELLS: usize = 1 << 20;
 /// # Errors
 /// [`Error::Io`], [`Error::EmptyFile`], [`Error::LibSvm`] naming the line for a malformed pair,
 /// an index of 0 or above 2³² − 1, or indices that are not strictly increasing (out of order or
-/// duplicated); [`Error::BadFile`] when the dense matrix would exceed
-/// `max(MIN_DENSE_CELLS, MAX_DENSITY_EXPANSION × (stored values + rows))` cells.
+/// duplicated); [`Error::ResourceLimit`] naming the file when the dense matrix (`rows × d × 8`
+/// bytes) would exceed `libsvm_expansion` bytes per byte of file (100 by default; dense sizes up
+/// to [`LIBSVM_MIN_DENSE_BYTES`](crate::limits::LIBSVM_MIN_DENSE_BYTES) always pass) or the
+/// memory budget ([`crate::limits::Limits`]): a few bytes declaring feature 10⁹ must not
+/// allocate gigabytes.
 pub fn read_libsvm(path: impl AsRef<Path>, task: TaskHint, n_features: Option<usize>) -> Result<Dataset> {
     let path = path.as_ref();
     let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
@@ -44,12 +40,14 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
     let mut max_index = 0usize;
     let mut buf = String::new();
     let mut line_no = 0u64;
+    let mut file_bytes = 0u128;
     loop {
         buf.clear();
         let read = reader.read_line(&mut buf).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
         if read == 0 {
             break;
         }
+        file_bytes += read as u128;
         line_no += 1;
         let content = buf.split('#').next().unwrap_or("").trim();
         if content.is_empty() {
@@ -89,16 +87,8 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
     }
     let d = n_features.unwrap_or(0).max(max_index);
     let n = labels.len();
-    let limit = MAX_DENSITY_EXPANSION.saturating_mul(entries.len() + n).max(MIN_DENSE_CELLS);
-    let cells = n.checked_mul(d).filter(|&c| c <= limit).ok_or_else(|| Error::BadFile {
-        path: path.to_path_buf(),
-        message: format!(
-            "{n} rows × {d} features would be stored densely, more than {limit} cells for {} stored values; \
-                 agghoo keeps features dense (remove unused high feature indices)",
-            entries.len()
-        ),
-    })?;
-    let mut x = vec![0.0; cells];
+    check_dense_size(path, n, d, entries.len(), file_bytes)?;
+    let mut x = vec![0.0; n * d];
     let mut start = 0;
     for (r, &end) in row_ends.iter().enumerate() {
         for &(i, v) in &entries[start..end] {
@@ -108,6 +98,28 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
     }
     let target = parse_target(&labels, task, "label", path)?;
     Dataset::new(x, (1..=d).map(|j| format!("f{j}")).collect(), target, "label")
+}
+
+/// Refuses a dense matrix of `n × d` values beyond the LibSVM expansion limit or the memory
+/// budget, naming the file, the dense size and the flag that raises the limit.
+fn check_dense_size(path: &Path, n: usize, d: usize, stored: usize, file_bytes: u128) -> Result<()> {
+    let limits = Limits::global();
+    let dense = Limits::f64_bytes([n, d]);
+    let what = format!(
+        "{}: {n} rows × {d} features stored densely ({stored} values in the file; agghoo keeps features dense, \
+         so remove unused high feature indices)",
+        path.display()
+    );
+    let allowed = file_bytes.saturating_mul(u128::from(limits.libsvm_expansion)).max(u128::from(LIBSVM_MIN_DENSE_BYTES));
+    if dense > allowed {
+        return Err(Error::limit(
+            what,
+            format_bytes(dense),
+            format!("{} ({}× the file's {})", format_bytes(allowed), limits.libsvm_expansion, format_bytes(file_bytes)),
+            "raise it with `--limit libsvm-expansion=N` (library: `Limits::libsvm_expansion`)",
+        ));
+    }
+    limits.check_memory(format_args!("{}: {n} rows × {d} features stored densely", path.display()), dense)
 }
 
 #[cfg(test)]
@@ -145,13 +157,14 @@ mod tests {
     #[test]
     fn huge_feature_indices_are_errors_not_allocations() {
         let err = read("+1 1:0.5 31211142:1\n+1 1:1 2:2 3:3\n").unwrap_err();
-        assert!(matches!(&err, Error::BadFile { message, .. } if message.contains("2 rows × 31211142 features")), "{err}");
+        assert!(matches!(&err, Error::ResourceLimit { what, .. } if what.contains("t.svm: 2 rows × 31211142 features")), "{err}");
+        assert!(err.to_string().contains("--limit libsvm-expansion=N"), "{err}");
         let err = read("1 4294967296:1\n").unwrap_err();
         assert!(matches!(&err, Error::LibSvm { line: 1, message, .. } if message.contains("larger than 4294967295")), "{err}");
         assert!(read("1 18446744073709551615:1\n").is_err());
         let declared = read_libsvm_from("1 1:1\n".as_bytes(), Path::new("t.svm"), TaskHint::Auto, Some(usize::MAX)).unwrap_err();
-        assert!(matches!(declared, Error::BadFile { .. }));
-        // sparse but small enough: 2 rows × 500 000 features is within MIN_DENSE_CELLS
+        assert!(matches!(declared, Error::ResourceLimit { .. }));
+        // sparse but small enough: 2 rows × 500 000 features is within LIBSVM_MIN_DENSE_BYTES
         assert_eq!(read("1 500000:1\n0 1:1\n").unwrap().n_features(), 500_000);
         assert!(read("1 600000:1\n0 1:1\n").is_err());
     }

@@ -134,14 +134,17 @@ impl std::fmt::Debug for Config {
 
 impl Config {
     /// Checks the fields every experiment needs: R ≥ 2 (a standard error needs two), n ≥ 2,
-    /// m ≥ 1, τ ∈ (0, 1), V ≥ 1.
+    /// m ≥ 1, τ ∈ (0, 1), V ≥ 1. Sizes are bounded where they are used: R here
+    /// ([`Count::Repetitions`](crate::limits::Count::Repetitions)), n and m by the generators'
+    /// memory check, V by the plans' split limit.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] naming the field.
+    /// [`Error::InvalidParameter`] naming the field; [`Error::ResourceLimit`] for R beyond its limit.
     pub fn check(&self) -> Result<()> {
         if self.reps < 2 {
             return Err(Error::invalid("reps", "at least 2", self.reps));
         }
+        crate::limits::check_count(crate::limits::Count::Repetitions, self.reps as u128, "the experiment")?;
         if self.n < 2 {
             return Err(Error::invalid("n", "at least 2", self.n));
         }

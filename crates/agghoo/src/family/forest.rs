@@ -28,11 +28,12 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::cart::tree::{Criterion, FeatureSampler, Presorted, Tree, grow};
+use super::cart::tree::{Criterion, FeatureSampler, Node, Presorted, Tree, grow};
 use super::cart::{TreeSettings, check_features, corrupted_tree, output_width, predictions_from_values};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
+use crate::limits;
 use crate::loss::Loss;
 use crate::predictions::{PathPredictions, Predictions};
 use crate::seed::{Purpose, Seed};
@@ -142,14 +143,18 @@ impl ForestModel {
         let d = train.n_features();
         let mtry = options.mtry.unwrap_or(default_mtry(task, d));
         check_mtry(mtry, d)?;
-        if options.n_trees == 0 {
-            return Err(Error::invalid("trees", "at least 1", 0));
-        }
+        check_trees(options.n_trees)?;
         Self::fit_presorted(train, &Presorted::new(train)?, &settings, options.n_trees, mtry, options.seed)
     }
 
     fn fit_presorted(train: &View<'_>, data: &Presorted, settings: &TreeSettings, n_trees: usize, mtry: usize, seed: Seed) -> Result<Self> {
         let n = data.n_rows();
+        // A tree has at most 2n − 1 nodes; each holds its split, weight, impurity and `width`
+        // prediction values; each bootstrap keeps n weights until the out-of-bag error is known.
+        let width = output_width(settings.task, settings.config.n_classes);
+        let node_bytes = (std::mem::size_of::<Node>() + 8 * width) as u128;
+        let tree_bytes = limits::product([2 * n as u128, node_bytes]) + 4 * n as u128;
+        limits::check_memory(format_args!("a forest of {n_trees} trees on {n} rows"), limits::product([n_trees as u128, tree_bytes]))?;
         let grown: Vec<(Tree, Vec<u32>)> = (0..n_trees)
             .into_par_iter()
             .map(|b| {
@@ -365,6 +370,14 @@ pub struct ForestFamily {
     seed: Seed,
 }
 
+/// Refuses `trees = 0` and a tree count beyond [`Count::Trees`](limits::Count::Trees).
+fn check_trees(n_trees: usize) -> Result<()> {
+    if n_trees == 0 {
+        return Err(Error::invalid("trees", "at least 1", 0));
+    }
+    limits::check_count(limits::Count::Trees, n_trees as u128, "a forest")
+}
+
 /// Builds the forest family. Parameters: `trees` (500), `mtry` (⌊√d⌋ / max(1, ⌊d/3⌋)),
 /// `min_samples_leaf` (1), `max_depth` (unlimited), `criterion`, `seed` (0), `grid` (`mtry`
 /// default, or `min_samples_leaf`). Default grids: `mtry` ∈ {1, 2, 4, 8, …} ∪ {default mtry, d}
@@ -378,9 +391,7 @@ pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     let settings = TreeSettings::from_params(params, data)?;
     let d = data.n_features();
     let n_trees = params.usize("trees", 500)?;
-    if n_trees == 0 {
-        return Err(Error::invalid("trees", "at least 1", 0));
-    }
+    check_trees(n_trees)?;
     let mtry = params.usize("mtry", default_mtry(data.task(), d))?;
     check_mtry(mtry, d)?;
     let seed = Seed(

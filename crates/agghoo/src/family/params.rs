@@ -37,8 +37,9 @@ impl GridSpec {
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for malformed text, a non-positive step, `STOP < START`,
-    /// or more than 100 000 values.
+    /// [`Error::InvalidParameter`] for malformed text, a non-positive step or `STOP < START`;
+    /// [`Error::ResourceLimit`] for more points than [`Limits::grid_points`](crate::limits::Limits)
+    /// (checked before any value is computed).
     pub fn parse(text: &str) -> Result<Self> {
         let bad = || Error::invalid("grid", "START:STOP:STEP, a,b,c or log:LOW:HIGH:N", text);
         let num = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(bad);
@@ -50,17 +51,24 @@ impl GridSpec {
                 if !(low > 0.0 && high >= low && n >= 1) {
                     return Err(bad());
                 }
+                check_grid_points(n as u128, text)?;
                 GridSpec::Log { low, high, n }
             }
             [start, stop, step] => {
                 let (start, stop, step) = (num(start)?, num(stop)?, num(step)?);
-                if !(step > 0.0 && stop >= start) || (stop - start) / step > 1e5 {
+                if !(step > 0.0 && stop >= start) {
                     return Err(bad());
                 }
-                let count = ((stop - start) / step + 1e-9).floor() as usize + 1;
+                // Counted in floats (`as` saturates): `(stop - start) / step` may exceed every integer type.
+                let count = ((stop - start) / step + 1e-9).floor() + 1.0;
+                check_grid_points(count as u128, text)?;
+                let count = count as usize;
                 GridSpec::Values((0..count).map(|i| start + i as f64 * step).collect())
             }
-            [single] => GridSpec::Values(single.split(',').map(num).collect::<Result<Vec<_>>>()?),
+            [single] => {
+                check_grid_points(single.split(',').count() as u128, text)?;
+                GridSpec::Values(single.split(',').map(num).collect::<Result<Vec<_>>>()?)
+            }
             _ => return Err(bad()),
         };
         Ok(spec)
@@ -68,8 +76,12 @@ impl GridSpec {
     /// The values, in the order written.
     ///
     /// # Errors
-    /// Never for a parsed spec; [`Error::InvalidParameter`] for a hand-built empty one.
+    /// Never for a parsed spec; [`Error::InvalidParameter`] for a hand-built empty one;
+    /// [`Error::ResourceLimit`] for a hand-built `Log` spec beyond the grid-point limit.
     pub fn values(&self) -> Result<Vec<f64>> {
+        if let GridSpec::Log { low, high, n } = *self {
+            check_grid_points(n as u128, &format!("log:{low}:{high}:{n}"))?;
+        }
         let v = match *self {
             GridSpec::Values(ref v) => v.clone(),
             GridSpec::Log { low, high, n } => {
@@ -85,6 +97,11 @@ impl GridSpec {
         }
         Ok(v)
     }
+}
+
+/// Refuses a grid of more points than the limits allow, before its values exist.
+fn check_grid_points(n: u128, text: &str) -> Result<()> {
+    crate::limits::check_count(crate::limits::Count::GridPoints, n, format_args!("the grid `{text}`"))
 }
 
 /// Parameters of a family: an optional grid and `key=value` settings.
@@ -139,14 +156,17 @@ impl FamilyParams {
             Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| Error::invalid(key, "a finite number", v)),
         }
     }
-    /// A count parameter, or `default`.
+    /// A count parameter (an integer, or `1e3`), or `default`. Counts that allocate are then
+    /// checked against their limit by the family ([`crate::limits`]).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when present but not a non-negative integer.
     pub fn usize(&self, key: &'static str, default: usize) -> Result<usize> {
         match self.values.get(key) {
             None => Ok(default),
-            Some(v) => v.parse::<usize>().map_err(|_| Error::invalid(key, "a non-negative integer", v)),
+            Some(v) => crate::limits::parse_count(v)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| Error::invalid(key, "a non-negative integer", v)),
         }
     }
     /// A text parameter, or `default`.

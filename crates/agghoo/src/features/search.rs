@@ -21,8 +21,15 @@
 //! - **SBFS**: the mirror image (backward steps, conditional inclusion of a feature ≠ the one
 //!   just removed while it strictly improves the best recorded at size |S| + 1, stopping when
 //!   fewer than two features are outside S).
-//! - **Exhaustive**: every subset with a size the stopping rule allows; refused when their number
-//!   exceeds [`SearchConfig::max_subsets`] (the error gives the count).
+//! - **Exhaustive**: every subset with a size the stopping rule allows.
+//!
+//! Every search is refused before its first evaluation when its estimated number of subset
+//! evaluations ([`SearchConfig::estimated_evaluations`]) exceeds [`SearchConfig::max_subsets`]
+//! (by default the process-wide [`Count::SubsetEvaluations`](crate::limits::Count) limit): an
+//! exhaustive search over 40 features or a wrapper SFFS over 10 000 would otherwise run for
+//! years. The estimate is exact for the exhaustive search and for SFS / SBS; the floating
+//! searches are counted as twice their plain counterpart (their conditional steps are few in
+//! practice, but not bounded by a formula).
 //!
 //! Ties between candidates: the first minimiser in ascending feature order
 //! ([`select::argmin`](crate::select::argmin) with [`TieRule::First`]). Stopping rules pick a size
@@ -147,17 +154,44 @@ pub struct SearchConfig {
     pub method: SearchMethod,
     /// The stopping rule.
     pub stopping: Stopping,
-    /// Exhaustive search only: refuse when more subsets than this would be scored.
+    /// Refuse a search whose estimated number of subset evaluations exceeds this.
     pub max_subsets: u64,
 }
 
 impl SearchConfig {
-    /// Default exhaustive limit: 2²⁰ subsets.
-    pub const DEFAULT_MAX_SUBSETS: u64 = 1 << 20;
-
-    /// A configuration with the default exhaustive limit.
+    /// A configuration with the subset-evaluation limit in force
+    /// ([`Limits::global`](crate::limits::Limits::global), 2²⁰ by default).
     pub fn new(method: SearchMethod, stopping: Stopping) -> Self {
-        Self { method, stopping, max_subsets: Self::DEFAULT_MAX_SUBSETS }
+        Self { method, stopping, max_subsets: crate::limits::Limits::global().subset_evaluations }
+    }
+
+    /// The number of subsets the search will score on `d` usable features (see the module
+    /// documentation: exact for SFS, SBS and exhaustive; twice SFS / SBS for the floating ones).
+    ///
+    /// ```
+    /// use agghoo::features::{SearchConfig, SearchMethod, Stopping};
+    /// let sfs = SearchConfig::new(SearchMethod::Sfs, Stopping::Best);
+    /// assert_eq!(sfs.estimated_evaluations(10)?, 55); // 10 + 9 + … + 1
+    /// let all = SearchConfig::new(SearchMethod::Exhaustive, Stopping::Best);
+    /// assert_eq!(all.estimated_evaluations(10)?, 1023); // 2¹⁰ − 1 non-empty subsets
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As the stopping rule's sizes: [`Error::InvalidParameter`] for sizes outside `1..=d`.
+    pub fn estimated_evaluations(&self, d: usize) -> Result<u128> {
+        let (lo, hi) = self.stopping.bounds(d)?;
+        let d = d as u128;
+        // Step s of a forward search scores d − s candidates; a backward one starts with the
+        // full set and scores |S| subsets per step.
+        let forward = |steps: u128| steps * d - steps * steps.saturating_sub(1) / 2;
+        Ok(match self.method {
+            SearchMethod::Sfs => forward(hi as u128),
+            SearchMethod::Sffs => 2 * forward(hi as u128),
+            SearchMethod::Sbs => 1 + forward(d - lo as u128),
+            SearchMethod::Sbfs => 1 + 2 * forward(d - lo as u128),
+            SearchMethod::Exhaustive => (lo..=hi).map(|k| binomial(d as usize, k)).fold(0u128, u128::saturating_add),
+        })
     }
 }
 
@@ -229,19 +263,25 @@ pub struct SearchReport {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] when more features are requested than are usable, when no
-/// feature is usable, or when an exhaustive search exceeds its limit (with the count); the
-/// scorer's errors ([`Error::FeatureSubset`] naming the subset).
+/// feature is usable; [`Error::ResourceLimit`] when the estimated subset evaluations exceed
+/// [`SearchConfig::max_subsets`] (with the estimate); the scorer's errors
+/// ([`Error::FeatureSubset`] naming the subset).
 pub fn search(scorer: &dyn Scorer, config: &SearchConfig) -> Result<SearchReport> {
     let usable = scorer.usable();
     if usable.is_empty() {
         return Err(Error::invalid("features", "at least one non-constant feature", "none usable"));
     }
     let (lo, hi) = config.stopping.bounds(usable.len())?;
+    let evaluations = config.estimated_evaluations(usable.len())?;
+    let budget = crate::limits::Limits { subset_evaluations: config.max_subsets, ..crate::limits::Limits::global() };
+    let method = format!("{:?}", config.method).to_lowercase();
+    let what = format!("the {method} search over {} features (sizes {lo}..={hi})", usable.len());
+    budget.check_count(crate::limits::Count::SubsetEvaluations, evaluations, what)?;
     let mut state = State { scorer, best: vec![None; usable.len() + 1], trace: Vec::new(), n_evaluations: 0 };
     match config.method {
         SearchMethod::Sfs | SearchMethod::Sffs => state.forward(&usable, hi, config.method == SearchMethod::Sffs)?,
         SearchMethod::Sbs | SearchMethod::Sbfs => state.backward(&usable, lo, config.method == SearchMethod::Sbfs)?,
-        SearchMethod::Exhaustive => state.exhaustive(&usable, lo, hi, config.max_subsets)?,
+        SearchMethod::Exhaustive => state.exhaustive(&usable, lo, hi)?,
     }
     state.finish(config, lo, hi)
 }
@@ -350,16 +390,8 @@ impl State<'_> {
         Ok(())
     }
 
-    fn exhaustive(&mut self, usable: &[usize], lo: usize, hi: usize, limit: u64) -> Result<()> {
+    fn exhaustive(&mut self, usable: &[usize], lo: usize, hi: usize) -> Result<()> {
         let d = usable.len();
-        let count: u128 = (lo..=hi).map(|k| binomial(d, k)).fold(0u128, u128::saturating_add);
-        if count > u128::from(limit) {
-            return Err(Error::InvalidParameter {
-                name: "max_subsets",
-                expected: "an exhaustive search within the subset limit (raise the limit or use a sequential search)",
-                got: format!("{count} subsets of sizes {lo}..={hi} from {d} features, limit {limit}"),
-            });
-        }
         const BATCH: usize = 4096;
         for k in lo..=hi {
             let mut positions: Vec<usize> = (0..k).collect();

@@ -22,11 +22,13 @@ impl OnlineKMeans {
     /// Online k-means with `n_centres ≥ 1` centres.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for 0 centres.
+    /// [`Error::InvalidParameter`] for 0 centres; [`Error::ResourceLimit`] beyond the centre
+    /// limit ([`Count::Centres`](crate::limits::Count::Centres)).
     pub fn new(n_centres: usize) -> Result<Self> {
         if n_centres == 0 {
             return Err(Error::invalid("n_centres", "at least 1", n_centres));
         }
+        crate::limits::check_count(crate::limits::Count::Centres, n_centres as u128, "online k-means")?;
         Ok(Self { n_centres })
     }
 

@@ -26,6 +26,8 @@ impl Bootstrap {
         if n < 2 {
             return Err(Error::TooFewRows { what: "the bootstrap".into(), needed: 2, found: n });
         }
+        // n drawn rows plus up to n out-of-bag rows per resample.
+        super::check_plan_size(format_args!("the bootstrap with B = {}", self.n_resamples), self.n_resamples as u128, 2 * n)?;
         let splits = (0..self.n_resamples)
             .map(|b| {
                 let mut rng = seed.rng(Purpose::Splits, b as u64);

@@ -18,6 +18,7 @@ impl LeaveOneOut {
         if n < 2 {
             return Err(Error::TooFewRows { what: "leave-one-out".into(), needed: 2, found: n });
         }
+        super::check_plan_size(format_args!("leave-one-out on {n} rows"), n as u128, n)?;
         let splits = (0..n).map(|i| Split::new((0..n).filter(|&j| j != i).collect(), vec![i])).collect::<Result<Vec<_>>>()?;
         Splits::new(n, splits)
     }

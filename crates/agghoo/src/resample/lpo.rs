@@ -32,6 +32,11 @@ pub fn n_choose_p(n: usize, p: usize) -> u128 {
     c
 }
 
+/// C(n, p) for messages (`more than 3.4e38` when it saturated).
+fn binomial_text(total: u128) -> String {
+    if total == u128::MAX { format!("more than {:e}", u128::MAX as f64) } else { total.to_string() }
+}
+
 impl LeavePOut {
     /// Instantiates the plan (subsets in lexicographic order when enumerated).
     ///
@@ -44,6 +49,12 @@ impl LeavePOut {
             return Err(Error::invalid("p", "smaller than the number of rows", format!("{} with {} rows", self.p, n)));
         }
         let total = n_choose_p(n, self.p);
+        let n_splits = total.min(self.max_splits as u128);
+        super::check_plan_size(
+            format_args!("leave-{}-out on {n} rows (C({n}, {}) = {})", self.p, self.p, binomial_text(total)),
+            n_splits,
+            n,
+        )?;
         let subsets: Vec<Vec<usize>> = if total <= self.max_splits as u128 {
             let mut out = Vec::with_capacity(total as usize);
             let mut idx: Vec<usize> = (0..self.p).collect();

@@ -178,6 +178,16 @@ pub(crate) fn shuffle<R: rand::Rng + ?Sized>(v: &mut [usize], rng: &mut R) {
     }
 }
 
+/// Refuses, before drawing anything, a plan of more splits than the split limit, or whose
+/// index sets (`n_splits × indices_per_split` row indices) would exceed the memory budget
+/// ([`crate::limits`]).
+pub(crate) fn check_plan_size(plan: impl std::fmt::Display, n_splits: u128, indices_per_split: usize) -> Result<()> {
+    use crate::limits::{self, Count};
+    limits::check_count(Count::Splits, n_splits, format_args!("{plan}"))?;
+    let bytes = limits::product([n_splits, indices_per_split as u128, std::mem::size_of::<usize>() as u128]);
+    limits::check_memory(format_args!("the row indices of {n_splits} splits of {indices_per_split} rows ({plan})"), bytes)
+}
+
 /// Validates a count parameter ≥ `min`.
 pub(crate) fn check_count(name: &'static str, value: usize, min: usize, expected: &'static str) -> Result<()> {
     if value < min {

@@ -38,6 +38,7 @@ impl MonteCarlo {
     /// [`crate::Error::TooFewRows`] when `⌊τ n⌋` is 0 or n.
     pub fn instantiate(&self, n: usize, seed: Seed) -> Result<Splits> {
         let k = self.train_fraction.train_size(n)?;
+        super::check_plan_size(format_args!("Monte-Carlo with V = {}", self.n_splits), self.n_splits as u128, n)?;
         let splits = (0..self.n_splits)
             .map(|j| {
                 let mut order: Vec<usize> = (0..n).collect();

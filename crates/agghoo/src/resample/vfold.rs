@@ -95,6 +95,7 @@ impl VFold {
 
 /// Turns a block id per row into V splits (validation = block j, train = the rest), rows sorted.
 pub(crate) fn splits_from_blocks(n: usize, block_of: &[usize], n_blocks: usize) -> Result<Splits> {
+    super::check_plan_size(format_args!("{n_blocks}-fold cross-validation"), n_blocks as u128, n)?;
     let mut validation: Vec<Vec<usize>> = vec![Vec::new(); n_blocks];
     for (i, &b) in block_of.iter().enumerate() {
         validation[b].push(i);
@@ -177,8 +178,10 @@ impl RepeatedVFold {
     /// As [`VFold::instantiate_with`]; R = 0 is invalid.
     pub fn instantiate(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits> {
         check_count("repeats", self.n_repeats, 1, "at least 1")?;
+        let n_splits = self.n_folds as u128 * self.n_repeats as u128;
+        super::check_plan_size(format_args!("{}×{}-fold cross-validation", self.n_repeats, self.n_folds), n_splits, ctx.n_rows)?;
         let plan = VFold { n_folds: self.n_folds, stratify: self.stratify, shuffle: true };
-        let mut all = Vec::with_capacity(self.n_folds * self.n_repeats);
+        let mut all = Vec::with_capacity(n_splits as usize);
         for r in 0..self.n_repeats {
             let s = plan.instantiate_with(ctx, seed.child(Purpose::Splits, r as u64))?;
             all.extend(s.iter().cloned());

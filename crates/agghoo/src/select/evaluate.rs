@@ -76,6 +76,7 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
         return Err(Error::invalid("missing", "imputation (--missing median) when the data have missing values", "none"));
     }
     family.check_train_size(splits.min_train_size())?;
+    check_path_memory(family, data, splits, options.keep_predictions)?;
     splits
         .as_slice()
         .par_iter()
@@ -91,6 +92,27 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
             out
         })
         .collect_ordered()
+}
+
+/// Refuses, before any fit, path predictions `splits × grid × validation rows` beyond the memory
+/// budget: all splits' when they are kept, else those of the splits in flight (one per thread).
+/// A class prediction is counted with its label, probabilities and decision score.
+fn check_path_memory(family: &dyn Family, data: &Dataset, splits: &Splits, keep_all: bool) -> Result<()> {
+    let bytes_per_row: u128 = match data.task() {
+        crate::data::Task::Regression => 8,
+        crate::data::Task::Classification => 4 + 8 * (data.all().n_classes() as u128 + 1),
+    };
+    let mut sizes: Vec<usize> = splits.iter().map(|s| s.validation().len()).collect();
+    if !keep_all {
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.truncate(rayon::current_num_threads());
+    }
+    let rows: u128 = sizes.iter().map(|&n| n as u128).sum();
+    let grid = family.grid().len();
+    crate::limits::check_memory(
+        format_args!("path predictions of {} splits × {grid} grid points ({rows} validation rows in all)", sizes.len()),
+        crate::limits::product([rows, grid as u128, bytes_per_row]),
+    )
 }
 
 /// One split: preprocess, fit the path, predict, reduce to risks, select.

@@ -19,7 +19,7 @@ use rand::RngExt;
 
 use super::normal;
 use crate::data::{Dataset, Target};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::seed::{Purpose, Seed};
 
 const BETA: [f64; 10] = [1.0, -0.5, 0.3, 0.0, 0.2, -0.3, 0.1, 0.0, 0.4, -0.2];
@@ -43,12 +43,10 @@ fn categorical(cumulative: &[f64], u: f64) -> usize {
 /// ```
 ///
 /// # Errors
-/// [`Error::TooFewRows`] for n = 0.
+/// [`Error::TooFewRows`](crate::Error::TooFewRows) for n = 0; [`Error::ResourceLimit`](crate::Error::ResourceLimit) when the data would exceed the memory budget.
 pub fn covertype_like(n: usize, seed: Seed) -> Result<Dataset> {
-    if n == 0 {
-        return Err(Error::TooFewRows { what: "gen:covertype".into(), needed: 1, found: 0 });
-    }
     let d = 10 + 4 + N_SOIL;
+    super::check_size("covertype", n, d)?;
     let mut rng = seed.rng(Purpose::Data, 0);
     let cum = |p: &[f64]| -> Vec<f64> {
         let total: f64 = p.iter().sum();

@@ -35,14 +35,12 @@ const P_EPSILON: f64 = 0.7;
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for d < 6; [`Error::TooFewRows`] for n = 0.
+/// [`Error::InvalidParameter`] for d < 6; [`Error::TooFewRows`] for n = 0; [`Error::ResourceLimit`] beyond the memory budget.
 pub fn genuer(n: usize, d: usize, seed: Seed, stream: u64) -> Result<Dataset> {
     if d < 6 {
         return Err(Error::invalid("d", "at least 6 (six informative features)", d));
     }
-    if n == 0 {
-        return Err(Error::TooFewRows { what: "gen:genuer".into(), needed: 1, found: 0 });
-    }
+    super::check_size("genuer", n, d)?;
     let mut rng = seed.rng(Purpose::Data, stream);
     let mut x = Vec::with_capacity(n * d);
     let mut labels = Vec::with_capacity(n);

@@ -3,7 +3,7 @@
 use rand::RngExt;
 
 use crate::data::{Dataset, Target};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::seed::{Purpose, Seed};
 
 /// The k-NN problem's regression function `g(u, v) = exp(−(u² + v)³) + u² + v²`.
@@ -31,7 +31,7 @@ pub fn knn_bayes(u: f64, v: f64) -> u32 {
 /// `seed`'s data streams, so sample r of an experiment is reproducible on its own.
 ///
 /// # Errors
-/// [`Error::TooFewRows`] for n = 0.
+/// [`Error::TooFewRows`](crate::Error::TooFewRows) for n = 0; [`Error::ResourceLimit`](crate::Error::ResourceLimit) when the data would exceed the memory budget.
 pub fn knn_problem(n: usize, seed: Seed) -> Result<Dataset> {
     knn_problem_stream(n, seed, 0)
 }
@@ -39,11 +39,9 @@ pub fn knn_problem(n: usize, seed: Seed) -> Result<Dataset> {
 /// As [`knn_problem`], from stream `stream`.
 ///
 /// # Errors
-/// [`Error::TooFewRows`] for n = 0.
+/// [`Error::TooFewRows`](crate::Error::TooFewRows) for n = 0; [`Error::ResourceLimit`](crate::Error::ResourceLimit) when the data would exceed the memory budget.
 pub fn knn_problem_stream(n: usize, seed: Seed, stream: u64) -> Result<Dataset> {
-    if n == 0 {
-        return Err(Error::TooFewRows { what: "gen:knn".into(), needed: 1, found: 0 });
-    }
+    super::check_size("knn", n, 2)?;
     let mut rng = seed.rng(Purpose::Data, stream);
     let mut x = Vec::with_capacity(2 * n);
     let mut labels = Vec::with_capacity(n);

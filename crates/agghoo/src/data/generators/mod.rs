@@ -17,6 +17,18 @@ pub use svr::{SvrNoise, svr_problem, svr_problem_with, svr_regression_function};
 
 use rand_distr::{Distribution, StandardNormal};
 
+/// Checks a generator's size before it allocates: at least one row, and `n × (d + 1)` values
+/// (features and target) within the memory budget ([`crate::limits`]).
+///
+/// # Errors
+/// [`crate::Error::TooFewRows`] for n = 0; [`crate::Error::ResourceLimit`] beyond the budget.
+pub(crate) fn check_size(name: &str, n: usize, d: usize) -> crate::Result<()> {
+    if n == 0 {
+        return Err(crate::Error::TooFewRows { what: format!("gen:{name}"), needed: 1, found: 0 });
+    }
+    crate::limits::check_memory(format_args!("gen:{name} with n = {n} rows × {d} features"), crate::limits::Limits::f64_bytes([n, d + 1]))
+}
+
 /// A standard normal draw (shared by generators).
 #[allow(dead_code)] // used by the generators that land with their families
 pub(crate) fn normal<R: rand::Rng + ?Sized>(rng: &mut R) -> f64 {

@@ -14,7 +14,7 @@
 
 use super::normal;
 use crate::data::{Dataset, Target};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::seed::{Purpose, Seed};
 
 /// A YearPredictionMSD-like regression problem: n rows, 90 features, target in (0, 1), from the
@@ -27,12 +27,10 @@ use crate::seed::{Purpose, Seed};
 /// ```
 ///
 /// # Errors
-/// [`Error::TooFewRows`] for n = 0.
+/// [`Error::TooFewRows`](crate::Error::TooFewRows) for n = 0; [`Error::ResourceLimit`](crate::Error::ResourceLimit) when the data would exceed the memory budget.
 pub fn msd_like(n: usize, seed: Seed) -> Result<Dataset> {
-    if n == 0 {
-        return Err(Error::TooFewRows { what: "gen:msd".into(), needed: 1, found: 0 });
-    }
     const D: usize = 90;
+    super::check_size("msd", n, D)?;
     let mut rng = seed.rng(Purpose::Data, 0);
     let mut x = vec![0.0; n * D];
     let mut y = Vec::with_capacity(n);

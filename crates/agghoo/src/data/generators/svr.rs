@@ -37,7 +37,7 @@ impl SvrNoise {
 /// from stream `stream` of `seed`'s data streams. One feature `x`, target `y`.
 ///
 /// # Errors
-/// [`Error::TooFewRows`] for n = 0.
+/// [`Error::TooFewRows`] for n = 0; [`Error::ResourceLimit`] when the data would exceed the memory budget.
 pub fn svr_problem(n: usize, seed: Seed, stream: u64) -> Result<Dataset> {
     svr_problem_with(n, seed, stream, SvrNoise::VARIANCES)
 }
@@ -49,9 +49,7 @@ pub fn svr_problem(n: usize, seed: Seed, stream: u64) -> Result<Dataset> {
 /// [`Error::TooFewRows`] for n = 0; [`Error::InvalidParameter`] for a negative or non-finite
 /// standard deviation.
 pub fn svr_problem_with(n: usize, seed: Seed, stream: u64, noise: SvrNoise) -> Result<Dataset> {
-    if n == 0 {
-        return Err(Error::TooFewRows { what: "gen:svr".into(), needed: 1, found: 0 });
-    }
+    super::check_size("svr", n, 1)?;
     for (name, v) in [("x_sd", noise.x_sd), ("noise_sd", noise.noise_sd)] {
         if !(v >= 0.0 && v.is_finite()) {
             return Err(Error::invalid(name, "a finite number ≥ 0", v));
