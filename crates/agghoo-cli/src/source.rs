@@ -68,13 +68,17 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         let path = Path::new(&args.data);
         if data::detect_format(path)? == DataFormat::LibSvm {
             if let Some(flag) = [(args.target.is_some(), "--target"), (!args.ignore.is_empty(), "--ignore")].iter().find(|f| f.0) {
-                return Err(usage(format!("{}: {} is for CSV data; a LibSVM file's columns are the label and features f1, f2, …", args.data, flag.1)));
+                return Err(usage(format!(
+                    "{}: {} is for CSV data; a LibSVM file's columns are the label and features f1, f2, …",
+                    args.data, flag.1
+                )));
             }
             let data = data::read_libsvm(path, task, None)?;
             return Ok(Loaded { data, extras: BTreeMap::new(), description: args.data.clone() });
         }
         if options.target.is_none() {
-            let hint = if data::libsvm_extension(path) { " (this file reads as CSV: its first line is not `label index:value …`)" } else { "" };
+            let hint =
+                if data::libsvm_extension(path) { " (this file reads as CSV: its first line is not `label index:value …`)" } else { "" };
             return Err(usage(format!("--target COL is required for CSV data{hint}")));
         }
         (data::read_csv(path, &options)?, args.data.clone())

@@ -39,7 +39,19 @@ fn assert_error(o: &Output, code: i32, needles: &[&str]) {
 
 #[test]
 fn select_on_bundled_data_prints_a_table() {
-    let o = agghoo(&["select", "--data", "bundled:breast-cancer", "--missing", "median", "--grid", "1:21:2", "--method", "majhoo", "--seed", "3"]);
+    let o = agghoo(&[
+        "select",
+        "--data",
+        "bundled:breast-cancer",
+        "--missing",
+        "median",
+        "--grid",
+        "1:21:2",
+        "--method",
+        "majhoo",
+        "--seed",
+        "3",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("majhoo · family knn"), "{out}");
@@ -164,7 +176,11 @@ fn data_that_used_to_give_silent_wrong_answers_are_refused() {
     let dir = scratch("silent");
     let rows: String = (0..30).map(|i| format!("{i},{},{}\n", 30 - i, i % 2)).collect();
     let duplicate = write(&dir, "dup.csv", &format!("a,a,y\n{rows}"));
-    assert_error(&agghoo(&["select", "--data", &duplicate, "--target", "y"]), 1, &["dup.csv", "column `a` appears twice", "columns 1 and 2"]);
+    assert_error(
+        &agghoo(&["select", "--data", &duplicate, "--target", "y"]),
+        1,
+        &["dup.csv", "column `a` appears twice", "columns 1 and 2"],
+    );
     // a CSV named .txt reads as CSV (it used to become labels without features)
     let txt = write(&dir, "data.txt", &format!("a,b,y\n{rows}"));
     assert_error(&agghoo(&["select", "--data", &txt]), 2, &["--target COL is required", "reads as CSV"]);
@@ -177,7 +193,8 @@ fn data_that_used_to_give_silent_wrong_answers_are_refused() {
     for command in ["select", "estimate", "compare", "features", "treecv"] {
         for family in ["knn", "svc"] {
             let o = agghoo(&[command, "--data", &only_target, "--target", "y", "--ignore", "id", "--family", family]);
-            let o = if o.status.code() == Some(2) { agghoo(&[command, "--data", &only_target, "--target", "y", "--ignore", "id"]) } else { o };
+            let o =
+                if o.status.code() == Some(2) { agghoo(&[command, "--data", &only_target, "--target", "y", "--ignore", "id"]) } else { o };
             assert_error(&o, 1, &["only.csv: no feature columns", "the columns are id, y"]);
         }
     }
@@ -190,7 +207,20 @@ fn data_that_used_to_give_silent_wrong_answers_are_refused() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(std::fs::read_to_string(dir.join("m.json")).expect("model").contains("\"feature_names\":[\"v\"]"));
     // numeric labels: `1` and `1.0` are one class, in training and in prediction
-    let labels: String = (0..30).map(|i| format!("{i},{}\n", if i % 2 == 0 { "1" } else if i % 4 == 1 { "2.0" } else { "2" })).collect();
+    let labels: String = (0..30)
+        .map(|i| {
+            format!(
+                "{i},{}\n",
+                if i % 2 == 0 {
+                    "1"
+                } else if i % 4 == 1 {
+                    "2.0"
+                } else {
+                    "2"
+                }
+            )
+        })
+        .collect();
     let labelled = write(&dir, "labels.csv", &format!("a,y\n{labels}"));
     let model = dir.join("labels.json").display().to_string();
     let o = agghoo(&["select", "--data", &labelled, "--target", "y", "--out", &model]);
@@ -420,7 +450,11 @@ fn every_family_runs_end_to_end() {
         [("knn", vec![]), ("svc", vec![]), ("cart", vec![]), ("forest", vec!["--param", "trees=20"]), ("logistic", vec![])]
     {
         let o = agghoo(
-            &[&["select", "--data", "bundled:breast-cancer", "--missing", "median", "--family", family, "--method", "majhoo", "-V", "4"], &extra[..]].concat(),
+            &[
+                &["select", "--data", "bundled:breast-cancer", "--missing", "median", "--family", family, "--method", "majhoo", "-V", "4"],
+                &extra[..],
+            ]
+            .concat(),
         );
         assert!(o.status.success(), "{family}: {}", stderr(&o));
         assert!(stdout(&o).contains("4 members"), "{family}: {}", stdout(&o));

@@ -2,8 +2,8 @@
 //!
 //! Fields that read as missing: empty, `?`, `NA`, `NaN` (any case). What happens to them is the
 //! [`MissingPolicy`]. Every other field of a feature column must parse as a finite `f64`; errors
-//! name the file, the one-based line (of the file, counting `\r\n` endings, blank lines and the
-//! header) and the column. A header naming a column twice is refused.
+//! name the file, the one-based line (of the file, counting the header and `\r\n` endings) and
+//! the column. A header naming a column twice is refused.
 //!
 //! Class labels: when every label of the column reads as a finite number, equal numbers are one
 //! class (`1`, `1.0` and `+1` are the class `1`), named by the number's shortest spelling; otherwise

@@ -290,7 +290,10 @@ impl Dataset {
         }
         let kept: Vec<usize> = (0..keep.len()).filter(|&j| keep[j]).collect();
         if kept.is_empty() {
-            return Err(Error::NoFeatures { source_name: source.into(), detail: format!("every feature is ignored; the columns are {}", columns()) });
+            return Err(Error::NoFeatures {
+                source_name: source.into(),
+                detail: format!("every feature is ignored; the columns are {}", columns()),
+            });
         }
         self.select_columns(&kept)
     }
