@@ -228,7 +228,8 @@ fn data_that_used_to_give_silent_wrong_answers_are_refused() {
     assert!(std::fs::read_to_string(&model).expect("model").contains("\"class_names\":[\"1\",\"2\"]"));
     let new = write(&dir, "new.csv", "a,y\n0,1.0\n1,2.00\n");
     let o = agghoo(&["predict", "--model", &model, "--data", &new]);
-    assert!(o.status.success() && stdout(&o).contains("test risk"), "{}{}", stdout(&o), stderr(&o));
+    // `1.0` and `2.00` are the classes `1` and `2` (they used to be unseen labels, or another class)
+    assert!(o.status.success() && format!("{}{}", stdout(&o), stderr(&o)).contains("test risk (01) on 2 rows"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
 
