@@ -108,11 +108,14 @@ pub struct ReproduceArgs {
 /// Where the data come from and how to read them.
 #[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct DataArgs {
-    /// A CSV file (header line), a LibSVM file (`.svm`, `.libsvm`, `.txt`), `bundled:breast-cancer`,
-    /// or a generator `gen:knn | gen:genuer | gen:svr | gen:covertype | gen:msd`.
+    /// A CSV file (header line) or a LibSVM file (`label index:value …` lines; the content decides,
+    /// not the extension), `bundled:breast-cancer` (the shipped CSV: target `class`, `id` ignored,
+    /// missing values follow --missing), or a generator
+    /// `gen:knn | gen:genuer | gen:svr | gen:covertype | gen:msd`.
     #[arg(long)]
     pub data: String,
-    /// Target column (CSV). Generators and bundled data know theirs.
+    /// Target column (CSV; `class` by default for bundled data). Generated data have theirs (`y`):
+    /// naming another is an error listing the generated columns.
     #[arg(long)]
     pub target: Option<String>,
     /// How to read the target.
@@ -121,7 +124,7 @@ pub struct DataArgs {
     /// Missing values: refuse (error), drop rows, or impute the median of each training set.
     #[arg(long, value_enum, default_value_t = MissingArg::Error)]
     pub missing: MissingArg,
-    /// Columns that are not features (ids); repeatable.
+    /// Columns that are not features (ids); repeatable. For generated data, drops that feature.
     #[arg(long = "ignore", value_name = "COL")]
     pub ignore: Vec<String>,
     /// CSV field delimiter: one character, or `tab` (default: `,`, or the tab or `;` the header

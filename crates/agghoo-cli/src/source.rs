@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agghoo::Seed;
-use agghoo::data::{self, CsvOptions, Dataset, MissingPolicy, Preprocess, TaskHint, bundled, generators};
+use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingPolicy, Preprocess, TaskHint, bundled, generators};
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec};
 use agghoo::resample::{
     Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, UserFolds, VFold,
@@ -51,38 +51,48 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
             "msd" => generators::msd_like(n, seed)?,
             other => return Err(usage(format!("unknown generator `gen:{other}` (knn, genuer, svr, covertype, msd)"))),
         };
+        let data = data.with_columns(&args.data, args.target.as_deref(), &args.ignore)?;
         return Ok(Loaded { data, extras: BTreeMap::new(), description: format!("{} (n = {n}, seed {})", args.data, seed.0) });
     }
-    if let Some(name) = args.data.strip_prefix("bundled:") {
-        if name != "breast-cancer" {
-            return Err(usage(format!("unknown bundled data set `{name}` (breast-cancer)")));
-        }
-        let data = bundled::breast_cancer(if missing == MissingPolicy::Error { MissingPolicy::Median } else { missing })?;
-        return Ok(Loaded { data, extras: BTreeMap::new(), description: "Breast Cancer Wisconsin (bundled)".into() });
-    }
-    let path = Path::new(&args.data);
     let task = match args.task {
         TaskArg::Auto => TaskHint::Auto,
         TaskArg::Classification => TaskHint::Classification,
         TaskArg::Regression => TaskHint::Regression,
     };
-    let is_libsvm = matches!(path.extension().and_then(|e| e.to_str()), Some("svm" | "libsvm" | "svmlight" | "txt"));
-    if is_libsvm {
-        let data = data::read_libsvm(path, task, None)?;
-        return Ok(Loaded { data, extras: BTreeMap::new(), description: args.data.clone() });
-    }
-    let target = args.target.clone().ok_or_else(|| usage("--target COL is required for CSV data"))?;
     let mut extra_columns = args.ignore.clone();
     if let Some(p) = plan {
         extra_columns.extend(p.group.iter().cloned());
         extra_columns.extend(p.fold_column.iter().cloned());
     }
-    let options = CsvOptions { target: Some(target), task, missing, extra_columns, delimiter: args.delimiter, ..Default::default() };
-    let csv = data::read_csv(path, &options)?;
+    let options = CsvOptions { target: args.target.clone(), task, missing, extra_columns, delimiter: args.delimiter, ..Default::default() };
+    let (csv, description) = if let Some(name) = args.data.strip_prefix("bundled:") {
+        if name != "breast-cancer" {
+            return Err(usage(format!("unknown bundled data set `{name}` (breast-cancer)")));
+        }
+        (bundled::breast_cancer_csv(options)?, "Breast Cancer Wisconsin (bundled)".to_string())
+    } else {
+        let path = Path::new(&args.data);
+        if data::detect_format(path)? == DataFormat::LibSvm {
+            if let Some(flag) = [(args.target.is_some(), "--target"), (!args.ignore.is_empty(), "--ignore")].iter().find(|f| f.0) {
+                return Err(usage(format!(
+                    "{}: {} is for CSV data; a LibSVM file's columns are the label and features f1, f2, …",
+                    args.data, flag.1
+                )));
+            }
+            let data = data::read_libsvm(path, task, None)?;
+            return Ok(Loaded { data, extras: BTreeMap::new(), description: args.data.clone() });
+        }
+        if options.target.is_none() {
+            let hint =
+                if data::libsvm_extension(path) { " (this file reads as CSV: its first line is not `label index:value …`)" } else { "" };
+            return Err(usage(format!("--target COL is required for CSV data{hint}")));
+        }
+        (data::read_csv(path, &options)?, args.data.clone())
+    };
     if csv.n_dropped > 0 {
         eprintln!("agghoo: dropped {} rows with missing values", csv.n_dropped);
     }
-    Ok(Loaded { data: csv.data, extras: csv.extras, description: args.data.clone() })
+    Ok(Loaded { data: csv.data, extras: csv.extras, description })
 }
 
 /// The preprocessing implied by the flags and the data.

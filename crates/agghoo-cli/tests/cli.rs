@@ -39,7 +39,19 @@ fn assert_error(o: &Output, code: i32, needles: &[&str]) {
 
 #[test]
 fn select_on_bundled_data_prints_a_table() {
-    let o = agghoo(&["select", "--data", "bundled:breast-cancer", "--grid", "1:21:2", "--method", "majhoo", "--seed", "3"]);
+    let o = agghoo(&[
+        "select",
+        "--data",
+        "bundled:breast-cancer",
+        "--missing",
+        "median",
+        "--grid",
+        "1:21:2",
+        "--method",
+        "majhoo",
+        "--seed",
+        "3",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("majhoo · family knn"), "{out}");
@@ -155,6 +167,69 @@ fn each_bad_input_gives_its_error() {
     assert_error(&run(&good, &["--param", "foo=1"]), 2, &["foo"]);
     assert_error(&agghoo(&["select", "--data", "gen:nope"]), 2, &["gen:nope"]);
     assert_eq!(agghoo(&["select", "--bogus"]).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Inputs that used to give a silent wrong answer (or a panic) are refused, on every command.
+#[test]
+fn data_that_used_to_give_silent_wrong_answers_are_refused() {
+    let dir = scratch("silent");
+    let rows: String = (0..30).map(|i| format!("{i},{},{}\n", 30 - i, i % 2)).collect();
+    let duplicate = write(&dir, "dup.csv", &format!("a,a,y\n{rows}"));
+    assert_error(
+        &agghoo(&["select", "--data", &duplicate, "--target", "y"]),
+        1,
+        &["dup.csv", "column `a` appears twice", "columns 1 and 2"],
+    );
+    // a CSV named .txt reads as CSV (it used to become labels without features)
+    let txt = write(&dir, "data.txt", &format!("a,b,y\n{rows}"));
+    assert_error(&agghoo(&["select", "--data", &txt]), 2, &["--target COL is required", "reads as CSV"]);
+    let txt_model = dir.join("txt.json").display().to_string();
+    let o = agghoo(&["select", "--data", &txt, "--target", "y", "--out", &txt_model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&txt_model).expect("model").contains("\"feature_names\":[\"a\",\"b\"]"));
+    // no feature column: refused on load by every command, for every family (svc used to panic)
+    let only_target = write(&dir, "only.csv", &format!("id,y\n{}", (0..30).map(|i| format!("{i},{}\n", i % 2)).collect::<String>()));
+    for command in ["select", "estimate", "compare", "features", "treecv"] {
+        for family in ["knn", "svc"] {
+            let o = agghoo(&[command, "--data", &only_target, "--target", "y", "--ignore", "id", "--family", family]);
+            let o =
+                if o.status.code() == Some(2) { agghoo(&[command, "--data", &only_target, "--target", "y", "--ignore", "id"]) } else { o };
+            assert_error(&o, 1, &["only.csv: no feature columns", "the columns are id, y"]);
+        }
+    }
+    // bundled and generated data: the column flags are honoured, never ignored
+    assert_error(&agghoo(&["select", "--data", "bundled:breast-cancer", "--target", "nope"]), 1, &["target column `nope` not found"]);
+    assert_error(&agghoo(&["select", "--data", "bundled:breast-cancer"]), 1, &["bundled:breast-cancer", "`bare_nuclei`", "missing value"]);
+    assert_error(&agghoo(&["select", "--data", "gen:knn", "--n", "40", "--target", "nope"]), 1, &["`nope` not found", "u, v, y"]);
+    assert_error(&agghoo(&["select", "--data", "gen:knn", "--n", "40", "--ignore", "w"]), 1, &["`w` not found", "u, v, y"]);
+    let o = agghoo(&["select", "--data", "gen:knn", "--n", "40", "--ignore", "u", "--out", &dir.join("m.json").display().to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(dir.join("m.json")).expect("model").contains("\"feature_names\":[\"v\"]"));
+    // numeric labels: `1` and `1.0` are one class, in training and in prediction
+    let labels: String = (0..30)
+        .map(|i| {
+            format!(
+                "{i},{}\n",
+                if i % 2 == 0 {
+                    "1"
+                } else if i % 4 == 1 {
+                    "2.0"
+                } else {
+                    "2"
+                }
+            )
+        })
+        .collect();
+    let labelled = write(&dir, "labels.csv", &format!("a,y\n{labels}"));
+    let model = dir.join("labels.json").display().to_string();
+    let o = agghoo(&["select", "--data", &labelled, "--target", "y", "--out", &model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&model).expect("model").contains("\"class_names\":[\"1\",\"2\"]"));
+    let new = write(&dir, "new.csv", "a,y\n0,1.0\n1,2.00\n");
+    let o = agghoo(&["predict", "--model", &model, "--data", &new]);
+    // `1.0` and `2.00` are the classes `1` and `2` (they used to be unseen labels, or another class)
+    assert!(o.status.success() && format!("{}{}", stdout(&o), stderr(&o)).contains("test risk (01) on 2 rows"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -376,7 +451,11 @@ fn every_family_runs_end_to_end() {
         [("knn", vec![]), ("svc", vec![]), ("cart", vec![]), ("forest", vec!["--param", "trees=20"]), ("logistic", vec![])]
     {
         let o = agghoo(
-            &[&["select", "--data", "bundled:breast-cancer", "--family", family, "--method", "majhoo", "-V", "4"], &extra[..]].concat(),
+            &[
+                &["select", "--data", "bundled:breast-cancer", "--missing", "median", "--family", family, "--method", "majhoo", "-V", "4"],
+                &extra[..],
+            ]
+            .concat(),
         );
         assert!(o.status.success(), "{family}: {}", stderr(&o));
         assert!(stdout(&o).contains("4 members"), "{family}: {}", stdout(&o));

@@ -89,6 +89,26 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// A header names the same column twice (columns counted from 1).
+    #[error("{path}: column `{name}` appears twice in the header (columns {first} and {second}); rename one")]
+    DuplicateColumn {
+        /// The file.
+        path: PathBuf,
+        /// The repeated name.
+        name: String,
+        /// One-based position of its first occurrence.
+        first: usize,
+        /// One-based position of its second occurrence.
+        second: usize,
+    },
+    /// The data have no feature column left to learn from.
+    #[error("{source_name}: no feature columns to learn from ({detail})")]
+    NoFeatures {
+        /// The file or data set.
+        source_name: String,
+        /// What the columns were (the target, the ignored ones).
+        detail: String,
+    },
     /// The requested target column is not in the file.
     #[error("target column `{name}` not found; columns are: {available}")]
     MissingTarget {

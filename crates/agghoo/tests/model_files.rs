@@ -231,6 +231,8 @@ fn knn_and_preprocessing_pipelines() {
     assert!(matches!(FittedModel::from_json(&text, Path::new("m.json")), Err(Error::BadFile { .. })));
     assert_refused(&model, "member 2: inconsistent k-NN model: k = 0", |v| *at(v, "/members/2/model/inner/k") = json!(0));
     assert_refused(&model, "no members", |v| v["members"] = json!([]));
+    // a model trained on a header naming a column twice would feed one column twice
+    assert_refused(&model, "the feature `a` is named twice", |v| *at(v, "/schema/feature_names/1") = json!("a"));
 }
 
 /// Models deserialized directly skip the file checks: prediction must still return errors.

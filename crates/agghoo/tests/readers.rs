@@ -116,3 +116,162 @@ fn a_model_file_with_inconsistent_arrays_is_refused_not_a_panic() {
         Ok(m) => assert!(m.predict(&data).is_err(), "an inconsistent model must not predict"),
     }
 }
+
+// ---- Data that would have given a silent wrong answer are refused or read correctly ----
+
+fn csv(text: &str, target: &str) -> agghoo::Result<agghoo::data::CsvData> {
+    read_csv_from(text.as_bytes(), Path::new("t.csv"), &CsvOptions { target: Some(target.into()), ..Default::default() })
+}
+
+fn class_names(d: &agghoo::data::Dataset) -> (Vec<u32>, Vec<String>) {
+    match d.target() {
+        agghoo::data::Target::Classes { labels, names } => (labels.clone(), names.clone()),
+        agghoo::data::Target::Real(_) => panic!("expected classes"),
+    }
+}
+
+/// A header naming a column twice used to give a model with features `["a","a"]`.
+#[test]
+fn a_duplicate_column_name_is_refused_with_both_positions() {
+    let e = csv("a,b,a,y\n1,2,3,0\n4,5,6,1\n", "y").unwrap_err();
+    assert!(matches!(&e, agghoo::Error::DuplicateColumn { name, first: 1, second: 3, .. } if name == "a"), "{e}");
+    assert!(e.to_string().starts_with("t.csv: column `a`"), "{e}");
+    // names are compared after trimming, as columns are looked up
+    assert!(matches!(csv("a, a,y\n1,2,0\n", "y").unwrap_err(), agghoo::Error::DuplicateColumn { first: 1, second: 2, .. }));
+}
+
+/// Windows line endings used to shift every reported line number down by one.
+#[test]
+fn line_numbers_count_crlf_endings_and_libsvm_comments() {
+    let e = csv("a,b,y\r\n1,2,0\r\n3,1\r\n", "y").unwrap_err();
+    assert!(matches!(e, agghoo::Error::RaggedRow { line: 3, .. }), "{e}");
+    let e = csv("a,y\r\n1,0\r\n2,\r\n", "y").unwrap_err();
+    assert!(matches!(e, agghoo::Error::MissingValue { line: 3, .. }), "{e}");
+    // a bare `\r` inside a quoted field is kept
+    let text_column = CsvOptions { target: Some("y".into()), extra_columns: vec!["t".into()], ..Default::default() };
+    let d = read_csv_from("a,y,t\r\n1,0,\"x\ry\"\r\n2,1,z\r\n".as_bytes(), Path::new("t.csv"), &text_column).unwrap();
+    assert_eq!(d.extras["t"], ["x\ry", "z"]);
+    // long files: whichever read boundary splits a `\r\n`, it is one line ending
+    for pad in 0..5 {
+        let text = format!("{}a,y\r\n{}3,1,2\r\n", "b".repeat(pad), "1,0\r\n".repeat(3000));
+        let e = csv(&text, "y").unwrap_err();
+        assert!(matches!(e, agghoo::Error::RaggedRow { line: 3002, .. }), "{e}");
+    }
+    // the target's own errors name the file line too
+    let regression = CsvOptions { target: Some("y".into()), task: TaskHint::Regression, ..Default::default() };
+    let e = read_csv_from("a,y\r\n1,0\r\n2,x\r\n".as_bytes(), Path::new("t.csv"), &regression).unwrap_err();
+    assert!(matches!(e, agghoo::Error::NotANumber { line: 3, .. }), "{e}");
+    // LibSVM: comment and blank lines count
+    let svm = |text: &str| agghoo::data::read_libsvm_from(text.as_bytes(), Path::new("t.svm"), TaskHint::Regression, None);
+    let e = svm("# header comment\n\n1 1:1\nx 2:1\n").unwrap_err();
+    assert!(matches!(e, agghoo::Error::NotANumber { line: 4, .. }), "{e}");
+    let e = svm("# c\r\n1 1:1\r\n0 2:1 1:3\r\n").unwrap_err();
+    assert!(matches!(e, agghoo::Error::LibSvm { line: 3, .. }), "{e}");
+}
+
+/// `1` and `1.0` used to be two classes.
+#[test]
+fn numeric_labels_are_one_class_per_number_in_canonical_spelling() {
+    let d = csv("a,y\n1,1\n2,1.0\n3,+1\n4,3.00\n5,-0\n6,0\n", "y").unwrap().data;
+    assert_eq!(class_names(&d), (vec![1, 1, 1, 2, 0, 0], vec!["0".into(), "1".into(), "3".into()]));
+    // LibSVM labels too
+    let d = agghoo::data::read_libsvm_from("+1 1:1\n1 1:2\n-1 1:3\n".as_bytes(), Path::new("t.svm"), TaskHint::Auto, None).unwrap();
+    assert_eq!(class_names(&d), (vec![1, 1, 0], vec!["-1".into(), "1".into()]));
+    // text labels stay text (`1` and `1.0` among words are two spellings)
+    let d = csv("a,y\n1,x\n2,1\n3,1.0\n", "y").unwrap().data;
+    assert_eq!(class_names(&d).1, ["1", "1.0", "x"]);
+    // prediction data: a label is its model class by text, else by number; a model written
+    // before normalisation (classes `1` and `1.0`) keeps its exact-text mapping
+    let with = |names: &[&str]| CsvOptions {
+        target: Some("y".into()),
+        task: TaskHint::Classification,
+        class_names: Some(names.iter().map(|n| n.to_string()).collect()),
+        ..Default::default()
+    };
+    let read =
+        |names: &[&str]| class_names(&read_csv_from("a,y\n1,1.0\n2,2\n3,1\n".as_bytes(), Path::new("t.csv"), &with(names)).unwrap().data).0;
+    assert_eq!(read(&["1", "2"]), [0, 1, 0]);
+    assert_eq!(read(&["1", "1.0", "2"]), [1, 2, 0]);
+    let e = read_csv_from("a,y\n1,3\n".as_bytes(), Path::new("t.csv"), &with(&["1", "2"])).unwrap_err();
+    assert!(matches!(&e, agghoo::Error::UnseenLabel { label } if label == "3"), "{e}");
+}
+
+/// A CSV named `.txt` / `.svm` used to read as LibSVM labels with no feature.
+#[test]
+fn the_content_decides_the_format_the_extension_is_a_hint() {
+    use agghoo::data::{DataFormat, detect_format_from};
+    let f = |text: &str, name: &str| detect_format_from(text.as_bytes(), Path::new(name));
+    assert_eq!(f("a,b,y\n1,2,0\n", "d.txt"), DataFormat::Csv);
+    assert_eq!(f("a;b;y\n1;2;0\n", "d.svm"), DataFormat::Csv);
+    assert_eq!(f("a\tb\ty\n1\t2\t0\n", "d.libsvm"), DataFormat::Csv);
+    assert_eq!(f("# comment\n\n+1 1:0.5 3:2\n", "d.txt"), DataFormat::LibSvm);
+    assert_eq!(f("-1 4:1e-3\n", "data"), DataFormat::LibSvm);
+    assert_eq!(f("1\n0\n", "d.svm"), DataFormat::LibSvm);
+    assert_eq!(f("y\n1\n0\n", "d.csv"), DataFormat::Csv);
+    assert_eq!(f("1,2 3:4\n", "d.svm"), DataFormat::Csv);
+}
+
+/// Data without a feature used to fit k-NN on row order and to panic in the SVM solver.
+#[test]
+fn data_without_features_are_refused_by_readers_and_by_every_family() {
+    let e = csv("y\n0\n1\n", "y").unwrap_err();
+    assert!(matches!(&e, agghoo::Error::NoFeatures { source_name, .. } if source_name == "t.csv"), "{e}");
+    let ignored = CsvOptions { target: Some("y".into()), extra_columns: vec!["id".into(), "a".into()], ..Default::default() };
+    let e = read_csv_from("id,a,y\n1,2,0\n".as_bytes(), Path::new("t.csv"), &ignored).unwrap_err();
+    assert!(e.to_string().contains("the columns are id, a, y"), "{e}");
+    let e = agghoo::data::read_libsvm_from("1\n0\n".as_bytes(), Path::new("t.svm"), TaskHint::Auto, None).unwrap_err();
+    assert!(matches!(e, agghoo::Error::NoFeatures { .. }), "{e}");
+    // a data set built in code: every family, and TreeCV, refuse it
+    let targets = [
+        agghoo::data::Target::Classes { labels: vec![0, 1, 0, 1, 0, 1], names: vec!["a".into(), "b".into()] },
+        agghoo::data::Target::Real(vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]),
+    ];
+    for target in targets {
+        let data = agghoo::data::Dataset::new(Vec::new(), Vec::new(), target, "y").unwrap();
+        for kind in agghoo::family::FamilyKind::ALL {
+            let e = agghoo::family::build(kind, &agghoo::family::FamilyParams::default(), &data).err();
+            assert!(matches!(e, Some(agghoo::Error::NoFeatures { .. })), "{kind:?}: {e:?}");
+        }
+        let pegasos = agghoo::incremental::Pegasos::new(0.1).unwrap();
+        let e = agghoo::treecv::ChunkedData::new(&pegasos, &data, 2, None).err();
+        assert!(matches!(e, Some(agghoo::Error::NoFeatures { .. })), "{e:?}");
+    }
+}
+
+/// `--target`, `--ignore` and `--missing` used to be ignored for bundled and generated data.
+#[test]
+fn bundled_and_generated_data_honour_the_column_requests() {
+    use agghoo::data::bundled;
+    let on_disk = |options: &CsvOptions| {
+        let text = bundled::BREAST_CANCER_CSV;
+        read_csv_from(text.as_bytes(), Path::new("b.csv"), options).unwrap().data
+    };
+    // the same options as the file with `--ignore id`: the same data
+    let options = CsvOptions {
+        target: Some("mitoses".into()),
+        missing: MissingPolicy::Drop,
+        extra_columns: vec!["bare_nuclei".into()],
+        ..Default::default()
+    };
+    let bundled = bundled::breast_cancer_csv(options.clone()).unwrap().data;
+    let file = on_disk(&CsvOptions { extra_columns: vec!["bare_nuclei".into(), "id".into()], ..options });
+    assert_eq!((bundled.feature_names(), bundled.x(), bundled.target()), (file.feature_names(), file.x(), file.target()));
+    assert_eq!(bundled.n_features(), 8);
+    let e = bundled::breast_cancer_csv(CsvOptions { target: Some("nope".into()), ..Default::default() }).unwrap_err();
+    assert!(matches!(e, agghoo::Error::MissingTarget { .. }), "{e}");
+    // missing values follow the policy like any file: the default refuses them
+    let e = bundled::breast_cancer_csv(CsvOptions::default()).unwrap_err();
+    assert!(matches!(&e, agghoo::Error::MissingValue { column, .. } if column == "bare_nuclei"), "{e}");
+    assert_eq!(bundled::breast_cancer_csv(CsvOptions { missing: MissingPolicy::Median, ..Default::default() }).unwrap().data.n_rows(), 699);
+
+    let generated = || agghoo::data::generators::knn_problem(20, agghoo::Seed(1)).unwrap();
+    let e = generated().with_columns("gen:knn", Some("nope"), &[]).unwrap_err();
+    assert!(matches!(&e, agghoo::Error::MissingTarget { available, .. } if available == "u, v, y"), "{e}");
+    assert_eq!(generated().with_columns("gen:knn", Some("y"), &[]).unwrap().feature_names(), ["u", "v"]);
+    let dropped = generated().with_columns("gen:knn", None, &["u".into()]).unwrap();
+    assert_eq!((dropped.feature_names(), dropped.row(3)[0]), (&["v".to_string()][..], generated().row(3)[1]));
+    assert!(matches!(generated().with_columns("gen:knn", None, &["w".into()]), Err(agghoo::Error::MissingColumn { .. })));
+    assert!(matches!(generated().with_columns("gen:knn", None, &["y".into()]), Err(agghoo::Error::InvalidParameter { .. })));
+    let e = generated().with_columns("gen:knn", None, &["u".into(), "v".into()]).unwrap_err();
+    assert!(matches!(&e, agghoo::Error::NoFeatures { source_name, .. } if source_name == "gen:knn"), "{e}");
+}

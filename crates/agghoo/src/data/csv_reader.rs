@@ -2,7 +2,12 @@
 //!
 //! Fields that read as missing: empty, `?`, `NA`, `NaN` (any case). What happens to them is the
 //! [`MissingPolicy`]. Every other field of a feature column must parse as a finite `f64`; errors
-//! name the file, the one-based line and the column.
+//! name the file, the one-based line (of the file, counting the header and `\r\n` endings) and
+//! the column. A header naming a column twice is refused.
+//!
+//! Class labels: when every label of the column reads as a finite number, equal numbers are one
+//! class (`1`, `1.0` and `+1` are the class `1`), named by the number's shortest spelling; otherwise
+//! every distinct text is a class.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -120,26 +125,80 @@ pub fn read_csv_header(path: impl AsRef<Path>, delimiter: Option<u8>) -> Result<
 }
 
 /// A CSV reader over `reader` (the delimiter given or detected from the first line) and its
-/// trimmed header.
-fn open_with_header<R: std::io::Read>(
-    reader: R,
-    path: &Path,
-    delimiter: Option<u8>,
-) -> Result<(csv::Reader<std::io::BufReader<R>>, Vec<String>)> {
+/// trimmed header, checked for duplicate names.
+///
+/// # Errors
+/// [`Error::Io`], [`Error::BadFile`], [`Error::DuplicateColumn`].
+fn open_with_header<R: std::io::Read>(reader: R, path: &Path, delimiter: Option<u8>) -> Result<(csv::Reader<CrlfToLf<R>>, Vec<String>)> {
     use std::io::BufRead;
-    let mut reader = std::io::BufReader::new(reader);
+    let mut reader = CrlfToLf { inner: std::io::BufReader::new(reader), pending_cr: false };
     let delimiter = match delimiter {
         Some(d) => d,
-        None => detect_delimiter(reader.fill_buf().map_err(|source| Error::Io { path: path.to_path_buf(), source })?, path),
+        None => detect_delimiter(reader.inner.fill_buf().map_err(|source| Error::Io { path: path.to_path_buf(), source })?, path),
     };
     let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(true).delimiter(delimiter).from_reader(reader);
-    let header = rdr
+    let header: Vec<String> = rdr
         .headers()
         .map_err(|e| Error::BadFile { path: path.to_path_buf(), message: e.to_string() })?
         .iter()
         .map(|h| h.trim().to_string())
         .collect();
+    let mut seen = std::collections::HashMap::with_capacity(header.len());
+    for (j, name) in header.iter().enumerate() {
+        if let Some(i) = seen.insert(name.as_str(), j) {
+            return Err(Error::DuplicateColumn { path: path.to_path_buf(), name: name.clone(), first: i + 1, second: j + 1 });
+        }
+    }
     Ok((rdr, header))
+}
+
+/// A reader turning each `\r\n` into `\n` (a lone `\r` is kept). The CSV parser counts lines by
+/// `\n` and, for a record ended by `\r\n`, counts its `\n` only when it reads the next record,
+/// so without this every line number of a Windows file would be one too small.
+struct CrlfToLf<R> {
+    inner: std::io::BufReader<R>,
+    /// The last byte handed over was a `\r` held back until the next byte is known.
+    pending_cr: bool,
+}
+
+impl<R: std::io::Read> std::io::Read for CrlfToLf<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::BufRead;
+        let mut n = 0;
+        while n == 0 && !out.is_empty() {
+            let avail = self.inner.fill_buf()?;
+            if self.pending_cr {
+                self.pending_cr = false;
+                if avail.first() != Some(&b'\n') {
+                    out[0] = b'\r';
+                    n = 1;
+                    continue;
+                }
+            }
+            if avail.is_empty() {
+                break;
+            }
+            let mut used = 0;
+            while used < avail.len() && n < out.len() {
+                let b = avail[used];
+                used += 1;
+                if b == b'\r' {
+                    match avail.get(used) {
+                        Some(b'\n') => continue,
+                        Some(_) => {}
+                        None => {
+                            self.pending_cr = true;
+                            continue;
+                        }
+                    }
+                }
+                out[n] = b;
+                n += 1;
+            }
+            self.inner.consume(used);
+        }
+        Ok(n)
+    }
 }
 
 /// Reads CSV text from any reader; `path` is used in error messages (and to detect a `.tsv`).
@@ -168,9 +227,16 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         Some(names) => names.iter().map(|n| find(n)).collect::<Result<Vec<_>>>()?,
         None => (0..header.len()).filter(|c| Some(*c) != target_col && !extra_cols.iter().any(|(_, e)| e == c)).collect(),
     };
+    if target_col.is_some() && feature_cols.is_empty() {
+        return Err(Error::NoFeatures {
+            source_name: path.display().to_string(),
+            detail: format!("the columns are {}; the target and the ignored columns are not features", header.join(", ")),
+        });
+    }
 
     let mut x = Vec::new();
     let mut target_text: Vec<String> = Vec::new();
+    let mut target_lines: Vec<u64> = Vec::new();
     let mut extras: Vec<Vec<String>> = vec![Vec::new(); extra_cols.len()];
     let mut n_dropped = 0usize;
     let mut row_values = Vec::with_capacity(feature_cols.len());
@@ -222,6 +288,7 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         x.extend_from_slice(&row_values);
         if let Some(t) = target_col {
             target_text.push(record[t].trim().to_string());
+            target_lines.push(line);
         }
         for (k, (_, c)) in extra_cols.iter().enumerate() {
             extras[k].push(record[*c].trim().to_string());
@@ -237,7 +304,7 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         Some(t) => {
             let target = match &options.class_names {
                 Some(names) => classes_with_names(&target_text, names)?,
-                None => parse_target(&target_text, options.task, &header[t], path)?,
+                None => parse_target(&target_text, &target_lines, options.task, &header[t], path)?,
             };
             (target, header[t].clone())
         }
@@ -248,14 +315,20 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     Ok(CsvData { data, extras, n_dropped })
 }
 
-/// Turns the target column's text into classes or reals, following `hint`.
-pub(crate) fn parse_target(text: &[String], hint: TaskHint, name: &str, path: &Path) -> Result<Target> {
+/// Turns the target column's text into classes or reals, following `hint`; `lines[i]` is the
+/// file line of `text[i]`, named in errors.
+pub(crate) fn parse_target(text: &[String], lines: &[u64], hint: TaskHint, name: &str, path: &Path) -> Result<Target> {
     let numbers: Option<Vec<f64>> = text.iter().map(|t| t.parse::<f64>().ok()).collect();
+    let not_a_number = |i: usize| Error::NotANumber {
+        path: PathBuf::from(path),
+        line: lines.get(i).copied().unwrap_or_default(),
+        column: name.to_string(),
+        value: text.get(i).cloned().unwrap_or_default(),
+    };
     let classification = match (hint, &numbers) {
         (TaskHint::Classification, _) => true,
         (TaskHint::Regression, None) => {
-            let (i, t) = text.iter().enumerate().find(|(_, t)| t.parse::<f64>().is_err()).map(|(i, t)| (i, t.clone())).unwrap_or_default();
-            return Err(Error::NotANumber { path: PathBuf::from(path), line: i as u64 + 2, column: name.to_string(), value: t });
+            return Err(not_a_number(text.iter().position(|t| t.parse::<f64>().is_err()).unwrap_or_default()));
         }
         (TaskHint::Regression, Some(_)) => false,
         (TaskHint::Auto, None) => true,
@@ -272,34 +345,55 @@ pub(crate) fn parse_target(text: &[String], hint: TaskHint, name: &str, path: &P
     } else {
         let v = numbers.unwrap_or_default();
         if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-            return Err(Error::NonFinite { row: i, column: name.to_string(), value: v[i] });
+            return Err(not_a_number(i));
         }
         Ok(Target::Real(v))
     }
 }
 
-/// Maps label text to the given class names (a model's classes).
+/// Maps label text to the given class names (a model's classes): the class of the same text,
+/// else the class of the same number (`1.0` is the class `1`; model files written before labels
+/// were normalised may name both `1` and `1.0`, and keep working).
 fn classes_with_names(text: &[String], names: &[String]) -> Result<Target> {
+    let numbers: Vec<Option<f64>> = names.iter().map(|n| numeric_label(n)).collect();
     let labels = text
         .iter()
-        .map(|t| names.iter().position(|n| n == t).map(|i| i as u32).ok_or_else(|| Error::UnseenLabel { label: t.clone() }))
+        .map(|t| {
+            names
+                .iter()
+                .position(|n| n == t)
+                .or_else(|| numeric_label(t).and_then(|v| numbers.iter().position(|&n| n == Some(v))))
+                .map(|i| i as u32)
+                .ok_or_else(|| Error::UnseenLabel { label: t.clone() })
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok(Target::Classes { labels, names: names.to_vec() })
 }
 
-/// Maps label text to class indices; classes sorted numerically when all are numbers, else
-/// lexicographically, so the mapping does not depend on row order.
+/// A label's value when it reads as a finite number.
+fn numeric_label(text: &str) -> Option<f64> {
+    text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Maps label text to class indices, so that the mapping does not depend on row order: when every
+/// label is a finite number, one class per distinct number, sorted numerically and named by the
+/// number's shortest spelling (`1`, `1.0` and `+1` are the class `1`); otherwise one class per
+/// distinct text, sorted.
 pub(crate) fn classes_from_text(text: &[String]) -> Target {
-    let mut names: Vec<String> = text.to_vec();
-    let numeric = names.iter().all(|t| t.parse::<f64>().is_ok());
-    if numeric {
-        names.sort_by(|a, b| a.parse::<f64>().unwrap_or(0.0).total_cmp(&b.parse::<f64>().unwrap_or(0.0)).then_with(|| a.cmp(b)));
-    } else {
-        names.sort();
+    if let Some(values) = text.iter().map(|t| numeric_label(t)).collect::<Option<Vec<f64>>>() {
+        let mut distinct = values.clone();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup_by(|a, b| a == b);
+        let labels = values.iter().map(|x| distinct.partition_point(|d| d < x) as u32).collect();
+        // `+ 0.0` turns -0 into 0, so the class is spelled `0`
+        let names = distinct.iter().map(|&v| format!("{}", v + 0.0)).collect();
+        return Target::Classes { labels, names };
     }
+    let mut names: Vec<String> = text.to_vec();
+    names.sort();
     names.dedup();
     let index: std::collections::HashMap<&str, u32> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
-    let labels = text.iter().map(|t| index[t.as_str()]).collect();
+    let labels = text.iter().map(|t| index.get(t.as_str()).copied().unwrap_or_default()).collect();
     Target::Classes { labels, names }
 }
 

@@ -18,7 +18,8 @@ pub enum Task {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Target {
-    /// Class indices into `names`; `names` is sorted (numerically when every label is a number).
+    /// Class indices into `names`; `names` is sorted (numerically when every label is a number,
+    /// each class then named by its number's shortest spelling, so `1` and `1.0` are one class).
     Classes {
         /// Class index of each row.
         labels: Vec<u32>,
@@ -240,17 +241,76 @@ impl Dataset {
         };
         Dataset::new_with_missing(x, self.feature_names.clone(), target, self.target_name.clone())
     }
+    /// Checks that there is at least one feature column.
+    ///
+    /// # Errors
+    /// [`Error::NoFeatures`].
+    pub fn check_has_features(&self) -> Result<()> {
+        if self.feature_names.is_empty() {
+            return Err(Error::NoFeatures {
+                source_name: "the data".into(),
+                detail: format!("the only column is the target `{}`", self.target_name),
+            });
+        }
+        Ok(())
+    }
+
+    /// The data set with its columns checked against a user's request (`source` names the data in
+    /// errors): `target`, when given, must
+    /// be this data set's target; each name of `ignore` must be a feature, which is dropped. Used
+    /// for data whose columns are fixed (generated data), so that a column named by the user is
+    /// never silently disregarded.
+    ///
+    /// # Errors
+    /// [`Error::MissingTarget`] and [`Error::MissingColumn`] listing the columns;
+    /// [`Error::NoFeatures`] when every feature is ignored.
+    pub fn with_columns(self, source: &str, target: Option<&str>, ignore: &[String]) -> Result<Dataset> {
+        let columns = || {
+            let mut all = self.feature_names.clone();
+            all.push(self.target_name.clone());
+            all.join(", ")
+        };
+        if let Some(t) = target.filter(|&t| t != self.target_name) {
+            return Err(Error::MissingTarget { name: t.to_string(), available: columns() });
+        }
+        if ignore.is_empty() {
+            return Ok(self);
+        }
+        let mut keep: Vec<bool> = vec![true; self.n_features()];
+        for name in ignore {
+            if *name == self.target_name {
+                return Err(Error::invalid("ignore", "a feature column (the target cannot be ignored)", name));
+            }
+            let j = self
+                .feature_names
+                .iter()
+                .position(|f| f == name)
+                .ok_or_else(|| Error::MissingColumn { name: name.clone(), available: columns() })?;
+            keep[j] = false;
+        }
+        let kept: Vec<usize> = (0..keep.len()).filter(|&j| keep[j]).collect();
+        if kept.is_empty() {
+            return Err(Error::NoFeatures {
+                source_name: source.into(),
+                detail: format!("every feature is ignored; the columns are {}", columns()),
+            });
+        }
+        self.select_columns(&kept)
+    }
+
     /// Replaces the feature matrix (same shape), used by per-fold transforms.
     pub(crate) fn with_x(&self, x: Vec<f64>) -> Dataset {
         debug_assert_eq!(x.len(), self.x.len());
         let has_missing = x.iter().any(|v| v.is_nan());
         Dataset { uid: next_uid(), x, has_missing, ..self.clone() }
     }
-    /// Checks that the target is usable for learning: not constant, at least two classes.
+    /// Checks that the data are usable for learning: at least one feature column, a target that
+    /// is not constant (at least two classes).
     ///
     /// # Errors
-    /// [`Error::ConstantTarget`].
+    /// [`Error::NoFeatures`], [`Error::ConstantTarget`].
     pub fn check_learnable(&self) -> Result<()> {
+        self.check_has_features()?;
         match &self.target {
             Target::Classes { labels, names } => {
                 if labels.iter().all(|&l| l == labels[0]) {

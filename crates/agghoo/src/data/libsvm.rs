@@ -10,6 +10,61 @@ use super::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::limits::{LIBSVM_MIN_DENSE_BYTES, Limits, format_bytes};
 
+/// The format of a data file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataFormat {
+    /// A header line, then one delimited row per sample ([`read_csv`](super::read_csv)).
+    Csv,
+    /// `label index:value …` lines ([`read_libsvm`]).
+    LibSvm,
+}
+
+/// Whether the extension of `path` suggests LibSVM text (`.svm`, `.libsvm`, `.svmlight`, `.txt`).
+pub fn libsvm_extension(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("svm" | "libsvm" | "svmlight" | "txt"))
+}
+
+/// The format of the file at `path`, decided by its content (see [`detect_format_from`]).
+///
+/// # Errors
+/// [`Error::Io`].
+pub fn detect_format(path: &Path) -> Result<DataFormat> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let mut head = Vec::new();
+    file.take(1 << 16).read_to_end(&mut head).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    Ok(detect_format_from(&head, path))
+}
+
+/// The format of text starting with `head`, decided by its first line that is neither blank nor a
+/// `#` comment: LibSVM when its second token is `index:value` and its first (the label) holds no
+/// `,` or `;`; otherwise CSV, except that a line of one token without a delimiter (a label with
+/// no feature) is LibSVM when the extension of `path` suggests it ([`libsvm_extension`]). The
+/// extension is only a hint: a `.txt` file with a CSV header reads as CSV.
+///
+/// ```
+/// use agghoo::data::{DataFormat, detect_format_from};
+/// use std::path::Path;
+/// assert_eq!(detect_format_from(b"# c\n+1 3:0.5 7:1\n", Path::new("d.csv")), DataFormat::LibSvm);
+/// assert_eq!(detect_format_from(b"a,b,y\n1,2,0\n", Path::new("d.svm")), DataFormat::Csv);
+/// assert_eq!(detect_format_from(b"1\n0\n", Path::new("d.svm")), DataFormat::LibSvm);
+/// ```
+pub fn detect_format_from(head: &[u8], path: &Path) -> DataFormat {
+    let text = String::from_utf8_lossy(head);
+    let Some(line) = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#')) else {
+        return if libsvm_extension(path) { DataFormat::LibSvm } else { DataFormat::Csv };
+    };
+    let mut tokens = line.split('#').next().unwrap_or_default().split_ascii_whitespace();
+    let label = tokens.next().unwrap_or_default();
+    let delimited = |t: &str| t.contains([',', ';', '\t']);
+    let is_pair = |t: &str| t.split_once(':').is_some_and(|(i, v)| i.parse::<u64>().is_ok() && v.parse::<f64>().is_ok());
+    match tokens.next() {
+        Some(first) if is_pair(first) && !delimited(label) => DataFormat::LibSvm,
+        None if libsvm_extension(path) && !delimited(line) => DataFormat::LibSvm,
+        _ => DataFormat::Csv,
+    }
+}
+
 /// Reads a LibSVM file into a dense [`Dataset`] with features named `f1..fd` (d = the largest
 /// index seen, or `n_features` when given and larger).
 ///
@@ -34,6 +89,7 @@ pub fn read_libsvm(path: impl AsRef<Path>, task: TaskHint, n_features: Option<us
 pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n_features: Option<usize>) -> Result<Dataset> {
     let err = |line: u64, message: String| Error::LibSvm { path: path.to_path_buf(), line, message };
     let mut labels = Vec::new();
+    let mut label_lines = Vec::new();
     // Sparse rows first (index, value), densified at the end once d is known.
     let mut entries: Vec<(u32, f64)> = Vec::new();
     let mut row_ends: Vec<usize> = Vec::new();
@@ -56,6 +112,7 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
         let mut tokens = content.split_ascii_whitespace();
         let label = tokens.next().unwrap_or_default();
         labels.push(label.to_string());
+        label_lines.push(line_no);
         let mut previous = 0usize;
         for token in tokens {
             let (i, v) = token.split_once(':').ok_or_else(|| err(line_no, format!("`{token}` is not index:value")))?;
@@ -86,6 +143,12 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
         return Err(Error::EmptyFile { path: path.to_path_buf() });
     }
     let d = n_features.unwrap_or(0).max(max_index);
+    if d == 0 {
+        return Err(Error::NoFeatures {
+            source_name: path.display().to_string(),
+            detail: "no line has an index:value pair, every line is a label only".into(),
+        });
+    }
     let n = labels.len();
     check_dense_size(path, n, d, entries.len(), file_bytes)?;
     let mut x = vec![0.0; n * d];
@@ -96,7 +159,7 @@ pub fn read_libsvm_from(mut reader: impl BufRead, path: &Path, task: TaskHint, n
         }
         start = end;
     }
-    let target = parse_target(&labels, task, "label", path)?;
+    let target = parse_target(&labels, &label_lines, task, "label", path)?;
     Dataset::new(x, (1..=d).map(|j| format!("f{j}")).collect(), target, "label")
 }
 

@@ -13,5 +13,5 @@ mod transform;
 
 pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, detect_delimiter, read_csv, read_csv_from, read_csv_header};
 pub use dataset::{Dataset, Target, Task, View};
-pub use libsvm::{read_libsvm, read_libsvm_from};
+pub use libsvm::{DataFormat, detect_format, detect_format_from, libsvm_extension, read_libsvm, read_libsvm_from};
 pub use transform::{Preprocess, Transform};

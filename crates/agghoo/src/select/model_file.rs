@@ -226,7 +226,7 @@ impl FittedModel {
         Ok(model)
     }
 
-    /// The checks of [`FittedModel::from_json`] after parsing: members, their internals against
+    /// The checks of [`FittedModel::from_json`] after parsing: distinct feature names, members, their internals against
     /// the schema ([`Model::validate`]), the aggregation against the task, and the merged model
     /// equal to the merge of the members.
     fn validate(&self) -> Result<()> {
@@ -234,6 +234,10 @@ impl FittedModel {
         let schema = &self.schema;
         if self.members.is_empty() {
             return bad("model has no members".into());
+        }
+        let mut seen = std::collections::HashSet::with_capacity(schema.feature_names.len());
+        if let Some(name) = schema.feature_names.iter().find(|&n| !seen.insert(n)) {
+            return bad(format!("the feature `{name}` is named twice in the schema"));
         }
         let k = schema.class_names.len();
         match schema.task {

@@ -141,8 +141,10 @@ impl ChunkedData {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for fewer than 2 chunks or a row out of range or repeated;
-    /// [`Error::InvalidSplit`] naming an empty chunk; the learner's target or feature errors.
+    /// [`Error::InvalidSplit`] naming an empty chunk; [`Error::NoFeatures`]; the learner's target or
+    /// feature errors.
     pub fn from_chunks<L: Incremental>(learner: &L, data: &Dataset, chunks: &[Vec<usize>]) -> Result<Self> {
+        data.check_has_features()?;
         if chunks.len() < 2 {
             return Err(Error::invalid("folds", "at least 2", chunks.len()));
         }
