@@ -127,7 +127,7 @@ def drop_missing_target(target):
 SETS = []
 
 
-def r_set(name, task, package, item, target, drop=None, notes=(), load=None, post=None):
+def r_set(name, task, package, item, target, drop=None, notes=(), load=None, post=None, original=None):
     SETS.append(
         dict(
             name=name,
@@ -138,24 +138,36 @@ def r_set(name, task, package, item, target, drop=None, notes=(), load=None, pos
             drop=drop or {},
             notes=list(notes),
             source=rsource(package),
-            original=f"{package}::{item}",
+            original=original or f"{package}::{item}",
             licence=LICENCE[package],
         )
     )
 
 
-def sk_set(name, task, loader, original, licence, notes=(), target_names=True):
+def sk_set(name, function, description, licence=UCI, **kwargs):
+    """A classification set bundled in scikit-learn (regression when `kwargs` say so)."""
+    task = kwargs.pop("task", "classification")
+    notes = kwargs.pop("notes", [])
+
+    def loader():
+        return getattr(sklearn.datasets, function)(as_frame=True, **kwargs)
+
+    classified = task == "classification"
+    if classified:
+        classes = "/".join(str(n) for n in loader().target_names)
+        notes = [f"target written as scikit-learn's class names {classes}", *notes]
+    args = "".join(f", {k}={v}" for k, v in kwargs.items())
     SETS.append(
         dict(
             name=name,
             task=task,
             target="target",
-            load=lambda: sk_frame(loader(), target_names),
+            load=lambda: sk_frame(loader(), classified),
             post=None,
             drop={},
-            notes=list(notes),
+            notes=notes,
             source=f"scikit-learn {sklearn.__version__} (bundled, not fetched)",
-            original=original,
+            original=f"sklearn.datasets.{function}({args[2:]}) ({description})",
             licence=licence,
         )
     )
@@ -164,23 +176,10 @@ def sk_set(name, task, loader, original, licence, notes=(), target_names=True):
 # ---- classification -----------------------------------------------------------------------
 
 r_set("iris", "classification", "datasets", "iris", "Species")
-sk_set(
-    "wine",
-    "classification",
-    lambda: sklearn.datasets.load_wine(as_frame=True),
-    "sklearn.datasets.load_wine (UCI Wine)",
-    UCI,
-    notes=["target written as scikit-learn's class names class_0..class_2"],
-)
+sk_set("wine", "load_wine", "UCI Wine")
 r_set("glass", "classification", "MASS", "fgl", "type")
 r_set("penguins", "classification", "palmerpenguins", "penguins", "species")
-sk_set(
-    "digits",
-    "classification",
-    lambda: sklearn.datasets.load_digits(as_frame=True),
-    "sklearn.datasets.load_digits (UCI Optical Recognition of Handwritten Digits, test part)",
-    UCI,
-)
+sk_set("digits", "load_digits", "UCI Optical Recognition of Handwritten Digits, test part")
 r_set("hpc_jobs", "classification", "modeldata", "hpc_data", "class")
 r_set("leaf", "classification", "modeldata", "leaf_id_flavia", "species")
 r_set(
@@ -214,16 +213,9 @@ r_set(
     "type",
     load=load_pima,
     notes=["rows of Pima.tr (200) then Pima.te (332)"],
+    original="MASS::Pima.tr + MASS::Pima.te",
 )
-SETS[-1]["original"] = "MASS::Pima.tr + MASS::Pima.te"
-sk_set(
-    "breast_cancer_diagnostic",
-    "classification",
-    lambda: sklearn.datasets.load_breast_cancer(as_frame=True),
-    "sklearn.datasets.load_breast_cancer (UCI Breast Cancer Wisconsin (Diagnostic))",
-    UCI,
-    notes=["target written as scikit-learn's class names malignant/benign"],
-)
+sk_set("breast_cancer_diagnostic", "load_breast_cancer", "UCI Breast Cancer Wisconsin (Diagnostic)")
 r_set("spam7", "classification", "DAAG", "spam7", "yesno")
 r_set("caravan", "classification", "ISLR", "Caravan", "Purchase")
 r_set("orange_juice", "classification", "ISLR", "OJ", "Purchase")
@@ -270,14 +262,15 @@ r_set(
     notes=["level None of Mas_Vnr_Type and Misc_Feature restored (the mirror had read it as NA)"],
 )
 r_set("concrete", "regression", "modeldata", "concrete", "compressive_strength")
+DIABETES_LICENCE = "BSD-3-Clause (scikit-learn); no licence stated by the original authors"
 sk_set(
     "diabetes",
-    "regression",
-    lambda: sklearn.datasets.load_diabetes(as_frame=True, scaled=False),
-    "sklearn.datasets.load_diabetes(scaled=False) (Efron, Hastie, Johnstone & Tibshirani 2004)",
-    "BSD-3-Clause (scikit-learn); no licence stated by the original authors",
+    "load_diabetes",
+    "Efron, Hastie, Johnstone & Tibshirani 2004",
+    DIABETES_LICENCE,
+    task="regression",
     notes=["unscaled features (scaled=False)"],
-    target_names=False,
+    scaled=False,
 )
 r_set("auto_mpg", "regression", "ISLR", "Auto", "mpg", drop={"name": "id (car name)"})
 r_set(
