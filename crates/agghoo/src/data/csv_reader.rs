@@ -78,7 +78,7 @@ pub struct CsvData {
     pub n_dropped: usize,
 }
 
-fn is_missing(field: &str) -> bool {
+pub(super) fn is_missing(field: &str) -> bool {
     let f = field.trim();
     f.is_empty() || f == "?" || f.eq_ignore_ascii_case("na") || f.eq_ignore_ascii_case("nan")
 }

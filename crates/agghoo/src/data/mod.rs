@@ -9,6 +9,7 @@ mod csv_reader;
 mod dataset;
 pub mod generators;
 mod libsvm;
+pub mod study;
 mod transform;
 
 pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, detect_delimiter, read_csv, read_csv_from, read_csv_header};
