@@ -172,16 +172,17 @@ pub struct PlanArgs {
     /// Number of splits V (Monte-Carlo), folds (V-fold), resamples (bootstrap) or samples (lpo).
     #[arg(long = "splits", short = 'V', default_value_t = 10)]
     pub n_splits: usize,
-    /// Training fraction τ for Monte-Carlo and hold-out.
-    #[arg(long, default_value_t = 0.8)]
-    pub tau: f64,
-    /// Repetitions for repeated V-fold.
-    #[arg(long, default_value_t = 5)]
-    pub repeats: usize,
-    /// p for leave-p-out.
-    #[arg(long, default_value_t = 2)]
-    pub p: usize,
-    /// Stratify V-fold by class.
+    /// Training fraction τ for Monte-Carlo and hold-out [default: 0.8] (refused with other plans).
+    #[arg(long)]
+    pub tau: Option<f64>,
+    /// Repetitions for repeated V-fold [default: 5] (refused with other plans).
+    #[arg(long)]
+    pub repeats: Option<usize>,
+    /// p for leave-p-out [default: 2] (refused with other plans).
+    #[arg(long)]
+    pub p: Option<usize>,
+    /// Stratify by class: V-fold, repeated V-fold, Monte-Carlo and hold-out draw each class
+    /// proportionally (refused with other plans and with a real target).
     #[arg(long)]
     pub stratify: bool,
     /// Group column for grouped V-fold (`--plan group`).
@@ -190,7 +191,8 @@ pub struct PlanArgs {
     /// Fold column for user folds (`--plan folds`).
     #[arg(long = "fold-column", value_name = "COL")]
     pub fold_column: Option<String>,
-    /// Reuse splits saved by `agghoo splits` (overrides --plan).
+    /// Reuse splits saved by `agghoo splits` (instead of a plan: refused with --plan and the
+    /// plan's flags).
     #[arg(long = "splits-file", value_name = "FILE")]
     pub splits_file: Option<PathBuf>,
 }
@@ -270,18 +272,20 @@ pub struct SelectArgs {
     /// Argmin tie rule (grid order is ascending).
     #[arg(long, value_enum, default_value_t = TieArg::First)]
     pub tie: TieArg,
-    /// How members are combined (auto: mean for regression, vote for classification).
+    /// How members are combined (auto: mean for regression, vote for classification); only for
+    /// methods with several members (agghoo, majhoo, acv, subagging).
     #[arg(long, value_enum, default_value_t = AggregateArg::Auto)]
     pub aggregate: AggregateArg,
     /// Majhoo: average class probabilities instead of hard votes (= --aggregate soft).
     #[arg(long)]
     pub soft: bool,
-    /// CV: one-standard-error rule.
+    /// CV: one-standard-error rule (refused with other methods: it picks a point of the CV curve).
     #[arg(long = "one-se")]
     pub one_se: bool,
-    /// Subagging: training fraction of the hold-out inside each training set.
-    #[arg(long = "inner-tau", default_value_t = 0.8)]
-    pub inner_tau: f64,
+    /// Subagging: training fraction of the hold-out inside each training set [default: 0.8]
+    /// (refused with other methods).
+    #[arg(long = "inner-tau")]
+    pub inner_tau: Option<f64>,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -444,11 +448,12 @@ pub struct CompareArgs {
     /// Procedures, comma-separated: agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv, subagging.
     #[arg(long, default_value = "agghoo,cv,holdout")]
     pub methods: String,
-    /// Outer plan: vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo.
+    /// Outer plan: vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, holdout:TAU.
     #[arg(long, default_value = "vfold:10")]
     pub outer: String,
     #[command(flatten)]
-    /// Inner plan (what each procedure selects with; default mc with -V 10 --tau 0.8).
+    /// Inner plan (what each procedure selects with; default mc with -V 10 --tau 0.8);
+    /// `--stratify` stratifies the outer plan too.
     pub plan: PlanArgs,
     /// Test loss (default 01 or squared).
     #[arg(long)]
@@ -470,9 +475,10 @@ pub struct TreeCvArgs {
     /// Incremental learner.
     #[arg(long, value_enum, default_value_t = LearnerArg::Pegasos)]
     pub learner: LearnerArg,
-    /// λ of PEGASOS (or a grid `a,b,c` / `log:LOW:HIGH:N` to select λ by TreeCV).
-    #[arg(long, default_value = "1e-6")]
-    pub lambda: String,
+    /// λ of PEGASOS (or a grid `a,b,c` / `log:LOW:HIGH:N` to select λ by TreeCV) [default: 1e-6];
+    /// refused with other learners.
+    #[arg(long)]
+    pub lambda: Option<String>,
     /// Number of chunks k, or `loo` (k = n).
     #[arg(long, default_value = "10")]
     pub folds: String,
@@ -492,9 +498,9 @@ pub struct TreeCvArgs {
     /// small k on large data; the estimate is then exactly that of the data rounded to f32.
     #[arg(long)]
     pub f32: bool,
-    /// Number of centres (k-means) or ridge of the density.
-    #[arg(long, default_value_t = 8)]
-    pub centres: usize,
+    /// Number of centres of k-means [default: 8]; refused with other learners.
+    #[arg(long)]
+    pub centres: Option<usize>,
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -142,7 +142,22 @@ pub fn default_plan(method: Method) -> PlanKind {
 pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -> Result<(Splits, String)> {
     let data = &loaded.data;
     if let Some(file) = &args.splits_file {
-        let s = Splits::load(file)?;
+        let plan_flags = [
+            (args.plan.is_some(), "--plan"),
+            (args.tau.is_some(), "--tau"),
+            (args.repeats.is_some(), "--repeats"),
+            (args.p.is_some(), "--p"),
+            (args.stratify, "--stratify"),
+            (args.group.is_some(), "--group"),
+            (args.fold_column.is_some(), "--fold-column"),
+        ];
+        if let Some((_, flag)) = plan_flags.iter().find(|(given, _)| *given) {
+            return Err(usage(format!("{flag} describes a plan, and --splits-file replaces the plan: give one or the other")));
+        }
+        let s = Splits::load(file).map_err(|e| match e {
+            agghoo::Error::InvalidSplit { .. } => anyhow::Error::new(e).context(format!("splits file {}", file.display())),
+            other => other.into(),
+        })?;
         s.check_rows(data.n_rows()).with_context(|| format!("splits file {}", file.display()))?;
         return Ok((s, format!("splits from {}", file.display())));
     }
@@ -157,6 +172,8 @@ pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -
 /// Without `loaded`, plans that read a column (group, folds) are usage errors.
 pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Result<(Plan, Option<Vec<u32>>)> {
     let kind = args.plan.unwrap_or(default);
+    check_plan_flags(args, kind)?;
+    let tau = args.tau.unwrap_or(0.8);
     let column = |name: &Option<String>, flag: &str| -> Result<&Vec<String>> {
         let col = name.as_ref().ok_or_else(|| usage(format!("--plan {flag} needs --{flag} COL")))?;
         let loaded = loaded.ok_or_else(|| usage(format!("--plan {flag} cannot be used here")))?;
@@ -170,17 +187,17 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
         Ok(text.iter().map(|t| names.binary_search(&t).unwrap_or(0) as u32).collect())
     };
     let plan = match kind {
-        PlanKind::Holdout => Plan::HoldOut(HoldOut::new(args.tau)?),
+        PlanKind::Holdout => Plan::HoldOut(HoldOut { stratify: args.stratify, ..HoldOut::new(tau)? }),
         PlanKind::Vfold => {
             let v = VFold::new(args.n_splits)?;
             Plan::VFold(if args.stratify { v.stratified() } else { v })
         }
         PlanKind::Repeated => {
-            Plan::RepeatedVFold(RepeatedVFold { n_folds: args.n_splits, n_repeats: args.repeats, stratify: args.stratify })
+            Plan::RepeatedVFold(RepeatedVFold { n_folds: args.n_splits, n_repeats: args.repeats.unwrap_or(5), stratify: args.stratify })
         }
-        PlanKind::Mc => Plan::MonteCarlo(MonteCarlo::new(args.n_splits, args.tau)?),
+        PlanKind::Mc => Plan::MonteCarlo(MonteCarlo { stratify: args.stratify, ..MonteCarlo::new(args.n_splits, tau)? }),
         PlanKind::Loo => Plan::LeaveOneOut(LeaveOneOut),
-        PlanKind::Lpo => Plan::LeavePOut(LeavePOut { p: args.p, max_splits: args.n_splits.max(1) }),
+        PlanKind::Lpo => Plan::LeavePOut(LeavePOut { p: args.p.unwrap_or(2), max_splits: args.n_splits.max(1) }),
         PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap { n_resamples: args.n_splits }),
         PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: args.n_splits }),
         PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: column(&args.fold_column, "fold-column")?.clone() }),
@@ -194,19 +211,44 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
     Ok((plan, groups))
 }
 
-/// Parses an outer plan: `vfold:V`, `repeated:V:R`, `5x2`, `mc:V:TAU`, `loo`, `holdout:TAU`.
-pub fn outer_plan(text: &str) -> Result<Plan> {
+/// Refuses plan flags the plan `kind` would ignore (a flag that changes nothing is a mistake the
+/// user cannot see in the output).
+fn check_plan_flags(args: &PlanArgs, kind: PlanKind) -> Result<()> {
+    use PlanKind::*;
+    let name = |k: PlanKind| format!("{k:?}").to_lowercase();
+    let rules: [(bool, &str, &[PlanKind], &str); 6] = [
+        (args.tau.is_some(), "--tau", &[Holdout, Mc], "holdout, mc"),
+        (args.repeats.is_some(), "--repeats", &[Repeated], "repeated"),
+        (args.p.is_some(), "--p", &[Lpo], "lpo"),
+        (args.stratify, "--stratify", &[Vfold, Repeated, Mc, Holdout], "vfold, repeated, mc, holdout"),
+        (args.group.is_some(), "--group", &[Group], "group"),
+        (args.fold_column.is_some(), "--fold-column", &[Folds], "folds"),
+    ];
+    for (given, flag, plans, names) in rules {
+        if given && !plans.contains(&kind) {
+            return Err(usage(format!("{flag} has no effect with --plan {}: it applies to --plan {names}", name(kind))));
+        }
+    }
+    Ok(())
+}
+
+/// Parses an outer plan: `vfold:V`, `repeated:V:R`, `5x2`, `mc:V:TAU`, `loo`, `holdout:TAU`;
+/// stratified by class with `stratify` (leave-one-out cannot be).
+pub fn outer_plan(text: &str, stratify: bool) -> Result<Plan> {
     let bad = || usage(format!("--outer `{text}`: expected vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo or holdout:TAU"));
     let parts: Vec<&str> = text.split(':').collect();
     let int = |s: &str| s.parse::<usize>().map_err(|_| bad());
     let real = |s: &str| s.parse::<f64>().map_err(|_| bad());
     Ok(match parts.as_slice() {
-        ["vfold", v] => Plan::VFold(VFold::new(int(v)?)?),
-        ["repeated", v, r] => Plan::RepeatedVFold(RepeatedVFold { n_folds: int(v)?, n_repeats: int(r)?, stratify: false }),
-        ["5x2"] => Plan::RepeatedVFold(RepeatedVFold { n_folds: 2, n_repeats: 5, stratify: false }),
-        ["mc", v, t] => Plan::MonteCarlo(MonteCarlo::new(int(v)?, real(t)?)?),
+        ["vfold", v] => Plan::VFold(VFold { stratify, ..VFold::new(int(v)?)? }),
+        ["repeated", v, r] => Plan::RepeatedVFold(RepeatedVFold { n_folds: int(v)?, n_repeats: int(r)?, stratify }),
+        ["5x2"] => Plan::RepeatedVFold(RepeatedVFold { n_folds: 2, n_repeats: 5, stratify }),
+        ["mc", v, t] => Plan::MonteCarlo(MonteCarlo { stratify, ..MonteCarlo::new(int(v)?, real(t)?)? }),
+        ["loo"] if stratify => {
+            return Err(usage(format!("--stratify has no effect on --outer {text}: leave-one-out has one row per fold")));
+        }
         ["loo"] => Plan::LeaveOneOut(LeaveOneOut),
-        ["holdout", t] => Plan::HoldOut(HoldOut::new(real(t)?)?),
+        ["holdout", t] => Plan::HoldOut(HoldOut { stratify, ..HoldOut::new(real(t)?)? }),
         _ => return Err(bad()),
     })
 }

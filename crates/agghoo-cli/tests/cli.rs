@@ -672,3 +672,214 @@ fn feature_searches_announce_their_work_and_refuse_beyond_the_budget() {
     let o = agghoo(&["features", "--data", "gen:genuer", "--d", "50", "--n", "100", "--method", "exhaustive"]);
     assert_error(&o, 1, &["1125899906842623 subset evaluations", "--limit subset-evaluations=N"]);
 }
+
+/// Options that would change nothing in the chosen combination are usage errors (exit 2) naming
+/// the option; the ones that mean something do something.
+#[test]
+fn options_that_change_nothing_are_refused() {
+    let dir = scratch("options");
+    let rows: String = (0..40).map(|i| format!("{},{},{}\n", i, (i * 7) % 11, u8::from(i % 4 == 0))).collect();
+    let data = write(&dir, "d.csv", &format!("a,b,y\n{rows}"));
+    let select = |extra: &[&str]| agghoo(&[&["select", "--data", &data, "--target", "y", "--grid", "1:5:2"], extra].concat());
+    assert_error(&select(&["--method", "agghoo", "--one-se"]), 2, &["one-se", "agghoo"]);
+    assert_error(&select(&["--method", "majhoo", "--one-se"]), 2, &["one-se", "majhoo"]);
+    assert_error(&select(&["--plan", "vfold", "--p", "3"]), 2, &["--p", "--plan vfold", "lpo"]);
+    assert_error(&select(&["--plan", "vfold", "--repeats", "3"]), 2, &["--repeats", "repeated"]);
+    assert_error(&select(&["--plan", "vfold", "--tau", "0.5"]), 2, &["--tau", "--plan vfold"]);
+    assert_error(&select(&["--plan", "loo", "--stratify"]), 2, &["--stratify", "--plan loo"]);
+    assert_error(&select(&["--plan", "vfold", "--group", "a"]), 2, &["--group", "--plan vfold"]);
+    assert_error(&select(&["--method", "cv", "--inner-tau", "0.5"]), 2, &["--inner-tau", "subagging"]);
+    assert_error(&select(&["--method", "cv", "--aggregate", "vote"]), 2, &["aggregate", "cv"]);
+    let treecv = |extra: &[&str]| agghoo(&[&["treecv", "--data", &data, "--target", "y", "--folds", "4"], extra].concat());
+    assert_error(&treecv(&["--learner", "gaussian-nb", "--lambda", "0.1"]), 2, &["--lambda", "gaussian-nb", "pegasos"]);
+    assert_error(&treecv(&["--learner", "density", "--centres", "3"]), 2, &["--centres", "kmeans"]);
+    let estimate = agghoo(&["estimate", "--data", &data, "--target", "y", "--param", "3", "--curve-out", "x"]);
+    assert_error(&estimate, 2, &["--curve-out"]);
+    // Stratified Monte-Carlo: every split holds ⌊0.75 · 10⌋ = 7 or 8 of the 10 ones in its 30 training rows.
+    let o = select(&["--plan", "mc", "--stratify", "--tau", "0.75", "-V", "6", "--report-splits", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let splits = v["result"]["report"]["split_indices"]["splits"].as_array().expect("splits").clone();
+    assert_eq!(splits.len(), 6);
+    for s in &splits {
+        let train: Vec<u64> = s["train"].as_array().expect("train").iter().filter_map(serde_json::Value::as_u64).collect();
+        assert_eq!(train.len(), 30);
+        let ones = train.iter().filter(|&&i| i % 4 == 0).count();
+        assert!(ones == 7 || ones == 8, "{ones} ones in {train:?}");
+    }
+    // compare --stratify stratifies the outer folds as well as the inner plan.
+    let o = agghoo(&[
+        "compare",
+        "--data",
+        &data,
+        "--target",
+        "y",
+        "--grid",
+        "1:5:2",
+        "--methods",
+        "cv",
+        "--outer",
+        "vfold:4",
+        "--stratify",
+        "-V",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("outer 4-fold stratified"), "{}", stdout(&o));
+    // A splits file whose sides overlap is refused, naming the split and a shared row.
+    let overlap = write(
+        &dir,
+        "overlap.json",
+        r#"{"format":"agghoo-splits","format_version":1,"n_rows":40,"splits":[{"train":[0,1,2,3,4,5,6,7],"validation":[7,8,9]}]}"#,
+    );
+    assert_error(&select(&["--splits-file", &overlap]), 1, &["overlap.json", "split 0", "row 7"]);
+    assert_error(&select(&["--splits-file", &overlap, "--plan", "mc"]), 2, &["--plan", "--splits-file"]);
+    // Subagging over bootstrap resamples runs (validation = distinct drawn rows, each once).
+    for seed in ["0", "1", "2"] {
+        let o = select(&["--method", "subagging", "--plan", "bootstrap", "-V", "4", "--seed", seed]);
+        assert!(o.status.success(), "seed {seed}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A tiny deterministic generator for the sweep's covering design.
+struct Lcg(u64);
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n
+    }
+}
+
+/// A greedy pairwise covering design over factors of `sizes` values: runs (a value index per
+/// factor) such that every pair of values of two factors that `feasible` allows appears in some
+/// run. Each run starts from the first uncovered pair and keeps the best of a few random fillings.
+fn pairwise_design(sizes: &[usize], feasible: &dyn Fn(&[usize]) -> bool, seed: u64) -> Vec<Vec<usize>> {
+    let mut uncovered = std::collections::BTreeSet::new();
+    for a in 0..sizes.len() {
+        for b in a + 1..sizes.len() {
+            for i in 0..sizes[a] {
+                for j in 0..sizes[b] {
+                    uncovered.insert((a, i, b, j));
+                }
+            }
+        }
+    }
+    let pairs = |run: &[usize]| {
+        let mut out = Vec::new();
+        for a in 0..run.len() {
+            for b in a + 1..run.len() {
+                out.push((a, run[a], b, run[b]));
+            }
+        }
+        out
+    };
+    let mut rng = Lcg(seed);
+    let mut runs = Vec::new();
+    while let Some(&(a, i, b, j)) = uncovered.iter().next() {
+        let best = (0..60)
+            .map(|_| {
+                let mut run: Vec<usize> = sizes.iter().map(|&n| rng.below(n)).collect();
+                run[a] = i;
+                run[b] = j;
+                run
+            })
+            .filter(|run| feasible(run))
+            .max_by_key(|run| pairs(run).iter().filter(|p| uncovered.contains(p)).count());
+        match best {
+            Some(run) => {
+                for p in pairs(&run) {
+                    uncovered.remove(&p);
+                }
+                runs.push(run);
+            }
+            // No feasible filling found: the pair itself is (almost surely) infeasible.
+            None => {
+                uncovered.remove(&(a, i, b, j));
+            }
+        }
+    }
+    runs
+}
+
+/// Every family × method × plan × loss × data task × `--standardize`, each pair of values at
+/// least once (a greedy pairwise covering design, about a hundred runs instead of tens of
+/// thousands): no run panics, and each either succeeds with a result or fails with a typed
+/// one-line error and exit code 1 or 2.
+#[test]
+fn sweep_of_option_pairs_never_panics() {
+    let dir = scratch("sweep");
+    let rows = |f: &dyn Fn(usize) -> String| {
+        (0..24).map(|i| format!("{},{},{},g{},{},{}\n", i, (i * 7) % 5, (i * 3) % 11, i % 4, i % 3, f(i))).collect::<String>()
+    };
+    let binary = write(&dir, "binary.csv", &format!("a,b,c,g,fold,y\n{}", rows(&|i| ((i / 2) % 2).to_string())));
+    let classes = write(&dir, "classes.csv", &format!("a,b,c,g,fold,y\n{}", rows(&|i| ["u", "v", "w"][(i * 5 + i / 4) % 3].to_string())));
+    let real =
+        write(&dir, "real.csv", &format!("a,b,c,g,fold,y\n{}", rows(&|i| format!("{:.3}", (i as f64 * 0.7).sin() + 0.1 * i as f64))));
+    let factors: Vec<Vec<&str>> = vec![
+        vec![&binary, &classes, &real],
+        vec!["knn", "ridge", "kernel-ridge", "lasso", "enet", "svc", "svr", "cart", "forest", "logistic"],
+        vec!["agghoo", "majhoo", "cv", "holdout", "acv", "ekcv", "subagging"],
+        vec!["holdout", "vfold", "repeated", "mc", "loo", "lpo", "bootstrap", "group", "folds"],
+        vec!["default", "01", "squared", "absolute", "epsilon:0.1", "hinge", "logistic", "logloss", "pinball:0.5"],
+        vec!["raw", "standardize"],
+    ];
+    // Data 0 binary, 1 three classes, 2 real; which families, methods and losses fit each.
+    let feasible = |run: &[usize]| {
+        let (data, family, method, loss) = (run[0], factors[1][run[1]], factors[2][run[2]], factors[4][run[4]]);
+        let classes = data < 2;
+        let family_ok = match family {
+            "svc" | "logistic" => classes,
+            "knn" | "cart" | "forest" => true,
+            _ => !classes,
+        };
+        let loss_ok = match loss {
+            "default" => true,
+            "hinge" | "logistic" => data == 0,
+            "01" | "logloss" => classes,
+            _ => !classes,
+        };
+        family_ok && loss_ok && (method != "majhoo" || classes)
+    };
+    let sizes: Vec<usize> = factors.iter().map(Vec::len).collect();
+    // Every pair of values (most combinations are refused: typed errors), then every pair the
+    // data can honour (these reach the procedures).
+    let mut runs = pairwise_design(&sizes, &|_| true, 7);
+    runs.extend(pairwise_design(&sizes, &feasible, 8));
+    assert!(runs.len() < 300, "{} runs", runs.len());
+    let mut failures = Vec::new();
+    let mut exit_codes = std::collections::BTreeMap::new();
+    for run in &runs {
+        let v: Vec<&str> = run.iter().zip(&factors).map(|(&i, f)| f[i]).collect();
+        let mut args = vec!["select", "--data", v[0], "--target", "y", "--family", v[1], "--method", v[2], "--plan", v[3], "-V", "3"];
+        args.extend(match v[3] {
+            "group" => ["--group", "g", "--ignore", "fold"],
+            "folds" => ["--fold-column", "fold", "--ignore", "g"],
+            _ => ["--ignore", "g", "--ignore", "fold"],
+        });
+        if v[4] != "default" {
+            args.extend(["--loss", v[4]]);
+        }
+        if v[5] == "standardize" {
+            args.push("--standardize");
+        }
+        let o = agghoo(&args);
+        let (out, err) = (stdout(&o), stderr(&o));
+        *exit_codes.entry(o.status.code()).or_insert(0usize) += 1;
+        if std::env::var_os("AGGHOO_SWEEP_LOG").is_some() {
+            eprintln!("{:?} {} | {}", o.status.code(), args[6..].join(" "), err.trim());
+        }
+        let ok = match o.status.code() {
+            Some(0) => !out.trim().is_empty(),
+            Some(1 | 2) => err.lines().count() == 1 && err.starts_with("agghoo: error: "),
+            _ => false,
+        };
+        if !ok || err.contains("panicked") {
+            failures.push(format!("{}\n  exit {:?}: {}", args.join(" "), o.status.code(), err.trim()));
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(failures.is_empty(), "{} of {} runs failed:\n{}", failures.len(), runs.len(), failures.join("\n"));
+    // The design exercises the procedures, not only the argument checks.
+    assert!(exit_codes.get(&Some(0)).copied().unwrap_or(0) * 3 >= runs.len(), "exit codes {exit_codes:?}");
+}

@@ -103,7 +103,7 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
         let t = Instant::now();
         let chunks = ChunkedData::new(learner, data, k, Some(Seed(1))).expect("chunks");
         let prep = t.elapsed().as_secs_f64();
-        let chunks_f32 = chunks.clone().with_storage(Storage::F32);
+        let chunks_f32 = chunks.clone().with_storage(Storage::F32).expect("generated data fit f32");
         for (label, method, chunks) in
             [("Tree", Method::Tree, &chunks), ("Standard", Method::Standard, &chunks), ("TreeF32", Method::Tree, &chunks_f32)]
         {

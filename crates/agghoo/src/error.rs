@@ -176,25 +176,57 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// Fitting a grid point on a split failed.
-    #[error("split {split}, grid point {grid_index}: fit failed")]
+    /// Fitting a grid point on a split, or on all rows, failed.
+    #[error("{}, grid point {grid_index}: fit failed", on_rows(.split))]
     Fit {
-        /// Zero-based split index.
-        split: usize,
+        /// Zero-based split index; `None` for a fit on all rows (CV's refit, ACV, EKCV, a
+        /// closed form).
+        split: Option<usize>,
         /// Zero-based grid index (m).
         grid_index: usize,
         /// The cause.
         #[source]
         source: Box<Error>,
     },
-    /// The work of one split failed (the path as a whole, or its preprocessing).
-    #[error("split {split}: fit failed")]
+    /// The work of one split failed (its preprocessing, the path as a whole, a loss that cannot
+    /// be computed on its predictions); the cause says what.
+    #[error("{}", on_rows(.split))]
     SplitFailed {
-        /// Zero-based split index.
+        /// Zero-based split index; `None` for the work on all rows.
+        split: Option<usize>,
+        /// The cause.
+        #[source]
+        source: Box<Error>,
+    },
+    /// The work of one outer split of a nested procedure failed (nested CV, honest feature
+    /// selection); the cause names the inner split, if any.
+    #[error("outer split {split}")]
+    OuterSplit {
+        /// Zero-based outer split index.
         split: usize,
         /// The cause.
         #[source]
         source: Box<Error>,
+    },
+    /// A finite value that the requested storage cannot represent (for example beyond f32's range).
+    #[error("row {row}, column `{column}`: {value:e} is beyond the range of {storage}")]
+    OutOfRange {
+        /// Zero-based data row.
+        row: usize,
+        /// The column's name.
+        column: String,
+        /// The value.
+        value: f64,
+        /// The storage and its range (for example "f32 (±3.4e38)").
+        storage: &'static str,
+    },
+    /// A feature selection chose no feature, so there is nothing to train a learner on.
+    #[error("{selector} selected no feature: {reason}")]
+    EmptySelection {
+        /// The selection method.
+        selector: String,
+        /// Why, and what to change.
+        reason: String,
     },
     /// A learner could not be fitted (singular system, one class only, ...).
     #[error("{0}")]
@@ -251,9 +283,28 @@ impl Error {
         Error::ResourceLimit { what: what.into(), estimate: estimate.into(), limit: limit.into(), raise: raise.into() }
     }
 
+    /// This error as it happened on split `split` of the current resampling: a [`Error::Fit`] or
+    /// [`Error::SplitFailed`] is renumbered (wrapped once, never twice), anything else is wrapped
+    /// in [`Error::SplitFailed`].
+    pub fn at_split(self, split: usize) -> Self {
+        match self {
+            Error::Fit { grid_index, source, .. } => Error::Fit { split: Some(split), grid_index, source },
+            Error::SplitFailed { source, .. } => Error::SplitFailed { split: Some(split), source },
+            other => Error::SplitFailed { split: Some(split), source: Box::new(other) },
+        }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub fn invalid(name: &'static str, expected: &'static str, got: impl ToString) -> Self {
         Error::InvalidParameter { name, expected, got: got.to_string() }
+    }
+}
+
+/// "split 3", or "refit on all rows" for `None`.
+fn on_rows(split: &Option<usize>) -> String {
+    match split {
+        Some(j) => format!("split {j}"),
+        None => "refit on all rows".into(),
     }
 }
 

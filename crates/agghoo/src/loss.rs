@@ -115,6 +115,21 @@ impl Loss {
         Ok(())
     }
 
+    /// Checks the loss can be computed for a target of `n_classes` classes (0 for a real target):
+    /// the hinge and logistic losses need two.
+    ///
+    /// # Errors
+    /// [`Error::LossUnavailable`].
+    pub fn check_classes(&self, n_classes: usize) -> Result<()> {
+        if matches!(self, Loss::Hinge | Loss::Logistic) && n_classes != 2 {
+            return Err(Error::LossUnavailable {
+                loss: self.name(),
+                reason: format!("needs a binary problem, the data have {n_classes} classes"),
+            });
+        }
+        Ok(())
+    }
+
     /// Per-row losses of `predictions` against the targets of `truth` (same rows, same order).
     ///
     /// # Errors

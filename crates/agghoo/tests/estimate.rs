@@ -350,15 +350,15 @@ fn nested_cv_errors_and_five_by_two() {
     let outer = VFold::new(10).unwrap().instantiate(60, Seed(1)).unwrap();
     let config = nested_config(vec![SelectConfig::new(Method::Cv)], "1:5:2", Plan::VFold(VFold::new(60).unwrap()));
     match estimate::nested_cv(&data, &outer, &config) {
-        Err(Error::SplitFailed { split, source }) => {
+        Err(Error::OuterSplit { split, source }) => {
             assert_eq!(split, 0);
             assert!(matches!(*source, Error::TooFewRows { needed: 60, found: 54, .. }), "{source:?}");
         }
-        other => panic!("expected SplitFailed, got {other:?}"),
+        other => panic!("expected OuterSplit, got {other:?}"),
     }
     // A grid too large for the inner training sets is refused too.
     let config = nested_config(vec![SelectConfig::new(Method::Cv)], "51", Plan::VFold(VFold::new(5).unwrap()));
-    assert!(matches!(estimate::nested_cv(&data, &outer, &config), Err(Error::SplitFailed { .. })));
+    assert!(matches!(estimate::nested_cv(&data, &outer, &config), Err(Error::OuterSplit { .. })));
     // 5 × 2-fold outer splits: Dietterich's test is reported, and identical procedures differ by 0.
     let outer = Plan::RepeatedVFold(RepeatedVFold { n_folds: 2, n_repeats: 5, stratify: false })
         .instantiate(&PlanContext::rows(60), Seed(2))

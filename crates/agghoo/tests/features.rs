@@ -533,3 +533,31 @@ fn nested_wrapper_with_a_one_point_grid_equals_the_fixed_wrapper() {
     assert_eq!(report.selected, [1, 4]);
     assert!(report.scorer.contains("inner agghoo"));
 }
+
+/// A Lasso support with no non-zero coefficient (λ far above λ_max) is refused, by the selection
+/// and inside every outer fold of the honest evaluation, instead of training a learner on no
+/// column (which used to report an estimate for a rule the user never asked for).
+#[test]
+fn an_empty_selection_is_refused_everywhere() {
+    let (n, d) = (60, 3);
+    let x = gaussian(n, d, 0.0, 47);
+    let y: Vec<f64> = (0..n).map(|i| x[i * d] + 0.5 * x[i * d + 1]).collect();
+    let data = Dataset::new(x, names(d), Target::Real(y), "y").unwrap();
+    let selector = Selector::Embedded(EmbeddedMethod::LassoSupport {
+        elastic_net: false,
+        params: FamilyParams::with_grid(GridSpec::Values(vec![1e6])),
+        plan: Plan::VFold(VFold::new(3).unwrap()),
+        standardize: false,
+    });
+    match select_features(&selector, &data, Seed(0)) {
+        Err(Error::EmptySelection { selector, .. }) => assert_eq!(selector, "lasso-support"),
+        other => panic!("expected EmptySelection, got {other:?}"),
+    }
+    let learner = Learner { family: FamilyKind::Knn, params: FamilyParams::with_grid(GridSpec::Values(vec![3.0])) };
+    let config = HonestConfig { selector, learner, loss: None, preprocess: Preprocess::default(), seed: Seed(0) };
+    let outer = VFold::new(3).unwrap().instantiate(n, Seed(1)).unwrap();
+    match evaluate_honestly(&data, &outer, &config) {
+        Err(Error::OuterSplit { split: 0, source }) => assert!(matches!(*source, Error::EmptySelection { .. }), "{source}"),
+        other => panic!("expected OuterSplit(EmptySelection), got {other:?}"),
+    }
+}

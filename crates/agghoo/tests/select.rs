@@ -125,6 +125,73 @@ fn subagging_members_are_trained_inside_each_training_set() {
     }
 }
 
+/// Subagging over bootstrap resamples: the inner hold-out splits the distinct drawn rows, so a
+/// row keeps all its copies on the inner training side or is validated once, never both.
+#[test]
+fn subagging_over_bootstrap_validates_distinct_drawn_rows() {
+    let data = generators::knn_problem(60, Seed(4)).unwrap();
+    let fam = knn(&data, "1:9:2");
+    for seed in 0..5 {
+        let splits =
+            Plan::Bootstrap(agghoo::resample::Bootstrap { n_resamples: 4 }).instantiate(&PlanContext::of(&data), Seed(seed)).unwrap();
+        let mut cfg = SelectConfig::new(Method::Subagging);
+        cfg.keep_split_indices = true;
+        let (model, report) = select::select(fam.as_ref(), &data, &splits, &cfg).unwrap();
+        assert_eq!(model.members().len(), 4);
+        for (outer, inner) in splits.iter().zip(report.split_indices.unwrap().iter()) {
+            let distinct = |rows: &mut dyn Iterator<Item = usize>| rows.collect::<std::collections::BTreeSet<usize>>();
+            let count = |rows: &[usize], r: usize| rows.iter().filter(|&&x| x == r).count();
+            assert_eq!(
+                distinct(&mut inner.train().iter().chain(inner.validation()).copied()),
+                distinct(&mut outer.train().iter().copied())
+            );
+            assert!(inner.validation().iter().all(|v| !inner.train().contains(v)));
+            assert!(inner.train().iter().all(|&r| count(inner.train(), r) == count(outer.train(), r)), "a drawn row keeps its copies");
+        }
+    }
+}
+
+/// Settings a method would ignore are refused, naming the setting.
+#[test]
+fn settings_the_method_ignores_are_refused() {
+    let data = generators::knn_problem(60, Seed(4)).unwrap();
+    let fam = knn(&data, "1:9:2");
+    let splits = MonteCarlo::new(3, 0.8).unwrap().instantiate(60, Seed(1)).unwrap();
+    for method in [Method::Agghoo, Method::Majhoo, Method::HoldOut, Method::Acv, Method::Ekcv, Method::Subagging] {
+        let cfg = SelectConfig { one_standard_error: true, ..SelectConfig::new(method) };
+        assert!(matches!(select::select(fam.as_ref(), &data, &splits, &cfg), Err(Error::InvalidParameter { name: "one-se", .. })));
+    }
+    for method in [Method::Cv, Method::HoldOut, Method::Ekcv] {
+        let cfg = SelectConfig { aggregation: Some(Aggregation::Vote), ..SelectConfig::new(method) };
+        assert!(matches!(select::select(fam.as_ref(), &data, &splits, &cfg), Err(Error::InvalidParameter { name: "aggregate", .. })));
+    }
+    let cfg = SelectConfig { one_standard_error: true, ..SelectConfig::new(Method::Cv) };
+    assert!(select::select(fam.as_ref(), &data, &splits, &cfg).is_ok());
+}
+
+/// Fit errors name the split once, and a fit on all rows by what it is, not by a number.
+#[test]
+fn fit_errors_name_their_split_once() {
+    let cause = || Box::new(Error::Numerical("singular".into()));
+    let refit = Error::Fit { split: None, grid_index: 2, source: cause() };
+    assert_eq!(refit.to_string(), "refit on all rows, grid point 2: fit failed");
+    let once = Error::SplitFailed { split: Some(0), source: cause() }.at_split(2);
+    assert!(matches!(&once, Error::SplitFailed { split: Some(2), source } if matches!(**source, Error::Numerical(_))), "{once:?}");
+    assert!(matches!(
+        Error::Fit { split: None, grid_index: 1, source: cause() }.at_split(3),
+        Error::Fit { split: Some(3), grid_index: 1, .. }
+    ));
+    // On real data: one class in a training set, nested in outer split 0 of a nested CV.
+    let x: Vec<f64> = (0..10).map(f64::from).collect();
+    let labels: Vec<u32> = (0..10).map(|i| u32::from(i == 6)).collect();
+    let data = Dataset::new(x, vec!["x".into()], Target::Classes { labels, names: vec!["a".into(), "b".into()] }, "y").unwrap();
+    let fam = family::build(FamilyKind::Logistic, &FamilyParams::default(), &data).unwrap();
+    let splits = VFold::new(5).unwrap().instantiate(10, Seed(0)).unwrap();
+    let e = select::select(fam.as_ref(), &data, &splits, &SelectConfig::new(Method::Cv)).unwrap_err();
+    let text = format!("{e}: {}", std::error::Error::source(&e).map(ToString::to_string).unwrap_or_default());
+    assert_eq!(text.matches("split").count(), 1, "{text}");
+}
+
 #[test]
 fn identical_results_on_one_and_two_threads() {
     let data = generators::knn_problem(400, Seed(41)).unwrap();

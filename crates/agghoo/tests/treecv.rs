@@ -328,7 +328,7 @@ fn rounded_to_f32(data: &Dataset) -> Dataset {
 fn f32_storage_equals_f64_on_the_rounded_data() {
     fn check<L: Incremental>(learner: &L, data: &Dataset, k: usize) {
         let rounded = ChunkedData::new(learner, &rounded_to_f32(data), k, Some(Seed(3))).unwrap();
-        let compact = ChunkedData::new(learner, data, k, Some(Seed(3))).unwrap().with_storage(Storage::F32);
+        let compact = ChunkedData::new(learner, data, k, Some(Seed(3))).unwrap().with_storage(Storage::F32).unwrap();
         assert_eq!(compact.storage(), Storage::F32);
         for method in [Method::Tree, Method::Standard] {
             for order in [Order::Fixed, Order::Randomised] {
@@ -351,7 +351,7 @@ fn f32_storage_equals_f64_on_the_rounded_data() {
     // on different numbers), and storing back as f64 keeps the rounded values.
     assert_ne!(rounded_to_f32(&cov).x(), cov.x());
     let learner = Pegasos::new(1e-4).unwrap();
-    let back = ChunkedData::new(&learner, &cov, 4, None).unwrap().with_storage(Storage::F32).with_storage(Storage::F64);
+    let back = ChunkedData::new(&learner, &cov, 4, None).unwrap().with_storage(Storage::F32).unwrap().with_storage(Storage::F64).unwrap();
     assert_eq!(back.storage(), Storage::F64);
     let rounded = ChunkedData::new(&learner, &rounded_to_f32(&cov), 4, None).unwrap();
     assert_reports_identical(&treecv::run(&learner, &back, &tree()).unwrap(), &treecv::run(&learner, &rounded, &tree()).unwrap());
@@ -490,4 +490,28 @@ fn pegasos_refuses_labels_other_than_0_1_or_pm1() {
     assert!(matches!(ChunkedData::new(&LsqSgd::paper(), &counts, 3, None), Err(Error::TaskMismatch(_))));
     let err = ChunkedData::new(&MultinomialNaiveBayes::new(3, 1.0).unwrap(), &gaussian_classes(30, 12), 3, None).unwrap_err();
     assert!(matches!(err, Error::InvalidParameter { name: "features", .. }), "{err}");
+}
+
+/// A value beyond f32's range would be stored as ±∞ (and PEGASOS's error rate would be 0.5
+/// instead of 0): `--f32` refuses it, naming the row, the column and the value.
+#[test]
+fn f32_storage_refuses_values_beyond_its_range() {
+    let mut data = count_classes(40, 2);
+    let d = data.n_features();
+    let mut x = data.x().to_vec();
+    x[7 * d + 1] = 1e300;
+    data = Dataset::new(x, data.feature_names().to_vec(), data.target().clone(), "y").unwrap();
+    let chunks = ChunkedData::new(&Pegasos::new(0.1).unwrap(), &data, 4, None).unwrap();
+    match chunks.with_storage(Storage::F32) {
+        Err(Error::OutOfRange { row: 7, column, value, .. }) => {
+            assert_eq!(column, data.feature_names()[1]);
+            assert_eq!(value, 1e300);
+        }
+        other => panic!("expected OutOfRange for row 7, got {:?}", other.map(|c| c.storage())),
+    }
+    // The largest finite f32 itself is stored (rounding does not overflow).
+    let mut x = data.x().to_vec();
+    x[7 * d + 1] = f64::from(f32::MAX);
+    let fits = Dataset::new(x, data.feature_names().to_vec(), data.target().clone(), "y").unwrap();
+    assert!(ChunkedData::new(&Pegasos::new(0.1).unwrap(), &fits, 4, None).unwrap().with_storage(Storage::F32).is_ok());
 }

@@ -34,6 +34,9 @@ pub fn parse_losses(text: Option<&str>) -> anyhow::Result<Vec<Loss>> {
 
 pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
+    if args.curve_out.is_some() && args.learning_curve.is_none() && !args.validation_curve {
+        return Err(UsageError("--curve-out has no effect without --learning-curve or --validation-curve".into()).into());
+    }
     let loaded = source::load(&args.data, Some(&args.plan), seed)?;
     let data = &loaded.data;
     let (kind, mut params, bare) = source::family_params(&args.family)?;

@@ -35,7 +35,7 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
     let loaded = source::load(&args.data, None, seed)?;
     let data = &loaded.data;
-    let inner = source::outer_plan(&args.inner)?;
+    let inner = source::outer_plan(&args.inner, false)?;
     let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize };
     let wrapper_learner = match args.scorer.strip_prefix("wrapper:") {
         Some(spec) => Some(learner(spec)?),
@@ -93,7 +93,7 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
         (None, Some(l)) => l.clone(),
         (None, None) => learner("knn:5")?,
     };
-    let outer = source::outer_plan(outer_text)?.instantiate(&PlanContext::of(data), seed)?;
+    let outer = source::outer_plan(outer_text, false)?.instantiate(&PlanContext::of(data), seed)?;
     let config = HonestConfig { selector, learner, loss: None, preprocess, seed };
     let report = evaluate_honestly(data, &outer, &config)?;
     if args.output.json {

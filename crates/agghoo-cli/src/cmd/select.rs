@@ -8,7 +8,7 @@ use agghoo::resample::TrainFraction;
 use agghoo::select::{self, Aggregation, Method, Report, SelectConfig, TieRule};
 use serde::Serialize;
 
-use crate::args::{AggregateArg, MethodArg, SelectArgs, TieArg};
+use crate::args::{AggregateArg, MethodArg, SelectArgs, TieArg, UsageError};
 use crate::output::{self, num};
 use crate::source;
 
@@ -66,7 +66,14 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
         (AggregateArg::Score, false) => Some(Aggregation::ScoreMean),
     };
     config.one_standard_error = args.one_se;
-    config.inner_fraction = TrainFraction::new(args.inner_tau)?;
+    if let Some(tau) = args.inner_tau {
+        if method != Method::Subagging {
+            return Err(
+                UsageError(format!("--inner-tau has no effect with --method {}: it applies to --method subagging", method.name())).into()
+            );
+        }
+        config.inner_fraction = TrainFraction::new(tau)?;
+    }
     config.preprocess = source::preprocess(&args.family, data);
     config.seed = seed;
     config.keep_split_indices = args.report_splits;

@@ -44,7 +44,7 @@ fn cv<L: Incremental>(
     cfg: &TreeCvConfig,
     json: bool,
 ) -> anyhow::Result<(TreeCvReport, Option<RunMemory>)> {
-    let chunks = ChunkedData::new(learner, &data, k, shuffle)?.with_storage(storage);
+    let chunks = ChunkedData::new(learner, &data, k, shuffle)?.with_storage(storage)?;
     drop(data);
     let bar = output::progress(treecv::expected_updates(&chunks, cfg.method), "point updates", json);
     let (report, memory) = memory::measure(|| treecv::run_with_progress(learner, &chunks, cfg, &|m| bar.inc(m)));
@@ -72,16 +72,26 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     let cfg = TreeCvConfig::new().method(method).order(order).parallel(args.parallel).seed(seed);
     let shuffle = (!args.no_shuffle).then_some(seed);
     let storage = if args.f32 { Storage::F32 } else { Storage::F64 };
-    let lambdas = crate::source::parse_grid(&args.lambda)?.values()?;
+    let learner_name = clap::ValueEnum::to_possible_value(&args.learner).map(|v| v.get_name().to_string()).unwrap_or_default();
+    for (given, flag, applies_to) in
+        [(args.lambda.is_some(), "--lambda", LearnerArg::Pegasos), (args.centres.is_some(), "--centres", LearnerArg::Kmeans)]
+    {
+        if given && args.learner != applies_to {
+            let to = clap::ValueEnum::to_possible_value(&applies_to).map(|v| v.get_name().to_string()).unwrap_or_default();
+            return Err(UsageError(format!("{flag} has no effect with --learner {learner_name}: it applies to --learner {to}")).into());
+        }
+    }
+    let lambda_text = args.lambda.as_deref().unwrap_or("1e-6");
+    let lambdas = crate::source::parse_grid(lambda_text)?.values()?;
     if lambdas.len() > 1 {
         if args.learner != LearnerArg::Pegasos {
             return Err(UsageError("a λ grid is for --learner pegasos".into()).into());
         }
-        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, &data, k, shuffle)?.with_storage(storage);
+        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, &data, k, shuffle)?.with_storage(storage)?;
         drop(data);
         let grid = treecv::select_grid(&lambdas, Pegasos::new, &chunks, &cfg, TieRule::First)?;
         if args.output.json {
-            return output::print_json("treecv", &args.lambda, Some(seed.0), &grid);
+            return output::print_json("treecv", lambda_text, Some(seed.0), &grid);
         }
         let mut t = output::table(&["λ", "TreeCV risk", "standard error"]);
         for ((v, e), se) in grid.values.iter().zip(&grid.estimates).zip(&grid.standard_errors) {
@@ -96,7 +106,7 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::GaussianNb => cv(&GaussianNaiveBayes::new(n_classes)?, data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::MultinomialNb => cv(&MultinomialNaiveBayes::new(n_classes, 1.0)?, data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::Kmeans => cv(&OnlineKMeans::new(args.centres)?, data, k, shuffle, storage, &cfg, args.output.json)?,
+        LearnerArg::Kmeans => cv(&OnlineKMeans::new(args.centres.unwrap_or(8))?, data, k, shuffle, storage, &cfg, args.output.json)?,
         LearnerArg::Density => cv(&GaussianDensity::new(Covariance::Diagonal), data, k, shuffle, storage, &cfg, args.output.json)?,
     };
     if args.output.json {

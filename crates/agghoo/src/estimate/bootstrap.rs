@@ -149,7 +149,7 @@ pub fn bootstrap_risk_on(
     }
     let all: Vec<usize> = (0..n).collect();
     let predict_all = |trains: Vec<Vec<usize>>| -> Result<Splits> {
-        Splits::new(n, trains.into_iter().map(|t| Split::new(t, all.clone())).collect::<Result<Vec<_>>>()?)
+        Splits::with_resubstitution(n, trains.into_iter().map(|t| Split::new(t, all.clone())).collect::<Result<Vec<_>>>()?)
     };
     let options = EvalOptions {
         losses: vec![loss],

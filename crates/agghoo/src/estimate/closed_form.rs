@@ -147,7 +147,7 @@ pub fn smoother_risks(family: &dyn Family, data: &Dataset, preprocess: &Preproce
         exact_loo: lemma_holds(family),
     };
     for (m, (f, s)) in fitted.iter().zip(&leverage).enumerate() {
-        let at = |e: Error| Error::Fit { split: 0, grid_index: m, source: Box::new(e) };
+        let at = |e: Error| Error::Fit { split: None, grid_index: m, source: Box::new(e) };
         let squares: Vec<f64> = loo_residuals(&y, f, s).map_err(at)?.iter().map(|r| r * r).collect();
         let (loo, se) = crate::select::summarize(&squares, None);
         let trace: f64 = s.iter().sum();

@@ -125,7 +125,7 @@ type OuterOutcome = (Vec<(f64, Vec<f64>)>, Option<Splits>);
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] without procedures; [`Error::SplitsMismatch`] for outer splits of
-/// another data set; [`Error::SplitFailed`] naming the outer split whose training rows are too few
+/// another data set; [`Error::OuterSplit`] naming the outer split whose training rows are too few
 /// for the inner plan or the family's grid (the cause in `source`), or whose procedure failed.
 pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Result<NestedReport> {
     outer.check_rows(data.n_rows())?;
@@ -140,7 +140,7 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
         .par_iter()
         .enumerate()
         .map(|(j, split)| {
-            let out = one_outer_split(data, j, split, config, loss).map_err(|e| Error::SplitFailed { split: j, source: Box::new(e) });
+            let out = one_outer_split(data, j, split, config, loss).map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) });
             if let Some(p) = &config.progress {
                 p(1);
             }

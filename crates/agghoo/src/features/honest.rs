@@ -130,9 +130,14 @@ pub struct Selection {
 
 /// Runs `selector` on `data` (all of it); `seed` drives inner plans and learners.
 ///
+/// A selection is never empty: the searches never score the empty set, rankings and forests keep
+/// at least one feature, and a Lasso / elastic-net support with no non-zero coefficient is
+/// refused rather than handed to a learner with no column to learn from.
+///
 /// # Errors
 /// The selector's errors: too many features requested, an exhaustive search over its limit, a
-/// wrapper failing on a subset ([`Error::FeatureSubset`]), unsupported embedded methods.
+/// wrapper failing on a subset ([`Error::FeatureSubset`]), unsupported embedded methods;
+/// [`Error::EmptySelection`] when no feature was selected.
 pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Result<Selection> {
     let (mut features, details) = match selector {
         Selector::Ranking { filter, n_features } => {
@@ -162,9 +167,27 @@ pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Resul
             (report.selected.clone(), SelectionDetails::Embedded(report))
         }
     };
+    if features.is_empty() {
+        return Err(empty_selection(&details));
+    }
     features.sort_unstable();
     let names = features.iter().map(|&j| data.feature_names()[j].clone()).collect();
     Ok(Selection { features, names, details })
+}
+
+fn empty_selection(details: &SelectionDetails) -> Error {
+    let (selector, reason) = match details {
+        SelectionDetails::Embedded(r) => (
+            r.method.clone(),
+            match r.hyperparameter {
+                Some(h) => format!("every coefficient is zero at the value chosen by CV ({h}): no learner can be trained on no column"),
+                None => "no learner can be trained on no column".into(),
+            },
+        ),
+        SelectionDetails::Ranking(_) => ("the ranking".into(), "no learner can be trained on no column".into()),
+        SelectionDetails::Search(r) => (format!("the search ({})", r.scorer), "no learner can be trained on no column".into()),
+    };
+    Error::EmptySelection { selector, reason }
 }
 
 /// Configuration of [`evaluate_honestly`].
@@ -249,8 +272,9 @@ pub struct HonestReport {
 /// the naive one (see the module docs for the exact definitions).
 ///
 /// # Errors
-/// [`Error::SplitsMismatch`]; [`Error::SplitFailed`] naming the outer split whose selection or
-/// fit failed (with the cause); the naive selection's errors.
+/// [`Error::SplitsMismatch`]; [`Error::OuterSplit`] naming the outer split whose selection
+/// failed (with the cause, [`Error::EmptySelection`] among them); [`Error::Fit`] /
+/// [`Error::SplitFailed`] naming the outer split whose learner failed; the naive selection's errors.
 pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) -> Result<HonestReport> {
     outer.check_rows(data.n_rows())?;
     data.check_learnable()?;
@@ -261,18 +285,21 @@ pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) 
         .par_iter()
         .enumerate()
         .map(|(j, split)| {
-            let run = || -> Result<(Selection, SplitOutcome)> {
-                let train = data.select_rows(split.train())?;
-                let selection = select_features(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64))?;
+            let train = data.select_rows(split.train()).map_err(|e| e.at_split(j))?;
+            // The selection resamples inside T_j (its errors name inner splits): an outer split.
+            let selection = select_features(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64))
+                .map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })?;
+            // The learner's fit on T_j is this split's own work: its error is numbered j, once.
+            let evaluate = || -> Result<SplitOutcome> {
                 let fam = config.learner.build(&train.select_columns(&selection.features)?, &config.preprocess)?;
                 let columns = data.select_columns(&selection.features)?;
                 let one = Splits::new(data.n_rows(), vec![split.clone()])?;
-                let outcome = evaluate_splits(fam.as_ref(), &columns, &one, &options)?
+                evaluate_splits(fam.as_ref(), &columns, &one, &options)?
                     .pop()
-                    .ok_or_else(|| Error::Numerical("internal: no outcome for one split".into()))?;
-                Ok((selection, outcome))
+                    .ok_or_else(|| Error::Internal("no outcome for one split".into()))
             };
-            run().map_err(|e| Error::SplitFailed { split: j, source: Box::new(e) })
+            let outcome = evaluate().map_err(|e| e.at_split(j))?;
+            Ok((selection, outcome))
         })
         .collect_ordered()?;
     let (selections, outcomes): (Vec<Selection>, Vec<SplitOutcome>) = folds.into_iter().unzip();

@@ -112,7 +112,7 @@ impl WrapperScorer<'_> {
                         predictions: None,
                     })
                 };
-                run().map_err(|e| Error::SplitFailed { split: j, source: Box::new(e) })
+                run().map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })
             })
             .collect()
     }

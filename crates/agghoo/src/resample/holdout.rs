@@ -11,6 +11,9 @@ use crate::seed::Seed;
 pub struct HoldOut {
     /// Training fraction τ.
     pub train_fraction: TrainFraction,
+    /// Draw each class proportionally, as a stratified [`MonteCarlo`] split.
+    #[serde(default)]
+    pub stratify: bool,
 }
 
 impl HoldOut {
@@ -19,7 +22,7 @@ impl HoldOut {
     /// # Errors
     /// [`crate::Error::InvalidParameter`] for τ ∉ (0, 1).
     pub fn new(tau: f64) -> Result<Self> {
-        Ok(Self { train_fraction: TrainFraction::new(tau)? })
+        Ok(Self { train_fraction: TrainFraction::new(tau)?, stratify: false })
     }
     /// Draws the split: identical to the first split of [`MonteCarlo`] with the same τ and seed,
     /// so Agghoo with V = 1 and the hold-out see the same training set.
@@ -27,6 +30,6 @@ impl HoldOut {
     /// # Errors
     /// As [`MonteCarlo::instantiate`].
     pub fn instantiate(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits> {
-        MonteCarlo { n_splits: 1, train_fraction: self.train_fraction }.instantiate(ctx.n_rows, seed)
+        MonteCarlo { n_splits: 1, train_fraction: self.train_fraction, stratify: self.stratify }.instantiate_with(ctx, seed)
     }
 }

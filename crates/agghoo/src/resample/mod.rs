@@ -145,7 +145,7 @@ impl Plan {
             Plan::VFold(p) => p.instantiate_with(ctx, seed),
             Plan::GroupVFold(p) => p.instantiate(ctx, seed),
             Plan::RepeatedVFold(p) => p.instantiate(ctx, seed),
-            Plan::MonteCarlo(p) => p.instantiate(ctx.n_rows, seed),
+            Plan::MonteCarlo(p) => p.instantiate_with(ctx, seed),
             Plan::LeaveOneOut(p) => p.instantiate(ctx.n_rows),
             Plan::LeavePOut(p) => p.instantiate(ctx.n_rows, seed),
             Plan::Bootstrap(p) => p.instantiate(ctx.n_rows, seed),
@@ -156,11 +156,13 @@ impl Plan {
     /// A short human-readable description, for tables.
     pub fn describe(&self) -> String {
         match self {
-            Plan::HoldOut(p) => format!("hold-out τ={}", p.train_fraction.get()),
+            Plan::HoldOut(p) => format!("hold-out τ={}{}", p.train_fraction.get(), if p.stratify { " stratified" } else { "" }),
             Plan::VFold(p) => format!("{}-fold{}", p.n_folds, if p.stratify { " stratified" } else { "" }),
             Plan::GroupVFold(p) => format!("{}-fold by group", p.n_folds),
             Plan::RepeatedVFold(p) => format!("{}×{}-fold", p.n_repeats, p.n_folds),
-            Plan::MonteCarlo(p) => format!("Monte-Carlo V={} τ={}", p.n_splits, p.train_fraction.get()),
+            Plan::MonteCarlo(p) => {
+                format!("Monte-Carlo V={} τ={}{}", p.n_splits, p.train_fraction.get(), if p.stratify { " stratified" } else { "" })
+            }
             Plan::LeaveOneOut(_) => "leave-one-out".into(),
             Plan::LeavePOut(p) => format!("leave-{}-out", p.p),
             Plan::Bootstrap(p) => format!("bootstrap B={}", p.n_resamples),

@@ -3,17 +3,26 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Split, Splits, TrainFraction, check_count, shuffle};
-use crate::error::Result;
+use super::{PlanContext, Split, Splits, TrainFraction, check_count, shuffle};
+use crate::error::{Error, Result};
 use crate::seed::{Purpose, Seed};
 
 /// V independent uniform training sets of size `⌊τ n⌋`; validation = the complement.
+///
+/// Stratified (as scikit-learn's `StratifiedShuffleSplit`): class c, with `n_c` rows, gets
+/// `⌊τ n · n_c / n⌋` training rows, and the `⌊τ n⌋ − Σ_c ⌊…⌋` rows left over go one each to the
+/// classes with the largest fractional parts (ties: the first class); within each class the
+/// training rows are drawn uniformly. Every split then has `⌊τ n⌋` training rows and per-class
+/// counts within one of proportional.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MonteCarlo {
     /// Number of splits V (≥ 1).
     pub n_splits: usize,
     /// Training fraction τ.
     pub train_fraction: TrainFraction,
+    /// Draw each class proportionally (needs the classes as strata).
+    #[serde(default)]
+    pub stratify: bool,
 }
 
 impl MonteCarlo {
@@ -23,7 +32,65 @@ impl MonteCarlo {
     /// [`crate::Error::InvalidParameter`] for V = 0 or τ ∉ (0, 1).
     pub fn new(n_splits: usize, tau: f64) -> Result<Self> {
         check_count("splits", n_splits, 1, "at least 1")?;
-        Ok(Self { n_splits, train_fraction: TrainFraction::new(tau)? })
+        Ok(Self { n_splits, train_fraction: TrainFraction::new(tau)?, stratify: false })
+    }
+
+    /// The same plan, stratified by class (see the type's docs).
+    pub fn stratified(self) -> Self {
+        Self { stratify: true, ..self }
+    }
+
+    /// Draws the splits, by class when stratified.
+    ///
+    /// ```
+    /// use agghoo::resample::{MonteCarlo, PlanContext};
+    /// let labels = [0u32, 0, 0, 0, 0, 0, 1, 1, 1, 1];
+    /// let ctx = PlanContext { strata: Some(&labels), ..PlanContext::rows(10) };
+    /// let s = MonteCarlo::new(20, 0.5)?.stratified().instantiate_with(&ctx, agghoo::Seed(3))?;
+    /// // 5 training rows: 3 of the 6 zeros and 2 of the 4 ones, in every split.
+    /// assert!(s.iter().all(|sp| sp.train().iter().filter(|&&i| labels[i] == 1).count() == 2));
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`MonteCarlo::instantiate`]; [`Error::InvalidParameter`] when stratified without strata
+    /// (a real target).
+    pub fn instantiate_with(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        if !self.stratify {
+            return self.instantiate(ctx.n_rows, seed);
+        }
+        let strata = ctx.strata.ok_or_else(|| Error::invalid("stratify", "used with a classification target", "a real target"))?;
+        let n = ctx.n_rows;
+        let k = self.train_fraction.train_size(n)?;
+        let n_classes = strata.iter().max().map_or(0, |&c| c as usize + 1);
+        let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); n_classes];
+        for (i, &c) in strata.iter().enumerate().take(n) {
+            rows_of[c as usize].push(i);
+        }
+        // Largest-remainder allocation of the k training rows.
+        let mut n_train: Vec<usize> = rows_of.iter().map(|r| k * r.len() / n).collect();
+        let mut by_remainder: Vec<usize> = (0..n_classes).collect();
+        by_remainder.sort_by_key(|&c| std::cmp::Reverse((k * rows_of[c].len()) % n));
+        let left = k - n_train.iter().sum::<usize>();
+        for &c in by_remainder.iter().take(left) {
+            n_train[c] += 1;
+        }
+        let splits = (0..self.n_splits)
+            .map(|j| {
+                let mut rng = seed.rng(Purpose::Splits, j as u64);
+                let (mut train, mut validation) = (Vec::with_capacity(k), Vec::with_capacity(n - k));
+                for (rows, &t) in rows_of.iter().zip(&n_train) {
+                    let mut order = rows.clone();
+                    shuffle(&mut order, &mut rng);
+                    train.extend_from_slice(&order[..t]);
+                    validation.extend_from_slice(&order[t..]);
+                }
+                train.sort_unstable();
+                validation.sort_unstable();
+                Split::new(train, validation)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Splits::new(n, splits)
     }
 
     /// Draws the splits; split j uses random stream j, so split j does not depend on V.
@@ -74,6 +141,37 @@ mod tests {
                 prop_assert!(all.iter().enumerate().all(|(i, &r)| i == r));
             }
         }
+    }
+
+    /// Every split holds ⌊τn⌋ training rows with per-class counts within one of proportional
+    /// (three classes of 50, 30 and 20 rows, τ = 0.7: exactly 35, 21 and 14).
+    #[test]
+    fn stratified_splits_keep_class_proportions() {
+        let labels: Vec<u32> = (0..100)
+            .map(|i| {
+                if i < 50 {
+                    0
+                } else if i < 80 {
+                    1
+                } else {
+                    2
+                }
+            })
+            .collect();
+        let ctx = PlanContext { strata: Some(&labels), ..PlanContext::rows(100) };
+        let plan = MonteCarlo::new(30, 0.7).unwrap().stratified();
+        let s = plan.instantiate_with(&ctx, Seed(9)).unwrap();
+        for sp in s.iter() {
+            let count = |c: u32| sp.train().iter().filter(|&&i| labels[i] == c).count();
+            assert_eq!((count(0), count(1), count(2)), (35, 21, 14));
+        }
+        assert!(s.get(0).unwrap().train() != s.get(1).unwrap().train());
+        // Uneven: 7 + 3 rows, τ = 0.5 → 5 training rows, 3.5 and 1.5 → 4 and 1 (largest remainder, first class on a tie).
+        let labels: Vec<u32> = (0..10).map(|i| u32::from(i >= 7)).collect();
+        let ctx = PlanContext { strata: Some(&labels), ..PlanContext::rows(10) };
+        let s = MonteCarlo::new(5, 0.5).unwrap().stratified().instantiate_with(&ctx, Seed(1)).unwrap();
+        assert!(s.iter().all(|sp| sp.train().len() == 5 && sp.train().iter().filter(|&&i| labels[i] == 1).count() == 1));
+        assert!(plan.instantiate_with(&PlanContext::rows(100), Seed(0)).is_err());
     }
 
     #[test]

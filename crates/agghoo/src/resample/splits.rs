@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 
 /// One split: the rows a rule is trained on (T) and the rows it is validated on (Tᶜ).
 ///
-/// Invariant: both sets non-empty. Training rows may repeat (bootstrap); validation rows are
-/// distinct. Indices are below the `n_rows` of the enclosing [`Splits`].
+/// Invariant: both sets non-empty and disjoint. Training rows may repeat (bootstrap); validation
+/// rows are distinct. Indices are below the `n_rows` of the enclosing [`Splits`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Split {
     train: Vec<usize>,
@@ -59,14 +59,27 @@ impl Splits {
     /// Checks and wraps the splits.
     ///
     /// # Errors
-    /// [`Error::InvalidSplit`] naming the split with an empty side, an index ≥ `n_rows`, or a
-    /// repeated validation row; [`Error::InvalidParameter`] when there is no split.
+    /// [`Error::InvalidSplit`] naming the split with an empty side, an index ≥ `n_rows`, a
+    /// repeated validation row, or a row in both its training and validation sets (naming the
+    /// row); [`Error::InvalidParameter`] when there is no split.
     pub fn new(n_rows: usize, splits: Vec<Split>) -> Result<Self> {
+        Self::checked(n_rows, splits, true)
+    }
+
+    /// As [`Splits::new`], but a row may be in both sets of a split: for predicting every row,
+    /// training rows included, with a rule trained on a resample (the bootstrap's apparent and
+    /// per-resample errors). Never a risk estimate by itself.
+    pub(crate) fn with_resubstitution(n_rows: usize, splits: Vec<Split>) -> Result<Self> {
+        Self::checked(n_rows, splits, false)
+    }
+
+    fn checked(n_rows: usize, splits: Vec<Split>, disjoint: bool) -> Result<Self> {
         if splits.is_empty() {
             return Err(Error::invalid("splits", "at least one split", 0));
         }
         // Sized by the rows actually named, not by `n_rows` (a file may declare any count).
-        let size = splits.iter().flat_map(|s| &s.validation).copied().filter(|&i| i < n_rows).max().map_or(0, |m| m + 1);
+        let size =
+            splits.iter().flat_map(|s| s.train.iter().chain(&s.validation)).copied().filter(|&i| i < n_rows).max().map_or(0, |m| m + 1);
         let mut seen = vec![usize::MAX; size];
         for (k, s) in splits.iter().enumerate() {
             if s.train.is_empty() || s.validation.is_empty() {
@@ -80,6 +93,10 @@ impl Splits {
                     return Err(Error::InvalidSplit { split: k, reason: format!("validation row {i} repeated") });
                 }
                 seen[i] = k;
+            }
+            // A row on both sides is validated on itself: the risk of a memorising rule would be 0.
+            if let Some(&i) = s.train.iter().find(|&&i| disjoint && seen[i] == k) {
+                return Err(Error::InvalidSplit { split: k, reason: format!("row {i} is in both the training and the validation set") });
             }
         }
         Ok(Self { n_rows, splits })
@@ -135,8 +152,9 @@ impl Splits {
     /// "validation": [...]}` objects together with `n_rows`... (the bare form needs `n_rows` given).
     ///
     /// # Errors
-    /// [`Error::Io`], [`Error::BadFile`] for malformed JSON or another format version, and the
-    /// checks of [`Splits::new`].
+    /// [`Error::Io`]; [`Error::BadFile`] for malformed JSON, another format version or no split;
+    /// [`Error::InvalidSplit`] for a split [`Splits::new`] refuses (overlapping sides, a row out
+    /// of range, ...).
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
         Self::from_json(&text, path)
@@ -155,7 +173,11 @@ impl Splits {
             )));
         }
         let Splits { n_rows, splits } = file.splits;
-        Splits::new(n_rows, splits).map_err(|e| bad(e.to_string()))
+        Splits::new(n_rows, splits).map_err(|e| match e {
+            // Typed, so a caller can tell a split that cannot be used from a file that cannot be read.
+            Error::InvalidSplit { .. } => e,
+            other => bad(other.to_string()),
+        })
     }
 }
 
@@ -197,6 +219,22 @@ mod tests {
         let text = std::fs::read_to_string(&dir).unwrap().replace("\"format_version\":1", "\"format_version\":99");
         assert!(matches!(Splits::from_json(&text, &dir), Err(Error::BadFile { .. })));
         std::fs::remove_file(dir).ok();
+    }
+
+    /// A split validated on its own training rows would report the risk of memorisation (0 for
+    /// 1-NN); it is refused naming the split and a shared row, from code and from a file.
+    #[test]
+    fn training_and_validation_must_be_disjoint() {
+        let good = Split::new(vec![0, 1], vec![2, 3]).unwrap();
+        let overlap = Split::new(vec![0, 1, 3], vec![2, 3]).unwrap();
+        match Splits::new(4, vec![good.clone(), overlap]) {
+            Err(Error::InvalidSplit { split: 1, reason }) => assert!(reason.contains("row 3"), "{reason}"),
+            other => panic!("expected InvalidSplit for split 1, got {other:?}"),
+        }
+        // Bootstrap: repeated training rows, out-of-bag validation rows: disjoint, accepted.
+        assert!(Splits::new(4, vec![Split::new(vec![0, 0, 1, 1], vec![2, 3]).unwrap()]).is_ok());
+        let text = r#"{"format":"agghoo-splits","format_version":1,"n_rows":4,"splits":[{"train":[0,1,2],"validation":[2,3]}]}"#;
+        assert!(matches!(Splits::from_json(text, Path::new("s.json")), Err(Error::InvalidSplit { split: 0, .. })));
     }
 
     #[test]

@@ -63,6 +63,7 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
     }
     for loss in &options.losses {
         loss.check_task(data.task())?;
+        loss.check_classes(data.target().n_classes())?;
     }
     if family.task() != data.task() {
         return Err(Error::TaskMismatch(format!(
@@ -82,10 +83,7 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
         .par_iter()
         .enumerate()
         .map(|(j, split)| {
-            let out = evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| match e {
-                Error::Fit { grid_index, source, .. } => Error::Fit { split: j, grid_index, source },
-                other => Error::SplitFailed { split: j, source: Box::new(other) },
-            });
+            let out = evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| e.at_split(j));
             if let Some(p) = &options.progress {
                 p(1);
             }
@@ -115,7 +113,8 @@ fn check_path_memory(family: &dyn Family, data: &Dataset, splits: &Splits, keep_
     )
 }
 
-/// One split: preprocess, fit the path, predict, reduce to risks, select.
+/// One split: preprocess, fit the path, predict, reduce to risks, select. Its [`Error::Fit`]s
+/// carry no split number yet: [`evaluate_splits`] numbers them.
 fn evaluate_one(
     family: &dyn Family,
     data: &Dataset,
@@ -151,13 +150,7 @@ fn run_path(
             let risks = options
                 .losses
                 .iter()
-                .map(|loss| {
-                    predictions
-                        .iter()
-                        .enumerate()
-                        .map(|(m, p)| loss.risk(p, validation).map_err(|e| Error::Fit { split: 0, grid_index: m, source: Box::new(e) }))
-                        .collect::<Result<Vec<f64>>>()
-                })
+                .map(|loss| predictions.iter().map(|p| loss.risk(p, validation)).collect::<Result<Vec<f64>>>())
                 .collect::<Result<Vec<_>>>()?;
             (risks, Some(predictions))
         }
@@ -165,13 +158,15 @@ fn run_path(
     for curve in &risks {
         if let Some(m) = curve.iter().position(|r| !r.is_finite()) {
             let source = Box::new(Error::Numerical(format!("validation risk is {}", curve[m])));
-            return Err(Error::Fit { split: 0, grid_index: m, source });
+            return Err(Error::Fit { split: None, grid_index: m, source });
         }
     }
     let selected = argmin(&risks[0], options.tie)?;
     let model = if options.keep_selected_model {
         Some(
-            path.model(selected).map_err(|e| Error::Fit { split: 0, grid_index: selected, source: Box::new(e) })?.with_transform(transform),
+            path.model(selected)
+                .map_err(|e| Error::Fit { split: None, grid_index: selected, source: Box::new(e) })?
+                .with_transform(transform),
         )
     } else {
         None

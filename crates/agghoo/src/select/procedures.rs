@@ -106,12 +106,36 @@ impl SelectConfig {
     }
 }
 
+impl SelectConfig {
+    /// Refuses settings the method would silently ignore: the one-standard-error rule outside CV
+    /// (it picks a point of the CV curve; the other methods select per split), an aggregation for
+    /// a method whose model is one rule (CV, hold-out, EKCV).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the setting.
+    pub fn check(&self) -> Result<()> {
+        if self.one_standard_error && self.method != Method::Cv {
+            return Err(Error::invalid("one-se", "used with CV selection only (it picks a point of the CV curve)", self.method.name()));
+        }
+        if self.aggregation.is_some() && matches!(self.method, Method::Cv | Method::HoldOut | Method::Ekcv) {
+            return Err(Error::invalid(
+                "aggregate",
+                "used with a method that combines several members (agghoo, majhoo, acv, subagging)",
+                self.method.name(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Runs a procedure: `family` over `splits` of `data`.
 ///
 /// # Errors
-/// Every error of [`evaluate_splits`]; [`Error::TaskMismatch`] for Majhoo on regression or an
+/// [`Error::InvalidParameter`] for a setting the method ignores ([`SelectConfig::check`]);
+/// every error of [`evaluate_splits`]; [`Error::TaskMismatch`] for Majhoo on regression or an
 /// aggregation that does not fit the task (the score mean needs two classes).
 pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &SelectConfig) -> Result<(FittedModel, Report)> {
+    config.check()?;
     data.check_learnable()?;
     let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
     let aggregation = resolve_aggregation(config, data.task(), data.target().n_classes())?;
@@ -166,11 +190,7 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
                 argmin(&curve.mean, config.tie)?
             };
             final_value = Some(grid.value(m));
-            let model = refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map_err(|e| Error::Fit {
-                split: usize::MAX,
-                grid_index: m,
-                source: Box::new(e),
-            })?;
+            let model = refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map_err(|e| refit_failed(m, e))?;
             (vec![Member { model, grid_index: m, value: grid.value(m), validation_risk: Some(curve.mean[m]) }], Aggregation::Single)
         }
         Method::Acv => {
@@ -180,7 +200,11 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
             distinct.dedup();
             let fitted = distinct
                 .iter()
-                .map(|&m| refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map(|model| (m, model)))
+                .map(|&m| {
+                    refit_all(family, data, &config.preprocess, |all| family.fit(all, m))
+                        .map(|model| (m, model))
+                        .map_err(|e| refit_failed(m, e))
+                })
                 .collect::<Result<Vec<_>>>()?;
             let members = selected
                 .iter()
@@ -193,7 +217,8 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
             let m_bar = grid.average(&selected);
             final_value = Some(m_bar);
             let nearest = grid.nearest(m_bar);
-            let model = refit_all(family, data, &config.preprocess, |all| family.fit_value(all, m_bar))?;
+            let model =
+                refit_all(family, data, &config.preprocess, |all| family.fit_value(all, m_bar)).map_err(|e| refit_failed(nearest, e))?;
             (vec![Member { model, grid_index: nearest, value: m_bar, validation_risk: None }], Aggregation::Single)
         }
     };
@@ -223,6 +248,11 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
     };
     let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?;
     Ok((model, report))
+}
+
+/// A failed fit of grid point `m` on all rows (CV's refit, ACV's members, EKCV's average).
+fn refit_failed(m: usize, e: Error) -> Error {
+    Error::Fit { split: None, grid_index: m, source: Box::new(e) }
 }
 
 fn resolve_aggregation(config: &SelectConfig, task: Task, n_classes: usize) -> Result<Aggregation> {
@@ -268,14 +298,20 @@ pub(crate) fn cv_curve(outcomes: &[SplitOutcome]) -> CvCurve {
 /// For each outer training set `S_j`, a hold-out split of `S_j` (stream j of the inner seed),
 /// expressed in rows of the data.
 fn subagging_splits(splits: &Splits, inner_fraction: TrainFraction, seed: Seed) -> Result<Splits> {
-    let plan = HoldOut { train_fraction: inner_fraction };
+    let plan = HoldOut { train_fraction: inner_fraction, stratify: false };
     let inner = splits
         .iter()
         .enumerate()
         .map(|(j, s)| {
-            let sub = plan.instantiate(&PlanContext::rows(s.train().len()), seed.child(Purpose::Inner, j as u64))?;
+            // The hold-out splits the distinct training rows: with a bootstrap plan a drawn row
+            // keeps all its copies on the inner training side, or is validated once.
+            let mut seen = std::collections::HashSet::new();
+            let distinct: Vec<usize> = s.train().iter().copied().filter(|&r| seen.insert(r)).collect();
+            let sub = plan.instantiate(&PlanContext::rows(distinct.len()), seed.child(Purpose::Inner, j as u64))?;
             let sp = &sub.as_slice()[0];
-            Split::new(sp.train().iter().map(|&i| s.train()[i]).collect(), sp.validation().iter().map(|&i| s.train()[i]).collect())
+            let validation: Vec<usize> = sp.validation().iter().map(|&i| distinct[i]).collect();
+            let held_out: std::collections::HashSet<usize> = validation.iter().copied().collect();
+            Split::new(s.train().iter().copied().filter(|r| !held_out.contains(r)).collect(), validation)
         })
         .collect::<Result<Vec<_>>>()?;
     Splits::new(splits.n_rows(), inner)

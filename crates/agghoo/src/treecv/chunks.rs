@@ -17,7 +17,9 @@ use crate::seed::{Purpose, Seed};
 /// `F32` halves the bytes every pass reads: at small k, where TreeCV streams the whole data set
 /// from DRAM a few times, that is most of the time (see `docs/benchmarks/treecv.md`). The result
 /// is then exactly the `F64` result on the data rounded to `f32` (each value to the nearest
-/// `f32`, relative change ≤ 2^−24 ≈ 6e-8), not the result on the original data.
+/// `f32`, relative change ≤ 2^−24 ≈ 6e-8 for |v| ≥ 1.2e-38, absolute change ≤ 1.4e-45 below),
+/// not the result on the original data. A value beyond `f32`'s range (|v| > 3.4e38) would become
+/// infinite: [`ChunkedData::with_storage`] refuses it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Storage {
@@ -92,6 +94,7 @@ pub struct ChunkedData {
     n_features: usize,
     offsets: Vec<usize>,
     original_rows: Vec<usize>,
+    feature_names: Vec<String>,
 }
 
 impl ChunkedData {
@@ -176,7 +179,7 @@ impl ChunkedData {
             offsets.push(y.len());
         }
         learner.check_features(Rows::from_parts(&x, &y, d))?;
-        Ok(Self { x: Features::F64(x), y, n_features: d, offsets, original_rows })
+        Ok(Self { x: Features::F64(x), y, n_features: d, offsets, original_rows, feature_names: data.feature_names().to_vec() })
     }
 
     /// The same chunks with the features stored as `storage` says (see [`Storage`]).
@@ -184,17 +187,33 @@ impl ChunkedData {
     /// ```
     /// use agghoo::{Seed, data::generators, incremental::Pegasos, treecv::{ChunkedData, Storage}};
     /// let data = generators::covertype_like(100, Seed(1))?;
-    /// let chunks = ChunkedData::new(&Pegasos::new(0.1)?, &data, 4, None)?.with_storage(Storage::F32);
+    /// let chunks = ChunkedData::new(&Pegasos::new(0.1)?, &data, 4, None)?.with_storage(Storage::F32)?;
     /// assert_eq!(chunks.storage(), Storage::F32);
     /// # Ok::<(), agghoo::Error>(())
     /// ```
-    pub fn with_storage(self, storage: Storage) -> Self {
-        let x = match (self.x, storage) {
-            (Features::F64(x), Storage::F32) => Features::F32(x.iter().map(|&v| v as f32).collect()),
+    ///
+    /// # Errors
+    /// [`Error::OutOfRange`] naming the row, column and value of the first feature value that
+    /// `f32` cannot hold (it would round to ±∞ and every loss after it would be meaningless).
+    pub fn with_storage(self, storage: Storage) -> Result<Self> {
+        let x = match (&self.x, storage) {
+            (Features::F64(x), Storage::F32) => {
+                let rounded: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+                if let Some(pos) = rounded.iter().position(|v| v.is_infinite()) {
+                    let d = self.n_features.max(1);
+                    return Err(Error::OutOfRange {
+                        row: self.original_rows[pos / d],
+                        column: self.feature_names.get(pos % d).cloned().unwrap_or_default(),
+                        value: x[pos],
+                        storage: "f32 (±3.4e38)",
+                    });
+                }
+                Features::F32(rounded)
+            }
             (Features::F32(x), Storage::F64) => Features::F64(x.iter().map(|&v| f64::from(v)).collect()),
-            (x, _) => x,
+            _ => return Ok(self),
         };
-        Self { x, ..self }
+        Ok(Self { x, ..self })
     }
 
     /// How the features are stored.
