@@ -11,7 +11,10 @@
 //! bucket selection); a split whose training rows are too rare in it reads on into the full list.
 //! The order is the same as a fresh search over the training view, so results do not change
 //! (a test checks it); with per-split preprocessing (`--standardize`) distances differ per split
-//! and the per-split search is used.
+//! and the per-split search is used. Large data sets share a bounded table instead (every row's
+//! list to one length, computed by blocks of rows; a row that runs past its list is searched per
+//! split): see `README.md` beside this file for the layout, the memory bound and the rule that
+//! picks the search (k-d tree, brute force, or blocked matrix products).
 //!
 //! Deterministic tie rules:
 //! - distance ties: the neighbour with the lower row index in the training data comes first

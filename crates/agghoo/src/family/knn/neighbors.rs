@@ -1,6 +1,6 @@
-//! Exact k-nearest-neighbour search: brute force or a k-d tree, chosen automatically.
+//! Exact k-nearest-neighbour search: brute force, a k-d tree or matrix products, chosen automatically.
 //!
-//! Both return the same list: the `k` training points smallest in `(squared Euclidean distance,
+//! All return the same list: the `k` training points smallest in `(squared Euclidean distance,
 //! training position)` order. Distances are summed over coordinates in the same order in both
 //! searches, so ties are resolved identically (by the lower training position) and the tree
 //! answers exactly what brute force answers — a test checks this on tied, duplicated data.
@@ -11,9 +11,11 @@
 //! and the tree's leaf scans 4 % faster; at d = 10 the two then tie near n = 30 000 and the tree
 //! wins above, brute force below (n = 6 000: 0.42 s vs 0.65 s on one thread).
 //!
-//! Choice (measured on the papers' k-NN problem, see docs/BENCHMARKS.md): the tree for d ≤ 16
-//! and at least 1 024 training points, brute force otherwise. Brute force selects and sorts the
-//! k nearest by buckets of distance (see [`sort_by_distance`]), in about linear time.
+//! A third search, for moderate and large d, computes the distances of a block of queries to
+//! every point through matrix products and re-ranks the near-ties exactly ([`super::gemm`]): it
+//! too returns the same list. [`Strategy::choose`] picks one of the three from n and d (measured,
+//! see the family's README). Brute force selects and sorts the k nearest by buckets of distance
+//! (see [`sort_by_distance`]), in about linear time.
 
 use super::gemm::{GemmPoints, GemmScratch, QUERY_BLOCK};
 
@@ -21,8 +23,11 @@ use super::gemm::{GemmPoints, GemmScratch, QUERY_BLOCK};
 pub(crate) type Neighbor = (u64, u32);
 
 const LEAF_SIZE: usize = 24;
+/// Below this many points, brute force by column.
 const TREE_MIN_POINTS: usize = 1024;
-const TREE_MAX_DIM: usize = 16;
+/// Below this many points, brute force by column wins for 2 < d < [`GEMM_MIN_DIM_SMALL`].
+const SMALL_POINTS: usize = 4096;
+const GEMM_MIN_DIM_SMALL: usize = 16;
 
 /// Squared Euclidean distance, summed in coordinate order: the reference every search's sums
 /// equal bit for bit (see the module docs; a test checks [`distances_by_column`] against it).
@@ -60,15 +65,24 @@ pub(crate) enum Strategy {
 }
 
 impl Strategy {
-    /// The measured rule (see the family's README).
+    /// The measured rule (numbers in the family's README). From [`SMALL_POINTS`] points on,
+    /// the tree below a crossover dimension that grows with n (the tree's cost grows about as
+    /// log n, the products' as n): d = 7 at n = 8 000, 10 at n = 32 000, extrapolated as
+    /// `7 + 1.5 log₂(n / 8 000)`; the product search above it. Fewer points: brute force by
+    /// column, except the tree for d ≤ 2 and the products for d ≥ 16.
     pub(crate) fn choose(n: usize, d: usize) -> Self {
         if d == 0 || n < TREE_MIN_POINTS {
-            Strategy::Columns
-        } else if d <= TREE_MAX_DIM {
-            Strategy::Tree
-        } else {
-            Strategy::Gemm
+            return Strategy::Columns;
         }
+        if n < SMALL_POINTS {
+            return match d {
+                ..=2 => Strategy::Tree,
+                GEMM_MIN_DIM_SMALL.. => Strategy::Gemm,
+                _ => Strategy::Columns,
+            };
+        }
+        let crossover = 7.0 + 1.5 * (n as f64 / 8000.0).log2().max(0.0);
+        if (d as f64) < crossover { Strategy::Tree } else { Strategy::Gemm }
     }
 }
 
