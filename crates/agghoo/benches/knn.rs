@@ -53,7 +53,7 @@ fn main() {
         return;
     }
     println!("knn_agghoo_n500\t{:.6}", time_agghoo(&small, if quick { 20 } else { 200 }));
-    for &(n, extra) in &[(10_000usize, 0usize), (30_000, 0), (100_000, 0), (100_000, 8)] {
+    for &(n, extra) in &[(10_000usize, 0usize), (30_000, 0), (100_000, 0), (100_000, 8), (100_000, 48)] {
         if quick && n > 10_000 {
             continue;
         }

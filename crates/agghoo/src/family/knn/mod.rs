@@ -11,7 +11,10 @@
 //! bucket selection); a split whose training rows are too rare in it reads on into the full list.
 //! The order is the same as a fresh search over the training view, so results do not change
 //! (a test checks it); with per-split preprocessing (`--standardize`) distances differ per split
-//! and the per-split search is used.
+//! and the per-split search is used. Large data sets share a bounded table instead (every row's
+//! list to one length, computed by blocks of rows; a row that runs past its list is searched per
+//! split): see `README.md` beside this file for the layout, the memory bound and the rule that
+//! picks the search (k-d tree, brute force, or blocked matrix products).
 //!
 //! Deterministic tie rules:
 //! - distance ties: the neighbour with the lower row index in the training data comes first
@@ -24,6 +27,7 @@
 //! Selection needs only the risk curves: [`FittedPath::risks`] computes the 0–1 risk (or any
 //! regression loss) from the winning classes directly, without building probability vectors.
 
+mod gemm;
 mod neighbors;
 
 use std::sync::{Arc, OnceLock};
@@ -31,6 +35,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use self::gemm::QUERY_BLOCK;
 use self::neighbors::{NeighborIndex, Scratch, by_column, distances_by_column, sort_by_distance};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
@@ -47,61 +52,122 @@ pub struct KnnFamily {
     shared: Option<Arc<SharedNeighbors>>,
 }
 
-/// Data sets up to this many rows get shared neighbour lists (n² `u32`: 64 MiB at most).
+/// Data sets up to this many rows get per-row shared neighbour lists, each computed on first use
+/// and extended to the full list when needed (n² `u32`: 64 MiB at most).
 const SHARED_MAX_ROWS: usize = 4096;
+
+/// Larger data sets share a table of every row's nearest candidates, all of one length (about
+/// `k_max / τ` with a margin): at most this many bytes. n = 100 000 rows with 100 odd k up to 199
+/// and τ = 0.8 need 343 entries per row, 137 MB. A split that would need a longer table uses the
+/// per-split search instead (same answer, no sharing).
+const SHARED_TABLE_MAX_BYTES: usize = 256 << 20;
 
 /// Every row's neighbours among the first `candidates` rows of one data set (all rows unless
 /// [`KnnFamily::sharing_with_first`] said otherwise), sorted by (distance, row index), computed on
-/// first use: a prefix long enough for the first caller, and the whole list if a later caller
-/// runs past it. Either is a prefix of the same exact order, so results never depend on which
-/// caller came first.
+/// first use. Results never depend on which caller came first: every list is a prefix of the same
+/// exact order, and a caller that runs past a list's end continues exactly (see [`Lists`]).
 struct SharedNeighbors {
     uid: u64,
     candidates: usize,
     x: Vec<f64>,
-    /// The candidates' features by column, for vectorised distances.
-    columns: Vec<f64>,
     y: Vec<f64>,
     d: usize,
-    prefix: Vec<OnceLock<Box<[u32]>>>,
-    full: Vec<OnceLock<Box<[u32]>>>,
+    lists: Lists,
+    /// Rows whose table list ran short and were searched per split instead.
+    fallbacks: std::sync::atomic::AtomicUsize,
+}
+
+/// The two ways of keeping shared lists.
+enum Lists {
+    /// Small data: each row's list on first use, a prefix long enough for the first caller, and
+    /// the whole list if a later caller runs past it.
+    PerRow { columns: Vec<f64>, prefix: Vec<OnceLock<Box<[u32]>>>, full: Vec<OnceLock<Box<[u32]>>> },
+    /// Large data: blocks of [`QUERY_BLOCK`] consecutive rows, each block's lists computed at
+    /// once (one product search) on first use, to the length its first caller wants; a caller
+    /// that runs past a list searches that row per split. Blocks are computed sequentially by
+    /// the thread that needs them (no nested parallelism under a lock).
+    Table { index: OnceLock<NeighborIndex>, blocks: Vec<OnceLock<TableBlock>> },
+}
+
+/// The lists of one block of rows, `width` entries each.
+struct TableBlock {
+    width: usize,
+    lists: Box<[u32]>,
 }
 
 impl std::fmt::Debug for SharedNeighbors {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SharedNeighbors").field("rows", &self.prefix.len()).finish()
+        f.debug_struct("SharedNeighbors").field("rows", &(self.x.len().checked_div(self.d).unwrap_or(0))).finish()
     }
 }
 
 impl SharedNeighbors {
-    fn new(data: &Dataset, candidates: usize) -> Self {
+    fn new(data: &Dataset, candidates: usize, table: bool) -> Self {
         let n = data.n_rows();
         let d = data.n_features();
-        let columns = by_column(&data.x()[..candidates * d], d, candidates);
+        let lists = match table {
+            true => Lists::Table { index: OnceLock::new(), blocks: (0..n.div_ceil(QUERY_BLOCK)).map(|_| OnceLock::new()).collect() },
+            false => Lists::PerRow {
+                columns: by_column(&data.x()[..candidates * d], d, candidates),
+                prefix: (0..n).map(|_| OnceLock::new()).collect(),
+                full: (0..n).map(|_| OnceLock::new()).collect(),
+            },
+        };
         Self {
             uid: data.uid(),
             candidates,
             x: data.x().to_vec(),
-            columns,
             y: data.all().gather_y(),
-            d: data.n_features(),
-            prefix: (0..n).map(|_| OnceLock::new()).collect(),
-            full: (0..n).map(|_| OnceLock::new()).collect(),
+            d,
+            lists,
+            fallbacks: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
-    /// Row `row`'s nearest candidates in order: at least `want` of them (all when `want` reaches
-    /// the number of candidates).
+    /// Whether lists of `want` entries fit the memory limit (always true for per-row lists).
+    fn fits(&self, want: usize) -> bool {
+        let rows = self.x.len().checked_div(self.d).unwrap_or(0);
+        matches!(self.lists, Lists::PerRow { .. })
+            || rows.saturating_mul(want.min(self.candidates)).saturating_mul(size_of::<u32>()) <= SHARED_TABLE_MAX_BYTES
+    }
+
+    /// Row `row`'s nearest candidates in order: the first `want` of them (all candidates when
+    /// `want` reaches their number), or fewer from a table block computed for an earlier, smaller
+    /// `want`.
     fn list(&self, row: usize, want: usize, scratch: &mut Scratch) -> &[u32] {
-        let compute = |len: usize, scratch: &mut Scratch| {
-            let n = self.candidates;
-            let mut out = Vec::new();
-            distances_by_column(&self.x[row * self.d..(row + 1) * self.d], &self.columns, n, 0..n, &mut scratch.dist);
-            sort_by_distance(&scratch.dist, len, &mut scratch.sort, &mut out);
-            out.into_boxed_slice()
-        };
-        let prefix = self.prefix[row].get_or_init(|| compute(want, scratch));
-        if prefix.len() >= want.min(self.candidates) { prefix } else { self.full[row].get_or_init(|| compute(self.candidates, scratch)) }
+        let d = self.d;
+        match &self.lists {
+            Lists::PerRow { columns, prefix, full } => {
+                let compute = |len: usize, scratch: &mut Scratch| {
+                    let n = self.candidates;
+                    let mut out = Vec::new();
+                    distances_by_column(&self.x[row * d..(row + 1) * d], columns, n, 0..n, &mut scratch.dist);
+                    sort_by_distance(&scratch.dist, len, &mut scratch.sort, &mut out);
+                    out.into_boxed_slice()
+                };
+                let first = prefix[row].get_or_init(|| compute(want, scratch));
+                if first.len() >= want.min(self.candidates) { first } else { full[row].get_or_init(|| compute(self.candidates, scratch)) }
+            }
+            Lists::Table { index, blocks } => {
+                let block = row / QUERY_BLOCK;
+                let table = blocks[block].get_or_init(|| {
+                    let index = index.get_or_init(|| NeighborIndex::new(self.x[..self.candidates * d].to_vec(), d));
+                    let n_rows = self.x.len() / d.max(1);
+                    let rows = |i: usize| &self.x[i * d..(i + 1) * d];
+                    let (start, end) = (block * QUERY_BLOCK, ((block + 1) * QUERY_BLOCK).min(n_rows));
+                    let width = want.min(self.candidates);
+                    let mut lists = Vec::with_capacity((end - start) * width);
+                    let mut out = Vec::new();
+                    for i in start..end {
+                        index.query_row(&rows, n_rows, i, width, scratch, &mut out);
+                        lists.extend_from_slice(&out);
+                    }
+                    TableBlock { width, lists: lists.into_boxed_slice() }
+                });
+                let at = (row % QUERY_BLOCK) * table.width;
+                &table.lists[at..at + table.width]
+            }
+        }
     }
 }
 
@@ -119,7 +185,7 @@ impl KnnFamily {
     }
 
     /// Shares neighbour searches across splits of `data` (see the module docs); a no-op for
-    /// large data sets or data with missing values.
+    /// data with missing values.
     pub fn sharing_with(self, data: &Dataset) -> Self {
         let n = data.n_rows();
         self.sharing_with_first(data, n)
@@ -128,12 +194,19 @@ impl KnnFamily {
     /// As [`sharing_with`](Self::sharing_with), with only the first `candidates` rows of `data`
     /// as neighbours: every row (including rows past `candidates`, e.g. test points appended
     /// after a sample) gets its list among rows `0..candidates`. Training views within those rows
-    /// use the lists; others fall back to a fresh search. A no-op when the lists would exceed the
-    /// size limit (`rows × candidates > 4096²`) or for data with missing values.
-    pub fn sharing_with_first(mut self, data: &Dataset, candidates: usize) -> Self {
+    /// use the lists; others fall back to a fresh search. Up to `rows × candidates = 4096²` each
+    /// row's list can grow to all candidates; above, lists have one bounded length (at most
+    /// 256 MiB for all rows; a split needing more searches per split). A no-op for data with
+    /// missing values.
+    pub fn sharing_with_first(self, data: &Dataset, candidates: usize) -> Self {
+        let table = candidates.min(data.n_rows()).saturating_mul(data.n_rows()) > SHARED_MAX_ROWS * SHARED_MAX_ROWS;
+        self.sharing(data, candidates, table)
+    }
+
+    fn sharing(mut self, data: &Dataset, candidates: usize, table: bool) -> Self {
         let candidates = candidates.min(data.n_rows());
-        if candidates.saturating_mul(data.n_rows()) <= SHARED_MAX_ROWS * SHARED_MAX_ROWS && !data.has_missing() {
-            self.shared = Some(Arc::new(SharedNeighbors::new(data, candidates)));
+        if !data.has_missing() && u32::try_from(candidates).is_ok() {
+            self.shared = Some(Arc::new(SharedNeighbors::new(data, candidates, table)));
         }
         self
     }
@@ -194,7 +267,9 @@ impl Family for KnnFamily {
             let mut counts = vec![0u16; s.candidates];
             train.rows().iter().for_each(|&r| counts[r] = counts[r].saturating_add(1));
             let single = counts.iter().all(|&c| c <= 1);
-            (Arc::clone(s), counts, single)
+            let mut rows: Vec<u32> = train.rows().iter().map(|&r| r as u32).collect();
+            rows.sort_unstable();
+            Membership { shared: Arc::clone(s), counts, single, rows }
         });
         Ok(Box::new(KnnPath { family: self, model, index: OnceLock::new(), membership }))
     }
@@ -234,7 +309,8 @@ impl KnnFamily {
         let ks = self.ks();
         let kmax = ks.last().copied().unwrap_or(1).min(index.len());
         let d = model.n_features;
-        let search = |p: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(&model.x[p * d..(p + 1) * d], kmax, scratch, out);
+        let rows = |p: usize| &model.x[p * d..(p + 1) * d];
+        let search = |p: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, train.len(), p, kmax, scratch, out);
         let in_model_order = predict_path(&ks, train, &model, &model.y, &search);
         // Rank of each model row in its own neighbour list (kmax when absent).
         let self_rank: Vec<usize> = (0..train.len())
@@ -270,9 +346,19 @@ struct KnnPath<'a> {
     model: KnnModel,
     /// Built on the first prediction that cannot use the shared lists.
     index: OnceLock<NeighborIndex>,
-    /// Shared lists, the training multiplicity of each row and whether every multiplicity is at
-    /// most one, when the training view is of the data set the family shares.
-    membership: Option<(Arc<SharedNeighbors>, Vec<u16>, bool)>,
+    /// When the training view is of the data set the family shares.
+    membership: Option<Membership>,
+}
+
+/// A training view's rows, for walking the shared lists.
+struct Membership {
+    shared: Arc<SharedNeighbors>,
+    /// Training multiplicity of each candidate row.
+    counts: Vec<u16>,
+    /// Whether every multiplicity is at most one.
+    single: bool,
+    /// The training rows in ascending order: the model's row at position p is `rows[p]`.
+    rows: Vec<u32>,
 }
 
 impl KnnPath<'_> {
@@ -282,10 +368,14 @@ impl KnnPath<'_> {
         let ks = self.family.ks();
         let n_train = self.model.y.len();
         let kmax = ks.last().copied().unwrap_or(1).min(n_train);
-        if let Some((shared, counts, single)) = self.membership.as_ref().filter(|(s, ..)| s.uid == validation.data().uid()) {
-            // Enough of the list to hold kmax training rows when they are spread evenly, with a
-            // margin; a row whose training neighbours are rarer reads on into the whole list.
-            let want = (kmax * shared.candidates).div_ceil(n_train.max(1)) * 5 / 4 + 32;
+        // Enough of a shared list to hold kmax training rows when they are spread evenly, with a
+        // margin; a row whose training neighbours are rarer reads on into the whole list (or is
+        // searched per split, past a table's end).
+        let want = |s: &SharedNeighbors| (kmax * s.candidates).div_ceil(n_train.max(1)) * 5 / 4 + 32;
+        let sharing = self.membership.as_ref().filter(|m| m.shared.uid == validation.data().uid() && m.shared.fits(want(&m.shared)));
+        let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
+        if let Some(Membership { shared, counts, single, rows }) = sharing {
+            let want = want(shared);
             let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| {
                 out.clear();
                 if kmax == 0 {
@@ -324,14 +414,22 @@ impl KnnPath<'_> {
                     if list.len() >= shared.candidates {
                         return;
                     }
+                    if let Lists::Table { .. } = shared.lists {
+                        shared.fallbacks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        // The per-split search answers model positions; the walk, row ids.
+                        index().query(validation.x(i), kmax, scratch, out);
+                        out.iter_mut().for_each(|p| *p = rows[*p as usize]);
+                        return;
+                    }
                     pos = list.len();
                     list = shared.list(row, shared.candidates, scratch);
                 }
             };
             return path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts);
         }
-        let index = self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
-        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(validation.x(i), kmax, scratch, out);
+        let index = index();
+        let rows = |i: usize| validation.x(i);
+        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, validation.len(), i, kmax, scratch, out);
         path_values(&ks, validation.len(), &self.model, &self.model.y, &search, with_counts)
     }
 }
@@ -440,7 +538,8 @@ impl Predictor for KnnModel {
         self.check_features(rows)?;
         let index = NeighborIndex::new(self.x.clone(), self.n_features);
         let kmax = self.k.min(index.len());
-        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query(rows.x(i), kmax, scratch, out);
+        let features = |i: usize| rows.x(i);
+        let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&features, rows.len(), i, kmax, scratch, out);
         let mut path = predict_path(&[self.k], rows, self, &self.y, &search);
         Ok(path.remove(0))
     }
@@ -526,7 +625,8 @@ fn path_values(
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     with_counts: bool,
 ) -> PathValues {
-    const BLOCK: usize = 32;
+    // One block of rows per product search (`NeighborIndex::query_row`).
+    const BLOCK: usize = QUERY_BLOCK;
     let m = ks.len();
     let kc = model.n_classes.max(1);
     let classification = model.task == Task::Classification;
@@ -670,8 +770,59 @@ mod tests {
             let fresh =
                 KnnFamily::new((1..=40).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap().sharing_with(&data);
             path_equals_refit(&fresh, &data.view(&left), &data.view(&right), 0.0);
-            assert!(fresh.shared.as_ref().unwrap().full.iter().any(|l| l.get().is_some()), "the fallback was exercised");
+            let Lists::PerRow { full, .. } = &fresh.shared.as_ref().unwrap().lists else { unreachable!("small data: per-row lists") };
+            assert!(full.iter().any(|l| l.get().is_some()), "the fallback was exercised");
         }
+    }
+
+    #[test]
+    fn table_lists_equal_a_fresh_search_and_fall_back_exactly() {
+        // d = 3 (the tree answers the table), d = 24 (the product search); grid-valued features
+        // give exact ties and duplicated points.
+        for (classes, d) in [(Some(2), 3), (Some(3), 24), (None, 24)] {
+            let n = 1300;
+            let data = random_data(n, d, classes, 31);
+            let ks: Vec<f64> = (1..=41).step_by(2).map(f64::from).collect();
+            let fam = KnnFamily::new(ks, data.task(), data.target().n_classes()).unwrap().sharing(&data, n, true);
+            let shared = Arc::clone(fam.shared.as_ref().unwrap());
+            assert!(matches!(shared.lists, Lists::Table { .. }));
+            let val: Vec<usize> = (0..n).filter(|r| r % 5 == 2).collect();
+            let train: Vec<usize> = (0..n).filter(|r| r % 5 != 2).collect();
+            let repeated: Vec<usize> = (0..n * 3 / 4).map(|i| (i * 7) % n / 5 * 5).collect();
+            path_equals_refit(&fam, &data.view(&train), &data.view(&val), 0.0);
+            assert_eq!(shared.fallbacks.load(std::sync::atomic::Ordering::Relaxed), 0, "an even split fits in the table");
+            path_equals_refit(&fam, &data.view(&repeated), &data.view(&val), 0.0);
+            // Training rows on one side only: validation rows' lists (mostly other validation
+            // rows) run short, and those rows are searched per split.
+            let (left, right): (Vec<usize>, Vec<usize>) = (0..n).partition(|&r| data.row(r)[0] < 1.5);
+            assert!(left.len() >= 41 && right.len() > 100);
+            path_equals_refit(&fam, &data.view(&left), &data.view(&right), 0.0);
+            assert!(shared.fallbacks.load(std::sync::atomic::Ordering::Relaxed) > 0, "the fallback was exercised");
+            // and against the independent full sort, for a few rows
+            let predicted = fam.fit_path(&data.view(&left)).unwrap().predict(&data.view(&right)).unwrap();
+            for (g, &k) in fam.ks().iter().enumerate() {
+                for i in (0..right.len()).step_by(37) {
+                    let want = reference(&data.view(&left), data.row(right[i]), k, data.task(), data.target().n_classes());
+                    assert!((predicted[g].value(i) - want).abs() < 1e-12, "d={d} k={k} row={i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_table_beyond_the_memory_limit_is_not_used() {
+        let data = random_data(200, 2, Some(2), 5);
+        let fam = KnnFamily::new(vec![1.0, 5.0], Task::Classification, 2).unwrap().sharing(&data, 200, true);
+        let shared = fam.shared.as_ref().unwrap();
+        assert!(shared.fits(200));
+        // 200 rows × 200 entries is 160 kB: within the limit; a limit-sized request is refused
+        // only for data with more rows than the table can hold.
+        let rows_at_limit = SHARED_TABLE_MAX_BYTES / size_of::<u32>() / 200 + 1;
+        assert!(rows_at_limit > 200);
+        let big = random_data(rows_at_limit.min(400_000), 1, Some(2), 6);
+        let wide = KnnFamily::new(vec![1.0], Task::Classification, 2).unwrap().sharing(&big, big.n_rows(), true);
+        assert!(!wide.shared.as_ref().unwrap().fits(200));
+        assert!(wide.shared.as_ref().unwrap().fits(100));
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! Exact k-nearest-neighbour search: brute force or a k-d tree, chosen automatically.
+//! Exact k-nearest-neighbour search: brute force, a k-d tree or matrix products, chosen automatically.
 //!
-//! Both return the same list: the `k` training points smallest in `(squared Euclidean distance,
+//! All return the same list: the `k` training points smallest in `(squared Euclidean distance,
 //! training position)` order. Distances are summed over coordinates in the same order in both
 //! searches, so ties are resolved identically (by the lower training position) and the tree
 //! answers exactly what brute force answers — a test checks this on tied, duplicated data.
@@ -11,21 +11,27 @@
 //! and the tree's leaf scans 4 % faster; at d = 10 the two then tie near n = 30 000 and the tree
 //! wins above, brute force below (n = 6 000: 0.42 s vs 0.65 s on one thread).
 //!
-//! Choice (measured on the papers' k-NN problem, see docs/BENCHMARKS.md): the tree for d ≤ 16
-//! and at least 1 024 training points, brute force otherwise. Brute force selects and sorts the
-//! k nearest by buckets of distance (see [`sort_by_distance`]), in about linear time.
+//! A third search, for moderate and large d, computes the distances of a block of queries to
+//! every point through matrix products and re-ranks the near-ties exactly ([`super::gemm`]): it
+//! too returns the same list. [`Strategy::choose`] picks one of the three from n and d (measured,
+//! see the family's README). Brute force selects and sorts the k nearest by buckets of distance
+//! (see [`sort_by_distance`]), in about linear time.
+
+use super::gemm::{GemmPoints, GemmScratch, QUERY_BLOCK};
 
 /// A neighbour: squared distance (as ordered bits of a non-negative f64) and training position.
 pub(crate) type Neighbor = (u64, u32);
 
 const LEAF_SIZE: usize = 24;
+/// Below this many points, brute force by column.
 const TREE_MIN_POINTS: usize = 1024;
-const TREE_MAX_DIM: usize = 16;
+/// Below this many points, brute force by column wins for 2 < d < [`GEMM_MIN_DIM_SMALL`].
+const SMALL_POINTS: usize = 4096;
+const GEMM_MIN_DIM_SMALL: usize = 16;
 
 /// Squared Euclidean distance, summed in coordinate order: the reference every search's sums
 /// equal bit for bit (see the module docs; a test checks [`distances_by_column`] against it).
-#[cfg(test)]
-fn dist2(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dist2(a: &[f64], b: &[f64]) -> f64 {
     let mut s = 0.0;
     for (x, y) in a.iter().zip(b) {
         let t = x - y;
@@ -34,13 +40,50 @@ fn dist2(a: &[f64], b: &[f64]) -> f64 {
     s
 }
 
-/// Training points with an optional k-d tree over them.
+/// Training points, organised for one of the three searches.
 pub(crate) struct NeighborIndex {
-    /// Without a tree, the points by column (`x[c * n + j]`); empty with a tree (it holds them).
-    x: Vec<f64>,
     d: usize,
     n: usize,
-    tree: Option<KdTree>,
+    search: Search,
+}
+
+/// The search strategy and its copy of the points.
+enum Search {
+    /// Brute force over the points by column (`x[c * n + j]`).
+    Columns(Vec<f64>),
+    Tree(KdTree),
+    /// Brute force by blocks of queries, through matrix products (see [`super::gemm`]).
+    Gemm(GemmPoints),
+}
+
+/// Which search answers queries over `n` points in `d` dimensions (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Strategy {
+    Columns,
+    Tree,
+    Gemm,
+}
+
+impl Strategy {
+    /// The measured rule (numbers in the family's README). From [`SMALL_POINTS`] points on,
+    /// the tree below a crossover dimension that grows with n (the tree's cost grows about as
+    /// log n, the products' as n): d = 7 at n = 8 000, 10 at n = 32 000, extrapolated as
+    /// `7 + 1.5 log₂(n / 8 000)`; the product search above it. Fewer points: brute force by
+    /// column, except the tree for d ≤ 2 and the products for d ≥ 16.
+    pub(crate) fn choose(n: usize, d: usize) -> Self {
+        if d == 0 || n < TREE_MIN_POINTS {
+            return Strategy::Columns;
+        }
+        if n < SMALL_POINTS {
+            return match d {
+                ..=2 => Strategy::Tree,
+                GEMM_MIN_DIM_SMALL.. => Strategy::Gemm,
+                _ => Strategy::Columns,
+            };
+        }
+        let crossover = 7.0 + 1.5 * (n as f64 / 8000.0).log2().max(0.0);
+        if (d as f64) < crossover { Strategy::Tree } else { Strategy::Gemm }
+    }
 }
 
 struct KdTree {
@@ -59,19 +102,21 @@ enum Node {
 }
 
 impl NeighborIndex {
-    /// Indexes `n = x.len() / d` points; builds a tree when it pays (see module docs).
+    /// Indexes `n = x.len() / d` points with the search [`Strategy::choose`] picks.
     pub(crate) fn new(x: Vec<f64>, d: usize) -> Self {
         let n = x.len().checked_div(d).unwrap_or(0);
-        let use_tree = d > 0 && d <= TREE_MAX_DIM && n >= TREE_MIN_POINTS;
-        Self::with_strategy(x, d, n, use_tree)
+        Self::with_strategy(x, d, Strategy::choose(n, d))
     }
 
-    fn with_strategy(x: Vec<f64>, d: usize, n: usize, use_tree: bool) -> Self {
-        match use_tree {
-            true => Self { tree: Some(KdTree::build(&x, d, n)), x: Vec::new(), d, n },
+    pub(crate) fn with_strategy(x: Vec<f64>, d: usize, strategy: Strategy) -> Self {
+        let n = x.len().checked_div(d).unwrap_or(0);
+        let search = match strategy {
+            Strategy::Tree if d > 0 => Search::Tree(KdTree::build(&x, d, n)),
+            Strategy::Gemm if d > 0 => Search::Gemm(GemmPoints::new(x, d)),
             // Brute force sweeps coordinates over all points: keep the points by column.
-            false => Self { x: by_column(&x, d, n), d, n, tree: None },
-        }
+            _ => Search::Columns(by_column(&x, d, n)),
+        };
+        Self { d, n, search }
     }
 
     /// Number of indexed points.
@@ -87,17 +132,49 @@ impl NeighborIndex {
         if k == 0 {
             return;
         }
-        match &self.tree {
-            Some(tree) => {
+        match &self.search {
+            Search::Tree(tree) => {
                 scratch.heap.clear();
                 tree.query(q, k, self.d, &mut scratch.heap);
                 out.extend(scratch.heap.iter().map(|n| n.1));
             }
-            None => {
-                distances_by_column(q, &self.x, self.n, 0..self.n, &mut scratch.dist);
+            Search::Columns(x) => {
+                distances_by_column(q, x, self.n, 0..self.n, &mut scratch.dist);
                 sort_by_distance(&scratch.dist, k, &mut scratch.sort, out);
             }
+            Search::Gemm(points) => {
+                points.nearest_block(&|_| q, 0..1, k, &mut scratch.gemm);
+                scratch.gemm.block = None;
+                out.extend_from_slice(&scratch.gemm.lists);
+            }
         }
+    }
+
+    /// As [`query`](Self::query) for query `i` of `n_queries` (`rows(i)` its features), when
+    /// every query will be asked for in turn: the product search answers [`QUERY_BLOCK`]
+    /// consecutive queries at once and keeps the others' answers in `scratch` (keyed by the
+    /// block, `k` and the address of the block's first row, so another query set is not
+    /// mistaken for this one).
+    pub(crate) fn query_row<'q>(
+        &self,
+        rows: &dyn Fn(usize) -> &'q [f64],
+        n_queries: usize,
+        i: usize,
+        k: usize,
+        scratch: &mut Scratch,
+        out: &mut Vec<u32>,
+    ) {
+        let Search::Gemm(points) = &self.search else { return self.query(rows(i), k, scratch, out) };
+        let start = i / QUERY_BLOCK * QUERY_BLOCK;
+        let key = (start, rows(start).as_ptr() as usize);
+        let gemm = &mut scratch.gemm;
+        if gemm.block != Some(key) || gemm.width != k.min(self.n) {
+            points.nearest_block(rows, start..(start + QUERY_BLOCK).min(n_queries), k, gemm);
+            gemm.block = Some(key);
+        }
+        let (b, w) = (i % QUERY_BLOCK, gemm.width);
+        out.clear();
+        out.extend_from_slice(&gemm.lists[b * w..(b + 1) * w]);
     }
 }
 
@@ -107,6 +184,7 @@ pub(crate) struct Scratch {
     pub(crate) dist: Vec<f64>,
     pub(crate) sort: SortScratch,
     heap: Vec<Neighbor>,
+    gemm: GemmScratch,
 }
 
 /// The `n` rows of `x` (row-major, `d` columns) stored by column: `out[c * n + j] = x[j * d + c]`.
@@ -345,23 +423,61 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     #[test]
-    fn tree_equals_brute_force_with_ties() {
+    fn tree_and_products_equal_brute_force_with_ties() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         for d in [1usize, 2, 3, 7] {
             // Coarse grid values: many exact distance ties and duplicate points.
             let n = 3000;
             let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(0..6) as f64 * 0.5).collect();
-            let brute = NeighborIndex::with_strategy(x.clone(), d, n, false);
-            let tree = NeighborIndex::with_strategy(x, d, n, true);
+            let brute = NeighborIndex::with_strategy(x.clone(), d, Strategy::Columns);
+            let tree = NeighborIndex::with_strategy(x.clone(), d, Strategy::Tree);
+            let gemm = NeighborIndex::with_strategy(x, d, Strategy::Gemm);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             let mut scratch = Scratch::default();
-            for _ in 0..50 {
-                let q: Vec<f64> = (0..d).map(|_| rng.random_range(0..12) as f64 * 0.25).collect();
-                for k in [1, 7, 64, 200] {
-                    brute.query(&q, k, &mut scratch, &mut a);
-                    tree.query(&q, k, &mut scratch, &mut b);
+            let queries: Vec<f64> = (0..50 * d).map(|_| rng.random_range(0..12) as f64 * 0.25).collect();
+            let rows = |i: usize| &queries[i * d..(i + 1) * d];
+            for k in [1, 7, 64, 200] {
+                for i in 0..50 {
+                    brute.query(rows(i), k, &mut scratch, &mut a);
+                    tree.query(rows(i), k, &mut scratch, &mut b);
+                    assert_eq!(a, b, "d={d} k={k}");
+                    gemm.query_row(&rows, 50, i, k, &mut scratch, &mut b);
                     assert_eq!(a, b, "d={d} k={k}");
                 }
+            }
+        }
+    }
+
+    /// Relative cost of the three searches, one thread, uniform points (intrinsic dimension d),
+    /// 1 024 queries of k = 199 — the data behind [`Strategy::choose`]. Not a check; run with
+    /// `cargo test --release -p agghoo --lib strategy_timings -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn strategy_timings() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let (n_queries, k) = (1024, 199);
+        for n in [2_000usize, 8_000, 32_000] {
+            for d in [2usize, 3, 4, 6, 8, 10, 16, 32, 50] {
+                let x: Vec<f64> = (0..n * d).map(|_| rng.random::<f64>()).collect();
+                let queries: Vec<f64> = (0..n_queries * d).map(|_| rng.random::<f64>()).collect();
+                let rows = |i: usize| &queries[i * d..(i + 1) * d];
+                let mut seconds = Vec::new();
+                let mut answers = Vec::new();
+                for strategy in [Strategy::Columns, Strategy::Tree, Strategy::Gemm] {
+                    let start = std::time::Instant::now();
+                    let index = NeighborIndex::with_strategy(x.clone(), d, strategy);
+                    let (mut scratch, mut out, mut all) = (Scratch::default(), Vec::new(), Vec::new());
+                    for i in 0..n_queries {
+                        index.query_row(&rows, n_queries, i, k, &mut scratch, &mut out);
+                        all.extend_from_slice(&out);
+                    }
+                    seconds.push(start.elapsed().as_secs_f64());
+                    answers.push(all);
+                }
+                assert!(answers.iter().all(|a| *a == answers[0]));
+                let best = seconds.iter().copied().fold(f64::INFINITY, f64::min);
+                let relative: Vec<String> = seconds.iter().map(|s| format!("{:.2}", s / best)).collect();
+                println!("n={n} d={d} columns/tree/gemm relative to the fastest: {}", relative.join(" / "));
             }
         }
     }

@@ -1,0 +1,290 @@
+//! Exact k nearest neighbours of a block of queries through one matrix product per block of points.
+//!
+//! Squared distances are first *approximated* as `‖q‖² + ‖x‖² − 2 q·x` (faer's matrix product
+//! gives every `q·x` of a block at once), then the few points whose approximation is within a
+//! rigorous rounding bound of the k-th nearest are re-ranked with the exact distance every other
+//! search uses ([`dist2`]: coordinates summed in order), by `(distance, position)`. The answer is
+//! therefore the same list, ties and order included, as brute force or the k-d tree; the
+//! approximation only decides which points can be skipped. The proof of the bound is at
+//! [`error_bound`]; a test checks it on adversarial points.
+//!
+//! Points are centred on their mean before the product (not the exact distances): uncentred data
+//! far from the origin (every coordinate near 1 000, say) would make `‖q‖² + ‖x‖²` dwarf the
+//! distances, and the bound, proportional to `‖q‖² + ‖x‖²`, would then keep many candidates.
+
+use super::neighbors::dist2;
+
+/// Queries per matrix product; also the block of rows `path_values` hands one thread.
+pub(crate) const QUERY_BLOCK: usize = 32;
+/// Points per matrix product: a 32 × 512 block of products is 128 KiB, within the L2 cache.
+const POINT_BLOCK: usize = 512;
+
+/// Points prepared for the product: centred copies, their squared norms, and the originals for
+/// the exact distances.
+pub(crate) struct GemmPoints {
+    x: Vec<f64>,
+    centered: Vec<f64>,
+    norms: Vec<f64>,
+    mean: Vec<f64>,
+    d: usize,
+    n: usize,
+}
+
+/// One candidate: bounds on its exact squared distance, and its position.
+#[derive(Clone, Copy)]
+struct Candidate {
+    lower: f64,
+    upper: f64,
+    id: u32,
+}
+
+/// Reusable buffers of one searching thread; `lists` holds the last block's answers.
+#[derive(Default)]
+pub(crate) struct GemmScratch {
+    /// First query of the block whose lists are in `lists` and that query's address (`None`
+    /// before the first block, or after a single query).
+    pub(crate) block: Option<(usize, usize)>,
+    /// `lists[b * width..(b + 1) * width]`: the `width` nearest of the block's query b.
+    pub(crate) lists: Vec<u32>,
+    pub(crate) width: usize,
+    queries: Vec<f64>,
+    query_norms: Vec<f64>,
+    products: Vec<f64>,
+    candidates: Vec<Vec<Candidate>>,
+    exact: Vec<(u64, u32)>,
+}
+
+/// The bound `e(s) = (8d + 32) · u · s + (d + 4) · 2⁻¹⁰²²` on `|a − dist2(q, x)|`, where `a` is the
+/// approximation computed here and `s = fl(‖q'‖² + ‖x'‖²)` the sum of the centred squared norms
+/// (`u = 2⁻⁵³`, the unit roundoff; `γ_m = m·u / (1 − m·u)`; `d · u ≤ 0.01`, i.e. d < 10¹³).
+///
+/// Proof. Let `q' = fl(q − μ)`, `x' = fl(x − μ)` be the centred points, `S = ‖q'‖² + ‖x'‖²`,
+/// `D = ‖q − x‖²` and `D' = ‖q' − x'‖²` in exact arithmetic (`D' ≤ (‖q'‖ + ‖x'‖)² ≤ 2S`).
+/// 1. Centring: `q' − x' = (q − x) + ε` with `|ε_c| ≤ u (|q_c − μ_c| + |x_c − μ_c|)`, so
+///    `‖ε‖ ≤ u/(1−u) · (‖q'‖ + ‖x'‖)` and `|D − D'| ≤ 2‖q' − x'‖‖ε‖ + ‖ε‖² ≤ 2.01 u (‖q'‖ + ‖x'‖)²
+///    ≤ 4.02 u S`.
+/// 2. The approximation: every dot product of length d, in any summation order, with or without
+///    fused multiply-adds (faer's blocked kernels), errs by at most `γ_d Σ|p_c|`. So the norms
+///    err by `γ_d ‖q'‖²` and `γ_d ‖x'‖²`, their sum `s` by `γ_{d+1} S`, and `q'·x'` by
+///    `γ_d ‖q'‖‖x'‖ ≤ γ_d S / 2`; `2 q'·x'` is exact scaling. Hence `s − 2 fl(q'·x')` is within
+///    `2 γ_{d+1} S` of `D'`, and the final subtraction adds `u (D' + 2 γ_{d+1} S)`:
+///    `|a − D'| ≤ 2uS + 2.01 γ_{d+1} S ≤ (2d + 5) u S`.
+/// 3. The reference: `dist2` rounds each difference, each square and each of the d − 1 partial
+///    sums of non-negative terms, so `|dist2 − D| ≤ γ_{d+2} D ≤ γ_{d+2} (2S + 4.02uS) ≤ (2d + 4.1) u S`.
+///
+/// Summing, `|a − dist2| ≤ (4d + 13.2) u S`. The bounds `a ± e` are themselves rounded, which
+/// costs at most `u |a| + u e ≤ 2.1 u S + u e`; and `s ≥ (1 − γ_{d+1}) S`. The factor 2 in
+/// `e` covers both: `fl(a − e) ≤ dist2 ≤ fl(a + e)`. Underflow (gradual, so every rounding
+/// errs by at most 2⁻¹⁰⁷⁵ in absolute terms, at most 4d + 8 roundings, doubled by `2 q'·x'`)
+/// is covered by the absolute term. Overflow cannot occur: the family refuses features whose
+/// squared distances could overflow, and `S` is then at most a quarter of `f64::MAX`.
+fn error_bound(d: usize) -> (f64, f64) {
+    let relative = (8 * d + 32) as f64 * (f64::EPSILON / 2.0);
+    let absolute = (d + 4) as f64 * f64::MIN_POSITIVE;
+    (relative, absolute)
+}
+
+impl GemmPoints {
+    /// Prepares `n = x.len() / d` points (row-major) for [`nearest_block`](Self::nearest_block).
+    pub(crate) fn new(x: Vec<f64>, d: usize) -> Self {
+        let n = x.len().checked_div(d).unwrap_or(0);
+        // Any centre is exact (the bound accounts for the rounding of `x − μ`): the mean keeps
+        // the norms, hence the bound and the candidate count, small.
+        let mut mean = vec![0.0; d];
+        for row in x.chunks_exact(d.max(1)) {
+            mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v);
+        }
+        mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
+        let centered: Vec<f64> = x.chunks_exact(d.max(1)).flat_map(|row| row.iter().zip(&mean).map(|(v, m)| v - m)).collect();
+        let norms = centered.chunks_exact(d.max(1)).map(|row| row.iter().map(|v| v * v).sum()).collect();
+        Self { x, centered, norms, mean, d, n }
+    }
+
+    /// The `min(k, n)` nearest points of each query `query(i)`, `i ∈ range` (at most
+    /// [`QUERY_BLOCK`] of them), by `(dist2, position)`, into `scratch.lists` (`scratch.width`
+    /// per query, in `range` order).
+    pub(crate) fn nearest_block<'q>(
+        &self,
+        query: &dyn Fn(usize) -> &'q [f64],
+        range: std::ops::Range<usize>,
+        k: usize,
+        scratch: &mut GemmScratch,
+    ) {
+        let (d, n) = (self.d, self.n);
+        let k = k.min(n);
+        let n_queries = range.len();
+        scratch.width = k;
+        scratch.lists.clear();
+        if k == 0 || n_queries == 0 {
+            return;
+        }
+        let GemmScratch { queries, query_norms, products, candidates, exact, lists, .. } = scratch;
+        queries.clear();
+        for i in range.clone() {
+            queries.extend(query(i).iter().zip(&self.mean).map(|(v, m)| v - m));
+        }
+        query_norms.clear();
+        query_norms.extend(queries.chunks_exact(d.max(1)).map(|row| row.iter().map(|v| v * v).sum::<f64>()));
+        if d == 0 {
+            query_norms.resize(n_queries, 0.0);
+        }
+        candidates.resize_with(n_queries.max(candidates.len()), Vec::new);
+        let candidates = &mut candidates[..n_queries];
+        candidates.iter_mut().for_each(Vec::clear);
+        let mut thresholds = vec![f64::INFINITY; n_queries];
+        // Enough room to rarely compact, little enough to stay in cache.
+        let capacity = (4 * k).max(64);
+        let (relative, absolute) = error_bound(d);
+        let lhs = faer::MatRef::from_row_major_slice(queries, n_queries, d);
+        for start in (0..n).step_by(POINT_BLOCK) {
+            let end = (start + POINT_BLOCK).min(n);
+            let width = end - start;
+            products.clear();
+            products.resize(n_queries * width, 0.0);
+            let rhs = faer::MatRef::from_row_major_slice(&self.centered[start * d..end * d], width, d);
+            faer::linalg::matmul::matmul(
+                faer::MatMut::from_row_major_slice_mut(products, n_queries, width),
+                faer::Accum::Replace,
+                lhs,
+                rhs.transpose(),
+                1.0,
+                faer::Par::Seq,
+            );
+            for (b, row) in products.chunks_exact(width).enumerate() {
+                let (query_norm, list, threshold) = (query_norms[b], &mut candidates[b], &mut thresholds[b]);
+                for (j, (&product, &norm)) in row.iter().zip(&self.norms[start..end]).enumerate() {
+                    let s = query_norm + norm;
+                    let approx = s - 2.0 * product;
+                    let e = relative * s + absolute;
+                    let lower = approx - e;
+                    // `≤`: a point tied with the threshold may still win on position.
+                    if lower <= *threshold {
+                        list.push(Candidate { lower, upper: approx + e, id: (start + j) as u32 });
+                    }
+                }
+                if list.len() >= capacity {
+                    *threshold = compact(list, k);
+                }
+            }
+        }
+        lists.reserve(n_queries * k);
+        for (b, list) in candidates.iter_mut().enumerate() {
+            compact(list, k);
+            let q = query(range.start + b);
+            exact.clear();
+            exact.extend(list.iter().map(|c| (dist2(q, &self.x[c.id as usize * d..(c.id as usize + 1) * d]).to_bits(), c.id)));
+            // Few candidates (k and the near-ties at the boundary): a full sort is cheap.
+            exact.sort_unstable();
+            lists.extend(exact[..k].iter().map(|&(_, id)| id));
+        }
+    }
+}
+
+/// Keeps the candidates that can still be among the k nearest and returns the new threshold:
+/// the k-th smallest upper bound. At least k points lie at or below it, so a point whose lower
+/// bound exceeds it is farther than k others and cannot be among the k nearest, whatever its
+/// position. With fewer than k candidates nothing is dropped.
+fn compact(list: &mut Vec<Candidate>, k: usize) -> f64 {
+    if list.len() < k {
+        return f64::INFINITY;
+    }
+    let threshold = list.select_nth_unstable_by(k - 1, |a, b| a.upper.total_cmp(&b.upper)).1.upper;
+    list.retain(|c| c.lower <= threshold);
+    threshold
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// Reference: every point's exact distance, fully sorted by (distance, position).
+    fn reference(x: &[f64], d: usize, q: &[f64], k: usize) -> Vec<u32> {
+        let n = x.len() / d;
+        let mut all: Vec<(u64, u32)> = (0..n).map(|j| (dist2(q, &x[j * d..(j + 1) * d]).to_bits(), j as u32)).collect();
+        all.sort_unstable();
+        all.iter().take(k).map(|p| p.1).collect()
+    }
+
+    /// Points built to stress the bound: far from the origin with tiny differences (catastrophic
+    /// cancellation in `‖q‖² + ‖x‖² − 2 q·x`), exact duplicates, and distances equal or one ulp
+    /// apart.
+    fn adversarial(rng: &mut rand_chacha::ChaCha8Rng, n: usize, d: usize, kind: usize) -> Vec<f64> {
+        let offset = [0.0, 1e3, -7.5e5][kind % 3];
+        let base: Vec<f64> = (0..d).map(|_| rng.random::<f64>()).collect();
+        let mut x = Vec::with_capacity(n * d);
+        for j in 0..n {
+            match (kind + j) % 4 {
+                // a grid: many exact ties
+                0 => x.extend((0..d).map(|_| offset + rng.random_range(0..4) as f64 * 0.5)),
+                // one-ulp perturbations of one point
+                1 => x.extend(base.iter().map(|&b| {
+                    let v: f64 = offset + b;
+                    f64::from_bits(v.to_bits().wrapping_add(rng.random_range(0..3)))
+                })),
+                // duplicates of an earlier point
+                2 if j > 0 => {
+                    let src = rng.random_range(0..j);
+                    x.extend_from_within(src * d..(src + 1) * d);
+                }
+                _ => x.extend((0..d).map(|_| offset + rng.random::<f64>() * 1e-6)),
+            }
+        }
+        x
+    }
+
+    #[test]
+    fn gemm_lists_equal_the_exact_order_on_adversarial_points() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(41);
+        let mut scratch = GemmScratch::default();
+        for seed in 0..24usize {
+            let d = [1, 2, 3, 10, 17, 50][seed % 6];
+            let n = [1, 5, 700, 1500][seed % 4];
+            let x = adversarial(&mut rng, n, d, seed);
+            let queries = adversarial(&mut rng, 40, d, seed + 1);
+            let points = GemmPoints::new(x.clone(), d);
+            let query = |i: usize| &queries[i * d..(i + 1) * d];
+            for k in [1, 3, 64, 700] {
+                for range in [0..QUERY_BLOCK, QUERY_BLOCK..40] {
+                    points.nearest_block(&query, range.clone(), k, &mut scratch);
+                    let w = scratch.width;
+                    for (b, i) in range.enumerate() {
+                        assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} d={d} n={n} k={k} i={i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rounding_bound_holds_on_near_cancelling_points() {
+        // The approximation, computed exactly as `nearest_block` does, against the exact sum.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(43);
+        let mut worst = 0.0f64;
+        for seed in 0..60usize {
+            let d = [1, 2, 5, 10, 50][seed % 5];
+            let x = adversarial(&mut rng, 64, d, seed);
+            let points = GemmPoints::new(x.clone(), d);
+            let (relative, absolute) = error_bound(d);
+            let q: Vec<f64> = x[..d].iter().map(|&v| f64::from_bits(v.to_bits() ^ 1)).collect();
+            let qc: Vec<f64> = q.iter().zip(&points.mean).map(|(v, m)| v - m).collect();
+            let qn: f64 = qc.iter().map(|v| v * v).sum();
+            for j in 0..64 {
+                let xc = &points.centered[j * d..(j + 1) * d];
+                // Two summation orders of the product, as a blocked kernel might use.
+                for product in [qc.iter().zip(xc).map(|(a, b)| a * b).sum::<f64>(), qc.iter().zip(xc).rev().map(|(a, b)| a * b).sum()] {
+                    let s = qn + points.norms[j];
+                    let approx = s - 2.0 * product;
+                    let e = relative * s + absolute;
+                    let exact = dist2(&q, &x[j * d..(j + 1) * d]);
+                    assert!(approx - e <= exact && exact <= approx + e, "seed={seed} j={j}: {approx} ± {e} vs {exact}");
+                    if e > 0.0 {
+                        worst = worst.max((approx - exact).abs() / e);
+                    }
+                }
+            }
+        }
+        // The test is meaningful only if the error is not negligible against the bound.
+        assert!(worst > 1e-4, "worst observed error / bound = {worst}");
+    }
+}
