@@ -161,6 +161,14 @@ fn line_numbers_count_crlf_endings_and_libsvm_comments() {
     let regression = CsvOptions { target: Some("y".into()), task: TaskHint::Regression, ..Default::default() };
     let e = read_csv_from("a,y\r\n1,0\r\n2,x\r\n".as_bytes(), Path::new("t.csv"), &regression).unwrap_err();
     assert!(matches!(e, agghoo::Error::NotANumber { line: 3, .. }), "{e}");
+    // blank lines (LF and CRLF, a quoted field spanning lines) count as lines of the file
+    for text in ["a,b,y\n1,2,0\n\n\n3,x,1\n", "a,b,y\r\n1,2,0\r\n\r\n\r\n3,x,1\r\n", "a,b,y\n\n1,\"2\n\",0\n\n3,x,1\n"] {
+        let e = csv(text, "y").unwrap_err();
+        let expected = if text.contains('"') { 6 } else { 5 };
+        assert!(matches!(e, agghoo::Error::NotANumber { line, .. } if line == expected), "{text:?}: {e}");
+    }
+    let blank_then_ragged = format!("a,y\n{}\n\n3,1,2\n", "1,0\n".repeat(5000));
+    assert!(matches!(csv(&blank_then_ragged, "y").unwrap_err(), agghoo::Error::RaggedRow { line: 5004, .. }));
     // LibSVM: comment and blank lines count
     let svm = |text: &str| agghoo::data::read_libsvm_from(text.as_bytes(), Path::new("t.svm"), TaskHint::Regression, None);
     let e = svm("# header comment\n\n1 1:1\nx 2:1\n").unwrap_err();

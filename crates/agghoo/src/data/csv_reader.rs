@@ -131,7 +131,8 @@ pub fn read_csv_header(path: impl AsRef<Path>, delimiter: Option<u8>) -> Result<
 /// [`Error::Io`], [`Error::BadFile`], [`Error::DuplicateColumn`].
 fn open_with_header<R: std::io::Read>(reader: R, path: &Path, delimiter: Option<u8>) -> Result<(csv::Reader<CrlfToLf<R>>, Vec<String>)> {
     use std::io::BufRead;
-    let mut reader = CrlfToLf { inner: std::io::BufReader::new(reader), pending_cr: false };
+    let mut reader =
+        CrlfToLf { inner: std::io::BufReader::new(reader), pending_cr: false, passed: 0, newlines: Default::default(), lines_before: 0 };
     let delimiter = match delimiter {
         Some(d) => d,
         None => detect_delimiter(reader.inner.fill_buf().map_err(|source| Error::Io { path: path.to_path_buf(), source })?, path),
@@ -152,13 +153,32 @@ fn open_with_header<R: std::io::Read>(reader: R, path: &Path, delimiter: Option<
     Ok((rdr, header))
 }
 
-/// A reader turning each `\r\n` into `\n` (a lone `\r` is kept). The CSV parser counts lines by
-/// `\n` and, for a record ended by `\r\n`, counts its `\n` only when it reads the next record,
-/// so without this every line number of a Windows file would be one too small.
+/// A reader turning each `\r\n` into `\n` (a lone `\r` is kept) and counting the lines it hands
+/// over, so that a record's line number is right whatever precedes it: the CSV parser's own count
+/// skips blank lines and, for a record ended by `\r\n`, counts its `\n` only when it reads the
+/// next record.
 struct CrlfToLf<R> {
     inner: std::io::BufReader<R>,
     /// The last byte handed over was a `\r` held back until the next byte is known.
     pending_cr: bool,
+    /// Bytes handed over so far.
+    passed: u64,
+    /// Offsets (in the bytes handed over) of the `\n`s not yet counted by [`CrlfToLf::line_at`];
+    /// bounded by the parser's read-ahead buffer.
+    newlines: std::collections::VecDeque<u64>,
+    /// `\n`s before the last offset asked about.
+    lines_before: u64,
+}
+
+impl<R> CrlfToLf<R> {
+    /// The one-based line of the byte at `offset` (offsets asked about must not decrease).
+    fn line_at(&mut self, offset: u64) -> u64 {
+        while self.newlines.front().is_some_and(|&o| o < offset) {
+            self.newlines.pop_front();
+            self.lines_before += 1;
+        }
+        self.lines_before + 1
+    }
 }
 
 impl<R: std::io::Read> std::io::Read for CrlfToLf<R> {
@@ -197,6 +217,10 @@ impl<R: std::io::Read> std::io::Read for CrlfToLf<R> {
             }
             self.inner.consume(used);
         }
+        for (i, _) in out[..n].iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            self.newlines.push_back(self.passed + i as u64);
+        }
+        self.passed += n as u64;
         Ok(n)
     }
 }
@@ -240,9 +264,13 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     let mut extras: Vec<Vec<String>> = vec![Vec::new(); extra_cols.len()];
     let mut n_dropped = 0usize;
     let mut row_values = Vec::with_capacity(feature_cols.len());
-    for record in rdr.records() {
-        let record = record.map_err(|e| bad(e.to_string()))?;
-        let line = record.position().map_or(0, |p| p.line());
+    let mut record = csv::StringRecord::new();
+    while rdr.read_record(&mut record).map_err(|e| bad(e.to_string()))? {
+        // The parser's record position is taken before it skips blank lines: count instead the
+        // lines up to the record's last byte, less the line breaks inside its quoted fields.
+        let end = rdr.position().byte().saturating_sub(1);
+        let inner_breaks = record.iter().map(|f| f.bytes().filter(|&b| b == b'\n').count() as u64).sum::<u64>();
+        let line = rdr.get_mut().line_at(end).saturating_sub(inner_breaks);
         if record.len() == 1 && record.get(0).is_some_and(|f| f.trim().is_empty()) && header.len() > 1 {
             continue; // blank line
         }
