@@ -196,10 +196,14 @@ fn forests() {
     let model = fit(FamilyKind::Forest, grid("1,2").set("trees", 5), &d, Method::Cv, Preprocess::default());
     assert_round_trip(&model, &d);
     assert_refused(&model, "without trees", |v| member(v)["trees"] = json!([]));
-    assert_refused(&model, "forest tree 1", |v| member(v)["trees"][1]["nodes"][0]["split"]["left"] = json!(100000));
-    assert_refused(&model, "forest tree 0", |v| member(v)["trees"][0]["width"] = json!(1));
+    assert_refused(&model, "forest tree 1: node 0 has child 100000", |v| member(v)["trees"][1]["left"][0] = json!(100000));
+    assert_refused(&model, "forest tree 1: node 1 is reached twice", |v| member(v)["trees"][1]["right"][0] = json!(1));
+    assert_refused(&model, "forest tree 0: leaf entry 0: output 5 of 2", |v| member(v)["trees"][0]["output"][0] = json!(5));
+    assert_refused(&model, "forest tree 0: leaf offsets", |v| pop(&mut member(v)["trees"][0]["offsets"]));
+    assert_refused(&model, "forest tree 2: node or leaf arrays", |v| pop(&mut member(v)["trees"][2]["threshold"]));
+    assert_refused(&model, "forest tree 0: node 0 splits on feature 9", |v| member(v)["trees"][0]["feature"][0] = json!(9));
     assert_refused(&model, "importances", |v| pop(&mut member(v)["impurity_importances"]));
-    assert_refused(&model, "has 2 values per node, expected 1", |v| member(v)["task"] = json!("regression"));
+    assert_refused(&model, "of 1 with value", |v| member(v)["task"] = json!("regression"));
 }
 
 #[test]
@@ -250,7 +254,8 @@ fn predict_on_corrupted_models_is_an_error_not_a_panic() {
         (FamilyKind::Cart, grid("0"), &cls, |m| m["tree"]["width"] = json!(1)),
         (FamilyKind::Cart, grid("0"), &cls, |m| pop(&mut m["tree"]["values"])),
         (FamilyKind::Forest, grid("1").set("trees", 3), &cls, |m| m["trees"] = json!([])),
-        (FamilyKind::Forest, grid("1").set("trees", 3), &cls, |m| m["trees"][2]["nodes"][0]["split"]["left"] = json!(777)),
+        (FamilyKind::Forest, grid("1").set("trees", 3), &cls, |m| m["trees"][2]["left"][0] = json!(777)),
+        (FamilyKind::Forest, grid("1").set("trees", 3), &cls, |m| m["trees"][1]["offsets"] = json!([0])),
         (FamilyKind::Logistic, grid("0.01"), &cls, |m| m["classes"] = json!([0, 1, 9])),
         (FamilyKind::Logistic, grid("0.01"), &cls, |m| m["classes"] = json!([0])),
         (FamilyKind::Logistic, grid("0.01"), &cls, |m| pop(&mut m["coefficients"])),

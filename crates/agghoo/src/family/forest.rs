@@ -28,6 +28,7 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::cart::leaves::LeafTree;
 use super::cart::tree::{Criterion, FeatureSampler, Node, Presorted, Tree, grow};
 use super::cart::{TreeSettings, check_features, corrupted_tree, output_width, predictions_from_values};
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
@@ -90,7 +91,10 @@ pub struct ForestModel {
     task: Task,
     n_classes: usize,
     n_features: usize,
-    trees: Vec<Tree>,
+    /// Splits and sparse leaf values only (model format 3); format 1–2 files, which stored `K`
+    /// values at every node, are read and converted.
+    #[serde(deserialize_with = "read_trees")]
+    trees: Vec<LeafTree>,
     oob_error: Option<f64>,
     impurity_importances: Vec<f64>,
 }
@@ -148,14 +152,20 @@ impl ForestModel {
     }
 
     fn fit_presorted(train: &View<'_>, data: &Presorted, settings: &TreeSettings, n_trees: usize, mtry: usize, seed: Seed) -> Result<Self> {
-        let n = data.n_rows();
-        // A tree has at most 2n − 1 nodes; each holds its split, weight, impurity and `width`
-        // prediction values; each bootstrap keeps n weights until the out-of-bag error is known.
+        let (n, d) = (data.n_rows(), train.n_features());
+        // A kept tree has at most 2n − 1 nodes of 20 bytes and at most n leaf entries of 12 bytes
+        // (a leaf of weight w has at most w nonzero class fractions); each bootstrap keeps n
+        // weights until the out-of-bag error is known. While it grows, a tree also holds a
+        // weight, an impurity and `width` values at every node: one such tree per thread.
         let width = output_width(settings.task, settings.config.n_classes);
-        let node_bytes = (std::mem::size_of::<Node>() + 8 * width) as u128;
-        let tree_bytes = limits::product([2 * n as u128, node_bytes]) + 4 * n as u128;
-        limits::check_memory(format_args!("a forest of {n_trees} trees on {n} rows"), limits::product([n_trees as u128, tree_bytes]))?;
-        let grown: Vec<(Tree, Vec<u32>)> = (0..n_trees)
+        let kept_bytes = limits::product([2 * n as u128, 20]) + limits::product([n as u128, 12 + 4]);
+        let growing_bytes = limits::product([2 * n as u128, (std::mem::size_of::<Node>() + 8 * width) as u128]);
+        let threads = rayon::current_num_threads().min(n_trees) as u128;
+        limits::check_memory(
+            format_args!("a forest of {n_trees} trees on {n} rows"),
+            limits::product([n_trees as u128, kept_bytes]).saturating_add(limits::product([threads, growing_bytes])),
+        )?;
+        let grown: Vec<(LeafTree, Vec<u32>, Vec<f64>)> = (0..n_trees)
             .into_par_iter()
             .map(|b| {
                 let mut rng = seed.rng(Purpose::Learner, b as u64);
@@ -164,9 +174,10 @@ impl ForestModel {
                     weights[rng.random_range(0..n)] += 1;
                 }
                 let tree = grow(data, Some(&weights), &settings.config, Some(FeatureSampler { mtry, rng: &mut rng }));
-                (tree, weights)
+                let kept = LeafTree::from_tree(&tree).ok_or_else(|| Error::Internal(format!("forest tree {b} could not be stored")))?;
+                Ok((kept, weights, tree.impurity_decrease(d)))
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let mut model = ForestModel {
             task: settings.task,
             n_classes: settings.config.n_classes,
@@ -175,10 +186,15 @@ impl ForestModel {
             oob_error: None,
             impurity_importances: Vec::new(),
         };
-        let (trees, weights): (Vec<Tree>, Vec<Vec<u32>>) = grown.into_iter().unzip();
-        model.trees = trees;
+        let mut weights = Vec::with_capacity(n_trees);
+        let mut decreases = Vec::with_capacity(n_trees);
+        for (tree, w, decrease) in grown {
+            model.trees.push(tree);
+            weights.push(w);
+            decreases.push(decrease);
+        }
         model.oob_error = model.out_of_bag_error(train, &weights)?;
-        model.impurity_importances = model.mean_decrease_impurity();
+        model.impurity_importances = mean_decrease_impurity(d, &decreases);
         Ok(model)
     }
 
@@ -208,23 +224,26 @@ impl ForestModel {
         let predictions = predictions_from_values(self.task, self.n_classes, values);
         Loss::default_for(self.task).risk(&predictions, &train.subview(&positions)).map(Some)
     }
+}
 
-    fn mean_decrease_impurity(&self) -> Vec<f64> {
-        let mut total = vec![0.0; self.n_features];
-        for tree in &self.trees {
-            let decrease = tree.impurity_decrease(self.n_features);
-            let sum: f64 = decrease.iter().sum();
-            if sum > 0.0 {
-                total.iter_mut().zip(&decrease).for_each(|(t, d)| *t += d / sum);
-            }
-        }
-        let sum: f64 = total.iter().sum();
+/// Mean decrease in impurity over the trees, from each tree's impurity decreases per feature
+/// (each tree's normalised to sum 1, then the total normalised).
+fn mean_decrease_impurity(n_features: usize, per_tree: &[Vec<f64>]) -> Vec<f64> {
+    let mut total = vec![0.0; n_features];
+    for decrease in per_tree {
+        let sum: f64 = decrease.iter().sum();
         if sum > 0.0 {
-            total.iter_mut().for_each(|t| *t /= sum);
+            total.iter_mut().zip(decrease).for_each(|(t, d)| *t += d / sum);
         }
-        total
     }
+    let sum: f64 = total.iter().sum();
+    if sum > 0.0 {
+        total.iter_mut().for_each(|t| *t /= sum);
+    }
+    total
+}
 
+impl ForestModel {
     fn width(&self) -> usize {
         output_width(self.task, self.n_classes)
     }
@@ -252,13 +271,10 @@ impl ForestModel {
         Ok(())
     }
 
-    /// At least one tree, each with the forest's number of values per node.
+    /// At least one tree.
     fn check_shape(&self) -> Result<()> {
         if self.trees.is_empty() {
             return Err(corrupted_tree("a forest without trees".into()));
-        }
-        if let Some(b) = self.trees.iter().position(|t| t.width != self.width()) {
-            return Err(corrupted_tree(format!("forest tree {b} has {} values per node, expected {}", self.trees[b].width, self.width())));
         }
         Ok(())
     }
@@ -343,12 +359,29 @@ impl Predictor for ForestModel {
 ///
 /// # Errors
 /// [`Error::Numerical`] when the walk leaves the tree (only a corrupted model file can cause it).
-fn add_leaf_values(sum: &mut [f64], tree: &Tree, x: &[f64]) -> Result<()> {
-    let leaf = tree.leaf_values(x).ok_or_else(|| corrupted_tree("a walk left a forest tree".into()))?;
-    for (s, v) in sum.iter_mut().zip(leaf) {
-        *s += v;
+fn add_leaf_values(sum: &mut [f64], tree: &LeafTree, x: &[f64]) -> Result<()> {
+    tree.add_leaf_values(sum, x).ok_or_else(|| corrupted_tree("a walk left a forest tree".into()))
+}
+
+/// Reads a forest's trees: model format 3 stores [`LeafTree`]s; formats 1–2 stored every
+/// node's values, converted here (predictions are unchanged).
+fn read_trees<'de, D: serde::Deserializer<'de>>(reader: D) -> std::result::Result<Vec<LeafTree>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Leaves(LeafTree),
+        Full(Tree),
     }
-    Ok(())
+    Vec::<Stored>::deserialize(reader)?
+        .into_iter()
+        .enumerate()
+        .map(|(b, t)| match t {
+            Stored::Leaves(t) => Ok(t),
+            Stored::Full(t) => {
+                LeafTree::from_tree(&t).ok_or_else(|| serde::de::Error::custom(format!("forest tree {b}: values out of range")))
+            }
+        })
+        .collect()
 }
 
 /// The hyperparameter a forest family's grid sweeps.

@@ -15,12 +15,13 @@ use crate::family::{Model, Predictor};
 use crate::predictions::Predictions;
 
 /// Version of the model-file format this build writes. Versions: 1, the first; 2 adds the
-/// one-vs-one SVC model (`one_vs_one_svc`). A version is bumped whenever a file could hold
+/// one-vs-one SVC model (`one_vs_one_svc`); 3 stores a forest's trees as splits and sparse leaf
+/// values (formats 1–2 forests are still read). A version is bumped whenever a file could hold
 /// something an older build cannot read, so an older build names the version instead of calling
 /// the file corrupted.
-pub const MODEL_FORMAT_VERSION: u32 = 2;
+pub const MODEL_FORMAT_VERSION: u32 = 3;
 
-/// The oldest model-file format this build still reads (every later version only added models).
+/// The oldest model-file format this build still reads.
 pub const MODEL_FORMAT_OLDEST_READ: u32 = 1;
 
 /// What the model was trained on: feature names in order, the task, the class names.

@@ -19,6 +19,7 @@
 //! given to [`build`], so every split is evaluated on the same grid (as in the papers); a split's
 //! own tree may have other breakpoints, and `T(α)` is defined at any α ≥ 0.
 
+pub(crate) mod leaves;
 mod prune;
 pub(crate) mod tree;
 

@@ -60,6 +60,32 @@ impl Criterion {
     }
 }
 
+/// Checks that nodes `0..n` form one tree rooted at node 0: `children(t)` gives a node's two
+/// children (`None` for a leaf) or what is wrong with it; every child must be in range and every
+/// node reached exactly once (no cycle, no shared or unreachable node).
+pub(crate) fn check_preorder_tree(
+    n: usize,
+    mut children: impl FnMut(usize) -> std::result::Result<Option<[usize; 2]>, String>,
+) -> std::result::Result<(), String> {
+    let mut seen = vec![false; n];
+    let mut stack = vec![0usize];
+    while let Some(t) = stack.pop() {
+        if std::mem::replace(&mut seen[t], true) {
+            return Err(format!("node {t} is reached twice (a cycle or a shared subtree)"));
+        }
+        for child in children(t)?.into_iter().flatten() {
+            if child >= n {
+                return Err(format!("node {t} has child {child}, the tree has {n} nodes"));
+            }
+            stack.push(child);
+        }
+    }
+    match seen.iter().position(|&s| !s) {
+        Some(t) => Err(format!("node {t} is unreachable from the root")),
+        None => Ok(()),
+    }
+}
+
 /// How one tree is grown.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct GrowConfig {
@@ -134,31 +160,16 @@ impl Tree {
         if self.values.iter().chain(self.nodes.iter().flat_map(|t| [&t.weight, &t.impurity])).any(|v| !v.is_finite()) {
             return Err("a non-finite node value".into());
         }
-        let mut seen = vec![false; n];
-        let mut stack = vec![0usize];
-        while let Some(t) = stack.pop() {
-            if std::mem::replace(&mut seen[t], true) {
-                return Err(format!("node {t} is reached twice (a cycle or a shared subtree)"));
+        check_preorder_tree(n, |t| {
+            let Some(s) = &self.nodes[t].split else { return Ok(None) };
+            if s.feature as usize >= n_features {
+                return Err(format!("node {t} splits on feature {}, the model has {n_features}", s.feature));
             }
-            if let Some(s) = &self.nodes[t].split {
-                if s.feature as usize >= n_features {
-                    return Err(format!("node {t} splits on feature {}, the model has {n_features}", s.feature));
-                }
-                if s.threshold.is_nan() {
-                    return Err(format!("node {t} has a NaN threshold"));
-                }
-                for child in [s.left as usize, s.right as usize] {
-                    if child >= n {
-                        return Err(format!("node {t} has child {child}, the tree has {n} nodes"));
-                    }
-                    stack.push(child);
-                }
+            if s.threshold.is_nan() {
+                return Err(format!("node {t} has a NaN threshold"));
             }
-        }
-        match seen.iter().position(|&s| !s) {
-            Some(t) => Err(format!("node {t} is unreachable from the root")),
-            None => Ok(()),
-        }
+            Ok(Some([s.left as usize, s.right as usize]))
+        })
     }
     /// The id the next pushed node will get, recorded as the `(parent, is_left)` child link:
     /// both builders create nodes in preorder from a stack.
