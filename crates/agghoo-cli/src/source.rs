@@ -232,23 +232,13 @@ fn check_plan_flags(args: &PlanArgs, kind: PlanKind) -> Result<()> {
     Ok(())
 }
 
-/// Parses an outer plan: `vfold:V`, `repeated:V:R`, `5x2`, `mc:V:TAU`, `loo`, `holdout:TAU`;
-/// stratified by class with `stratify` (leave-one-out cannot be).
+/// Parses an outer plan (the forms of [`Plan::parse`]), naming `--outer` in errors.
 pub fn outer_plan(text: &str, stratify: bool) -> Result<Plan> {
-    let bad = || usage(format!("--outer `{text}`: expected vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo or holdout:TAU"));
-    let parts: Vec<&str> = text.split(':').collect();
-    let int = |s: &str| s.parse::<usize>().map_err(|_| bad());
-    let real = |s: &str| s.parse::<f64>().map_err(|_| bad());
-    Ok(match parts.as_slice() {
-        ["vfold", v] => Plan::VFold(VFold { stratify, ..VFold::new(int(v)?)? }),
-        ["repeated", v, r] => Plan::RepeatedVFold(RepeatedVFold { n_folds: int(v)?, n_repeats: int(r)?, stratify }),
-        ["5x2"] => Plan::RepeatedVFold(RepeatedVFold { n_folds: 2, n_repeats: 5, stratify }),
-        ["mc", v, t] => Plan::MonteCarlo(MonteCarlo { stratify, ..MonteCarlo::new(int(v)?, real(t)?)? }),
-        ["loo"] if stratify => {
-            return Err(usage(format!("--stratify has no effect on --outer {text}: leave-one-out has one row per fold")));
+    Plan::parse(text, stratify).map_err(|e| match e {
+        agghoo::Error::InvalidParameter { name: "plan", expected, .. } => usage(format!("--outer `{text}`: expected {expected}")),
+        agghoo::Error::InvalidParameter { name: "stratify", .. } => {
+            usage(format!("--stratify has no effect on --outer {text}: only vfold, repeated, mc and holdout plans are stratified"))
         }
-        ["loo"] => Plan::LeaveOneOut(LeaveOneOut),
-        ["holdout", t] => Plan::HoldOut(HoldOut { stratify, ..HoldOut::new(real(t)?)? }),
-        _ => return Err(bad()),
+        other => other.into(),
     })
 }

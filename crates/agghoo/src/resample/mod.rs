@@ -131,7 +131,51 @@ pub enum Plan {
     UserFolds(UserFolds),
 }
 
+/// The forms [`Plan::parse`] reads.
+pub const PLAN_FORMS: &str = "vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, holdout:TAU, lpo:P:MAX or bootstrap:B";
+
 impl Plan {
+    /// Parses a plan written as `vfold:V`, `repeated:V:R`, `5x2` (five times 2-fold), `mc:V:TAU`,
+    /// `loo`, `holdout:TAU`, `lpo:P:MAX` (at most MAX subsets of P rows) or `bootstrap:B`;
+    /// stratified by class when `stratify` (V-fold, repeated, Monte-Carlo and hold-out).
+    ///
+    /// ```
+    /// use agghoo::resample::Plan;
+    /// assert_eq!(Plan::parse("mc:10:0.8", false)?.describe(), Plan::parse(" mc:10:0.8", false)?.describe());
+    /// assert!(Plan::parse("vfold:x", false).is_err());
+    /// assert!(Plan::parse("loo", true).is_err());
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`plan`) for another form, (`stratify`) for a plan that cannot
+    /// be stratified, and each plan's own parameter errors.
+    pub fn parse(text: &str, stratify: bool) -> Result<Plan> {
+        let bad = || Error::invalid("plan", PLAN_FORMS, text);
+        let parts: Vec<&str> = text.trim().split(':').map(str::trim).collect();
+        let int = |s: &str| s.parse::<usize>().map_err(|_| bad());
+        let real = |s: &str| s.parse::<f64>().map_err(|_| bad());
+        let plan = match parts.as_slice() {
+            ["vfold", v] => Plan::VFold(VFold { stratify, ..VFold::new(int(v)?)? }),
+            ["repeated", v, r] => Plan::RepeatedVFold(RepeatedVFold { n_folds: int(v)?, n_repeats: int(r)?, stratify }),
+            ["5x2"] => Plan::RepeatedVFold(RepeatedVFold { n_folds: 2, n_repeats: 5, stratify }),
+            ["mc", v, t] => Plan::MonteCarlo(MonteCarlo { stratify, ..MonteCarlo::new(int(v)?, real(t)?)? }),
+            ["holdout", t] => Plan::HoldOut(HoldOut { stratify, ..HoldOut::new(real(t)?)? }),
+            ["loo"] => Plan::LeaveOneOut(LeaveOneOut),
+            ["lpo", p, max] => Plan::LeavePOut(LeavePOut { p: int(p)?, max_splits: int(max)?.max(1) }),
+            ["bootstrap", b] => Plan::Bootstrap(Bootstrap { n_resamples: int(b)? }),
+            _ => return Err(bad()),
+        };
+        if stratify && !matches!(plan, Plan::VFold(_) | Plan::RepeatedVFold(_) | Plan::MonteCarlo(_) | Plan::HoldOut(_)) {
+            return Err(Error::invalid(
+                "stratify",
+                "false for this plan (only V-fold, repeated, Monte-Carlo and hold-out are stratified)",
+                text,
+            ));
+        }
+        Ok(plan)
+    }
+
     /// Draws the concrete splits.
     ///
     /// # Errors

@@ -1,0 +1,293 @@
+//! `agghoo._native`: the compiled half of the Python package `agghoo`.
+//!
+//! Kept deliberately thin: arrays come in as contiguous `float64` (the Python layer converts),
+//! options as the CLI spells them, structured results as the library's JSON; every computation
+//! runs with the GIL released. The Python modules in `python/agghoo/` give it scikit-learn's
+//! shape.
+
+mod errors;
+
+use agghoo::data::{Dataset, Preprocess, Target};
+use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
+use agghoo::loss::Loss;
+use agghoo::resample::{Plan, PlanContext, TrainFraction};
+use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, TieRule};
+use agghoo::{Predictions, Seed};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::errors::{Failure, Outcome, invalid};
+
+/// A row-major copy of a 2-D float64 array and its shape.
+fn matrix(x: &PyReadonlyArray2<'_, f64>) -> Outcome<(Vec<f64>, usize, usize)> {
+    let (n, d) = (x.shape()[0], x.shape()[1]);
+    let values = x.as_slice().map_err(|_| invalid("X", "a C-contiguous float64 array", "a non-contiguous array"))?.to_vec();
+    Ok((values, n, d))
+}
+
+/// Runs `work` on `threads` threads (all cores when `None`) with the GIL released.
+fn compute<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce() -> Outcome<T> + Send) -> Outcome<T> {
+    py.detach(|| match threads {
+        None | Some(0) => work(),
+        Some(t) => {
+            agghoo::limits::check_count(agghoo::limits::Count::Threads, t as u128, format_args!("n_jobs = {t}"))?;
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| Failure::internal(e.to_string()))?;
+            pool.install(work)
+        }
+    })
+}
+
+/// The target as the library holds it: class indices with their names, or reals.
+fn target(y: &[f64], class_names: Option<Vec<String>>) -> Outcome<Target> {
+    Ok(match class_names {
+        None => Target::Real(y.to_vec()),
+        Some(names) => {
+            let labels = y
+                .iter()
+                .map(|&v| {
+                    if v >= 0.0 && v.fract() == 0.0 && (v as usize) < names.len() {
+                        Ok(v as u32)
+                    } else {
+                        Err(invalid("y", "class indices", v))
+                    }
+                })
+                .collect::<Outcome<Vec<u32>>>()?;
+            Target::Classes { labels, names }
+        }
+    })
+}
+
+fn method(name: &str) -> Outcome<Method> {
+    Method::ALL
+        .into_iter()
+        .find(|m| m.name() == name)
+        .ok_or_else(|| invalid("method", "agghoo, majhoo, cv, holdout, acv, ekcv or subagging", name))
+}
+
+fn aggregation(name: Option<&str>) -> Outcome<Option<Aggregation>> {
+    Ok(match name {
+        None | Some("auto") => None,
+        Some("mean") => Some(Aggregation::Mean),
+        Some("vote") => Some(Aggregation::Vote),
+        Some("soft") => Some(Aggregation::SoftVote),
+        Some("score") => Some(Aggregation::ScoreMean),
+        Some(other) => return Err(invalid("aggregation", "auto, mean, vote, soft or score", other)),
+    })
+}
+
+/// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
+/// returns the fitted model with the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=false, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn select(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    family: &str,
+    grid: Option<String>,
+    params: Vec<(String, String)>,
+    method: &str,
+    plan: &str,
+    stratify: bool,
+    loss: Option<&str>,
+    tie: &str,
+    aggregation: Option<&str>,
+    one_se: bool,
+    standardize: bool,
+    inner_tau: Option<f64>,
+    seed: u64,
+    threads: Option<usize>,
+) -> PyResult<(Model, String)> {
+    let (values, _, _) = matrix(&x)?;
+    let y = y.as_slice().map_err(|_| invalid("y", "a contiguous float64 array", "a non-contiguous array"))?.to_vec();
+    let kind = FamilyKind::parse(family).map_err(Failure::from)?;
+    let mut family_params = FamilyParams::default();
+    if let Some(g) = grid {
+        family_params.grid = Some(GridSpec::parse(&g).map_err(Failure::from)?);
+    }
+    for (k, v) in params {
+        family_params.insert_pair(&format!("{k}={v}")).map_err(Failure::from)?;
+    }
+    let method = self::method(method)?;
+    let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
+    let mut config = SelectConfig::new(method);
+    config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
+    config.tie = match tie {
+        "first" => TieRule::First,
+        "last" => TieRule::Last,
+        other => return Err(invalid("tie", "first or last", other).into()),
+    };
+    config.aggregation = self::aggregation(aggregation)?;
+    config.one_standard_error = one_se;
+    if let Some(tau) = inner_tau {
+        config.inner_fraction = TrainFraction::new(tau).map_err(Failure::from)?;
+    }
+    config.seed = Seed(seed);
+    let target = target(&y, class_names)?;
+    let (model, report) = compute(py, threads, move || {
+        let data = Dataset::new_with_missing(values, feature_names, target, "y")?;
+        config.preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+        let fam = family::build_for(kind, &family_params, &data, &config.preprocess)?;
+        let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
+        Ok(agghoo::select::select(fam.as_ref(), &data, &splits, &config)?)
+    })?;
+    let report = serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()))?;
+    Ok((Model { inner: model }, report))
+}
+
+/// The training and validation rows of one split.
+type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>);
+
+/// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by
+/// `strata` (class indices) when given and `stratify`; a list of (train, validation) index arrays.
+#[pyfunction]
+#[pyo3(signature = (plan, n_rows, seed=0, stratify=false, strata=None, groups=None))]
+fn splits<'py>(
+    py: Python<'py>,
+    plan: &str,
+    n_rows: usize,
+    seed: u64,
+    stratify: bool,
+    strata: Option<Vec<u32>>,
+    groups: Option<Vec<u32>>,
+) -> PyResult<Vec<IndexPair<'py>>> {
+    let plan = match (plan.trim().split(':').next(), groups.is_some()) {
+        (Some("group"), true) => {
+            let v = plan.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", plan))?;
+            Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v })
+        }
+        _ => Plan::parse(plan, stratify).map_err(Failure::from)?,
+    };
+    let splits = compute(py, None, move || {
+        let ctx = PlanContext { n_rows, strata: strata.as_deref(), groups: groups.as_deref() };
+        Ok(plan.instantiate(&ctx, Seed(seed))?)
+    })?;
+    Ok(splits.iter().map(|s| (PyArray1::from_slice(py, s.train()), PyArray1::from_slice(py, s.validation()))).collect())
+}
+
+/// A fitted model: the library's `FittedModel` (the CLI's model file), picklable.
+#[pyclass(frozen, module = "agghoo._native")]
+struct Model {
+    inner: FittedModel,
+}
+
+impl Model {
+    /// `x` as a data set of the model's features (a placeholder target: prediction ignores it).
+    fn rows(&self, x: &PyReadonlyArray2<'_, f64>) -> Outcome<Dataset> {
+        let (values, n, d) = matrix(x)?;
+        let schema = &self.inner.schema;
+        if d != schema.feature_names.len() {
+            return Err(Failure::from(agghoo::Error::SchemaMismatch(format!(
+                "the model has {} features, X has {d} columns",
+                schema.feature_names.len()
+            ))));
+        }
+        let target = if schema.class_names.is_empty() {
+            Target::Real(vec![0.0; n])
+        } else {
+            Target::Classes { labels: vec![0; n], names: schema.class_names.clone() }
+        };
+        Ok(Dataset::new_with_missing(values, schema.feature_names.clone(), target, schema.target_name.clone())?)
+    }
+
+    fn run(&self, py: Python<'_>, x: &PyReadonlyArray2<'_, f64>) -> Outcome<Predictions> {
+        let rows = self.rows(x)?;
+        let model = &self.inner;
+        compute(py, None, move || Ok(model.predict(&rows)?))
+    }
+}
+
+#[pymethods]
+impl Model {
+    /// Reads a model from the JSON text of a model file.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        Ok(Self { inner: FittedModel::from_json(text, std::path::Path::new("<model>")).map_err(Failure::from)? })
+    }
+
+    /// Reads a model file written by `agghoo select --out` or by `save`.
+    #[staticmethod]
+    fn load(path: std::path::PathBuf) -> PyResult<Self> {
+        Ok(Self { inner: FittedModel::load(&path).map_err(Failure::from)? })
+    }
+
+    /// The model file's JSON text.
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner).map_err(|e| Failure::internal(e.to_string()).into())
+    }
+
+    /// Writes the model file (the format `agghoo predict --model` reads).
+    fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
+        self.inner.save(&path).map_err(|e| Failure::from(e).into())
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let from_json = slf.get_type().getattr("from_json")?;
+        let text = slf.get().to_json()?;
+        Ok((from_json, PyTuple::new(slf.py(), [text])?))
+    }
+
+    /// Predicted values (regression) or class indices (classification).
+    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self.run(py, &x)? {
+            Predictions::Real(v) => PyArray1::from_vec(py, v).into_any(),
+            Predictions::Classes { labels, .. } => PyArray1::from_vec(py, labels.into_iter().map(i64::from).collect()).into_any(),
+        })
+    }
+
+    /// Class probabilities (rows × classes), or `None` when the model has none.
+    fn predict_proba<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        match self.run(py, &x)? {
+            Predictions::Classes { proba: Some(p), n_classes, .. } => {
+                let n = p.len() / n_classes.max(1);
+                Ok(Some(PyArray1::from_vec(py, p).reshape([n, n_classes])?))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Binary decision scores (positive for the second class), or `None` when the model has none.
+    fn decision_function<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+        match self.run(py, &x)? {
+            Predictions::Classes { decision: Some(d), .. } => Ok(Some(PyArray1::from_vec(py, d))),
+            _ => Ok(None),
+        }
+    }
+
+    /// The feature names the model was trained on, in order.
+    #[getter]
+    fn feature_names(&self) -> Vec<String> {
+        self.inner.schema.feature_names.clone()
+    }
+
+    /// The class names (empty for regression).
+    #[getter]
+    fn class_names(&self) -> Vec<String> {
+        self.inner.schema.class_names.clone()
+    }
+
+    /// The hyperparameter value of each member.
+    #[getter]
+    fn member_values(&self) -> Vec<f64> {
+        self.inner.members().iter().map(|m| m.value).collect()
+    }
+}
+
+/// The library version.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Model>()?;
+    m.add_function(wrap_pyfunction!(select, m)?)?;
+    m.add_function(wrap_pyfunction!(splits, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

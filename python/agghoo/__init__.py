@@ -1,0 +1,33 @@
+"""agghoo: honest, fast model selection — aggregated hold-out (Agghoo / Majhoo), cross-validation
+and path-aware learner families, with scikit-learn's conventions and a Rust engine."""
+
+from . import _native
+from ._estimators import AgghooClassifier, AgghooRegressor, load_model
+from .exceptions import AgghooError
+from .model_selection import (
+    AgghooSplitter,
+    Bootstrap,
+    HoldOut,
+    LeaveOneOut,
+    LeavePOut,
+    MonteCarloSplit,
+    RepeatedVFold,
+    VFold,
+)
+
+__version__ = _native.version()
+
+__all__ = [
+    "AgghooClassifier",
+    "AgghooRegressor",
+    "AgghooError",
+    "AgghooSplitter",
+    "Bootstrap",
+    "HoldOut",
+    "LeaveOneOut",
+    "LeavePOut",
+    "MonteCarloSplit",
+    "RepeatedVFold",
+    "VFold",
+    "load_model",
+]

@@ -1,0 +1,55 @@
+"""The Python package and the CLI give the same results for the same seed, and read each other's
+model files."""
+
+import json
+
+import numpy as np
+
+from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, VFold, load_model
+from conftest import write_csv
+
+
+def test_same_seed_same_selection_and_predictions_as_the_cli(tmp_path, cli, breast_cancer):
+    X, y = breast_cancer
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    out = json.loads(cli("select", "--data", data, "--target", "y", "--method", "majhoo", "--seed", 7, "--json", "--out", tmp_path / "cli.json"))
+    clf = AgghooClassifier(method="majhoo", random_state=7).fit(X, y)
+    assert clf.member_values_ == out["result"]["member_values"]
+    assert [s["selected_value"] for s in out["result"]["report"]["splits"]] == clf.selected_params_
+    assert clf.report_["splits"] == out["result"]["report"]["splits"]
+    cli("predict", "--model", tmp_path / "cli.json", "--data", data, "--out", tmp_path / "pred.csv")
+    cli_labels = np.loadtxt(tmp_path / "pred.csv", delimiter=",", skiprows=1, usecols=1)
+    np.testing.assert_array_equal(clf.predict(X), cli_labels.astype(int))
+
+
+def test_model_files_travel_both_ways(tmp_path, cli, diabetes):
+    X, y = diabetes
+    data = write_csv(tmp_path / "d.csv", X, y)
+    cli("select", "--data", data, "--target", "y", "--family", "ridge", "--method", "agghoo", "--seed", 3, "--out", tmp_path / "cli.json")
+    cli("predict", "--model", tmp_path / "cli.json", "--data", data, "--out", tmp_path / "cli-pred.csv")
+    cli_pred = np.loadtxt(tmp_path / "cli-pred.csv", delimiter=",", skiprows=1, usecols=1)
+    loaded = load_model(tmp_path / "cli.json")
+    np.testing.assert_array_equal(loaded.predict(X), cli_pred)
+    reg = AgghooRegressor(family="ridge", random_state=3).fit(X, y)
+    np.testing.assert_array_equal(reg.predict(X), cli_pred)
+    reg.save(tmp_path / "py.json")
+    cli("predict", "--model", tmp_path / "py.json", "--data", data, "--out", tmp_path / "py-pred.csv")
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "py-pred.csv", delimiter=",", skiprows=1, usecols=1), cli_pred)
+
+
+def test_splitters_give_the_cli_index_sets(tmp_path, cli, breast_cancer):
+    X, y = breast_cancer
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    cases = [
+        (MonteCarloSplit(5, 0.7, random_state=11), ["--plan", "mc", "--splits", 5, "--tau", 0.7]),
+        (MonteCarloSplit(5, 0.7, stratify=True, random_state=11), ["--plan", "mc", "--splits", 5, "--tau", 0.7, "--stratify"]),
+        (VFold(4, random_state=11), ["--plan", "vfold", "--splits", 4]),
+        (VFold(4, stratify=True, random_state=11), ["--plan", "vfold", "--splits", 4, "--stratify"]),
+    ]
+    for splitter, flags in cases:
+        cli("splits", "--data", data, "--target", "y", "--seed", 11, *flags, "--out", tmp_path / "s.json")
+        expected = json.loads((tmp_path / "s.json").read_text())["splits"]
+        got = list(splitter.split(X, y))
+        assert len(got) == len(expected) == splitter.get_n_splits(X, y)
+        for (train, validation), e in zip(got, expected):
+            assert train.tolist() == e["train"] and validation.tolist() == e["validation"], splitter

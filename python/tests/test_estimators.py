@@ -1,0 +1,124 @@
+import pickle
+
+import cloudpickle
+import joblib
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit
+
+
+def _expected_failures(estimator):
+    if isinstance(estimator, AgghooClassifier) and estimator.method in ("agghoo", "majhoo") and estimator.aggregation in (None, "vote"):
+        reason = (
+            "hard-vote aggregation (Majhoo's definition): predict is the members' majority vote, predict_proba "
+            "the mean of their probabilities, so argmax(predict_proba) can differ from predict on a few rows; "
+            "aggregation='soft' makes them agree"
+        )
+        return {"check_classifiers_train": reason}
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        AgghooClassifier(),
+        AgghooClassifier(aggregation="soft"),
+        AgghooClassifier(family="logistic", method="cv", plan="vfold:3"),
+        AgghooRegressor(family="ridge"),
+        AgghooRegressor(family="knn", method="cv", plan="vfold:3"),
+    ],
+    expected_failed_checks=_expected_failures,
+)
+def test_scikit_learn_conventions(estimator, check):
+    check(estimator)
+
+
+def test_majhoo_knn_on_breast_cancer(breast_cancer):
+    X, y = breast_cancer
+    clf = AgghooClassifier(method="majhoo", random_state=1).fit(X, y)
+    assert len(clf.member_values_) == 10 and len(clf.selected_params_) == 10
+    assert clf.member_values_ == clf.selected_params_
+    assert clf.score(X, y) > 0.9
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(y), 2) and np.allclose(proba.sum(axis=1), 1.0)
+    # the vote of the members' predictions
+    assert set(clf.predict(X)) <= set(clf.classes_)
+
+
+def test_cv_results_follow_grid_search_layout(breast_cancer):
+    X, y = breast_cancer
+    clf = AgghooClassifier(grid=[1, 3, 5, 7], method="cv", plan="vfold:5").fit(X, y)
+    r = clf.cv_results_
+    assert [p["k"] for p in r["params"]] == [1, 3, 5, 7]
+    splits = np.array([r[f"split{j}_test_score"] for j in range(5)])
+    np.testing.assert_allclose(r["mean_test_score"], splits.mean(axis=0))
+    np.testing.assert_allclose(r["std_test_score"], splits.std(axis=0))
+    assert r["rank_test_score"][np.argmax(r["mean_test_score"])] == 1
+    # the library's mean risk weights each split by its validation size (folds of 114 and 113)
+    sizes = np.array([s["n_validation"] for s in clf.report_["splits"]])
+    np.testing.assert_allclose(r["weighted_mean_risk"], -(sizes @ splits) / sizes.sum(), rtol=1e-12)
+    # CV selects the grid point of lowest mean risk and refits it
+    assert clf.member_values_ == [r["params"][int(np.argmin(r["weighted_mean_risk"]))]["k"]]
+
+
+@pytest.mark.parametrize("dumps,loads", [(pickle.dumps, pickle.loads), (cloudpickle.dumps, pickle.loads)])
+def test_pickled_estimators_predict_identically(breast_cancer, dumps, loads):
+    X, y = breast_cancer
+    clf = AgghooClassifier(method="majhoo").fit(X, y)
+    back = loads(dumps(clf))
+    np.testing.assert_array_equal(back.predict(X), clf.predict(X))
+    np.testing.assert_array_equal(back.predict_proba(X), clf.predict_proba(X))
+
+
+def test_joblib_round_trip(tmp_path, diabetes):
+    X, y = diabetes
+    reg = AgghooRegressor(family="ridge", grid="log:1e-3:1e2:12").fit(X, y)
+    joblib.dump(reg, tmp_path / "reg.joblib")
+    back = joblib.load(tmp_path / "reg.joblib")
+    np.testing.assert_array_equal(back.predict(X), reg.predict(X))
+
+
+def test_inside_pipeline_cross_validate_and_grid_search(breast_cancer):
+    X, y = breast_cancer
+    pipe = make_pipeline(StandardScaler(), AgghooClassifier(family="logistic", method="agghoo"))
+    scores = cross_validate(pipe, X, y, cv=MonteCarloSplit(3, 0.8, random_state=2))["test_score"]
+    assert len(scores) == 3 and scores.min() > 0.9
+    search = GridSearchCV(AgghooClassifier(), {"method": ["agghoo", "cv"]}, cv=3).fit(X, y)
+    assert search.best_params_["method"] in ("agghoo", "cv")
+    c = clone(AgghooClassifier(family="svc", grid="log:0.01:10:5"))
+    assert c.get_params()["family"] == "svc" and not hasattr(c, "model_")
+
+
+def test_same_seed_same_result_any_thread_count(diabetes):
+    X, y = diabetes
+    a = AgghooRegressor(family="lasso", random_state=4, n_jobs=1).fit(X, y)
+    b = AgghooRegressor(family="lasso", random_state=4, n_jobs=2).fit(X, y)
+    assert a.member_values_ == b.member_values_
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_pandas_columns_are_feature_names(breast_cancer):
+    pd = pytest.importorskip("pandas")
+    X, y = breast_cancer
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    clf = AgghooClassifier().fit(frame, y)
+    assert list(clf.feature_names_in_) == list(frame.columns)
+    assert clf.model_.feature_names == list(frame.columns)
+    np.testing.assert_array_equal(clf.predict(frame), AgghooClassifier().fit(X, y).predict(X))
+
+
+def test_missing_values_follow_the_missing_option(diabetes):
+    X, y = diabetes
+    X = X.copy()
+    X[::7, 2] = np.nan
+    with pytest.raises(ValueError):
+        AgghooRegressor(family="ridge").fit(X, y)
+    reg = AgghooRegressor(family="ridge", missing="median").fit(X, y)
+    assert np.isfinite(reg.predict(X)).all()
+    dropped = AgghooRegressor(family="ridge", missing="drop").fit(X, y)
+    assert np.isfinite(dropped.predict(X[1:7])).all()

@@ -1,0 +1,32 @@
+import pickle
+
+import numpy as np
+import pytest
+
+import agghoo
+from agghoo import exceptions
+
+
+def test_version_and_exports():
+    assert agghoo.__version__.count(".") == 2
+    assert issubclass(exceptions.AgghooError, ValueError)
+    assert issubclass(exceptions.AgghooIOError, OSError)
+
+
+def test_library_errors_arrive_as_typed_exceptions():
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(exceptions.ParameterError, match="grid"):
+        agghoo.AgghooClassifier(grid="5:1:1").fit(X, y)
+    with pytest.raises(exceptions.ParameterError, match="plan"):
+        agghoo.AgghooClassifier(plan="nonsense:3").fit(X, y)
+    with pytest.raises(exceptions.ResourceLimitError, match="limit"):
+        agghoo.AgghooClassifier(grid="log:1:100:1000000000").fit(X, y)
+    with pytest.raises(exceptions.AgghooIOError):
+        agghoo.load_model("/nonexistent/model.json")
+
+
+def test_exceptions_pickle():
+    e = exceptions.FitError("split 2: fit failed")
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is exceptions.FitError and str(back) == str(e)
