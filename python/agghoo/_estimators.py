@@ -8,7 +8,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _native
+from . import _native, meta
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
@@ -59,6 +59,10 @@ class _Agghoo(BaseEstimator):
         inner_tau=None,
         random_state=0,
         n_jobs=None,
+        estimator=None,
+        param_grid=None,
+        cv=None,
+        scoring=None,
     ):
         self.family = family
         self.grid = grid
@@ -77,6 +81,10 @@ class _Agghoo(BaseEstimator):
         self.inner_tau = inner_tau
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.cv = cv
+        self.scoring = scoring
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -214,6 +222,18 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         The seed every random choice follows from (same seed, same result as the CLI).
     n_jobs : int, optional
         Threads; all cores when omitted. Results do not depend on it.
+    estimator : scikit-learn estimator, optional
+        Any classifier (regressor for :class:`AgghooRegressor`) to select among instead of a
+        built-in family: each candidate of ``param_grid`` is fitted in Python on every split, and
+        agghoo's rules select and aggregate (``method`` agghoo, majhoo, cv or holdout).
+    param_grid : dict or list of dicts, optional
+        The candidates for ``estimator``, as ``GridSearchCV``'s; with ``one_se`` the first
+        candidate is the simplest.
+    cv : cross-validator, optional
+        The splits for ``estimator`` (any scikit-learn splitter); by default the plan above.
+    scoring : str or callable, optional
+        The validation score for ``estimator`` (risk = −score); the estimator's ``score`` by
+        default.
 
     Attributes
     ----------
@@ -235,6 +255,8 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
 
     def fit(self, X, y):
         """Select and fit on ``X``, ``y``; returns ``self``."""
+        if self.estimator is not None:
+            return meta.fit(self, X, y)
         X, y = self._validate(X, y, needs_y=True)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
@@ -244,19 +266,26 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
 
     def predict(self, X):
         """Predicted class labels."""
+        if self.estimator is not None:
+            check_is_fitted(self)
+            return meta.predict(self, X)
         rows = self._rows(X)
         return self.classes_[self.model_.predict(rows)]
 
-    @available_if(lambda self: self.family in _PROBA_FAMILIES)
+    @available_if(lambda self: hasattr(self.estimator, "predict_proba") if self.estimator is not None else self.family in _PROBA_FAMILIES)
     def predict_proba(self, X):
-        """Class probabilities, columns in the order of ``classes_``."""
+        """Class probabilities, columns in the order of ``classes_`` (with a hard vote: the
+        fractions of the members voting for each class)."""
+        if self.estimator is not None:
+            check_is_fitted(self)
+            return meta.predict_proba(self, X)
         rows = self._rows(X)
         proba = self.model_.predict_proba(rows)
         if proba is None:
             raise AttributeError(f"family {self.family!r} with method {self.method!r} gives no probabilities")
         return proba
 
-    @available_if(lambda self: self.family in _SCORE_FAMILIES)
+    @available_if(lambda self: self.estimator is None and self.family in _SCORE_FAMILIES)
     def decision_function(self, X):
         """Binary problems: a score per row, positive for ``classes_[1]``."""
         rows = self._rows(X)
@@ -278,11 +307,16 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
 
     def fit(self, X, y):
         """Select and fit on ``X``, ``y``; returns ``self``."""
+        if self.estimator is not None:
+            return meta.fit(self, X, y)
         X, y = self._validate(X, y, needs_y=True)
         return self._fit(X, y, None)
 
     def predict(self, X):
         """Predicted values."""
+        if self.estimator is not None:
+            check_is_fitted(self)
+            return meta.predict(self, X)
         rows = self._rows(X)
         return self.model_.predict(rows)
 

@@ -16,9 +16,9 @@ from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit
 def _expected_failures(estimator):
     if isinstance(estimator, AgghooClassifier) and estimator.method in ("agghoo", "majhoo") and estimator.aggregation in (None, "vote"):
         reason = (
-            "hard-vote aggregation (Majhoo's definition): predict is the members' majority vote, predict_proba "
-            "the mean of their probabilities, so argmax(predict_proba) can differ from predict on a few rows; "
-            "aggregation='soft' makes them agree"
+            "hard vote (Majhoo's definition): predict_proba is the fraction of members voting for each class and "
+            "a tied vote goes to the member with the lowest validation risk, so argmax(predict_proba) can differ "
+            "from predict on tied rows; aggregation='soft' makes them agree"
         )
         return {"check_classifiers_train": reason}
     return {}

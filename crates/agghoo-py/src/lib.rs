@@ -72,6 +72,7 @@ fn aggregation(name: Option<&str>) -> Outcome<Option<Aggregation>> {
         Some("vote") => Some(Aggregation::Vote),
         Some("soft") => Some(Aggregation::SoftVote),
         Some("score") => Some(Aggregation::ScoreMean),
+        Some("single") => Some(Aggregation::Single),
         Some(other) => return Err(invalid("aggregation", "auto, mean, vote, soft or score", other)),
     })
 }
@@ -116,11 +117,7 @@ fn select(
     let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
     let mut config = SelectConfig::new(method);
     config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    config.tie = match tie {
-        "first" => TieRule::First,
-        "last" => TieRule::Last,
-        other => return Err(invalid("tie", "first or last", other).into()),
-    };
+    config.tie = tie_rule(tie)?;
     config.aggregation = self::aggregation(aggregation)?;
     config.one_standard_error = one_se;
     if let Some(tau) = inner_tau {
@@ -277,6 +274,85 @@ impl Model {
     }
 }
 
+fn tie_rule(tie: &str) -> Outcome<TieRule> {
+    match tie {
+        "first" => Ok(TieRule::First),
+        "last" => Ok(TieRule::Last),
+        other => Err(invalid("tie", "first or last", other)),
+    }
+}
+
+/// The index of the smallest risk, ties (within the library's relative tolerance) by `tie`.
+#[pyfunction]
+#[pyo3(signature = (risks, tie="first"))]
+fn argmin(risks: Vec<f64>, tie: &str) -> PyResult<usize> {
+    Ok(agghoo::select::argmin(&risks, tie_rule(tie)?).map_err(Failure::from)?)
+}
+
+/// The one-standard-error rule: the simplest grid point whose mean risk is within one standard
+/// error of the smallest (the first grid point is the simplest unless `larger_is_simpler`).
+#[pyfunction]
+#[pyo3(signature = (mean, standard_error, tie="first", larger_is_simpler=false))]
+fn one_standard_error(mean: Vec<f64>, standard_error: Vec<f64>, tie: &str, larger_is_simpler: bool) -> PyResult<usize> {
+    Ok(agghoo::select::one_standard_error(&mean, &standard_error, tie_rule(tie)?, larger_is_simpler).map_err(Failure::from)?)
+}
+
+/// The CV curve of `risks[split][grid point]` on validation sets of `sizes[split]` rows: the
+/// size-weighted mean risk and the standard error of each grid point.
+#[pyfunction]
+fn risk_curve(risks: Vec<Vec<f64>>, sizes: Vec<usize>) -> PyResult<(Vec<f64>, Vec<f64>)> {
+    if risks.len() != sizes.len() || risks.iter().any(|r| r.len() != risks[0].len()) {
+        return Err(invalid(
+            "risks",
+            "one row of equal length per split, and one size per split",
+            format!("{} rows, {} sizes", risks.len(), sizes.len()),
+        )
+        .into());
+    }
+    let rows: Vec<&[f64]> = risks.iter().map(Vec::as_slice).collect();
+    let curve = agghoo::select::risk_curve(&rows, &sizes);
+    Ok((curve.mean, curve.standard_error))
+}
+
+/// Combines the members' predictions of the same rows (`how`: mean, vote, soft, score), as the
+/// library's models do: regression `values[member][row]`; classification `labels[member][row]`
+/// with `n_classes` and, for the soft vote, `proba[member]` (rows × classes, row-major), for
+/// the score mean `decision[member][row]`. `member_risks` orders the vote's tie rule. Returns
+/// (values or labels, probabilities row-major or None).
+#[pyfunction]
+#[pyo3(signature = (how, member_risks, values=None, labels=None, n_classes=0, proba=None, decision=None))]
+#[allow(clippy::too_many_arguments)]
+fn aggregate(
+    how: &str,
+    member_risks: Vec<f64>,
+    values: Option<Vec<Vec<f64>>>,
+    labels: Option<Vec<Vec<u32>>>,
+    n_classes: usize,
+    proba: Option<Vec<Vec<f64>>>,
+    decision: Option<Vec<Vec<f64>>>,
+) -> PyResult<(Vec<f64>, Option<Vec<f64>>)> {
+    let how = self::aggregation(Some(how))?.unwrap_or(Aggregation::Single);
+    let members: Vec<Predictions> = match (values, labels) {
+        (Some(values), None) => values.into_iter().map(Predictions::Real).collect(),
+        (None, Some(labels)) => {
+            let mut proba = proba.map(|p| p.into_iter().map(Some).collect::<Vec<_>>()).unwrap_or_else(|| vec![None; labels.len()]);
+            let mut decision = decision.map(|d| d.into_iter().map(Some).collect::<Vec<_>>()).unwrap_or_else(|| vec![None; labels.len()]);
+            proba.resize(labels.len(), None);
+            decision.resize(labels.len(), None);
+            labels
+                .into_iter()
+                .zip(proba.into_iter().zip(decision))
+                .map(|(labels, (proba, decision))| Predictions::Classes { labels, n_classes, proba, decision })
+                .collect()
+        }
+        _ => return Err(invalid("members", "either values (regression) or labels (classification)", "both or neither").into()),
+    };
+    Ok(match agghoo::select::aggregate(&members, &member_risks, how).map_err(Failure::from)? {
+        Predictions::Real(v) => (v, None),
+        Predictions::Classes { labels, proba, .. } => (labels.into_iter().map(f64::from).collect(), proba),
+    })
+}
+
 /// The library version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -289,5 +365,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(splits, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(argmin, m)?)?;
+    m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;
+    m.add_function(wrap_pyfunction!(risk_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     Ok(())
 }

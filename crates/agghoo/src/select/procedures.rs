@@ -283,11 +283,27 @@ fn resolve_aggregation(config: &SelectConfig, task: Task, n_classes: usize) -> R
 
 /// The CV curve: size-weighted mean over splits and the standard error (see [`CvCurve`]).
 pub(crate) fn cv_curve(outcomes: &[SplitOutcome]) -> CvCurve {
-    let m = outcomes.first().map_or(0, |o| o.risks[0].len());
-    let weights: Vec<f64> = outcomes.iter().map(|o| o.n_validation as f64).collect();
+    let risks: Vec<&[f64]> = outcomes.iter().map(|o| o.risks[0].as_slice()).collect();
+    let sizes: Vec<usize> = outcomes.iter().map(|o| o.n_validation).collect();
+    risk_curve(&risks, &sizes)
+}
+
+/// The CV curve of per-split risks `risks[j][g]` (split j, grid point g) on validation sets of
+/// `sizes[j]` rows: for each grid point the mean over splits weighted by validation size, and
+/// the standard error of the plain mean (0 for one split). A split with fewer risks than the
+/// first counts as NaN where it has none.
+///
+/// ```
+/// use agghoo::select::risk_curve;
+/// let curve = risk_curve(&[&[0.2, 0.1], &[0.4, 0.1]], &[10, 30]);
+/// assert!((curve.mean[0] - 0.35).abs() < 1e-15 && curve.standard_error[1] == 0.0);
+/// ```
+pub fn risk_curve(risks: &[&[f64]], sizes: &[usize]) -> CvCurve {
+    let m = risks.first().map_or(0, |r| r.len());
+    let weights: Vec<f64> = sizes.iter().map(|&n| n as f64).collect();
     let (mean, standard_error) = (0..m)
         .map(|g| {
-            let values: Vec<f64> = outcomes.iter().map(|o| o.risks[0][g]).collect();
+            let values: Vec<f64> = risks.iter().map(|r| r.get(g).copied().unwrap_or(f64::NAN)).collect();
             let (mean, se) = summarize(&values, Some(&weights));
             (mean, se.unwrap_or(0.0))
         })

@@ -1,0 +1,136 @@
+"""Agghoo, Majhoo, CV and hold-out over any scikit-learn estimator.
+
+The fits happen in Python (one ``clone`` of the estimator per split and candidate, splits in
+parallel with joblib); the splits, the selection rules (argmin with the library's tie rule and
+tolerance, the one-standard-error rule, the size-weighted CV curve) and the aggregation of the
+members come from agghoo's engine, so they are the same rules as for the built-in families.
+"""
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterGrid, check_cv
+
+from . import _native
+
+_META_METHODS = ("agghoo", "majhoo", "cv", "holdout")
+
+
+def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep):
+    """Fit every candidate on one training set; return the validation risks (−score), the index of
+    the winner and, when `keep`, the winner fitted on the training set."""
+    risks, fitted = [], []
+    for params in candidates:
+        model = clone(estimator).set_params(**params).fit(_take(X, train), y[train])
+        risks.append(-float(scorer(model, _take(X, validation), y[validation])))
+        fitted.append(model if keep else None)
+    best = _native.argmin(risks, tie)
+    return risks, best, fitted[best]
+
+
+def _take(X, rows):
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
+
+
+def fit(self, X, y):
+    """Fit ``self`` (an AgghooClassifier / AgghooRegressor with ``estimator`` set) on ``X``, ``y``."""
+    if self.method not in _META_METHODS:
+        raise ValueError(f"with estimator=, method must be one of {', '.join(_META_METHODS)}, got {self.method!r}")
+    if self.param_grid is None:
+        raise ValueError("estimator= needs param_grid= (a dict of lists, or a list of such dicts)")
+    candidates = list(ParameterGrid(self.param_grid))
+    classifier = is_classifier(self)
+    if classifier != is_classifier(self.estimator):
+        raise ValueError(f"{type(self).__name__} needs a {'classifier' if classifier else 'regressor'} as estimator")
+    y = np.asarray(y)
+    if classifier:
+        self.classes_ = np.unique(y)
+    splitter = self.cv
+    if splitter is None:
+        from .model_selection import AgghooSplitter
+        from ._estimators import _default_plan
+
+        splitter = AgghooSplitter(_default_plan(self.method, self.n_splits, self.tau), stratify=self.stratify, random_state=self.random_state)
+    splitter = check_cv(splitter, y, classifier=classifier)
+    splits = list(splitter.split(X, y))
+    if self.method == "holdout":
+        splits = splits[:1]
+    scorer = check_scoring(self.estimator, scoring=self.scoring)
+    keep = self.method != "cv"
+    results = Parallel(n_jobs=self.n_jobs)(
+        delayed(_evaluate_split)(self.estimator, candidates, scorer, X, y, train, validation, self.tie, keep) for train, validation in splits
+    )
+    risks = [r for r, _, _ in results]
+    sizes = [len(validation) for _, validation in splits]
+    mean, se = _native.risk_curve(risks, sizes)
+    self.candidates_ = candidates
+    self.selected_index_ = [best for _, best, _ in results]
+    self.selected_params_ = [candidates[b] for b in self.selected_index_]
+    self.cv_results_ = {
+        "params": candidates,
+        **{f"split{j}_test_score": -np.asarray(r) for j, r in enumerate(risks)},
+        "mean_test_score": -np.mean(risks, axis=0),
+        "std_test_score": np.std(risks, axis=0),
+        "weighted_mean_risk": np.asarray(mean),
+        "weighted_mean_risk_se": np.asarray(se),
+    }
+    order = np.argsort(-self.cv_results_["mean_test_score"], kind="stable")
+    self.cv_results_["rank_test_score"] = np.empty(len(candidates), dtype=np.int32)
+    self.cv_results_["rank_test_score"][order] = np.arange(1, len(candidates) + 1)
+    if self.method == "cv":
+        m = _native.one_standard_error(mean, se, self.tie) if self.one_se else _native.argmin(mean, self.tie)
+        self.best_params_ = candidates[m]
+        self.members_ = [clone(self.estimator).set_params(**candidates[m]).fit(X, y)]
+        self.member_risks_ = [mean[m]]
+    else:
+        self.members_ = [model for _, _, model in results]
+        self.member_risks_ = [r[b] for r, b in zip(risks, self.selected_index_)]
+    self.n_features_in_ = getattr(self.members_[0], "n_features_in_", None)
+    return self
+
+
+def _how(self):
+    if len(self.members_) == 1:
+        return "single"
+    if self.aggregation is not None:
+        return self.aggregation
+    return "vote" if is_classifier(self) else "mean"
+
+
+def _combine(self, X):
+    how = _how(self)
+    if not is_classifier(self):
+        values, _ = _native.aggregate(how, self.member_risks_, values=[np.asarray(m.predict(X), dtype=float).tolist() for m in self.members_])
+        return np.asarray(values), None
+    index = {c: i for i, c in enumerate(self.classes_.tolist())}
+    labels = [[index[c] for c in np.asarray(m.predict(X)).tolist()] for m in self.members_]
+    proba = None
+    if how == "soft":
+        proba = [_member_proba(self, m, X).ravel().tolist() for m in self.members_]
+    codes, combined = _native.aggregate(how, self.member_risks_, labels=labels, n_classes=len(self.classes_), proba=proba)
+    combined = None if combined is None else np.asarray(combined).reshape(-1, len(self.classes_))
+    return self.classes_[np.asarray(codes, dtype=np.intp)], combined
+
+
+def _member_proba(self, member, X):
+    """A member's probabilities in the columns of ``self.classes_`` (a member trained on a split
+    may have seen fewer classes)."""
+    p = member.predict_proba(X)
+    out = np.zeros((p.shape[0], len(self.classes_)))
+    for j, c in enumerate(member.classes_):
+        out[:, int(np.searchsorted(self.classes_, c))] = p[:, j]
+    return out
+
+
+def predict(self, X):
+    return _combine(self, X)[0]
+
+
+def predict_proba(self, X):
+    if _how(self) == "single":
+        return _member_proba(self, self.members_[0], X)
+    if _how(self) == "soft":
+        return _combine(self, X)[1]
+    _, proba = _combine(self, X)
+    return proba
