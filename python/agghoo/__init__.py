@@ -3,6 +3,7 @@ and path-aware learner families, with scikit-learn's conventions and a Rust engi
 
 from . import _native
 from ._estimators import AgghooClassifier, AgghooRegressor, load_model
+from ._functions import RiskEstimate, estimate_risk
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -29,5 +30,7 @@ __all__ = [
     "MonteCarloSplit",
     "RepeatedVFold",
     "VFold",
+    "RiskEstimate",
+    "estimate_risk",
     "load_model",
 ]

@@ -53,3 +53,31 @@ def test_splitters_give_the_cli_index_sets(tmp_path, cli, breast_cancer):
         assert len(got) == len(expected) == splitter.get_n_splits(X, y)
         for (train, validation), e in zip(got, expected):
             assert train.tolist() == e["train"] and validation.tolist() == e["validation"], splitter
+
+
+def test_estimate_risk_equals_the_cli(tmp_path, cli, diabetes, breast_cancer):
+    import pickle
+
+    from agghoo import estimate_risk
+
+    X, y = diabetes
+    data = write_csv(tmp_path / "d.csv", X, y)
+    cases = [
+        (["--family", "ridge", "--param", 0.5, "--plan", "vfold", "--splits", 5], dict(family="ridge", value=0.5, plan="vfold:5")),
+        (["--family", "ridge", "--param", 0.5, "--plan", "loo"], dict(family="ridge", value=0.5, plan="loo")),
+        (["--family", "knn", "--param", 7, "--plan", "bootstrap", "--splits", 20], dict(family="knn", value=7, plan="bootstrap:20")),
+        (["--family", "lasso", "--param", 0.1, "--plan", "mc", "--splits", 6, "--tau", 0.7, "--loss", "squared,absolute"],
+         dict(family="lasso", value=0.1, plan="mc:6:0.7", loss=["squared", "absolute"])),
+    ]
+    for flags, kwargs in cases:
+        out = json.loads(cli("estimate", "--data", data, "--target", "y", "--seed", 4, "--json", *flags))["result"]
+        ours = estimate_risk(X, y, random_state=4, **kwargs)
+        assert ours.to_dict()["estimate"] == out["estimate"], flags
+        assert ours.to_dict()["bootstrap"] == out.get("bootstrap"), flags
+        assert pickle.loads(pickle.dumps(ours)) == ours
+    Xc, yc = breast_cancer
+    data = write_csv(tmp_path / "bc.csv", Xc, yc)
+    out = json.loads(cli("estimate", "--data", data, "--target", "y", "--seed", 2, "--json", "--family", "knn", "--param", 5, "--plan", "vfold", "--stratify", "--loss", "01,logloss"))["result"]
+    ours = estimate_risk(Xc, yc, family="knn", value=5, plan="vfold:10", stratify=True, loss=["01", "logloss"], random_state=2)
+    assert ours.to_dict()["estimate"] == out["estimate"]
+    assert 0 < ours["01"] < 0.15 and ours.to_frame().shape[0] == 2

@@ -58,6 +58,27 @@ fn target(y: &[f64], class_names: Option<Vec<String>>) -> Outcome<Target> {
     })
 }
 
+/// A family and its parameters as the CLI's `--family`, `--grid` and `--param KEY=VALUE` give them.
+fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String)>) -> Outcome<(FamilyKind, FamilyParams)> {
+    let kind = FamilyKind::parse(family)?;
+    let mut family_params = FamilyParams { grid, ..FamilyParams::default() };
+    for (k, v) in params {
+        family_params.insert_pair(&format!("{k}={v}"))?;
+    }
+    Ok((kind, family_params))
+}
+
+/// The features and target of a call as a data set (NaN features mean missing values).
+fn dataset(
+    values: Vec<f64>,
+    feature_names: Vec<String>,
+    y: &PyReadonlyArray1<'_, f64>,
+    class_names: Option<Vec<String>>,
+) -> Outcome<Dataset> {
+    let y = y.as_slice().map_err(|_| invalid("y", "a contiguous float64 array", "a non-contiguous array"))?;
+    Ok(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?)
+}
+
 fn method(name: &str) -> Outcome<Method> {
     Method::ALL
         .into_iter()
@@ -104,15 +125,8 @@ fn select(
     threads: Option<usize>,
 ) -> PyResult<(Model, String)> {
     let (values, _, _) = matrix(&x)?;
-    let y = y.as_slice().map_err(|_| invalid("y", "a contiguous float64 array", "a non-contiguous array"))?.to_vec();
-    let kind = FamilyKind::parse(family).map_err(Failure::from)?;
-    let mut family_params = FamilyParams::default();
-    if let Some(g) = grid {
-        family_params.grid = Some(GridSpec::parse(&g).map_err(Failure::from)?);
-    }
-    for (k, v) in params {
-        family_params.insert_pair(&format!("{k}={v}")).map_err(Failure::from)?;
-    }
+    let data = dataset(values, feature_names, &y, class_names)?;
+    let (kind, family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let method = self::method(method)?;
     let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
     let mut config = SelectConfig::new(method);
@@ -124,9 +138,7 @@ fn select(
         config.inner_fraction = TrainFraction::new(tau).map_err(Failure::from)?;
     }
     config.seed = Seed(seed);
-    let target = target(&y, class_names)?;
     let (model, report) = compute(py, threads, move || {
-        let data = Dataset::new_with_missing(values, feature_names, target, "y")?;
         config.preprocess = Preprocess { impute_median: data.has_missing(), standardize };
         let fam = family::build_for(kind, &family_params, &data, &config.preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
@@ -138,6 +150,65 @@ fn select(
 
 /// The training and validation rows of one split.
 type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>);
+
+/// The risk of one rule (`family` at hyperparameter `value`) estimated on the splits of `plan`,
+/// with the standard error, for each of `losses` (the task's default when empty); closed-form
+/// leave-one-out / GCV where the family has it (unless `closed_form` is false) and, for a
+/// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
+/// result (`estimate`, `bootstrap`) as JSON text.
+#[pyfunction]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=false, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn estimate(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    family: &str,
+    value: f64,
+    params: Vec<(String, String)>,
+    plan: &str,
+    stratify: bool,
+    losses: Vec<String>,
+    standardize: bool,
+    closed_form: bool,
+    seed: u64,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    use agghoo::estimate::{BootstrapConfig, ClosedFormPolicy, EstimateConfig, bootstrap_risk_on, estimate_risk};
+    let (values, _, _) = matrix(&x)?;
+    let data = dataset(values, feature_names, &y, class_names)?;
+    let (kind, params) = family_spec(family, Some(GridSpec::Values(vec![value])), params)?;
+    let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
+    let is_bootstrap = plan.trim().starts_with("bootstrap");
+    let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
+    let seed = Seed(seed);
+    let out = compute(py, threads, move || {
+        let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+        let rule = family::build_for(kind, &params, &data, &preprocess)?;
+        let splits = plan.instantiate(&PlanContext::of(&data), seed)?;
+        let config = EstimateConfig {
+            losses: losses.clone(),
+            preprocess,
+            keep_predictions: false,
+            closed_form: if closed_form { ClosedFormPolicy::Auto } else { ClosedFormPolicy::Never },
+            progress: None,
+        };
+        let estimate = estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
+        let bootstrap = if is_bootstrap {
+            let mut b = BootstrapConfig::new(splits.len());
+            b.seed = seed;
+            b.loss = losses.first().copied();
+            b.preprocess = preprocess;
+            Some(bootstrap_risk_on(rule.as_ref(), 0, &data, &splits, &b)?)
+        } else {
+            None
+        };
+        Ok(serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }))
+    })?;
+    Ok(out.to_string())
+}
 
 /// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by
 /// `strata` (class indices) when given and `stratify`; a list of (train, validation) index arrays.
@@ -364,6 +435,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(splits, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

@@ -1,0 +1,149 @@
+"""Risk estimation as a function, with a picklable result object."""
+
+import copy
+import json
+
+import numpy as np
+
+from . import _native
+
+__all__ = ["estimate_risk", "RiskEstimate"]
+
+
+class RiskEstimate:
+    """The estimated risk of one rule, with standard errors (one row per loss).
+
+    ``to_dict()`` gives the library's full result (the CLI's ``estimate --json`` ``result``:
+    the per-split risks, the method — resampling or closed form —, GCV where available, and for a
+    bootstrap plan the naive, leave-one-out, .632 and .632+ estimators); ``to_frame()`` the
+    summary table as a pandas DataFrame.
+    """
+
+    def __init__(self, result):
+        self._result = result
+
+    @property
+    def summaries(self):
+        """A list of ``{"loss", "estimate", "standard_error"}`` dicts."""
+        return [dict(s) for s in self._result["estimate"]["summaries"]]
+
+    @property
+    def bootstrap(self):
+        """The bootstrap estimators (``None`` unless the plan was ``bootstrap:B``)."""
+        return copy.deepcopy(self._result.get("bootstrap"))
+
+    def __getitem__(self, loss):
+        for s in self._result["estimate"]["summaries"]:
+            if s["loss"] == loss:
+                return s["estimate"]
+        raise KeyError(loss)
+
+    def to_dict(self):
+        return copy.deepcopy(self._result)
+
+    def to_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.summaries).set_index("loss")
+
+    def __repr__(self):
+        rows = ", ".join(f"{s['loss']}={s['estimate']:.6g}±{(s['standard_error'] or float('nan')):.2g}" for s in self.summaries)
+        return f"RiskEstimate({rows})"
+
+    def __eq__(self, other):
+        return isinstance(other, RiskEstimate) and self._result == other._result
+
+
+def _task_of(y, task):
+    if task not in ("auto", "classification", "regression"):
+        raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
+    if task == "auto":
+        return "regression" if np.asarray(y).dtype.kind == "f" else "classification"
+    return task
+
+
+def estimate_risk(
+    X,
+    y,
+    family="knn",
+    value=None,
+    params=None,
+    plan="vfold:10",
+    stratify=False,
+    loss=None,
+    standardize=False,
+    missing="error",
+    closed_form=True,
+    task="auto",
+    random_state=0,
+    n_jobs=None,
+):
+    """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        NaN marks a missing value (see ``missing``).
+    y : array-like of shape (n_samples,)
+    family : str, default="knn"
+        A built-in family (the CLI's names).
+    value : float
+        The hyperparameter value of the rule (k, λ, C, α, ...).
+    params : dict, optional
+        Other family parameters, as the CLI's ``--param KEY=VALUE``.
+    plan : str, default="vfold:10"
+        ``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``holdout:TAU``, ``loo``,
+        ``lpo:P:MAX`` or ``bootstrap:B`` (which adds the .632 and .632+ estimators).
+    stratify : bool, default=False
+    loss : str or list of str, optional
+        ``squared``, ``absolute``, ``01``, ``logloss``, ...; the task's default when omitted.
+    standardize : bool, default=False
+    missing : {"error", "median"}, default="error"
+    closed_form : bool, default=True
+        Use exact closed-form leave-one-out / GCV where the family has it.
+    task : {"auto", "classification", "regression"}, default="auto"
+        ``auto``: regression for a float ``y``, classification otherwise.
+    random_state : int, default=0
+        The seed (the CLI's ``--seed``).
+    n_jobs : int, optional
+        Threads (results do not depend on it).
+
+    Returns
+    -------
+    RiskEstimate
+    """
+    if value is None:
+        raise ValueError("value: give the hyperparameter value of the rule to evaluate")
+    if missing not in ("error", "median"):
+        raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    if missing == "error" and np.isnan(X).any():
+        raise ValueError("X contains NaN: use missing='median' to impute inside each training set")
+    y = np.asarray(y)
+    class_names = None
+    if _task_of(y, task) == "classification":
+        classes, codes = np.unique(y, return_inverse=True)
+        class_names = [str(c) for c in classes]
+        y = codes
+    losses = [loss] if isinstance(loss, str) else list(loss or [])
+    names = [str(c) for c in getattr(X, "columns", [])] or [f"x{j}" for j in range(X.shape[1])]
+    params = [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (params or {}).items()]
+    text = _native.estimate(
+        X,
+        np.ascontiguousarray(y, dtype=np.float64),
+        names,
+        class_names,
+        family,
+        float(value),
+        params,
+        plan,
+        stratify=bool(stratify),
+        losses=losses,
+        standardize=bool(standardize),
+        closed_form=bool(closed_form),
+        seed=0 if random_state is None else int(random_state),
+        threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+    )
+    return RiskEstimate(json.loads(text))
