@@ -3,7 +3,7 @@ and path-aware learner families, with scikit-learn's conventions and a Rust engi
 
 from . import _native
 from ._estimators import AgghooClassifier, AgghooRegressor, load_model
-from ._functions import RiskEstimate, estimate_risk
+from ._functions import Comparison, RiskEstimate, compare, estimate_risk, nested_cv
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -30,7 +30,10 @@ __all__ = [
     "MonteCarloSplit",
     "RepeatedVFold",
     "VFold",
+    "Comparison",
     "RiskEstimate",
+    "compare",
+    "nested_cv",
     "estimate_risk",
     "load_model",
 ]

@@ -1,4 +1,4 @@
-"""Risk estimation as a function, with a picklable result object."""
+"""Risk estimation and nested comparison of procedures as functions, with picklable result objects."""
 
 import copy
 import json
@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _native
 
-__all__ = ["estimate_risk", "RiskEstimate"]
+__all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison"]
 
 
 class RiskEstimate:
@@ -147,3 +147,127 @@ def estimate_risk(
         threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
     )
     return RiskEstimate(json.loads(text))
+
+
+class Comparison:
+    """Nested cross-validation of selection procedures on identical outer splits.
+
+    ``procedures`` holds each procedure's test risk ± standard error, its per-split test risks and
+    the values it selected; ``comparisons`` the paired differences of every pair with the
+    Nadeau–Bengio corrected resampled t-test. ``to_dict()`` is the CLI's ``compare --json``
+    ``result``; ``to_frame()`` one row per procedure.
+    """
+
+    def __init__(self, result):
+        self._result = result
+
+    @property
+    def procedures(self):
+        return copy.deepcopy(self._result["procedures"])
+
+    @property
+    def comparisons(self):
+        return copy.deepcopy(self._result["comparisons"])
+
+    def to_dict(self):
+        return copy.deepcopy(self._result)
+
+    def to_frame(self):
+        import pandas as pd
+
+        rows = [{"procedure": p["label"], "risk": p["estimate"], "standard_error": p["standard_error"]} for p in self._result["procedures"]]
+        return pd.DataFrame(rows).set_index("procedure")
+
+    def __repr__(self):
+        rows = ", ".join(f"{p['label']}={p['estimate']:.6g}±{(p['standard_error'] or float('nan')):.2g}" for p in self._result["procedures"])
+        return f"Comparison({rows})"
+
+    def __eq__(self, other):
+        return isinstance(other, Comparison) and self._result == other._result
+
+
+def _prepare(X, y, task, missing):
+    if missing not in ("error", "median"):
+        raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
+    names = [str(c) for c in getattr(X, "columns", [])]
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    if missing == "error" and np.isnan(X).any():
+        raise ValueError("X contains NaN: use missing='median' to impute inside each training set")
+    y = np.asarray(y)
+    class_names = None
+    if _task_of(y, task) == "classification":
+        classes, y = np.unique(y, return_inverse=True)
+        class_names = [str(c) for c in classes]
+    return X, np.ascontiguousarray(y, dtype=np.float64), names or [f"x{j}" for j in range(X.shape[1])], class_names
+
+
+def _params(params):
+    return [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (params or {}).items()]
+
+
+def compare(
+    X,
+    y,
+    family="knn",
+    grid=None,
+    params=None,
+    methods=("agghoo", "cv", "holdout"),
+    outer="vfold:10",
+    inner="mc:10:0.8",
+    stratify=False,
+    loss=None,
+    standardize=False,
+    missing="error",
+    task="auto",
+    random_state=0,
+    n_jobs=None,
+):
+    """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
+
+    Each procedure selects over the family's grid on the inner splits of every outer training set
+    and is scored on the outer test set; all procedures see the same outer splits, so their
+    differences are paired.
+
+    Parameters
+    ----------
+    family, grid, params : as :class:`AgghooClassifier`.
+    methods : sequence of str, default=("agghoo", "cv", "holdout")
+        ``agghoo``, ``majhoo``, ``cv``, ``cv+1se``, ``holdout``, ``acv``, ``ekcv``, ``subagging``.
+    outer : str, default="vfold:10"
+        The outer plan (``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``loo``, ``holdout:TAU``).
+    inner : str, default="mc:10:0.8"
+        The inner plan each procedure selects on.
+    stratify : bool, default=False
+        Stratify the outer folds by class.
+    loss, standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
+
+    Returns
+    -------
+    Comparison
+    """
+    from ._estimators import _grid_text
+
+    X, y, names, class_names = _prepare(X, y, task, missing)
+    text = _native.compare(
+        X,
+        y,
+        names,
+        class_names,
+        family,
+        _grid_text(grid),
+        _params(params),
+        [str(m) for m in methods],
+        outer,
+        inner,
+        stratify=bool(stratify),
+        loss=loss,
+        standardize=bool(standardize),
+        seed=0 if random_state is None else int(random_state),
+        threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+    )
+    return Comparison(json.loads(text))
+
+
+nested_cv = compare

@@ -81,3 +81,21 @@ def test_estimate_risk_equals_the_cli(tmp_path, cli, diabetes, breast_cancer):
     ours = estimate_risk(Xc, yc, family="knn", value=5, plan="vfold:10", stratify=True, loss=["01", "logloss"], random_state=2)
     assert ours.to_dict()["estimate"] == out["estimate"]
     assert 0 < ours["01"] < 0.15 and ours.to_frame().shape[0] == 2
+
+
+def test_compare_equals_the_cli(tmp_path, cli, breast_cancer):
+    import pickle
+
+    from agghoo import compare
+
+    X, y = breast_cancer
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    out = json.loads(
+        cli("compare", "--data", data, "--target", "y", "--family", "knn", "--grid", "1:15:2", "--methods", "agghoo,cv+1se,majhoo",
+            "--outer", "vfold:3", "--plan", "mc", "--splits", 4, "--tau", 0.7, "--seed", 6, "--json")
+    )["result"]
+    ours = compare(X, y, family="knn", grid="1:15:2", methods=["agghoo", "cv+1se", "majhoo"], outer="vfold:3", inner="mc:4:0.7", random_state=6)
+    assert ours.to_dict() == out
+    assert [p["label"] for p in ours.procedures] == ["agghoo", "cv+1se", "majhoo"]
+    assert len(ours.comparisons) == 3 and pickle.loads(pickle.dumps(ours)) == ours
+    assert list(ours.to_frame().index) == ["agghoo", "cv+1se", "majhoo"]

@@ -210,6 +210,58 @@ fn estimate(
     Ok(out.to_string())
 }
 
+/// Nested cross-validation of selection procedures (`methods`, the names of
+/// `SelectConfig::for_procedure`) on identical outer splits of `outer`, each selecting over the
+/// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
+/// `compare --json` result as JSON text.
+#[pyfunction]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=false, loss=None, standardize=false, seed=0, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    family: &str,
+    grid: Option<String>,
+    params: Vec<(String, String)>,
+    methods: Vec<String>,
+    outer: &str,
+    inner: &str,
+    stratify: bool,
+    loss: Option<&str>,
+    standardize: bool,
+    seed: u64,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    use agghoo::estimate::{NestedConfig, nested_cv};
+    let (values, _, _) = matrix(&x)?;
+    let data = dataset(values, feature_names, &y, class_names)?;
+    let (kind, params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
+    let seed = Seed(seed);
+    let loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
+    let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+    let procedures = methods
+        .iter()
+        .map(|m| {
+            let mut c = SelectConfig::for_procedure(m, seed)?;
+            c.preprocess = preprocess;
+            c.loss = loss;
+            Ok(c)
+        })
+        .collect::<Outcome<Vec<_>>>()?;
+    let inner = Plan::parse(inner, false).map_err(Failure::from)?;
+    let outer = Plan::parse(outer, stratify).map_err(Failure::from)?;
+    let report = compute(py, threads, move || {
+        let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
+        let config =
+            NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(kind, params, inner, procedures) };
+        Ok(nested_cv(&data, &outer, &config)?)
+    })?;
+    serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()).into())
+}
+
 /// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by
 /// `strata` (class indices) when given and `stratify`; a list of (train, validation) index arrays.
 #[pyfunction]
@@ -436,6 +488,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(splits, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

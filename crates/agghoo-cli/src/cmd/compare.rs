@@ -6,8 +6,8 @@ use std::sync::Arc;
 use agghoo::Seed;
 use agghoo::estimate::{NestedConfig, nested_cv};
 use agghoo::loss::Loss;
-use agghoo::resample::{PlanContext, TrainFraction};
-use agghoo::select::{Method, SelectConfig};
+use agghoo::resample::PlanContext;
+use agghoo::select::SelectConfig;
 use serde::Serialize;
 
 use crate::args::{CompareArgs, PlanKind, UsageError};
@@ -24,21 +24,12 @@ struct Parameters<'a> {
 }
 
 fn procedure(name: &str, seed: Seed) -> anyhow::Result<SelectConfig> {
-    let (name, one_se) = match name.strip_suffix("+1se") {
-        Some(base) => (base, true),
-        None => (name, false),
-    };
-    let method = Method::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
-        UsageError(format!("--methods: unknown procedure `{name}` (agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv, subagging)"))
-    })?;
-    if one_se && method != Method::Cv {
-        return Err(UsageError("+1se applies to cv only".into()).into());
-    }
-    let mut c = SelectConfig::new(method);
-    c.one_standard_error = one_se;
-    c.inner_fraction = TrainFraction::DEFAULT;
-    c.seed = seed;
-    Ok(c)
+    SelectConfig::for_procedure(name, seed).map_err(|e| match e {
+        agghoo::Error::InvalidParameter { got, expected, .. } => {
+            UsageError(format!("--methods: unknown procedure `{got}` ({expected})")).into()
+        }
+        other => other.into(),
+    })
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {

@@ -89,6 +89,31 @@ pub struct SelectConfig {
 }
 
 impl SelectConfig {
+    /// The configuration of a procedure named as the CLI's `compare --methods` names it:
+    /// `agghoo`, `majhoo`, `cv`, `cv+1se` (CV with the one-standard-error rule), `holdout`, `acv`,
+    /// `ekcv` or `subagging`, with `seed` and the default inner fraction.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for another name, or `+1se` on a method other than CV.
+    pub fn for_procedure(name: &str, seed: Seed) -> Result<Self> {
+        let (base, one_se) = match name.trim().strip_suffix("+1se") {
+            Some(base) => (base, true),
+            None => (name.trim(), false),
+        };
+        let method = Method::ALL
+            .into_iter()
+            .find(|m| m.name() == base)
+            .ok_or_else(|| Error::invalid("method", "agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv or subagging", name))?;
+        if one_se && method != Method::Cv {
+            return Err(Error::invalid("method", "+1se on cv only", name));
+        }
+        let mut c = SelectConfig::new(method);
+        c.one_standard_error = one_se;
+        c.inner_fraction = TrainFraction::DEFAULT;
+        c.seed = seed;
+        Ok(c)
+    }
+
     /// Defaults: task loss, first-minimiser ties, task aggregation, inner τ = 0.8, seed 0.
     pub fn new(method: Method) -> Self {
         Self {
