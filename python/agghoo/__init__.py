@@ -3,7 +3,7 @@ and path-aware learner families, with scikit-learn's conventions and a Rust engi
 
 from . import _native
 from ._estimators import AgghooClassifier, AgghooRegressor, load_model
-from ._functions import Comparison, RiskEstimate, compare, estimate_risk, nested_cv
+from ._functions import Comparison, RiskEstimate, TreeCVResult, compare, estimate_risk, nested_cv, treecv
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -32,8 +32,10 @@ __all__ = [
     "VFold",
     "Comparison",
     "RiskEstimate",
+    "TreeCVResult",
     "compare",
     "nested_cv",
+    "treecv",
     "estimate_risk",
     "load_model",
 ]

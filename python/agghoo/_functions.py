@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _native
 
-__all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison"]
+__all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
 
 
 class RiskEstimate:
@@ -271,3 +271,91 @@ def compare(
 
 
 nested_cv = compare
+
+
+class TreeCVResult:
+    """The CV estimate of an incremental learner by TreeCV: ``estimate``, ``standard_error``,
+    ``fold_losses`` (the loss of each chunk), and the work done (``n_point_updates``, ``passes``,
+    ``wall_seconds``). ``to_dict()`` is the CLI's ``treecv --json`` report."""
+
+    def __init__(self, result):
+        self._result = result
+
+    def __getattr__(self, name):
+        try:
+            return copy.deepcopy(self.__dict__["_result"][name])
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getstate__(self):
+        return self._result
+
+    def __setstate__(self, state):
+        self._result = state
+
+    def to_dict(self):
+        return copy.deepcopy(self._result)
+
+    def __repr__(self):
+        return f"TreeCVResult({self._result['learner']}: {self._result['estimate']:.6g} ± {self._result['standard_error']:.2g})"
+
+
+def treecv(
+    X,
+    y,
+    learner="pegasos",
+    folds=10,
+    lambda_=1e-6,
+    centres=8,
+    method="tree",
+    order="fixed",
+    shuffle=True,
+    parallel=False,
+    task="auto",
+    random_state=0,
+    n_jobs=None,
+):
+    """k-fold or leave-one-out CV of an incremental learner in about log2(k) passes (TreeCV).
+
+    Parameters
+    ----------
+    learner : str, default="pegasos"
+        ``pegasos``, ``lsq-sgd``, ``gaussian-nb``, ``multinomial-nb``, ``kmeans`` or ``density``.
+    folds : int or "loo", default=10
+    lambda_ : float, default=1e-6
+        PEGASOS's regularisation.
+    centres : int, default=8
+        k-means' number of centres.
+    method : {"tree", "standard"}, default="tree"
+        TreeCV, or k separate trainings (the reference it equals in the fixed order).
+    order : {"fixed", "random"}, default="fixed"
+        The order in which a model sees the chunks it is fed.
+    shuffle : bool, default=True
+        Shuffle the rows (from the seed) before cutting them into chunks.
+    parallel : bool, default=False
+        Run independent subtrees in parallel (same result).
+    task, random_state, n_jobs : as :func:`estimate_risk`.
+
+    Returns
+    -------
+    TreeCVResult
+    """
+    X, y, names, class_names = _prepare(X, y, task, "error")
+    k = X.shape[0] if folds == "loo" else int(folds)
+    text = _native.treecv(
+        X,
+        y,
+        names,
+        class_names,
+        learner,
+        k,
+        lambda_=float(lambda_),
+        centres=int(centres),
+        method=method,
+        order=order,
+        shuffle=bool(shuffle),
+        parallel=bool(parallel),
+        seed=0 if random_state is None else int(random_state),
+        threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+    )
+    return TreeCVResult(json.loads(text))

@@ -99,3 +99,27 @@ def test_compare_equals_the_cli(tmp_path, cli, breast_cancer):
     assert [p["label"] for p in ours.procedures] == ["agghoo", "cv+1se", "majhoo"]
     assert len(ours.comparisons) == 3 and pickle.loads(pickle.dumps(ours)) == ours
     assert list(ours.to_frame().index) == ["agghoo", "cv+1se", "majhoo"]
+
+
+def test_treecv_equals_the_cli(tmp_path, cli, breast_cancer):
+    import pickle
+
+    from agghoo import treecv
+
+    X, y = breast_cancer
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    for flags, kwargs in [
+        (["--learner", "pegasos", "--lambda", 0.001, "--folds", 10], dict(learner="pegasos", lambda_=0.001, folds=10)),
+        (["--learner", "gaussian-nb", "--folds", "loo"], dict(learner="gaussian-nb", folds="loo")),
+        (["--learner", "gaussian-nb", "--folds", 7, "--order", "random"], dict(learner="gaussian-nb", folds=7, order="random")),
+    ]:
+        out = json.loads(cli("treecv", "--data", data, "--target", "y", "--seed", 9, "--json", *flags))["result"]
+        ours = treecv(X, y, random_state=9, **kwargs).to_dict()
+        for volatile in ("wall_seconds", "memory"):
+            out.pop(volatile, None)
+            ours.pop(volatile, None)
+        assert ours == out, flags
+    standard = treecv(X, y, learner="gaussian-nb", folds=7, method="standard", random_state=9)
+    tree = treecv(X, y, learner="gaussian-nb", folds=7, random_state=9)
+    assert abs(standard.estimate - tree.estimate) < 1e-12 and tree.n_point_updates < standard.n_point_updates
+    assert pickle.loads(pickle.dumps(tree)).estimate == tree.estimate

@@ -262,6 +262,68 @@ fn compare(
     serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()).into())
 }
 
+/// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV (`method`
+/// "tree") or by k separate trainings ("standard"), in the fixed or a randomised order. Returns
+/// the CLI's `treecv --json` report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (x, y, feature_names, class_names, learner, folds, lambda_=1e-6, centres=8, method="tree", order="fixed", shuffle=true, parallel=false, seed=0, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn treecv(
+    py: Python<'_>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    learner: &str,
+    folds: usize,
+    lambda_: f64,
+    centres: usize,
+    method: &str,
+    order: &str,
+    shuffle: bool,
+    parallel: bool,
+    seed: u64,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, Method as TreeMethod, Order, TreeCvConfig, TreeCvReport};
+
+    struct Run<'a> {
+        data: &'a Dataset,
+        folds: usize,
+        shuffle: Option<Seed>,
+        config: &'a TreeCvConfig,
+    }
+    impl LearnerVisitor for Run<'_> {
+        type Output = agghoo::Result<TreeCvReport>;
+        fn visit<L: agghoo::incremental::Incremental>(self, learner: &L) -> Self::Output {
+            let chunks = ChunkedData::new(learner, self.data, self.folds, self.shuffle)?;
+            treecv::run(learner, &chunks, self.config)
+        }
+    }
+
+    let (values, _, _) = matrix(&x)?;
+    let data = dataset(values, feature_names, &y, class_names)?;
+    let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
+    let method = match method {
+        "tree" => TreeMethod::Tree,
+        "standard" => TreeMethod::Standard,
+        other => return Err(invalid("method", "tree or standard", other).into()),
+    };
+    let order = match order {
+        "fixed" => Order::Fixed,
+        "random" => Order::Randomised,
+        other => return Err(invalid("order", "fixed or random", other).into()),
+    };
+    let seed = Seed(seed);
+    let config = TreeCvConfig::new().method(method).order(order).parallel(parallel).seed(seed);
+    let report = compute(py, threads, move || {
+        let n_classes = data.target().n_classes();
+        let run = Run { data: &data, folds, shuffle: shuffle.then_some(seed), config: &config };
+        Ok(spec.visit(n_classes, run)??)
+    })?;
+    serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()).into())
+}
+
 /// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by
 /// `strata` (class indices) when given and `stratify`; a list of (train, validation) index arrays.
 #[pyfunction]
@@ -489,6 +551,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(splits, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(treecv, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

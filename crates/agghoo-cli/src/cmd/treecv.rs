@@ -2,11 +2,9 @@
 //! separate trainings, optionally selecting PEGASOS's λ over a grid.
 
 use agghoo::Seed;
-use agghoo::incremental::{
-    Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos,
-};
+use agghoo::incremental::{Incremental, Pegasos};
 use agghoo::select::TieRule;
-use agghoo::treecv::{self, ChunkedData, Method, Order, Storage, TreeCvConfig, TreeCvReport};
+use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, Method, Order, Storage, TreeCvConfig, TreeCvReport};
 use serde::Serialize;
 
 use crate::args::{LearnerArg, OrderArg, TreeCvArgs, TreeMethodArg, UsageError};
@@ -35,21 +33,26 @@ struct WithMemory<'a> {
 
 /// Chunks `data` and runs; the data set is dropped once its chunk-ordered copy exists, so the run
 /// holds the data once, not twice.
-fn cv<L: Incremental>(
-    learner: &L,
+/// Runs one learner's CV with a progress bar and the memory it took.
+struct Cv<'a> {
     data: agghoo::data::Dataset,
     k: usize,
     shuffle: Option<Seed>,
     storage: Storage,
-    cfg: &TreeCvConfig,
+    cfg: &'a TreeCvConfig,
     json: bool,
-) -> anyhow::Result<(TreeCvReport, Option<RunMemory>)> {
-    let chunks = ChunkedData::new(learner, &data, k, shuffle)?.with_storage(storage)?;
-    drop(data);
-    let bar = output::progress(treecv::expected_updates(&chunks, cfg.method), "point updates", json);
-    let (report, memory) = memory::measure(|| treecv::run_with_progress(learner, &chunks, cfg, &|m| bar.inc(m)));
-    bar.finish_and_clear();
-    Ok((report?, memory))
+}
+
+impl LearnerVisitor for Cv<'_> {
+    type Output = anyhow::Result<(TreeCvReport, Option<RunMemory>)>;
+    fn visit<L: Incremental>(self, learner: &L) -> Self::Output {
+        let chunks = ChunkedData::new(learner, &self.data, self.k, self.shuffle)?.with_storage(self.storage)?;
+        drop(self.data);
+        let bar = output::progress(treecv::expected_updates(&chunks, self.cfg.method), "point updates", self.json);
+        let (report, memory) = memory::measure(|| treecv::run_with_progress(learner, &chunks, self.cfg, &|m| bar.inc(m)));
+        bar.finish_and_clear();
+        Ok((report?, memory))
+    }
 }
 
 pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
@@ -100,15 +103,8 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         output::print(&format!("PEGASOS λ selected by {k}-fold TreeCV on {description} (n = {n_rows})\n{t}"))?;
         return output::print(&format!("selected λ = {}", num(grid.values[grid.best_index])));
     }
-    let lambda = lambdas[0];
-    let (report, memory) = match args.learner {
-        LearnerArg::Pegasos => cv(&Pegasos::new(lambda)?, data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::LsqSgd => cv(&LsqSgd::paper(), data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::GaussianNb => cv(&GaussianNaiveBayes::new(n_classes)?, data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::MultinomialNb => cv(&MultinomialNaiveBayes::new(n_classes, 1.0)?, data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::Kmeans => cv(&OnlineKMeans::new(args.centres.unwrap_or(8))?, data, k, shuffle, storage, &cfg, args.output.json)?,
-        LearnerArg::Density => cv(&GaussianDensity::new(Covariance::Diagonal), data, k, shuffle, storage, &cfg, args.output.json)?,
-    };
+    let spec = LearnerSpec::parse(&learner_name, lambdas[0], args.centres.unwrap_or(8))?;
+    let (report, memory) = spec.visit(n_classes, Cv { data, k, shuffle, storage, cfg: &cfg, json: args.output.json })??;
     if args.output.json {
         let parameters = Parameters { data: &description, learner: &report.learner, folds: k, method, order, parallel: args.parallel };
         return output::print_json("treecv", parameters, Some(seed.0), &WithMemory { report: &report, memory });

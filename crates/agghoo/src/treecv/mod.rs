@@ -29,9 +29,11 @@
 //! distributed variant.
 
 mod chunks;
+mod learners;
 mod select;
 
 pub use chunks::{ChunkRows, ChunkedData, Storage};
+pub use learners::{LEARNER_NAMES, LearnerSpec, LearnerVisitor};
 pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, select_grid};
 
 use std::time::Instant;

@@ -1,0 +1,80 @@
+//! The incremental learners by name, for callers that choose one at run time (the CLI's
+//! `--learner`, the Python package): a [`LearnerSpec`] builds the learner and hands it to a
+//! [`LearnerVisitor`], which runs whatever it needs on the concrete type.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::incremental::{
+    Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos,
+};
+
+/// An incremental learner and its options.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "learner")]
+pub enum LearnerSpec {
+    /// PEGASOS (linear SVM by SGD) with regularisation λ.
+    Pegasos {
+        /// λ > 0.
+        lambda: f64,
+    },
+    /// Least-squares SGD with the papers' step and radius.
+    LsqSgd,
+    /// Gaussian naive Bayes.
+    GaussianNb,
+    /// Multinomial naive Bayes (Laplace smoothing α = 1).
+    MultinomialNb,
+    /// Online k-means with `centres` centres (loss: squared distance to the nearest centre).
+    Kmeans {
+        /// Number of centres (≥ 1).
+        centres: usize,
+    },
+    /// A Gaussian density with diagonal covariance (loss: negative log-likelihood).
+    Density,
+}
+
+/// What to do with the concrete learner a [`LearnerSpec`] builds.
+pub trait LearnerVisitor {
+    /// The result.
+    type Output;
+    /// Runs on `learner`.
+    fn visit<L: Incremental>(self, learner: &L) -> Self::Output;
+}
+
+/// The names [`LearnerSpec::parse`] reads.
+pub const LEARNER_NAMES: &str = "pegasos, lsq-sgd, gaussian-nb, multinomial-nb, kmeans or density";
+
+impl LearnerSpec {
+    /// The learner named `name` (the CLI's names), with PEGASOS's `lambda` and k-means'
+    /// `centres` (ignored by the others).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for another name.
+    pub fn parse(name: &str, lambda: f64, centres: usize) -> Result<Self> {
+        Ok(match name {
+            "pegasos" => LearnerSpec::Pegasos { lambda },
+            "lsq-sgd" => LearnerSpec::LsqSgd,
+            "gaussian-nb" => LearnerSpec::GaussianNb,
+            "multinomial-nb" => LearnerSpec::MultinomialNb,
+            "kmeans" => LearnerSpec::Kmeans { centres },
+            "density" => LearnerSpec::Density,
+            other => return Err(Error::invalid("learner", LEARNER_NAMES, other)),
+        })
+    }
+
+    /// Builds the learner for data with `n_classes` classes (0 for regression) and runs `visitor`
+    /// on it.
+    ///
+    /// # Errors
+    /// The learner's constructor errors (λ ≤ 0, no centres, fewer than 2 classes, ...).
+    pub fn visit<V: LearnerVisitor>(&self, n_classes: usize, visitor: V) -> Result<V::Output> {
+        Ok(match *self {
+            LearnerSpec::Pegasos { lambda } => visitor.visit(&Pegasos::new(lambda)?),
+            LearnerSpec::LsqSgd => visitor.visit(&LsqSgd::paper()),
+            LearnerSpec::GaussianNb => visitor.visit(&GaussianNaiveBayes::new(n_classes)?),
+            LearnerSpec::MultinomialNb => visitor.visit(&MultinomialNaiveBayes::new(n_classes, 1.0)?),
+            LearnerSpec::Kmeans { centres } => visitor.visit(&OnlineKMeans::new(centres)?),
+            LearnerSpec::Density => visitor.visit(&GaussianDensity::new(Covariance::Diagonal)),
+        })
+    }
+}
