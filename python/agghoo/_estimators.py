@@ -27,6 +27,11 @@ def _grid_text(grid):
     return ",".join(repr(v) for v in values)
 
 
+def _params(params):
+    """Family parameters as the CLI's KEY=VALUE pairs (booleans spelled true / false)."""
+    return [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (params or {}).items()]
+
+
 def _default_plan(method, n_splits, tau):
     if method == "cv":
         return f"vfold:{n_splits}"
@@ -114,7 +119,7 @@ class _Agghoo(BaseEstimator):
             X, y_codes = np.ascontiguousarray(X[keep]), y_codes[keep]
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
-        params = [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (self.params or {}).items()]
+        params = _params(self.params)
         plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
         model, report = _native.select(
             X,

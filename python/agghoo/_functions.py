@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from . import _native
+from ._estimators import _grid_text, _params
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
 
@@ -114,30 +115,16 @@ def estimate_risk(
     """
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
-    if missing not in ("error", "median"):
-        raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D, got shape {X.shape}")
-    if missing == "error" and np.isnan(X).any():
-        raise ValueError("X contains NaN: use missing='median' to impute inside each training set")
-    y = np.asarray(y)
-    class_names = None
-    if _task_of(y, task) == "classification":
-        classes, codes = np.unique(y, return_inverse=True)
-        class_names = [str(c) for c in classes]
-        y = codes
+    X, y, names, class_names = _prepare(X, y, task, missing)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
-    names = [str(c) for c in getattr(X, "columns", [])] or [f"x{j}" for j in range(X.shape[1])]
-    params = [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (params or {}).items()]
     text = _native.estimate(
         X,
-        np.ascontiguousarray(y, dtype=np.float64),
+        y,
         names,
         class_names,
         family,
         float(value),
-        params,
+        _params(params),
         plan,
         stratify=bool(stratify),
         losses=losses,
@@ -203,10 +190,6 @@ def _prepare(X, y, task, missing):
     return X, np.ascontiguousarray(y, dtype=np.float64), names or [f"x{j}" for j in range(X.shape[1])], class_names
 
 
-def _params(params):
-    return [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (params or {}).items()]
-
-
 def compare(
     X,
     y,
@@ -247,8 +230,6 @@ def compare(
     -------
     Comparison
     """
-    from ._estimators import _grid_text
-
     X, y, names, class_names = _prepare(X, y, task, missing)
     text = _native.compare(
         X,
