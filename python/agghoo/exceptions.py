@@ -24,12 +24,12 @@ class AgghooError(ValueError):
 
 
 class DataError(AgghooError):
-    """The data cannot be used: missing or non-finite values, too few rows, unseen labels,
-    columns that do not match the model."""
+    """The data are unusable as given: missing or non-finite values, too few rows, a constant
+    target, unseen labels, columns or a task that do not fit the model or the loss."""
 
 
 class ParameterError(AgghooError):
-    """A parameter broke its rule (a grid, a plan, a loss that does not apply to the task)."""
+    """A parameter, a splits file or a requested capability is invalid (a grid, a plan, a method)."""
 
 
 class FitError(AgghooError):
@@ -37,7 +37,8 @@ class FitError(AgghooError):
 
 
 class NumericalError(AgghooError):
-    """A numerical failure that is a property of the data (for example a singular system)."""
+    """A computation failed because of the data's numbers (a singular system, no convergence, a
+    non-finite risk)."""
 
 
 class CorruptFileError(AgghooError):

@@ -31,38 +31,19 @@ pub(crate) fn invalid(name: &'static str, expected: &'static str, got: impl ToSt
     Failure(agghoo::Error::invalid(name, expected, got))
 }
 
-/// The name of the `agghoo.exceptions` class an error becomes.
+/// The name of the `agghoo.exceptions` class an error becomes: one class per
+/// [`ErrorKind`](agghoo::ErrorKind).
 fn class_of(e: &agghoo::Error) -> &'static str {
-    use agghoo::Error as E;
-    match e {
-        E::Io { .. } => "AgghooIOError",
-        E::EmptyFile { .. }
-        | E::RaggedRow { .. }
-        | E::NotANumber { .. }
-        | E::NonFinite { .. }
-        | E::MissingValue { .. }
-        | E::LibSvm { .. }
-        | E::DuplicateColumn { .. }
-        | E::NoFeatures { .. }
-        | E::MissingTarget { .. }
-        | E::MissingColumn { .. }
-        | E::ConstantTarget { .. }
-        | E::TooFewRows { .. }
-        | E::UnseenLabel { .. }
-        | E::SchemaMismatch(_)
-        | E::FeatureSubset { .. } => "DataError",
-        E::InvalidParameter { .. }
-        | E::TaskMismatch(_)
-        | E::LossUnavailable { .. }
-        | E::Unsupported { .. }
-        | E::SplitsMismatch { .. }
-        | E::InvalidSplit { .. }
-        | E::OutOfRange { .. } => "ParameterError",
-        E::Fit { .. } | E::SplitFailed { .. } | E::OuterSplit { .. } | E::EmptySelection { .. } => "FitError",
-        E::Numerical(_) => "NumericalError",
-        E::BadFile { .. } => "CorruptFileError",
-        E::ResourceLimit { .. } => "ResourceLimitError",
-        E::Internal(_) => "InternalError",
+    use agghoo::ErrorKind as K;
+    match e.kind() {
+        K::Io => "AgghooIOError",
+        K::Data => "DataError",
+        K::Parameter => "ParameterError",
+        K::Fit => "FitError",
+        K::Numerical => "NumericalError",
+        K::CorruptFile => "CorruptFileError",
+        K::ResourceLimit => "ResourceLimitError",
+        K::Internal => "InternalError",
         _ => "AgghooError",
     }
 }

@@ -228,9 +228,18 @@ pub enum Error {
         /// Why, and what to change.
         reason: String,
     },
-    /// A learner could not be fitted (singular system, one class only, ...).
+    /// A computation failed because of a property of the data: a singular or indefinite
+    /// system, a solver that does not converge, a prediction that overflows.
     #[error("{0}")]
     Numerical(String),
+    /// A risk (a validation or test risk, a bootstrap estimate, a subset score, the loss on a
+    /// chunk) is NaN or infinite; it is never selected or averaged silently.
+    #[error("{0}")]
+    NonFiniteRisk(String),
+    /// A fitted model is internally inconsistent: a corrupted or hand-edited model file. Loading
+    /// a file reports it as [`Error::BadFile`] naming the path, with this description.
+    #[error("{0}")]
+    CorruptModel(String),
     /// A model or splits file could not be read, or is of another format version.
     #[error("{path}: {message}")]
     BadFile {
@@ -277,7 +286,67 @@ pub enum Error {
     },
 }
 
+/// The kind of an [`Error`], for callers that react by kind rather than by variant (an exception
+/// class per kind in a binding, a retry policy in an executor). New kinds may be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The data are unusable as given: malformed file contents, missing or constant columns, too
+    /// few rows, a task or schema that does not fit the request.
+    Data,
+    /// A parameter, a splits file or a requested capability is invalid.
+    Parameter,
+    /// Fitting a learner failed on a split or on all rows; the cause is the error's source.
+    Fit,
+    /// A computation failed because of the data's numbers (singular system, no convergence,
+    /// overflow, a non-finite risk).
+    Numerical,
+    /// A model or splits file is corrupted, not an agghoo file, or of another format version.
+    CorruptFile,
+    /// A requested size is beyond a documented limit.
+    ResourceLimit,
+    /// A file could not be opened or read.
+    Io,
+    /// A broken internal invariant: a bug in agghoo.
+    Internal,
+}
+
 impl Error {
+    /// The kind of this error. Wrappers that only locate an error ([`Error::SplitFailed`],
+    /// [`Error::OuterSplit`], [`Error::FeatureSubset`]) have the kind of their cause; a failed fit
+    /// ([`Error::Fit`]) is of kind [`ErrorKind::Fit`] whatever its cause.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidParameter { .. } | Error::InvalidSplit { .. } | Error::Unsupported { .. } => ErrorKind::Parameter,
+            Error::Io { .. } => ErrorKind::Io,
+            Error::EmptyFile { .. }
+            | Error::RaggedRow { .. }
+            | Error::NotANumber { .. }
+            | Error::NonFinite { .. }
+            | Error::MissingValue { .. }
+            | Error::LibSvm { .. }
+            | Error::DuplicateColumn { .. }
+            | Error::NoFeatures { .. }
+            | Error::MissingTarget { .. }
+            | Error::MissingColumn { .. }
+            | Error::ConstantTarget { .. }
+            | Error::TooFewRows { .. }
+            | Error::TaskMismatch(_)
+            | Error::LossUnavailable { .. }
+            | Error::UnseenLabel { .. }
+            | Error::SplitsMismatch { .. }
+            | Error::OutOfRange { .. }
+            | Error::EmptySelection { .. }
+            | Error::SchemaMismatch(_) => ErrorKind::Data,
+            Error::Fit { .. } => ErrorKind::Fit,
+            Error::SplitFailed { source, .. } | Error::OuterSplit { source, .. } | Error::FeatureSubset { source, .. } => source.kind(),
+            Error::Numerical(_) | Error::NonFiniteRisk(_) => ErrorKind::Numerical,
+            Error::BadFile { .. } | Error::CorruptModel(_) => ErrorKind::CorruptFile,
+            Error::ResourceLimit { .. } => ErrorKind::ResourceLimit,
+            Error::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
     /// Shorthand for [`Error::ResourceLimit`].
     pub fn limit(what: impl Into<String>, estimate: impl Into<String>, limit: impl Into<String>, raise: impl Into<String>) -> Self {
         Error::ResourceLimit { what: what.into(), estimate: estimate.into(), limit: limit.into(), raise: raise.into() }

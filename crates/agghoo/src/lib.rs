@@ -53,7 +53,7 @@ mod seed;
 pub mod select;
 pub mod treecv;
 
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};
 pub use loss::Loss;
 pub use predictions::{PathPredictions, Predictions};
 pub use seed::{Purpose, Seed};

@@ -108,7 +108,7 @@ impl Transform {
     /// Checks a deserialized transform against the number of features.
     ///
     /// # Errors
-    /// [`crate::Error::Numerical`] when a vector has another length, a median or mean is not
+    /// [`crate::Error::CorruptModel`] when a vector has another length, a median or mean is not
     /// finite, a scale is not positive and finite, or only one of mean and scale is present.
     pub fn validate(&self, n_features: usize) -> Result<()> {
         let vectors = [&self.medians, &self.mean, &self.scale];
@@ -116,7 +116,7 @@ impl Transform {
         let finite = vectors.iter().all(|v| v.iter().flatten().all(|x| x.is_finite()));
         let scales_ok = self.scale.as_ref().is_none_or(|s| s.iter().all(|&x| x > 0.0)) && self.mean.is_some() == self.scale.is_some();
         if !(lengths_ok && finite && scales_ok) {
-            return Err(crate::Error::Numerical("inconsistent preprocessing in the model".into()));
+            return Err(crate::Error::CorruptModel("inconsistent preprocessing in the model".into()));
         }
         Ok(())
     }
@@ -143,12 +143,12 @@ impl Transform {
     /// A new data set holding the view's rows, transformed (target kept).
     ///
     /// # Errors
-    /// An empty view; [`crate::Error::Numerical`] when the transform was fitted for another
+    /// An empty view; [`crate::Error::CorruptModel`] when the transform was fitted for another
     /// number of features (see [`Transform::validate`]).
     pub fn apply(&self, view: &View<'_>) -> Result<Dataset> {
         let vectors = [&self.medians, &self.mean, &self.scale];
         if !vectors.iter().all(|v| v.as_ref().is_none_or(|v| v.len() == view.n_features())) {
-            return Err(crate::Error::Numerical("inconsistent preprocessing: fitted for another number of features".into()));
+            return Err(crate::Error::CorruptModel("inconsistent preprocessing: fitted for another number of features".into()));
         }
         let subset = view.data().select_rows(view.rows())?;
         let mut x = subset.x().to_vec();

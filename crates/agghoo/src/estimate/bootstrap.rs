@@ -214,13 +214,13 @@ pub fn bootstrap_risk_on(
         .iter()
         .any(|v| !v.is_finite())
     {
-        return Err(Error::Numerical("a bootstrap estimate is not finite".into()));
+        return Err(Error::NonFiniteRisk("a bootstrap estimate is not finite".into()));
     }
     Ok(estimate)
 }
 
 fn first_prediction(p: Option<&Vec<Predictions>>) -> Result<&Predictions> {
-    p.and_then(|p| p.first()).ok_or_else(|| Error::Numerical("internal: predictions not kept".into()))
+    p.and_then(|p| p.first()).ok_or_else(|| Error::Internal("predictions not kept".into()))
 }
 
 /// `(.632, r̂, ω̂, .632+)` from `R_D(f)`, `Err(1)` and `γ̂` (module docs).

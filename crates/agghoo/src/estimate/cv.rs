@@ -303,11 +303,7 @@ fn row_of(p: &Predictions, i: usize) -> Predictions {
 fn out_of_fold(data: &Dataset, splits: &Splits, outcomes: &[SplitOutcome]) -> Result<OutOfFold> {
     let mut per_row: Vec<Vec<Predictions>> = vec![Vec::new(); data.n_rows()];
     for (split, outcome) in splits.iter().zip(outcomes) {
-        let p = outcome
-            .predictions
-            .as_ref()
-            .and_then(|p| p.first())
-            .ok_or_else(|| Error::Numerical("internal: predictions not kept".into()))?;
+        let p = outcome.predictions.as_ref().and_then(|p| p.first()).ok_or_else(|| Error::Internal("predictions not kept".into()))?;
         for (pos, &row) in split.validation().iter().enumerate() {
             per_row[row].push(row_of(p, pos));
         }
@@ -383,7 +379,7 @@ impl Family for OnePoint<'_> {
         self.inner.linear_smoother(train).map(|r| {
             r.and_then(|mut s| {
                 if m >= s.fitted.len() || m >= s.leverage.len() {
-                    return Err(Error::Numerical(format!("linear smoother of `{}` has no grid point {m}", self.inner.name())));
+                    return Err(Error::Internal(format!("linear smoother of `{}` has no grid point {m}", self.inner.name())));
                 }
                 Ok(SmootherPath { fitted: vec![s.fitted.swap_remove(m)], leverage: vec![s.leverage.swap_remove(m)] })
             })

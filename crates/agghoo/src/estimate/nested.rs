@@ -210,7 +210,7 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
             let (model, report) = select::select(family.as_ref(), &train, &inner, &procedure)?;
             let risk = loss.risk(&model.predict(&test)?, &test.all())?;
             if !risk.is_finite() {
-                return Err(Error::Numerical(format!("test risk of {} is {risk}", procedure.method.name())));
+                return Err(Error::NonFiniteRisk(format!("test risk of {} is {risk}", procedure.method.name())));
             }
             let values = match report.final_value {
                 Some(v) => vec![v],

@@ -153,7 +153,7 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// Reduces repetitions (in order; each holds one [`Repetition`] per [`DIMENSIONS`] entry) to rows.
 ///
 /// # Errors
-/// [`Error::Numerical`] for a non-finite risk.
+/// [`Error::NonFiniteRisk`] for a non-finite risk.
 pub fn summarize(config: &Config, reps: &[Vec<Repetition>]) -> Result<ExperimentResult> {
     let row = |method: String, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| Row::summary(NAME, &method, tau, v, &values, None);
     let mut rows = Vec::new();

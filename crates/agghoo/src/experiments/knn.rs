@@ -158,7 +158,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
             .map(|(o, s)| {
                 let single = base.with_grid(vec![family.grid().value(o.selected)])?;
                 let mut path = single.fit_path(&data.view(s.train()))?.predict(&test)?;
-                path.pop().ok_or_else(|| Error::Numerical("empty k-NN path".into()))
+                path.pop().ok_or_else(|| Error::Internal("empty k-NN path".into()))
             })
             .collect_ordered()?;
         let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
@@ -188,7 +188,7 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// Reduces repetitions (in order) to rows.
 ///
 /// # Errors
-/// [`Error::Numerical`] for a non-finite risk.
+/// [`Error::NonFiniteRisk`] for a non-finite risk.
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
     let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>, paper: Option<f64>| {
         Row::summary(NAME, method, tau, v, &values, paper)

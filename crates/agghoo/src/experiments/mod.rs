@@ -265,7 +265,7 @@ pub(crate) fn members_on(
     use crate::parallel::CollectOrdered;
     let members = outcomes
         .par_iter()
-        .map(|o| o.model.as_ref().ok_or_else(|| Error::Numerical("a split kept no model".into()))?.predict(test))
+        .map(|o| o.model.as_ref().ok_or_else(|| Error::Internal("a split kept no model".into()))?.predict(test))
         .collect_ordered()?;
     Ok((members, outcomes.iter().map(|o| o.risks[0][o.selected]).collect()))
 }
@@ -300,14 +300,14 @@ pub fn repetition_seed(seed: Seed, r: u64) -> Seed {
 /// Mean and standard error of the mean (`sd / √R`, sd with R − 1) of `values`.
 ///
 /// # Errors
-/// [`Error::Numerical`] when a value is not finite (no NaN reaches a table silently);
+/// [`Error::NonFiniteRisk`] when a value is not finite (no NaN reaches a table silently);
 /// [`Error::InvalidParameter`] for fewer than two values.
 pub fn mean_and_se(values: &[f64]) -> Result<(f64, f64)> {
     if values.len() < 2 {
         return Err(Error::invalid("reps", "at least 2 values for a standard error", values.len()));
     }
     if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-        return Err(Error::Numerical(format!("a repetition's risk is {v}")));
+        return Err(Error::NonFiniteRisk(format!("a repetition's risk is {v}")));
     }
     let r = values.len() as f64;
     let mean = values.iter().sum::<f64>() / r;
@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(m, 2.0);
         assert!((se - 1.0 / 3f64.sqrt()).abs() < 1e-15);
         assert!(mean_and_se(&[1.0]).is_err());
-        assert!(matches!(mean_and_se(&[1.0, f64::NAN]), Err(Error::Numerical(_))));
+        assert!(matches!(mean_and_se(&[1.0, f64::NAN]), Err(Error::NonFiniteRisk(_))));
     }
 
     #[test]

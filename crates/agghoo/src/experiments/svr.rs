@@ -132,7 +132,7 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// Reduces repetitions (in order) to rows.
 ///
 /// # Errors
-/// [`crate::Error::Numerical`] for a non-finite risk.
+/// [`crate::Error::NonFiniteRisk`] for a non-finite risk.
 pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResult> {
     let row = |method: &str, tau: Option<f64>, v: Option<usize>, values: Vec<f64>| Row::summary(NAME, method, tau, v, &values, None);
     let mut rows = Vec::new();

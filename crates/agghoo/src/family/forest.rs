@@ -252,7 +252,7 @@ impl ForestModel {
     /// for `n_features` features and the class count, one finite importance per feature.
     ///
     /// # Errors
-    /// [`Error::Numerical`] naming the inconsistency.
+    /// [`Error::CorruptModel`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         if self.n_features != n_features {
             return Err(corrupted_tree(format!("forest of {} features, schema has {n_features}", self.n_features)));
@@ -358,7 +358,7 @@ impl Predictor for ForestModel {
 /// Adds the values (class fractions or mean) of the leaf `x` falls in to `sum`.
 ///
 /// # Errors
-/// [`Error::Numerical`] when the walk leaves the tree (only a corrupted model file can cause it).
+/// [`Error::CorruptModel`] when the walk leaves the tree (only a corrupted model file can cause it).
 fn add_leaf_values(sum: &mut [f64], tree: &LeafTree, x: &[f64]) -> Result<()> {
     tree.add_leaf_values(sum, x).ok_or_else(|| corrupted_tree("a walk left a forest tree".into()))
 }

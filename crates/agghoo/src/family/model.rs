@@ -96,7 +96,7 @@ impl Model {
     /// file is refused on load instead of panicking or predicting wrongly.
     ///
     /// # Errors
-    /// [`crate::Error::Numerical`] describing the inconsistency.
+    /// [`crate::Error::CorruptModel`] describing the inconsistency.
     pub fn validate(&self, n_features: usize, task: Task, n_classes: usize) -> Result<()> {
         match self {
             Model::Knn(m) => m.validate(n_features)?,
@@ -114,7 +114,7 @@ impl Model {
         }
         let (t, k) = self.output();
         if t != task || (task == Task::Classification && k != n_classes) {
-            return Err(Error::Numerical(format!(
+            return Err(Error::CorruptModel(format!(
                 "the model predicts {}, its schema is {}",
                 describe(t, k),
                 describe(task, if task == Task::Classification { n_classes } else { 0 })

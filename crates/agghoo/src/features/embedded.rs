@@ -92,7 +92,7 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
             let splits = plan.instantiate(&PlanContext::of(data), seed.child(Purpose::Inner, 0))?;
             let config = SelectConfig { preprocess, ..SelectConfig::new(Method::Cv) };
             let (model, report) = select::select(fam.as_ref(), data, &splits, &config)?;
-            let member = model.members().first().ok_or_else(|| Error::Numerical("internal: CV selection without a member".into()))?;
+            let member = model.members().first().ok_or_else(|| Error::Internal("CV selection without a member".into()))?;
             let coefficients = lasso_support(&member.model)?;
             let mut scores = named_scores(data, coefficients);
             scores.retain(|s| s.score > 0.0);
@@ -148,7 +148,7 @@ fn lasso_support(model: &Model) -> Result<Vec<f64>> {
     match model {
         Model::Lasso(m) => Ok(m.coefficients().iter().map(|c| c.abs()).collect()),
         Model::Pipeline { inner, .. } => lasso_support(inner),
-        _ => Err(Error::Numerical("internal: the Lasso family returned another model".into())),
+        _ => Err(Error::Internal("the Lasso family returned another model".into())),
     }
 }
 
@@ -165,6 +165,6 @@ fn forest_importances(model: &Model, on: ImportanceOn<'_>) -> Result<Vec<f64>> {
         (Model::Forest(m), ImportanceOn::Impurity) => m.importances(Kind::Impurity),
         (Model::Forest(m), ImportanceOn::Permutation(rows, seed)) => m.importances(Kind::Permutation { rows, seed }),
         (Model::Pipeline { inner, .. }, on) => forest_importances(inner, on),
-        _ => Err(Error::Numerical("internal: the forest family returned another model".into())),
+        _ => Err(Error::Internal("the forest family returned another model".into())),
     }
 }

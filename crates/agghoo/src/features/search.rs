@@ -330,7 +330,7 @@ impl State<'_> {
         let names = self.scorer.feature_names();
         Error::FeatureSubset {
             features: subset.iter().map(|&j| names[j].as_str()).collect::<Vec<_>>().join(","),
-            source: Box::new(Error::Numerical(format!("subset score is {value}"))),
+            source: Box::new(Error::NonFiniteRisk(format!("subset score is {value}"))),
         }
     }
 
@@ -430,7 +430,7 @@ impl State<'_> {
             .collect();
         let eligible: Vec<&SizeResult> = by_size.iter().filter(|r| r.size >= lo && r.size <= hi).collect();
         if eligible.is_empty() {
-            return Err(Error::Numerical(format!("internal: the search visited no subset of size {lo}..={hi}")));
+            return Err(Error::Internal(format!("the search visited no subset of size {lo}..={hi}")));
         }
         let mean: Vec<f64> = eligible.iter().map(|r| r.score.value).collect();
         let se: Vec<f64> = eligible.iter().map(|r| r.score.standard_error).collect();

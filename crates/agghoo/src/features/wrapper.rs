@@ -101,7 +101,7 @@ impl WrapperScorer<'_> {
                     let (model, _) = select::select(self.family, &train, &inner, &config)?;
                     let risk = loss.risk(&model.predict(&validation)?, &validation.all())?;
                     if !risk.is_finite() {
-                        return Err(Error::Numerical(format!("validation risk is {risk}")));
+                        return Err(Error::NonFiniteRisk(format!("validation risk is {risk}")));
                     }
                     Ok(SplitOutcome {
                         risks: vec![vec![risk]],

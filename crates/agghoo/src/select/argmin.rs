@@ -36,13 +36,13 @@ pub const TIE_RELATIVE_TOLERANCE: f64 = 1e-10;
 /// ```
 ///
 /// # Errors
-/// [`Error::Numerical`] for an empty curve or a NaN risk (never selected silently).
+/// [`Error::NonFiniteRisk`] for a NaN risk (never selected silently); [`Error::InvalidParameter`] for an empty curve.
 pub fn argmin(risks: &[f64], tie: TieRule) -> Result<usize> {
     if risks.is_empty() {
-        return Err(Error::Numerical("empty risk curve".into()));
+        return Err(Error::invalid("risks", "a non-empty risk curve", "an empty curve"));
     }
     if let Some(m) = risks.iter().position(|r| r.is_nan()) {
-        return Err(Error::Numerical(format!("risk of grid point {m} is NaN")));
+        return Err(Error::NonFiniteRisk(format!("risk of grid point {m} is NaN")));
     }
     let min = risks.iter().copied().fold(f64::INFINITY, f64::min);
     let tied = |r: &f64| *r <= min + TIE_RELATIVE_TOLERANCE * min.abs();
@@ -50,7 +50,7 @@ pub fn argmin(risks: &[f64], tie: TieRule) -> Result<usize> {
         TieRule::First => risks.iter().position(tied),
         TieRule::Last => risks.iter().rposition(tied),
     };
-    found.ok_or_else(|| Error::Numerical("no minimum".into()))
+    found.ok_or_else(|| Error::Internal("no minimum".into()))
 }
 
 /// The one-standard-error rule: the simplest grid point whose mean risk is at most

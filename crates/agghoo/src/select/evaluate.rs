@@ -54,7 +54,7 @@ pub struct SplitOutcome {
 /// # Errors
 /// [`Error::SplitsMismatch`] for splits of another data set; [`Error::TaskMismatch`] when a loss
 /// does not fit the data; the family's [`check_train_size`](Family::check_train_size) error;
-/// [`Error::Fit`] naming the split and grid point of a failed fit; [`Error::Numerical`] when a
+/// [`Error::Fit`] naming the split and grid point of a failed fit; [`Error::NonFiniteRisk`] when a
 /// risk is not finite.
 pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, options: &EvalOptions) -> Result<Vec<SplitOutcome>> {
     splits.check_rows(data.n_rows())?;
@@ -157,7 +157,7 @@ fn run_path(
     };
     for curve in &risks {
         if let Some(m) = curve.iter().position(|r| !r.is_finite()) {
-            let source = Box::new(Error::Numerical(format!("validation risk is {}", curve[m])));
+            let source = Box::new(Error::NonFiniteRisk(format!("validation risk is {}", curve[m])));
             return Err(Error::Fit { split: None, grid_index: m, source });
         }
     }

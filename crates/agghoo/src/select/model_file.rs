@@ -231,7 +231,7 @@ impl FittedModel {
     /// the schema ([`Model::validate`]), the aggregation against the task, and the merged model
     /// equal to the merge of the members.
     fn validate(&self) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(what));
+        let bad = |what: String| Err(Error::CorruptModel(what));
         let schema = &self.schema;
         if self.members.is_empty() {
             return bad("model has no members".into());
@@ -257,7 +257,7 @@ impl FittedModel {
         }
         let d = schema.feature_names.len();
         for (j, member) in self.members.iter().enumerate() {
-            member.model.validate(d, schema.task, k).map_err(|e| Error::Numerical(format!("member {j}: {e}")))?;
+            member.model.validate(d, schema.task, k).map_err(|e| Error::CorruptModel(format!("member {j}: {e}")))?;
             if !member.value.is_finite() || member.validation_risk.is_some_and(|r| !r.is_finite()) {
                 return bad(format!("member {j}: a non-finite hyperparameter value or validation risk"));
             }

@@ -197,7 +197,7 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
             let members = outcomes
                 .iter()
                 .map(|o| {
-                    let model = o.model.clone().ok_or_else(|| Error::Numerical("internal: selected model not kept".into()))?;
+                    let model = o.model.clone().ok_or_else(|| Error::Internal("selected model not kept".into()))?;
                     Ok(Member {
                         model,
                         grid_index: o.selected,

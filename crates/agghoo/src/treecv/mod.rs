@@ -166,7 +166,7 @@ const PARALLEL_CUTOFF: usize = 16_384;
 ///
 /// # Errors
 /// [`Error::Unsupported`] when the learner lacks the snapshot capability the run needs (copy for
-/// the copy mode or any parallel fork, save/revert for that mode); [`Error::Numerical`] when a
+/// the copy mode or any parallel fork, save/revert for that mode); [`Error::NonFiniteRisk`] when a
 /// chunk's loss is not finite.
 pub fn run<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfig) -> Result<TreeCvReport> {
     run_with_leaves(learner, data, config, |_, _| ()).map(|(report, _)| report)
@@ -256,9 +256,9 @@ where
     let mut sums = Vec::with_capacity(k);
     let mut values = Vec::with_capacity(k);
     for (j, leaf) in leaves.into_iter().enumerate() {
-        let (sum, value) = leaf.ok_or_else(|| Error::Numerical(format!("chunk {j} was never evaluated")))?;
+        let (sum, value) = leaf.ok_or_else(|| Error::Internal(format!("chunk {j} was never evaluated")))?;
         if !sum.is_finite() {
-            return Err(Error::Numerical(format!("learner `{}`: the loss on chunk {j} is {sum}", learner.name())));
+            return Err(Error::NonFiniteRisk(format!("learner `{}`: the loss on chunk {j} is {sum}", learner.name())));
         }
         sums.push(sum);
         values.push(value);

@@ -290,7 +290,7 @@ pub(crate) fn output_width(task: Task, n_classes: usize) -> usize {
 
 /// The error of a tree that is not consistent (only a corrupted model file holds one).
 pub(crate) fn corrupted_tree(what: String) -> Error {
-    Error::Numerical(format!("inconsistent tree model: {what}"))
+    Error::CorruptModel(format!("inconsistent tree model: {what}"))
 }
 
 impl CartModel {
@@ -298,7 +298,7 @@ impl CartModel {
     /// and the class count, `α ≥ 0`.
     ///
     /// # Errors
-    /// [`Error::Numerical`] naming the inconsistency.
+    /// [`Error::CorruptModel`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
         if self.n_features != n_features {
             return Err(corrupted_tree(format!("{} features, schema has {n_features}", self.n_features)));

@@ -486,7 +486,7 @@ impl KnnModel {
     /// Checks a deserialized model: `n_features` columns, as many targets as training rows,
     /// k ≥ 1, class indices below the number of classes.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(format!("inconsistent k-NN model: {what}")));
+        let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent k-NN model: {what}")));
         if self.n_features != n_features {
             return bad(format!("{} features, schema has {n_features}", self.n_features));
         }
@@ -963,7 +963,7 @@ mod tests {
             unreachable!()
         };
         m.y.truncate(10);
-        assert!(matches!(m.predict(&data.all()), Err(Error::Numerical(_))));
+        assert!(matches!(m.predict(&data.all()), Err(Error::CorruptModel(_))));
     }
 
     #[test]

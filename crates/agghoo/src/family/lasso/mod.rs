@@ -295,9 +295,9 @@ impl LassoModel {
     /// `ρ ∈ [0, 1]`.
     ///
     /// # Errors
-    /// [`Error::Numerical`] naming the inconsistency.
+    /// [`Error::CorruptModel`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(format!("inconsistent Lasso model: {what}")));
+        let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent Lasso model: {what}")));
         if self.coefficients.len() != n_features {
             return bad(format!("{} coefficients, schema has {n_features} features", self.coefficients.len()));
         }

@@ -378,9 +378,9 @@ impl LogisticModel {
     /// finite numbers, `λ ≥ 0`.
     ///
     /// # Errors
-    /// [`Error::Numerical`] naming the inconsistency.
+    /// [`Error::CorruptModel`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(format!("inconsistent logistic model: {what}")));
+        let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent logistic model: {what}")));
         if self.n_features != n_features {
             return bad(format!("{} features, schema has {n_features}", self.n_features));
         }
@@ -412,7 +412,7 @@ impl LogisticModel {
         } else {
             return Ok(());
         };
-        Err(Error::Numerical(format!("inconsistent logistic model: {what}")))
+        Err(Error::CorruptModel(format!("inconsistent logistic model: {what}")))
     }
 
     /// Weight rows, row-major (see the field docs: one row for a binary model).

@@ -47,9 +47,9 @@ impl RidgeModel {
     /// `n_features` values per stored point (kernel), a valid kernel, every number finite.
     ///
     /// # Errors
-    /// [`Error::Numerical`] naming the inconsistency.
+    /// [`Error::CorruptModel`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(format!("inconsistent ridge model: {what}")));
+        let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent ridge model: {what}")));
         if self.n_features != n_features {
             return bad(format!("{} features, schema has {n_features}", self.n_features));
         }
@@ -76,7 +76,7 @@ impl RidgeModel {
         if consistent {
             Ok(())
         } else {
-            Err(Error::Numerical(format!("inconsistent ridge model: coefficient arrays do not match n_features = {}", self.n_features)))
+            Err(Error::CorruptModel(format!("inconsistent ridge model: coefficient arrays do not match n_features = {}", self.n_features)))
         }
     }
 
@@ -175,7 +175,7 @@ impl Predictor for RidgeModel {
                 )
             }
         };
-        path?.pop().ok_or_else(|| Error::Numerical("internal: ridge predicted no column".into()))
+        path?.pop().ok_or_else(|| Error::Internal("ridge predicted no column".into()))
     }
 }
 

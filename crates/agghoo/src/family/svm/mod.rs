@@ -304,7 +304,7 @@ fn warm_start(prev: &Solution, c_old: f64, c_new: f64, p: &[f64]) -> (Vec<f64>, 
 /// The checks a deserialized kernel model of either kind starts with: as many features as the
 /// schema, and a kernel width γ that is finite and > 0.
 pub(super) fn check_kernel_model(what: &str, n_features: usize, schema_features: usize, gamma: f64) -> Result<()> {
-    let bad = |m: String| Err(Error::Numerical(format!("inconsistent {what}: {m}")));
+    let bad = |m: String| Err(Error::CorruptModel(format!("inconsistent {what}: {m}")));
     if n_features != schema_features {
         return bad(format!("{n_features} features, schema has {schema_features}"));
     }
@@ -487,9 +487,9 @@ impl SvmModel {
     /// support vector, `γ > 0`, every number finite.
     ///
     /// # Errors
-    /// [`Error::Numerical`] naming the inconsistency.
+    /// [`Error::CorruptModel`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(format!("inconsistent SVM model: {what}")));
+        let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent SVM model: {what}")));
         check_kernel_model("SVM model", self.n_features, n_features, self.gamma)?;
         self.check_shape()?;
         if !self.bias.is_finite() || self.support.iter().chain(&self.coef).any(|v| !v.is_finite()) {
@@ -503,7 +503,7 @@ impl SvmModel {
         if self.coef.len().checked_mul(self.n_features) == Some(self.support.len()) {
             return Ok(());
         }
-        Err(Error::Numerical(format!(
+        Err(Error::CorruptModel(format!(
             "inconsistent SVM model: {} support values for {} coefficients of {} features",
             self.support.len(),
             self.coef.len(),

@@ -309,7 +309,7 @@ impl OneVsOneSvc {
     /// [`OneVsOneSvc::pairs`]).
     ///
     /// # Errors
-    /// [`Error::SchemaMismatch`] for another number of features; [`Error::Numerical`] for an
+    /// [`Error::SchemaMismatch`] for another number of features; [`Error::CorruptModel`] for an
     /// inconsistent model.
     pub fn decisions(&self, rows: &View<'_>) -> Result<Vec<Vec<f64>>> {
         check_features(self.n_features, rows)?;
@@ -332,7 +332,7 @@ impl OneVsOneSvc {
     /// What prediction indexes by: whole support vectors, and per pair as many coefficients as
     /// indices, each index in range and the list strictly increasing.
     fn check_shape(&self) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(format!("inconsistent one-vs-one SVM model: {what}")));
+        let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent one-vs-one SVM model: {what}")));
         if self.n_features == 0 || self.support.len() % self.n_features != 0 {
             return bad(format!("{} support values for {} features", self.support.len(), self.n_features));
         }
@@ -359,9 +359,9 @@ impl OneVsOneSvc {
     /// classes, each naming the expected classes in order; `γ > 0`; every number finite.
     ///
     /// # Errors
-    /// [`Error::Numerical`] naming the inconsistency.
+    /// [`Error::CorruptModel`] naming the inconsistency.
     pub(crate) fn validate(&self, n_features: usize) -> Result<()> {
-        let bad = |what: String| Err(Error::Numerical(format!("inconsistent one-vs-one SVM model: {what}")));
+        let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent one-vs-one SVM model: {what}")));
         check_kernel_model("one-vs-one SVM model", self.n_features, n_features, self.gamma)?;
         self.check_shape()?;
         let m = self.classes.len();

@@ -549,11 +549,11 @@ fn ovo_model_round_trips_and_checks() {
     let mut value = serde_json::to_value(&model).unwrap();
     value["pairs"][0]["negative"] = serde_json::json!(7);
     let bad: Model = serde_json::from_value(value).unwrap();
-    assert!(matches!(bad.predict(&data.all()), Err(Error::Numerical(_))));
+    assert!(matches!(bad.predict(&data.all()), Err(Error::CorruptModel(_))));
     let mut value = serde_json::to_value(&model).unwrap();
     value["pairs"][1]["support_index"][0] = serde_json::json!(100_000);
     let bad: Model = serde_json::from_value(value).unwrap();
-    assert!(matches!(bad.predict(&data.all()), Err(Error::Numerical(_))));
+    assert!(matches!(bad.predict(&data.all()), Err(Error::CorruptModel(_))));
 }
 
 /// Pairs are solved in parallel: the path's predictions and models do not depend on the thread count.
