@@ -114,3 +114,21 @@ fn units_out_of_range_and_missing_outcomes_are_errors() {
     let two = job.evaluate(&prepared, &data, &[0, 1], &Sequential).unwrap();
     assert!(matches!(job.assemble(&prepared, &data, two), Err(crate::Error::InvalidParameter { name: "outcomes", .. })));
 }
+
+#[test]
+fn honest_feature_selection_distributes_one_outer_fold_per_unit() {
+    use crate::features::{HonestConfig, HonestJob, Learner, ScorerSpec, SearchConfig, SearchMethod, Selector, Stopping, evaluate_honestly};
+    let data = generators::genuer(120, 8, Seed(4), 0).unwrap();
+    let selector = Selector::Search {
+        scorer: ScorerSpec::Cfs,
+        search: SearchConfig::new(SearchMethod::parse("sffs").unwrap(), Stopping::parse("3").unwrap()),
+    };
+    let learner = Learner { family: FamilyKind::Knn, params: FamilyParams::with_grid(GridSpec::Values(vec![5.0])) };
+    let config = HonestConfig { selector, learner, loss: None, preprocess: Preprocess::default(), seed: Seed(3) };
+    let outer = splits(&data, "vfold:4", 6);
+    let local = evaluate_honestly(&data, &outer, &config).unwrap();
+    let job = HonestJob { config, outer };
+    assert_eq!(job.n_units(), 5, "four folds and the naive selection");
+    assert_eq!(distributed(&job, &data, 2), local);
+    assert_eq!(run(&job, &data, &Shuffled(2)).unwrap(), local);
+}
