@@ -13,6 +13,7 @@ from .model_selection import (
     LeavePOut,
     MonteCarloSplit,
     RepeatedVFold,
+    TimeSeriesSplit,
     VFold,
 )
 
@@ -29,6 +30,7 @@ __all__ = [
     "LeavePOut",
     "MonteCarloSplit",
     "RepeatedVFold",
+    "TimeSeriesSplit",
     "VFold",
     "Comparison",
     "RiskEstimate",

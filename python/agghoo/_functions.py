@@ -70,7 +70,7 @@ def estimate_risk(
     value=None,
     params=None,
     plan="vfold:10",
-    stratify=False,
+    stratify=None,
     loss=None,
     standardize=False,
     missing="error",
@@ -94,8 +94,11 @@ def estimate_risk(
         Other family parameters, as the CLI's ``--param KEY=VALUE``.
     plan : str, default="vfold:10"
         ``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``holdout:TAU``, ``loo``,
-        ``lpo:P:MAX`` or ``bootstrap:B`` (which adds the .632 and .632+ estimators).
-    stratify : bool, default=False
+        ``lpo:P:MAX``, ``bootstrap:B`` (which adds the .632 and .632+ estimators) or ``time:S``
+        (time-ordered splits; options ``:gap=G``, ``:max_train=M``, ``:test=T``).
+    stratify : bool, optional
+        ``None`` (default): V-fold plans are stratified for a classification target, other
+        plans are not; ``True`` / ``False``: the CLI's ``--stratify`` / ``--no-stratify``.
     loss : str or list of str, optional
         ``squared``, ``absolute``, ``01``, ``logloss``, ...; the task's default when omitted.
     standardize : bool, default=False
@@ -126,7 +129,7 @@ def estimate_risk(
         float(value),
         _params(params),
         plan,
-        stratify=bool(stratify),
+        stratify=None if stratify is None else bool(stratify),
         losses=losses,
         standardize=bool(standardize),
         closed_form=bool(closed_form),
@@ -199,7 +202,7 @@ def compare(
     methods=("agghoo", "cv", "holdout"),
     outer="vfold:10",
     inner="mc:10:0.8",
-    stratify=False,
+    stratify=None,
     loss=None,
     standardize=False,
     missing="error",
@@ -222,8 +225,9 @@ def compare(
         The outer plan (``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``loo``, ``holdout:TAU``).
     inner : str, default="mc:10:0.8"
         The inner plan each procedure selects on.
-    stratify : bool, default=False
-        Stratify the outer folds by class.
+    stratify : bool, optional
+        ``True`` stratifies the outer and inner plans by class, ``False`` neither; ``None``
+        (default) stratifies the V-fold ones for a classification target (the CLI's default).
     loss, standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
 
     Returns
@@ -242,7 +246,7 @@ def compare(
         [str(m) for m in methods],
         outer,
         inner,
-        stratify=bool(stratify),
+        stratify=None if stratify is None else bool(stratify),
         loss=loss,
         standardize=bool(standardize),
         seed=0 if random_state is None else int(random_state),

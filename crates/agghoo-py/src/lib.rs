@@ -7,7 +7,7 @@
 
 mod errors;
 
-use agghoo::data::{Dataset, Preprocess, Target};
+use agghoo::data::{Dataset, Preprocess, Target, Task};
 use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
 use agghoo::loss::Loss;
 use agghoo::resample::{Plan, PlanContext, TrainFraction};
@@ -98,10 +98,18 @@ fn aggregation(name: Option<&str>) -> Outcome<Option<Aggregation>> {
     })
 }
 
+/// The plan written `text`, stratified when `stratify` is true, or by the library's default
+/// rule ([`Plan::stratified_by_default`]) when it is `None`, as the CLI does without
+/// `--stratify` / `--no-stratify`.
+fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
+    let plan = Plan::parse(text, stratify == Some(true)).map_err(Failure::from)?;
+    Ok(if stratify.is_none() { plan.stratified_by_default(task) } else { plan })
+}
+
 /// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
 /// returns the fitted model with the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=false, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn select(
     py: Python<'_>,
@@ -114,7 +122,7 @@ fn select(
     params: Vec<(String, String)>,
     method: &str,
     plan: &str,
-    stratify: bool,
+    stratify: Option<bool>,
     loss: Option<&str>,
     tie: &str,
     aggregation: Option<&str>,
@@ -128,7 +136,7 @@ fn select(
     let data = dataset(values, feature_names, &y, class_names)?;
     let (kind, family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let method = self::method(method)?;
-    let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
+    let plan = plan_for(plan, stratify, data.task())?;
     let mut config = SelectConfig::new(method);
     config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
     config.tie = tie_rule(tie)?;
@@ -157,7 +165,7 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=false, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn estimate(
     py: Python<'_>,
@@ -169,7 +177,7 @@ fn estimate(
     value: f64,
     params: Vec<(String, String)>,
     plan: &str,
-    stratify: bool,
+    stratify: Option<bool>,
     losses: Vec<String>,
     standardize: bool,
     closed_form: bool,
@@ -182,7 +190,7 @@ fn estimate(
     let (kind, params) = family_spec(family, Some(GridSpec::Values(vec![value])), params)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
     let is_bootstrap = plan.trim().starts_with("bootstrap");
-    let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
+    let plan = plan_for(plan, stratify, data.task())?;
     let seed = Seed(seed);
     let out = compute(py, threads, move || {
         let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
@@ -215,7 +223,7 @@ fn estimate(
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
 /// `compare --json` result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=false, loss=None, standardize=false, seed=0, threads=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -229,7 +237,7 @@ fn compare(
     methods: Vec<String>,
     outer: &str,
     inner: &str,
-    stratify: bool,
+    stratify: Option<bool>,
     loss: Option<&str>,
     standardize: bool,
     seed: u64,
@@ -251,8 +259,9 @@ fn compare(
             Ok(c)
         })
         .collect::<Outcome<Vec<_>>>()?;
-    let inner = Plan::parse(inner, false).map_err(Failure::from)?;
-    let outer = Plan::parse(outer, stratify).map_err(Failure::from)?;
+    // As the CLI's `compare`: the stratification choice applies to the inner and outer plans.
+    let inner = plan_for(inner, stratify, data.task())?;
+    let outer = plan_for(outer, stratify, data.task())?;
     let report = compute(py, threads, move || {
         let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
         let config =
@@ -327,13 +336,13 @@ fn treecv(
 /// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by
 /// `strata` (class indices) when given and `stratify`; a list of (train, validation) index arrays.
 #[pyfunction]
-#[pyo3(signature = (plan, n_rows, seed=0, stratify=false, strata=None, groups=None))]
+#[pyo3(signature = (plan, n_rows, seed=0, stratify=None, strata=None, groups=None))]
 fn splits<'py>(
     py: Python<'py>,
     plan: &str,
     n_rows: usize,
     seed: u64,
-    stratify: bool,
+    stratify: Option<bool>,
     strata: Option<Vec<u32>>,
     groups: Option<Vec<u32>>,
 ) -> PyResult<Vec<IndexPair<'py>>> {
@@ -342,7 +351,8 @@ fn splits<'py>(
             let v = plan.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", plan))?;
             Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v })
         }
-        _ => Plan::parse(plan, stratify).map_err(Failure::from)?,
+        // Strata are given for a classification target: its V-fold plans are stratified by default.
+        _ => plan_for(plan, stratify, if strata.is_some() { Task::Classification } else { Task::Regression })?,
     };
     let splits = compute(py, None, move || {
         let ctx = PlanContext { n_rows, strata: strata.as_deref(), groups: groups.as_deref() };
