@@ -271,7 +271,7 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
         aggregation,
         split_indices: config.keep_split_indices.then(|| eval_splits.clone()),
     };
-    let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?;
+    let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?.with_training_data(data);
     Ok((model, report))
 }
 
