@@ -904,7 +904,9 @@ fn predict_keeps_ids_and_writes_probabilities() {
     let dir = scratch("predict-ids");
     let train = write(&dir, "train.csv", &three_classes(0, 90));
     let model = dir.join("m.json").display().to_string();
-    let o = agghoo(&["select", "--data", &train, "--target", "y", "--ignore", "id", "--method", "majhoo", "--soft", "--grid", "1:15:2", "--out", &model]);
+    let o = agghoo(&[
+        "select", "--data", &train, "--target", "y", "--ignore", "id", "--method", "majhoo", "--soft", "--grid", "1:15:2", "--out", &model,
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     // New rows in another order, ids not sorted: the output keeps them, in the input's order.
     let mut lines: Vec<&str> = Vec::new();
@@ -947,16 +949,22 @@ fn predict_keeps_ids_and_writes_probabilities() {
 #[test]
 fn predict_probabilities_and_scores_only_where_the_family_has_them() {
     let dir = scratch("predict-soft");
-    let data = write(&dir, "d.csv", &format!("a,b,y\n{}", (0..60).map(|i| format!("{i},{},{}\n", (i * 7) % 10, i % 2)).collect::<String>()));
+    let data =
+        write(&dir, "d.csv", &format!("a,b,y\n{}", (0..60).map(|i| format!("{i},{},{}\n", (i * 7) % 10, i % 2)).collect::<String>()));
     let svc = dir.join("svc.json").display().to_string();
-    let o = agghoo(&["select", "--data", &data, "--target", "y", "--family", "svc", "--method", "cv", "--grid", "log:1e-3:1:3", "--out", &svc]);
+    let o =
+        agghoo(&["select", "--data", &data, "--target", "y", "--family", "svc", "--method", "cv", "--grid", "log:1e-3:1:3", "--out", &svc]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = agghoo(&["predict", "--model", &svc, "--data", &data, "--decision"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = csv_rows(&stdout(&o));
     assert_eq!(rows[0], ["row", "prediction", "decision"]);
     assert!(rows[1..].iter().all(|r| (r[2].parse::<f64>().expect("score") > 0.0) == (r[1] == "1")));
-    assert_error(&agghoo(&["predict", "--model", &svc, "--data", &data, "--proba"]), 1, &["class probabilities", "`svc`", "decision scores"]);
+    assert_error(
+        &agghoo(&["predict", "--model", &svc, "--data", &data, "--proba"]),
+        1,
+        &["class probabilities", "`svc`", "decision scores"],
+    );
     let ridge = dir.join("ridge.json").display().to_string();
     let o = agghoo(&["select", "--data", &data, "--target", "y", "--task", "regression", "--family", "ridge", "--out", &ridge]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -1003,7 +1011,8 @@ fn vfold_plans_are_stratified_by_default_for_classes() {
     let data = write(&dir, "d.csv", &format!("a,y\n{}", (0..40).map(|i| format!("{i},{}\n", u8::from(i % 4 == 0))).collect::<String>()));
     let splits = |extra: &[&str]| {
         let out = dir.join("s.json").display().to_string();
-        let o = agghoo(&[&["splits", "--data", &data, "--target", "y", "--plan", "vfold", "--splits", "5", "--out", &out][..], extra].concat());
+        let o =
+            agghoo(&[&["splits", "--data", &data, "--target", "y", "--plan", "vfold", "--splits", "5", "--out", &out][..], extra].concat());
         assert!(o.status.success(), "{}", stderr(&o));
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("splits")).expect("json");
         v["splits"].clone()
@@ -1027,10 +1036,16 @@ fn vfold_plans_are_stratified_by_default_for_classes() {
     assert_ne!(mc(&[]), mc(&["--stratify"]));
     let o = agghoo(&["estimate", "--data", &data, "--target", "y", "--task", "regression", "--family", "ridge", "--param", "1"]);
     assert!(o.status.success() && stdout(&o).contains("10-fold") && !stdout(&o).contains("stratified"), "{}{}", stdout(&o), stderr(&o));
-    assert_error(&agghoo(&["splits", "--data", &data, "--target", "y", "--stratify", "--no-stratify", "--out", "x.json"]), 2, &["--no-stratify"]);
+    assert_error(
+        &agghoo(&["splits", "--data", &data, "--target", "y", "--stratify", "--no-stratify", "--out", "x.json"]),
+        2,
+        &["--no-stratify"],
+    );
     // compare: outer V-fold stratified by default, not with --no-stratify
     let compare = |extra: &[&str]| {
-        let o = agghoo(&[&["compare", "--data", &data, "--target", "y", "--grid", "1,3", "--outer", "vfold:4", "--splits", "3"][..], extra].concat());
+        let o = agghoo(
+            &[&["compare", "--data", &data, "--target", "y", "--grid", "1,3", "--outer", "vfold:4", "--splits", "3"][..], extra].concat(),
+        );
         assert!(o.status.success(), "{}", stderr(&o));
         stdout(&o)
     };
@@ -1045,7 +1060,21 @@ fn time_plan_gives_sklearns_index_sets() {
     let data = write(&dir, "d.csv", &format!("a,y\n{}", (0..12).map(|i| format!("{i},{}\n", i as f64 * 0.5)).collect::<String>()));
     let out = dir.join("s.json").display().to_string();
     let o = agghoo(&[
-        "splits", "--data", &data, "--target", "y", "--plan", "time", "--splits", "3", "--test-size", "2", "--gap", "2", "--out", &out,
+        "splits",
+        "--data",
+        &data,
+        "--target",
+        "y",
+        "--plan",
+        "time",
+        "--splits",
+        "3",
+        "--test-size",
+        "2",
+        "--gap",
+        "2",
+        "--out",
+        &out,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("splits")).expect("json");
@@ -1056,14 +1085,33 @@ fn time_plan_gives_sklearns_index_sets() {
         {"train": [0, 1, 2, 3, 4, 5, 6, 7], "validation": [10, 11]},
     ]);
     assert_eq!(v["splits"], expected);
-    let o = agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "time", "--splits", "4", "--max-train-size", "3", "--out", &out]);
+    let o =
+        agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "time", "--splits", "4", "--max-train-size", "3", "--out", &out]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("splits")).expect("json");
     assert_eq!(v["splits"][3], serde_json::json!({"train": [7, 8, 9], "validation": [10, 11]}));
-    assert_error(&agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "vfold", "--gap", "1", "--out", &out]), 2, &["--gap", "time"]);
+    assert_error(
+        &agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "vfold", "--gap", "1", "--out", &out]),
+        2,
+        &["--gap", "time"],
+    );
     assert_error(&agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "time", "--splits", "12", "--out", &out]), 1, &["13"]);
     let long = write(&dir, "long.csv", &format!("a,y\n{}", (0..40).map(|i| format!("{i},{}\n", i as f64 * 0.5)).collect::<String>()));
-    let o = agghoo(&["compare", "--data", &long, "--target", "y", "--family", "ridge", "--outer", "time:3:gap=1", "--plan", "time", "--splits", "2"]);
+    let o = agghoo(&[
+        "compare",
+        "--data",
+        &long,
+        "--target",
+        "y",
+        "--family",
+        "ridge",
+        "--outer",
+        "time:3:gap=1",
+        "--plan",
+        "time",
+        "--splits",
+        "2",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -1090,7 +1138,19 @@ fn features_honours_missing_median_with_every_scorer() {
 #[test]
 fn gamma_values() {
     for ok in ["scale", "auto", "0.5"] {
-        let o = agghoo(&["select", "--data", "gen:knn", "--n", "60", "--family", "svc", "--grid", "log:1e-3:1:3", "--param", &format!("gamma={ok}")]);
+        let o = agghoo(&[
+            "select",
+            "--data",
+            "gen:knn",
+            "--n",
+            "60",
+            "--family",
+            "svc",
+            "--grid",
+            "log:1e-3:1:3",
+            "--param",
+            &format!("gamma={ok}"),
+        ]);
         assert!(o.status.success(), "{ok}: {}", stderr(&o));
     }
     let o = agghoo(&["select", "--data", "gen:knn", "--n", "60", "--family", "svc", "--param", "gamma=wide"]);

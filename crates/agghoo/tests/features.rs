@@ -586,7 +586,8 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
     let preprocess = Preprocess { impute_median: true, standardize: false };
     let inner = Plan::VFold(VFold::new(3).unwrap());
     let wrapper = ScorerSpec::Wrapper { learner: knn_learner(5), plan: inner.clone(), loss: None, preprocess };
-    let search = |scorer: ScorerSpec| Selector::Search { scorer, search: SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 2 }) };
+    let search =
+        |scorer: ScorerSpec| Selector::Search { scorer, search: SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 2 }) };
     let selectors = [
         (Selector::Ranking { filter: Filter::Pearson, n_features: 2 }, &reg),
         (Selector::Ranking { filter: Filter::MutualInformation { n_neighbors: 3, discreteness: Discreteness::Auto }, n_features: 2 }, &reg),

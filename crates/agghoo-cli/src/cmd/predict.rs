@@ -61,7 +61,6 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         class_names: (schema.task == Task::Classification && has_target).then(|| schema.class_names.clone()),
         extra_columns: args.id.iter().cloned().collect(),
         delimiter: args.delimiter,
-        ..Default::default()
     };
     let csv = data::read_csv(&args.data, &options)?;
     let rows = csv.data;

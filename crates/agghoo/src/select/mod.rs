@@ -17,7 +17,7 @@ mod report;
 pub use aggregate::{Aggregation, aggregate};
 pub use argmin::{TIE_RELATIVE_TOLERANCE, TieRule, argmin, one_standard_error};
 pub use evaluate::{EvalOptions, SplitOutcome, evaluate_splits};
-pub use model_file::{DataFingerprint, FittedModel, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema, Hash64};
+pub use model_file::{DataFingerprint, FittedModel, Hash64, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema};
 pub(crate) use procedures::cv_curve;
 pub use procedures::{Method, SelectConfig, risk_curve, select};
 pub(crate) use report::summarize;
