@@ -190,7 +190,7 @@ pub struct PlanArgs {
     /// Do not stratify V-fold or repeated V-fold plans of a classification target (the default
     /// stratifies them).
     #[arg(long = "no-stratify")]
-    #[serde(default)]
+    #[serde(default = "unstratified_before_the_default")]
     pub no_stratify: bool,
     /// Time plan: rows left out between each training set and its test rows [default: 0]
     /// (refused with other plans).
@@ -216,6 +216,12 @@ pub struct PlanArgs {
     /// plan's flags).
     #[arg(long = "splits-file", value_name = "FILE")]
     pub splits_file: Option<PathBuf>,
+}
+
+/// A report recorded before V-fold plans were stratified by default has no `no_stratify`: its
+/// plans were unstratified unless `--stratify`, so `replay` reruns them that way.
+fn unstratified_before_the_default() -> bool {
+    true
 }
 
 /// Plans by name.

@@ -629,6 +629,28 @@ fn replay_reruns_a_report_to_the_same_document() {
     }
     let bare = write(&dir, "bare.json", r#"{"schema_version": 1, "command": "select"}"#);
     assert_error(&agghoo(&["replay", &bare]), 2, &["invocation"]);
+    // A report recorded before V-fold plans were stratified by default (no `no_stratify` in its
+    // invocation) replays as it ran then: unstratified.
+    fn forget(v: &mut serde_json::Value, key: &str) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove(key);
+                m.values_mut().for_each(|x| forget(x, key));
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| forget(x, key)),
+            _ => {}
+        }
+    }
+    let unstratified = agghoo(&[runs[2], &["--seed", "5", "--json", "--no-stratify"][..]].concat());
+    let stratified = agghoo(&[runs[2], &["--seed", "5", "--json"][..]].concat());
+    let mut old: serde_json::Value = serde_json::from_slice(&stratified.stdout).unwrap();
+    forget(&mut old["invocation"], "no_stratify");
+    let report = write(&dir, "old.json", &old.to_string());
+    let again = agghoo(&["replay", &report]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let result = |o: &Output| serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["result"].clone();
+    assert_eq!(result(&again), result(&unstratified));
+    assert_ne!(result(&again), result(&stratified));
 }
 
 /// A typo in a size fails at once (well before anything large is allocated), naming the
