@@ -230,9 +230,9 @@ fn unstratified_before_the_default() -> bool {
 pub enum PlanKind {
     /// One split with training fraction τ.
     Holdout,
-    /// V-fold (shuffled; --stratify).
+    /// V-fold (shuffled; stratified by class for a classification target unless --no-stratify).
     Vfold,
-    /// Repeated V-fold.
+    /// Repeated V-fold (stratified as V-fold).
     Repeated,
     /// Monte-Carlo: V independent training sets of size ⌊τn⌋.
     Mc,
@@ -260,7 +260,8 @@ pub struct FamilyArgs {
     /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N.
     #[arg(long)]
     pub grid: Option<String>,
-    /// Family parameter KEY=VALUE (repeatable), e.g. --param gamma=2.
+    /// Family parameter KEY=VALUE (repeatable), e.g. --param gamma=2 (svc, svr, kernel-ridge:
+    /// gamma=scale, the default, is 1/(d·Var X) of each training set; gamma=auto is 1/d).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
     /// Standardise features (mean/sd of each training set).
