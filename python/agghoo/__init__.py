@@ -3,7 +3,17 @@ and path-aware learner families, with scikit-learn's conventions and a Rust engi
 
 from . import _native
 from ._estimators import AgghooClassifier, AgghooRegressor, load_model
-from ._functions import Comparison, RiskEstimate, TreeCVResult, compare, estimate_risk, nested_cv, treecv
+from ._functions import (
+    Comparison,
+    FeatureSelection,
+    RiskEstimate,
+    TreeCVResult,
+    compare,
+    estimate_risk,
+    nested_cv,
+    select_features,
+    treecv,
+)
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -13,6 +23,7 @@ from .model_selection import (
     LeavePOut,
     MonteCarloSplit,
     RepeatedVFold,
+    TimeSeriesSplit,
     VFold,
 )
 
@@ -29,13 +40,16 @@ __all__ = [
     "LeavePOut",
     "MonteCarloSplit",
     "RepeatedVFold",
+    "TimeSeriesSplit",
     "VFold",
     "Comparison",
+    "FeatureSelection",
     "RiskEstimate",
     "TreeCVResult",
     "compare",
     "nested_cv",
     "treecv",
     "estimate_risk",
+    "select_features",
     "load_model",
 ]

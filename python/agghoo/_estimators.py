@@ -55,7 +55,7 @@ class _Agghoo(BaseEstimator):
         plan=None,
         n_splits=10,
         tau=0.8,
-        stratify=False,
+        stratify=None,
         loss=None,
         tie="first",
         aggregation=None,
@@ -133,7 +133,7 @@ class _Agghoo(BaseEstimator):
             params,
             self.method,
             plan,
-            stratify=bool(self.stratify),
+            stratify=None if self.stratify is None else bool(self.stratify),
             loss=self.loss,
             tie=self.tie,
             aggregation=self.aggregation,
@@ -211,8 +211,11 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     n_splits : int, default=10
     tau : float, default=0.8
         Training fraction of Monte-Carlo and hold-out splits.
-    stratify : bool, default=False
-        Keep class proportions in every split.
+    stratify : bool, optional
+        Keep class proportions in every split. By default (``None``) V-fold and repeated V-fold
+        plans are stratified for classification (as scikit-learn's ``cv=int``) and Monte-Carlo
+        and hold-out plans are not; ``True`` stratifies those too, ``False`` none (the CLI's
+        ``--stratify`` / ``--no-stratify``).
     loss : str, optional
         Selection loss (``01``, ``logloss``, ``hinge``, ...); the task's default when omitted.
     tie : {"first", "last"}, default="first"

@@ -76,7 +76,7 @@ def estimate_risk(
     value=None,
     params=None,
     plan="vfold:10",
-    stratify=False,
+    stratify=None,
     loss=None,
     standardize=False,
     missing="error",
@@ -101,8 +101,11 @@ def estimate_risk(
         Other family parameters, as the CLI's ``--param KEY=VALUE``.
     plan : str, default="vfold:10"
         ``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``holdout:TAU``, ``loo``,
-        ``lpo:P:MAX`` or ``bootstrap:B`` (which adds the .632 and .632+ estimators).
-    stratify : bool, default=False
+        ``lpo:P:MAX``, ``bootstrap:B`` (which adds the .632 and .632+ estimators) or ``time:S``
+        (time-ordered splits; options ``:gap=G``, ``:max_train=M``, ``:test=T``).
+    stratify : bool, optional
+        ``None`` (default): V-fold plans are stratified for a classification target, other
+        plans are not; ``True`` / ``False``: the CLI's ``--stratify`` / ``--no-stratify``.
     loss : str or list of str, optional
         ``squared``, ``absolute``, ``01``, ``logloss``, ...; the task's default when omitted.
     standardize : bool, default=False
@@ -138,7 +141,7 @@ def estimate_risk(
         float(value),
         _params(params),
         plan,
-        stratify=bool(stratify),
+        stratify=None if stratify is None else bool(stratify),
         losses=losses,
         standardize=bool(standardize),
         closed_form=bool(closed_form),
@@ -213,7 +216,7 @@ def compare(
     methods=("agghoo", "cv", "holdout"),
     outer="vfold:10",
     inner="mc:10:0.8",
-    stratify=False,
+    stratify=None,
     loss=None,
     standardize=False,
     missing="error",
@@ -237,8 +240,9 @@ def compare(
         The outer plan (``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``loo``, ``holdout:TAU``).
     inner : str, default="mc:10:0.8"
         The inner plan each procedure selects on.
-    stratify : bool, default=False
-        Stratify the outer folds by class.
+    stratify : bool, optional
+        ``True`` stratifies the outer and inner plans by class, ``False`` neither; ``None``
+        (default) stratifies the V-fold ones for a classification target (the CLI's default).
     loss, standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         Run one task per outer split on this Dask cluster (also inside
@@ -261,7 +265,7 @@ def compare(
         [str(m) for m in methods],
         outer,
         inner,
-        stratify=bool(stratify),
+        stratify=None if stratify is None else bool(stratify),
         loss=loss,
         standardize=bool(standardize),
         seed=0 if random_state is None else int(random_state),
@@ -374,3 +378,125 @@ def treecv(
         threads=_threads(n_jobs),
     )
     return TreeCVResult(json.loads(text))
+
+
+class FeatureSelection:
+    """A feature selection and, when evaluated, its honest estimate.
+
+    Without ``evaluate``: ``features`` (column indices), ``names`` and ``details`` (the search
+    trace, ranking or embedded report). With ``evaluate``: ``honest`` and ``naive`` (risk ±
+    standard error), ``selection_bias``, ``folds`` (each outer fold's selection and test risk),
+    ``frequency`` (how often each feature was chosen), ``mean_jaccard`` and ``naive_selection``.
+    ``to_dict()`` is the CLI's ``features --json`` ``result``; ``to_frame()`` one row per feature
+    (selected features, or selection frequencies when evaluated).
+    """
+
+    def __init__(self, result):
+        self._result = result
+
+    def __getattr__(self, name):
+        try:
+            return copy.deepcopy(self.__dict__["_result"][name])
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __getstate__(self):
+        return self._result
+
+    def __setstate__(self, state):
+        self._result = state
+
+    @property
+    def evaluated(self):
+        """True when the selection was evaluated honestly (``evaluate`` given)."""
+        return "honest" in self._result
+
+    def to_dict(self):
+        return copy.deepcopy(self._result)
+
+    def to_frame(self):
+        import pandas as pd
+
+        if self.evaluated:
+            return pd.DataFrame(self._result["frequency"])
+        return pd.DataFrame({"index": self._result["features"], "name": self._result["names"]})
+
+    def __repr__(self):
+        if self.evaluated:
+            h = self._result["honest"]
+            return f"FeatureSelection(honest {h['mean']:.4g} ± {h['standard_error']:.2g}, naive {self._result['naive']['mean']:.4g})"
+        return f"FeatureSelection({', '.join(self._result['names'])})"
+
+    def __eq__(self, other):
+        return isinstance(other, FeatureSelection) and other._result == self._result
+
+
+def select_features(
+    X,
+    y,
+    method="sffs",
+    scorer="cfs",
+    n_features="best",
+    inner="vfold:5",
+    evaluate=None,
+    learner=None,
+    standardize=False,
+    missing="error",
+    task="auto",
+    random_state=0,
+    n_jobs=None,
+    client=None,
+):
+    """Select features, and optionally estimate the selection's risk honestly (the CLI's
+    ``agghoo features``).
+
+    Parameters
+    ----------
+    method : str, default="sffs"
+        A search (``sfs``, ``sbs``, ``sffs``, ``sbfs``, ``exhaustive``), a filter ranking
+        (``pearson``, ``mi``) or an embedded method (``lasso``, ``enet``, ``forest-impurity``,
+        ``forest-permutation``).
+    scorer : str, default="cfs"
+        How a search scores a subset: ``cfs`` (correlation-based merit) or
+        ``wrapper:FAMILY:VALUE`` (the CV risk of a learner, e.g. ``wrapper:knn:5``).
+    n_features : int or str, default="best"
+        ``K``, ``"MIN:MAX"``, ``"best"`` or ``"parsimonious"`` for searches; ``K`` for rankings
+        and forests.
+    inner : str, default="vfold:5"
+        The inner plan of wrapper scores and of the Lasso's λ.
+    evaluate : str, optional
+        An outer plan (``vfold:10``, ...): the whole selection is redone inside every outer
+        training fold and its learner scored on the fold's test rows (the honest estimate), next
+        to the naive select-on-all-data estimate.
+    learner : str, optional
+        ``FAMILY:VALUE`` trained on the selected features in the evaluation (default: the
+        wrapper's learner, or ``knn:5``).
+    standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
+    client : dask.distributed.Client, optional
+        With ``evaluate``: one Dask task per outer fold (and one for the naive selection); also
+        inside ``agghoo.dask.backend(client)``. The result is the same bit for bit.
+
+    Returns
+    -------
+    FeatureSelection
+    """
+    X, y, names, class_names = _prepare(X, y, task, missing)
+    be = _dask.active_client(client) if evaluate is not None else None
+    out = _native.select_features(
+        X,
+        y,
+        names,
+        class_names,
+        method=str(method),
+        scorer=str(scorer),
+        n_features=str(n_features),
+        inner=str(inner),
+        evaluate=evaluate,
+        learner=learner,
+        standardize=bool(standardize),
+        seed=0 if random_state is None else int(random_state),
+        threads=_threads(n_jobs),
+        job=be is not None,
+    )
+    text = out if be is None else _dask.run_job(be, out, X, y)
+    return FeatureSelection(json.loads(text))

@@ -16,7 +16,7 @@ def select(
     params: Sequence[tuple[str, str]],
     method: str,
     plan: str,
-    stratify: bool = False,
+    stratify: Optional[bool] = None,
     loss: Optional[str] = None,
     tie: str = "first",
     aggregation: Optional[str] = None,
@@ -30,7 +30,7 @@ def splits(
     plan: str,
     n_rows: int,
     seed: int = 0,
-    stratify: bool = False,
+    stratify: Optional[bool] = None,
     strata: Optional[Sequence[int]] = None,
     groups: Optional[Sequence[int]] = None,
 ) -> list[tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]]]: ...

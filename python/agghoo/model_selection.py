@@ -6,10 +6,25 @@ exactly those of ``agghoo splits --plan ... --seed ...`` and of the estimators' 
 """
 
 import numpy as np
+from sklearn.utils.multiclass import type_of_target
 
 from . import _native
 
-__all__ = ["AgghooSplitter", "MonteCarloSplit", "VFold", "RepeatedVFold", "HoldOut", "LeaveOneOut", "LeavePOut", "Bootstrap"]
+__all__ = [
+    "AgghooSplitter",
+    "MonteCarloSplit",
+    "VFold",
+    "RepeatedVFold",
+    "HoldOut",
+    "LeaveOneOut",
+    "LeavePOut",
+    "Bootstrap",
+    "TimeSeriesSplit",
+]
+
+
+def _class_ids(y):
+    return np.unique(np.asarray(y), return_inverse=True)[1].astype(np.uint32).tolist()
 
 
 class AgghooSplitter:
@@ -20,13 +35,16 @@ class AgghooSplitter:
     plan : str
         ``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``holdout:TAU``, ``loo``,
         ``lpo:P:MAX`` or ``bootstrap:B``.
-    stratify : bool, default=False
-        Keep class proportions in every split (V-fold, repeated, Monte-Carlo, hold-out); needs ``y``.
+    stratify : bool, optional
+        Keep class proportions in every split (V-fold, repeated, Monte-Carlo, hold-out); needs
+        ``y``. By default (``None``) V-fold and repeated V-fold plans are stratified when ``y``
+        holds classes (binary or multiclass), as scikit-learn's ``cv=int`` for a classifier and
+        the CLI without ``--no-stratify``; ``False`` never stratifies.
     random_state : int, default=0
         The seed: every split follows from it.
     """
 
-    def __init__(self, plan, stratify=False, random_state=0):
+    def __init__(self, plan, stratify=None, random_state=0):
         self.plan = plan
         self.stratify = stratify
         self.random_state = random_state
@@ -36,15 +54,18 @@ class AgghooSplitter:
 
     def _splits(self, n_rows, y=None, groups=None):
         strata = None
-        if self.stratify:
+        if self.stratify is None:
+            # The library's default rule applies to class strata only (a real target has none).
+            if y is not None and type_of_target(y) in ("binary", "multiclass"):
+                strata = _class_ids(y)
+        elif self.stratify:
             if y is None:
                 raise ValueError("stratify=True needs y in split(X, y)")
-            strata = np.unique(np.asarray(y), return_inverse=True)[1].astype(np.uint32).tolist()
-        group_ids = None
-        if groups is not None:
-            group_ids = np.unique(np.asarray(groups), return_inverse=True)[1].astype(np.uint32).tolist()
+            strata = _class_ids(y)
+        group_ids = None if groups is None else _class_ids(groups)
         seed = 0 if self.random_state is None else int(self.random_state)
-        return _native.splits(self._plan(), int(n_rows), seed, bool(self.stratify), strata, group_ids)
+        stratify = None if self.stratify is None else bool(self.stratify)
+        return _native.splits(self._plan(), int(n_rows), seed, stratify, strata, group_ids)
 
     def split(self, X, y=None, groups=None):
         """Yield ``(train, validation)`` index arrays."""
@@ -69,7 +90,7 @@ class AgghooSplitter:
 def _fixed_count(plan):
     parts = plan.split(":")
     kind = parts[0]
-    if kind in ("vfold", "mc", "bootstrap"):
+    if kind in ("vfold", "mc", "bootstrap", "time"):
         return int(parts[1])
     if kind == "repeated":
         return int(parts[1]) * int(parts[2])
@@ -83,7 +104,7 @@ def _fixed_count(plan):
 class MonteCarloSplit(AgghooSplitter):
     """``n_splits`` independent training sets of ``floor(tau * n)`` rows (Monte-Carlo CV)."""
 
-    def __init__(self, n_splits=10, tau=0.8, stratify=False, random_state=0):
+    def __init__(self, n_splits=10, tau=0.8, stratify=None, random_state=0):
         self.n_splits = n_splits
         self.tau = tau
         super().__init__(None, stratify, random_state)
@@ -96,7 +117,7 @@ class VFold(AgghooSplitter):
     """V-fold cross-validation (shuffled), optionally stratified; grouped when ``groups`` is
     passed to ``split``."""
 
-    def __init__(self, n_splits=10, stratify=False, random_state=0):
+    def __init__(self, n_splits=10, stratify=None, random_state=0):
         self.n_splits = n_splits
         super().__init__(None, stratify, random_state)
 
@@ -106,15 +127,14 @@ class VFold(AgghooSplitter):
     def _splits(self, n_rows, y=None, groups=None):
         if groups is None:
             return super()._splits(n_rows, y, None)
-        ids = np.unique(np.asarray(groups), return_inverse=True)[1].astype(np.uint32).tolist()
         seed = 0 if self.random_state is None else int(self.random_state)
-        return _native.splits(f"group:{self.n_splits}", int(n_rows), seed, False, None, ids)
+        return _native.splits(f"group:{self.n_splits}", int(n_rows), seed, False, None, _class_ids(groups))
 
 
 class RepeatedVFold(AgghooSplitter):
     """V-fold repeated ``n_repeats`` times with fresh shuffles."""
 
-    def __init__(self, n_splits=10, n_repeats=5, stratify=False, random_state=0):
+    def __init__(self, n_splits=10, n_repeats=5, stratify=None, random_state=0):
         self.n_splits = n_splits
         self.n_repeats = n_repeats
         super().__init__(None, stratify, random_state)
@@ -126,7 +146,7 @@ class RepeatedVFold(AgghooSplitter):
 class HoldOut(AgghooSplitter):
     """One split with a training fraction ``tau``."""
 
-    def __init__(self, tau=0.8, stratify=False, random_state=0):
+    def __init__(self, tau=0.8, stratify=None, random_state=0):
         self.tau = tau
         super().__init__(None, stratify, random_state)
 
@@ -138,7 +158,7 @@ class LeaveOneOut(AgghooSplitter):
     """n splits, each leaving one row out."""
 
     def __init__(self):
-        super().__init__("loo")
+        super().__init__("loo", False)
 
 
 class LeavePOut(AgghooSplitter):
@@ -162,3 +182,36 @@ class Bootstrap(AgghooSplitter):
 
     def _plan(self):
         return f"bootstrap:{self.n_splits}"
+
+
+class TimeSeriesSplit(AgghooSplitter):
+    """Time-ordered splits (rows in their given order): exactly scikit-learn's ``TimeSeriesSplit``
+    (the CLI's ``--plan time``).
+
+    Split ``k`` tests on the ``test_size`` rows starting at ``n - (n_splits - k) * test_size`` and
+    trains on every earlier row except the last ``gap`` ones, or on the most recent
+    ``max_train_size`` of them. ``test_size`` defaults to ``n // (n_splits + 1)``. Nothing is random.
+    """
+
+    def __init__(self, n_splits=5, *, max_train_size=None, test_size=None, gap=0):
+        self.n_splits = n_splits
+        self.max_train_size = max_train_size
+        self.test_size = test_size
+        self.gap = gap
+        super().__init__(None, False, 0)
+
+    def _plan(self):
+        text = f"time:{self.n_splits}"
+        if self.gap:
+            text += f":gap={self.gap}"
+        if self.max_train_size is not None:
+            text += f":max_train={self.max_train_size}"
+        if self.test_size is not None:
+            text += f":test={self.test_size}"
+        return text
+
+    def __repr__(self):
+        return (
+            f"TimeSeriesSplit(n_splits={self.n_splits}, max_train_size={self.max_train_size}, "
+            f"test_size={self.test_size}, gap={self.gap})"
+        )

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, VFold, load_model
+from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, TimeSeriesSplit, VFold, load_model
 from conftest import write_csv
 
 
@@ -45,6 +45,8 @@ def test_splitters_give_the_cli_index_sets(tmp_path, cli, breast_cancer):
         (MonteCarloSplit(5, 0.7, stratify=True, random_state=11), ["--plan", "mc", "--splits", 5, "--tau", 0.7, "--stratify"]),
         (VFold(4, random_state=11), ["--plan", "vfold", "--splits", 4]),
         (VFold(4, stratify=True, random_state=11), ["--plan", "vfold", "--splits", 4, "--stratify"]),
+        (VFold(4, stratify=False, random_state=11), ["--plan", "vfold", "--splits", 4, "--no-stratify"]),
+        (TimeSeriesSplit(4, gap=3, max_train_size=200), ["--plan", "time", "--splits", 4, "--gap", 3, "--max-train-size", 200]),
     ]
     for splitter, flags in cases:
         cli("splits", "--data", data, "--target", "y", "--seed", 11, *flags, "--out", tmp_path / "s.json")
@@ -101,6 +103,33 @@ def test_compare_equals_the_cli(tmp_path, cli, breast_cancer):
     assert list(ours.to_frame().index) == ["agghoo", "cv+1se", "majhoo"]
 
 
+def test_select_features_equals_the_cli(tmp_path, cli, breast_cancer, diabetes):
+    import pickle
+
+    from agghoo import select_features
+
+    X, y = breast_cancer
+    X = X[:, :12]
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    cases = [
+        (["--method", "sffs", "--scorer", "cfs", "--features", "best"], dict(method="sffs", scorer="cfs")),
+        (["--method", "sfs", "--scorer", "wrapper:knn:5", "--features", "3", "--evaluate", "vfold:3"],
+         dict(method="sfs", scorer="wrapper:knn:5", n_features=3, evaluate="vfold:3")),
+        (["--method", "mi", "--features", "4", "--evaluate", "vfold:4", "--learner", "logistic:0.1", "--standardize"],
+         dict(method="mi", n_features=4, evaluate="vfold:4", learner="logistic:0.1", standardize=True)),
+    ]
+    for flags, kwargs in cases:
+        out = json.loads(cli("features", "--data", data, "--target", "y", "--seed", 5, "--json", *flags))["result"]
+        ours = select_features(X, y, random_state=5, **kwargs)
+        assert ours.to_dict() == out, flags
+        assert pickle.loads(pickle.dumps(ours)) == ours
+        assert len(ours.to_frame()) > 0
+    Xd, yd = diabetes
+    data = write_csv(tmp_path / "d.csv", Xd, yd)
+    out = json.loads(cli("features", "--data", data, "--target", "y", "--seed", 1, "--json", "--method", "lasso", "--evaluate", "vfold:3"))["result"]
+    assert select_features(Xd, yd, method="lasso", evaluate="vfold:3", random_state=1).to_dict() == out
+
+
 def test_treecv_equals_the_cli(tmp_path, cli, breast_cancer):
     import pickle
 
@@ -123,3 +152,39 @@ def test_treecv_equals_the_cli(tmp_path, cli, breast_cancer):
     tree = treecv(X, y, learner="gaussian-nb", folds=7, random_state=9)
     assert abs(standard.estimate - tree.estimate) < 1e-12 and tree.n_point_updates < standard.n_point_updates
     assert pickle.loads(pickle.dumps(tree)).estimate == tree.estimate
+
+
+def test_vfold_is_stratified_by_default_for_classes_in_both(tmp_path, cli, breast_cancer):
+    from agghoo import estimate_risk
+
+    X, y = breast_cancer
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    default = list(VFold(5, random_state=3).split(X, y))
+    assert [v.tolist() for _, v in default] == [v.tolist() for _, v in VFold(5, stratify=True, random_state=3).split(X, y)]
+    assert [v.tolist() for _, v in default] != [v.tolist() for _, v in VFold(5, stratify=False, random_state=3).split(X, y)]
+    for flags, stratify in [([], None), (["--no-stratify"], False)]:
+        out = json.loads(cli("estimate", "--data", data, "--target", "y", "--seed", 3, "--json", "--family", "knn", "--param", 5, *flags))["result"]
+        ours = estimate_risk(X, y, family="knn", value=5, plan="vfold:10", stratify=stratify, random_state=3)
+        assert ours.to_dict()["estimate"] == out["estimate"], flags
+    clf = AgghooClassifier(method="cv", grid="1:9:2", random_state=3).fit(X, y)
+    out = json.loads(cli("select", "--data", data, "--target", "y", "--method", "cv", "--grid", "1:9:2", "--seed", 3, "--json"))
+    assert clf.report_["splits"] == out["result"]["report"]["splits"]
+
+
+def test_time_series_split_equals_sklearn():
+    from sklearn.model_selection import TimeSeriesSplit as Reference
+
+    for n, n_splits, gap, max_train_size, test_size in [
+        (6, 5, 0, None, None),
+        (12, 3, 2, None, 2),
+        (50, 4, 0, 10, None),
+        (50, 4, 3, 7, 5),
+        (23, 2, 1, None, 7),
+        (100, 9, 0, 1, None),
+    ]:
+        X = np.zeros((n, 2))
+        ours = list(TimeSeriesSplit(n_splits, max_train_size=max_train_size, test_size=test_size, gap=gap).split(X))
+        theirs = list(Reference(n_splits, max_train_size=max_train_size, test_size=test_size, gap=gap).split(X))
+        assert len(ours) == len(theirs) == TimeSeriesSplit(n_splits).get_n_splits()
+        for (a, b), (c, d) in zip(ours, theirs):
+            assert a.tolist() == c.tolist() and b.tolist() == d.tolist(), (n, n_splits, gap, max_train_size, test_size)

@@ -124,6 +124,14 @@ def test_agghoo_over_a_scikit_learn_estimator_on_the_cluster(client, data):
     np.testing.assert_array_equal(remote.predict_proba(X), local.predict_proba(X))
 
 
+def test_honest_feature_selection_runs_one_task_per_outer_fold(client, data):
+    X, y = data
+    kwargs = dict(method="sffs", scorer="wrapper:knn:7", n_features="best", evaluate="vfold:5", random_state=2)
+    local = agghoo.select_features(X, y, **kwargs)
+    remote = agghoo.select_features(X, y, client=_two_workers(client), **kwargs)
+    assert remote.to_dict() == local.to_dict() and remote.evaluated
+
+
 def _without_timing(result):
     d = result.to_dict()
     d.pop("wall_seconds")

@@ -169,7 +169,7 @@ pub struct PlanArgs {
     /// Resampling plan (default: mc for agghoo/majhoo/subagging/acv/ekcv, vfold for cv, holdout for holdout).
     #[arg(long, value_enum)]
     pub plan: Option<PlanKind>,
-    /// Number of splits V (Monte-Carlo), folds (V-fold), resamples (bootstrap) or samples (lpo).
+    /// Number of splits V (Monte-Carlo, time), folds (V-fold), resamples (bootstrap) or samples (lpo).
     #[arg(long = "splits", short = 'V', default_value_t = 10)]
     pub n_splits: usize,
     /// Training fraction τ for Monte-Carlo and hold-out [default: 0.8] (refused with other plans).
@@ -182,9 +182,30 @@ pub struct PlanArgs {
     #[arg(long)]
     pub p: Option<usize>,
     /// Stratify by class: V-fold, repeated V-fold, Monte-Carlo and hold-out draw each class
-    /// proportionally (refused with other plans and with a real target).
-    #[arg(long)]
+    /// proportionally (refused with other plans and with a real target). V-fold and repeated
+    /// V-fold are stratified by default for a classification target; Monte-Carlo and hold-out
+    /// only with this flag.
+    #[arg(long, conflicts_with = "no_stratify")]
     pub stratify: bool,
+    /// Do not stratify V-fold or repeated V-fold plans of a classification target (the default
+    /// stratifies them).
+    #[arg(long = "no-stratify")]
+    #[serde(default = "unstratified_before_the_default")]
+    pub no_stratify: bool,
+    /// Time plan: rows left out between each training set and its test rows [default: 0]
+    /// (refused with other plans).
+    #[arg(long)]
+    #[serde(default)]
+    pub gap: Option<usize>,
+    /// Time plan: keep only the most recent M rows of each training set [default: all earlier
+    /// rows] (refused with other plans).
+    #[arg(long = "max-train-size", value_name = "M")]
+    #[serde(default)]
+    pub max_train_size: Option<usize>,
+    /// Time plan: rows of each test set [default: ⌊n / (splits + 1)⌋] (refused with other plans).
+    #[arg(long = "test-size", value_name = "T")]
+    #[serde(default)]
+    pub test_size: Option<usize>,
     /// Group column for grouped V-fold (`--plan group`).
     #[arg(long = "group", value_name = "COL")]
     pub group: Option<String>,
@@ -197,15 +218,21 @@ pub struct PlanArgs {
     pub splits_file: Option<PathBuf>,
 }
 
+/// A report recorded before V-fold plans were stratified by default has no `no_stratify`: its
+/// plans were unstratified unless `--stratify`, so `replay` reruns them that way.
+fn unstratified_before_the_default() -> bool {
+    true
+}
+
 /// Plans by name.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PlanKind {
     /// One split with training fraction τ.
     Holdout,
-    /// V-fold (shuffled; --stratify).
+    /// V-fold (shuffled; stratified by class for a classification target unless --no-stratify).
     Vfold,
-    /// Repeated V-fold.
+    /// Repeated V-fold (stratified as V-fold).
     Repeated,
     /// Monte-Carlo: V independent training sets of size ⌊τn⌋.
     Mc,
@@ -219,6 +246,9 @@ pub enum PlanKind {
     Group,
     /// User folds (--fold-column COL).
     Folds,
+    /// Time-ordered splits in file order (scikit-learn's TimeSeriesSplit): --splits S,
+    /// --gap G, --max-train-size M, --test-size T.
+    Time,
 }
 
 /// The family and its grid.
@@ -230,7 +260,8 @@ pub struct FamilyArgs {
     /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N.
     #[arg(long)]
     pub grid: Option<String>,
-    /// Family parameter KEY=VALUE (repeatable), e.g. --param gamma=2.
+    /// Family parameter KEY=VALUE (repeatable), e.g. --param gamma=2 (svc, svr, kernel-ridge:
+    /// gamma=scale, the default, is 1/(d·Var X) of each training set; gamma=auto is 1/d).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
     /// Standardise features (mean/sd of each training set).
@@ -353,18 +384,53 @@ pub struct PredictArgs {
     #[arg(long)]
     pub model: PathBuf,
     /// Rows to predict: a CSV with the model's feature columns (others are ignored). If it also has
-    /// the target column, the test risk is reported.
+    /// the target column, the risk on these rows is reported (with a warning when they are the
+    /// model's training rows).
     #[arg(long)]
     pub data: PathBuf,
     /// CSV field delimiter of `--data` (as for `select`; default: detected).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
-    /// Write predictions as CSV (default: stdout).
+    /// Write the predictions to this file (default: stdout). Columns: the row number (or the
+    /// `--id` column), `prediction`, then `proba_<class>` per class with `--proba` and
+    /// `decision` with `--decision`.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Copy this column of `--data` (an id) into the output, as its first column, instead of
+    /// the row number.
+    #[arg(long = "id", value_name = "COL")]
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Add the class probabilities, one column `proba_<class>` per class (averaged over the
+    /// members for a soft vote; vote fractions for a hard vote or a one-vs-one SVC). An error
+    /// for regression models and for classifiers without probabilities (binary svc: --decision).
+    #[arg(long)]
+    #[serde(default)]
+    pub proba: bool,
+    /// Add the decision score `decision` of a binary classifier (positive for the second class:
+    /// svc's decision value, logistic's logit, a vote's 2·fraction − 1). An error for models
+    /// without one.
+    #[arg(long)]
+    #[serde(default)]
+    pub decision: bool,
+    /// File format of the predictions: csv, or json (an array of records, one object per row
+    /// keyed by column name). Default: json when `--out` ends in `.json`, else csv.
+    #[arg(long, value_enum)]
+    #[serde(default)]
+    pub format: Option<PredictFormat>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// Prediction file formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PredictFormat {
+    /// Comma-separated values with a header line.
+    Csv,
+    /// A JSON array of records: `[{"row": 0, "prediction": "benign", ...}, ...]`.
+    Json,
 }
 
 /// `agghoo splits`.
@@ -448,12 +514,14 @@ pub struct CompareArgs {
     /// Procedures, comma-separated: agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv, subagging.
     #[arg(long, default_value = "agghoo,cv,holdout")]
     pub methods: String,
-    /// Outer plan: vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, holdout:TAU.
+    /// Outer plan: vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, holdout:TAU, time:S (V-fold plans
+    /// are stratified by default for a classification target).
     #[arg(long, default_value = "vfold:10")]
     pub outer: String,
     #[command(flatten)]
     /// Inner plan (what each procedure selects with; default mc with -V 10 --tau 0.8);
-    /// `--stratify` stratifies the outer plan too.
+    /// `--stratify` stratifies the outer plan too, `--no-stratify` keeps V-fold outer and inner
+    /// plans of a classification target unstratified (they are stratified by default).
     pub plan: PlanArgs,
     /// Test loss (default 01 or squared).
     #[arg(long)]

@@ -7,7 +7,8 @@ use agghoo::Seed;
 use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingPolicy, Preprocess, TaskHint, bundled, generators};
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec};
 use agghoo::resample::{
-    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, UserFolds, VFold,
+    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, TimeSeries, UserFolds,
+    VFold,
 };
 use agghoo::select::Method;
 use anyhow::{Context, Result, bail};
@@ -150,6 +151,9 @@ pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -
             (args.stratify, "--stratify"),
             (args.group.is_some(), "--group"),
             (args.fold_column.is_some(), "--fold-column"),
+            (args.gap.is_some(), "--gap"),
+            (args.max_train_size.is_some(), "--max-train-size"),
+            (args.test_size.is_some(), "--test-size"),
         ];
         if let Some((_, flag)) = plan_flags.iter().find(|(given, _)| *given) {
             return Err(usage(format!("{flag} describes a plan, and --splits-file replaces the plan: give one or the other")));
@@ -201,6 +205,12 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
         PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap { n_resamples: args.n_splits }),
         PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: args.n_splits }),
         PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: column(&args.fold_column, "fold-column")?.clone() }),
+        PlanKind::Time => Plan::TimeSeries(TimeSeries {
+            gap: args.gap.unwrap_or(0),
+            max_train_size: args.max_train_size,
+            test_size: args.test_size,
+            ..TimeSeries::new(args.n_splits)?
+        }),
     };
     let groups = if kind == PlanKind::Group { Some(ids(&args.group, "group")?) } else { None };
     if let (true, Some(l)) = (args.stratify, loaded) {
@@ -208,7 +218,17 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
             bail!(usage("--stratify needs a classification target"));
         }
     }
+    let plan = match loaded {
+        Some(l) => default_stratification(args, plan, l.data.task()),
+        None => plan,
+    };
     Ok((plan, groups))
+}
+
+/// The plan with the default stratification of [`Plan::stratified_by_default`] (V-fold plans of
+/// a classification target), unless `--stratify` or `--no-stratify` decided.
+pub fn default_stratification(args: &PlanArgs, plan: Plan, task: agghoo::data::Task) -> Plan {
+    if args.stratify || args.no_stratify { plan } else { plan.stratified_by_default(task) }
 }
 
 /// Refuses plan flags the plan `kind` would ignore (a flag that changes nothing is a mistake the
@@ -216,8 +236,11 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
 fn check_plan_flags(args: &PlanArgs, kind: PlanKind) -> Result<()> {
     use PlanKind::*;
     let name = |k: PlanKind| format!("{k:?}").to_lowercase();
-    let rules: [(bool, &str, &[PlanKind], &str); 6] = [
+    let rules: [(bool, &str, &[PlanKind], &str); 9] = [
         (args.tau.is_some(), "--tau", &[Holdout, Mc], "holdout, mc"),
+        (args.gap.is_some(), "--gap", &[Time], "time"),
+        (args.max_train_size.is_some(), "--max-train-size", &[Time], "time"),
+        (args.test_size.is_some(), "--test-size", &[Time], "time"),
         (args.repeats.is_some(), "--repeats", &[Repeated], "repeated"),
         (args.p.is_some(), "--p", &[Lpo], "lpo"),
         (args.stratify, "--stratify", &[Vfold, Repeated, Mc, Holdout], "vfold, repeated, mc, holdout"),

@@ -102,7 +102,7 @@ fn select_then_predict_round_trip() {
     let text = std::fs::read_to_string(&preds).expect("predictions");
     assert_eq!(text.lines().count(), 700);
     assert!(text.lines().skip(1).all(|l| l.ends_with(",0") || l.ends_with(",1")));
-    assert!(stderr(&o).contains("test risk (01) on 699 rows"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("risk (01) on these 699 rows"), "{}", stderr(&o));
     // columns reordered and extra columns: matched by name
     let reordered = write(
         &dir,
@@ -229,7 +229,7 @@ fn data_that_used_to_give_silent_wrong_answers_are_refused() {
     let new = write(&dir, "new.csv", "a,y\n0,1.0\n1,2.00\n");
     let o = agghoo(&["predict", "--model", &model, "--data", &new]);
     // `1.0` and `2.00` are the classes `1` and `2` (they used to be unseen labels, or another class)
-    assert!(o.status.success() && format!("{}{}", stdout(&o), stderr(&o)).contains("test risk (01) on 2 rows"), "{}", stderr(&o));
+    assert!(o.status.success() && format!("{}{}", stdout(&o), stderr(&o)).contains("risk (01) on these 2 rows"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -629,6 +629,28 @@ fn replay_reruns_a_report_to_the_same_document() {
     }
     let bare = write(&dir, "bare.json", r#"{"schema_version": 1, "command": "select"}"#);
     assert_error(&agghoo(&["replay", &bare]), 2, &["invocation"]);
+    // A report recorded before V-fold plans were stratified by default (no `no_stratify` in its
+    // invocation) replays as it ran then: unstratified.
+    fn forget(v: &mut serde_json::Value, key: &str) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove(key);
+                m.values_mut().for_each(|x| forget(x, key));
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| forget(x, key)),
+            _ => {}
+        }
+    }
+    let unstratified = agghoo(&[runs[2], &["--seed", "5", "--json", "--no-stratify"][..]].concat());
+    let stratified = agghoo(&[runs[2], &["--seed", "5", "--json"][..]].concat());
+    let mut old: serde_json::Value = serde_json::from_slice(&stratified.stdout).unwrap();
+    forget(&mut old["invocation"], "no_stratify");
+    let report = write(&dir, "old.json", &old.to_string());
+    let again = agghoo(&["replay", &report]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    let result = |o: &Output| serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()["result"].clone();
+    assert_eq!(result(&again), result(&unstratified));
+    assert_ne!(result(&again), result(&stratified));
 }
 
 /// A typo in a size fails at once (well before anything large is allocated), naming the
@@ -882,4 +904,277 @@ fn sweep_of_option_pairs_never_panics() {
     assert!(failures.is_empty(), "{} of {} runs failed:\n{}", failures.len(), runs.len(), failures.join("\n"));
     // The design exercises the procedures, not only the argument checks.
     assert!(exit_codes.get(&Some(0)).copied().unwrap_or(0) * 3 >= runs.len(), "exit codes {exit_codes:?}");
+}
+
+/// Three classes on two features, with string ids; rows `start..start + n`.
+fn three_classes(start: usize, n: usize) -> String {
+    let mut text = String::from("id,a,b,y\n");
+    for i in start..start + n {
+        let c = i % 3;
+        let (a, b) = (c as f64 * 2.0 + ((i * 37) % 11) as f64 / 5.0, ((i * 53) % 13) as f64 / 6.0 - c as f64);
+        text.push_str(&format!("r{},{a},{b},{}\n", 1000 - i, ["red", "green", "blue"][c]));
+    }
+    text
+}
+
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines().map(|l| l.split(',').map(str::to_string).collect()).collect()
+}
+
+#[test]
+fn predict_keeps_ids_and_writes_probabilities() {
+    let dir = scratch("predict-ids");
+    let train = write(&dir, "train.csv", &three_classes(0, 90));
+    let model = dir.join("m.json").display().to_string();
+    let o = agghoo(&[
+        "select", "--data", &train, "--target", "y", "--ignore", "id", "--method", "majhoo", "--soft", "--grid", "1:15:2", "--out", &model,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // New rows in another order, ids not sorted: the output keeps them, in the input's order.
+    let mut lines: Vec<&str> = Vec::new();
+    let fresh = three_classes(200, 30);
+    lines.push(fresh.lines().next().expect("header"));
+    let body: Vec<&str> = fresh.lines().skip(1).collect();
+    lines.extend(body.iter().rev());
+    let new = write(&dir, "new.csv", &(lines.join("\n") + "\n"));
+    let o = agghoo(&["predict", "--model", &model, "--data", &new, "--id", "id", "--proba"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = csv_rows(&stdout(&o));
+    assert_eq!(rows[0], ["id", "prediction", "proba_blue", "proba_green", "proba_red"]);
+    let ids: Vec<&str> = lines[1..].iter().map(|l| l.split(',').next().expect("id")).collect();
+    assert_eq!(rows[1..].iter().map(|r| r[0].as_str()).collect::<Vec<_>>(), ids);
+    for r in &rows[1..] {
+        let p: Vec<f64> = r[2..].iter().map(|v| v.parse().expect("probability")).collect();
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{r:?}");
+        let best = (0..3).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+        assert_eq!(r[1], ["blue", "green", "red"][best], "soft vote: the label is the argmax of the probabilities: {r:?}");
+    }
+    // JSON: chosen by --format, or by the extension of --out; an array of records.
+    let o = agghoo(&["predict", "--model", &model, "--data", &new, "--id", "id", "--proba", "--format", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let records: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON predictions");
+    let records = records.as_array().expect("an array");
+    assert_eq!(records.len(), 30);
+    assert_eq!(records[0]["id"], ids[0]);
+    assert_eq!(records[0]["prediction"], rows[1][1].as_str());
+    assert_eq!(records[0]["proba_red"].as_f64().map(|p| p.to_string()), Some(rows[1][4].clone()));
+    let out = dir.join("p.json").display().to_string();
+    let o = agghoo(&["predict", "--model", &model, "--data", &new, "--out", &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("file")).expect("JSON file");
+    assert_eq!(written[29]["row"], 29);
+    // An id column that is not there.
+    assert_error(&agghoo(&["predict", "--model", &model, "--data", &new, "--id", "nope"]), 1, &["`nope` not found"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn predict_probabilities_and_scores_only_where_the_family_has_them() {
+    let dir = scratch("predict-soft");
+    let data =
+        write(&dir, "d.csv", &format!("a,b,y\n{}", (0..60).map(|i| format!("{i},{},{}\n", (i * 7) % 10, i % 2)).collect::<String>()));
+    let svc = dir.join("svc.json").display().to_string();
+    let o =
+        agghoo(&["select", "--data", &data, "--target", "y", "--family", "svc", "--method", "cv", "--grid", "log:1e-3:1:3", "--out", &svc]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = agghoo(&["predict", "--model", &svc, "--data", &data, "--decision"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = csv_rows(&stdout(&o));
+    assert_eq!(rows[0], ["row", "prediction", "decision"]);
+    assert!(rows[1..].iter().all(|r| (r[2].parse::<f64>().expect("score") > 0.0) == (r[1] == "1")));
+    assert_error(
+        &agghoo(&["predict", "--model", &svc, "--data", &data, "--proba"]),
+        1,
+        &["class probabilities", "`svc`", "decision scores"],
+    );
+    let ridge = dir.join("ridge.json").display().to_string();
+    let o = agghoo(&["select", "--data", &data, "--target", "y", "--task", "regression", "--family", "ridge", "--out", &ridge]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_error(&agghoo(&["predict", "--model", &ridge, "--data", &data, "--proba"]), 1, &["class probabilities", "regression"]);
+    assert_error(&agghoo(&["predict", "--model", &ridge, "--data", &data, "--decision"]), 1, &["decision scores", "regression"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn predict_warns_on_the_training_rows_only() {
+    let dir = scratch("predict-warn");
+    let train = write(&dir, "train.csv", &three_classes(0, 60));
+    let model = dir.join("m.json").display().to_string();
+    let o = agghoo(&["select", "--data", &train, "--target", "y", "--ignore", "id", "--grid", "1:9:2", "--out", &model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = agghoo(&["predict", "--model", &model, "--data", &train]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: these rows are the model's training rows"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("risk (01) on these 60 rows"), "{}", stderr(&o));
+    let o = agghoo(&["predict", "--model", &model, "--data", &train, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(v["result"]["on_training_rows"], true);
+    // Other rows (here: the training rows but one) carry no warning.
+    let fewer: String = std::fs::read_to_string(&train).expect("rows").lines().take(60).map(|l| format!("{l}\n")).collect();
+    let other = write(&dir, "other.csv", &fewer);
+    let o = agghoo(&["predict", "--model", &model, "--data", &other]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("risk (01) on these 59 rows"), "{}", stderr(&o));
+    // A model file written before fingerprints existed still loads, and warns about nothing.
+    let text = std::fs::read_to_string(&model).expect("model");
+    let at = text.find(",\"training\":").expect("a fingerprint");
+    let end = at + text[at..].find('}').expect("its end") + 1;
+    let old = write(&dir, "old.json", &format!("{}{}", &text[..at], &text[end..]));
+    let o = agghoo(&["predict", "--model", &old, "--data", &train]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn vfold_plans_are_stratified_by_default_for_classes() {
+    let dir = scratch("stratify");
+    let data = write(&dir, "d.csv", &format!("a,y\n{}", (0..40).map(|i| format!("{i},{}\n", u8::from(i % 4 == 0))).collect::<String>()));
+    let splits = |extra: &[&str]| {
+        let out = dir.join("s.json").display().to_string();
+        let o =
+            agghoo(&[&["splits", "--data", &data, "--target", "y", "--plan", "vfold", "--splits", "5", "--out", &out][..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("splits")).expect("json");
+        v["splits"].clone()
+    };
+    let default = splits(&[]);
+    assert_eq!(default, splits(&["--stratify"]));
+    assert_ne!(default, splits(&["--no-stratify"]));
+    // every validation block holds 2 of the 10 rows of class 1
+    for s in default.as_array().expect("splits") {
+        let ones = s["validation"].as_array().expect("rows").iter().filter(|r| r.as_u64().expect("row") % 4 == 0).count();
+        assert_eq!(ones, 2, "{s}");
+    }
+    // Monte-Carlo is not stratified unless asked; a real target is never.
+    let mc = |extra: &[&str]| {
+        let out = dir.join("mc.json").display().to_string();
+        let o = agghoo(&[&["splits", "--data", &data, "--target", "y", "--plan", "mc", "--out", &out][..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(&out).expect("splits")
+    };
+    assert_eq!(mc(&[]), mc(&["--no-stratify"]));
+    assert_ne!(mc(&[]), mc(&["--stratify"]));
+    let o = agghoo(&["estimate", "--data", &data, "--target", "y", "--task", "regression", "--family", "ridge", "--param", "1"]);
+    assert!(o.status.success() && stdout(&o).contains("10-fold") && !stdout(&o).contains("stratified"), "{}{}", stdout(&o), stderr(&o));
+    assert_error(
+        &agghoo(&["splits", "--data", &data, "--target", "y", "--stratify", "--no-stratify", "--out", "x.json"]),
+        2,
+        &["--no-stratify"],
+    );
+    // compare: outer V-fold stratified by default, not with --no-stratify
+    let compare = |extra: &[&str]| {
+        let o = agghoo(
+            &[&["compare", "--data", &data, "--target", "y", "--grid", "1,3", "--outer", "vfold:4", "--splits", "3"][..], extra].concat(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    assert!(compare(&[]).contains("outer 4-fold stratified"), "{}", compare(&[]));
+    assert!(!compare(&["--no-stratify"]).contains("stratified"), "{}", compare(&["--no-stratify"]));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn time_plan_gives_sklearns_index_sets() {
+    let dir = scratch("time");
+    let data = write(&dir, "d.csv", &format!("a,y\n{}", (0..12).map(|i| format!("{i},{}\n", i as f64 * 0.5)).collect::<String>()));
+    let out = dir.join("s.json").display().to_string();
+    let o = agghoo(&[
+        "splits",
+        "--data",
+        &data,
+        "--target",
+        "y",
+        "--plan",
+        "time",
+        "--splits",
+        "3",
+        "--test-size",
+        "2",
+        "--gap",
+        "2",
+        "--out",
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("splits")).expect("json");
+    // TimeSeriesSplit(n_splits=3, test_size=2, gap=2) on 12 rows, from scikit-learn's documentation
+    let expected = serde_json::json!([
+        {"train": [0, 1, 2, 3], "validation": [6, 7]},
+        {"train": [0, 1, 2, 3, 4, 5], "validation": [8, 9]},
+        {"train": [0, 1, 2, 3, 4, 5, 6, 7], "validation": [10, 11]},
+    ]);
+    assert_eq!(v["splits"], expected);
+    let o =
+        agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "time", "--splits", "4", "--max-train-size", "3", "--out", &out]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("splits")).expect("json");
+    assert_eq!(v["splits"][3], serde_json::json!({"train": [7, 8, 9], "validation": [10, 11]}));
+    assert_error(
+        &agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "vfold", "--gap", "1", "--out", &out]),
+        2,
+        &["--gap", "time"],
+    );
+    assert_error(&agghoo(&["splits", "--data", &data, "--target", "y", "--plan", "time", "--splits", "12", "--out", &out]), 1, &["13"]);
+    let long = write(&dir, "long.csv", &format!("a,y\n{}", (0..40).map(|i| format!("{i},{}\n", i as f64 * 0.5)).collect::<String>()));
+    let o = agghoo(&[
+        "compare",
+        "--data",
+        &long,
+        "--target",
+        "y",
+        "--family",
+        "ridge",
+        "--outer",
+        "time:3:gap=1",
+        "--plan",
+        "time",
+        "--splits",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn features_honours_missing_median_with_every_scorer() {
+    let common = ["features", "--data", "bundled:breast-cancer", "--missing", "median", "--evaluate", "vfold:3"];
+    for extra in [
+        &["--method", "pearson", "--features", "3"][..],
+        &["--method", "mi", "--features", "3"],
+        &["--method", "sfs", "--scorer", "cfs", "--features", "2"],
+        &["--method", "sfs", "--scorer", "wrapper:knn:5", "--features", "2"],
+        &["--method", "forest-impurity", "--features", "3"],
+        &["--method", "forest-permutation", "--features", "3"],
+    ] {
+        let o = agghoo(&[&common[..], extra].concat());
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains("honest"), "{extra:?}: {}", stdout(&o));
+    }
+    let o = agghoo(&["features", "--data", "bundled:breast-cancer", "--missing", "median", "--method", "pearson", "--features", "2"]);
+    assert!(o.status.success() && stdout(&o).contains("selected 2 of 9 features"), "{}", stderr(&o));
+}
+
+#[test]
+fn gamma_values() {
+    for ok in ["scale", "auto", "0.5"] {
+        let o = agghoo(&[
+            "select",
+            "--data",
+            "gen:knn",
+            "--n",
+            "60",
+            "--family",
+            "svc",
+            "--grid",
+            "log:1e-3:1:3",
+            "--param",
+            &format!("gamma={ok}"),
+        ]);
+        assert!(o.status.success(), "{ok}: {}", stderr(&o));
+    }
+    let o = agghoo(&["select", "--data", "gen:knn", "--n", "60", "--family", "svc", "--param", "gamma=wide"]);
+    assert!(!o.status.success() && stderr(&o).contains("scale"), "{}", stderr(&o));
 }

@@ -7,6 +7,7 @@ use agghoo::data::Dataset;
 use agghoo::engine::{self, Job as _, Rayon};
 use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, RiskEstimate, bootstrap_risk_on};
 use agghoo::family::{self, Family};
+use agghoo::features::HonestJob;
 use agghoo::incremental::Incremental;
 use agghoo::resample::Splits;
 use agghoo::select::{FittedModel, Report, SelectJob};
@@ -45,6 +46,8 @@ pub(crate) enum Kind {
     Estimate { job: EstimateJob, bootstrap: Option<Seed> },
     /// Nested CV: one unit per outer split.
     Nested(NestedJob),
+    /// Honest feature selection: one unit per outer fold, and one for the naive selection.
+    Honest(HonestJob),
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -139,16 +142,18 @@ impl Job {
             Kind::Select(j) => j.n_units(),
             Kind::Estimate { job, .. } => job.n_units(),
             Kind::Nested(j) => j.n_units(),
+            Kind::Honest(j) => j.n_units(),
         }
     }
 
-    /// Which job: `select`, `estimate` or `nested`.
+    /// Which job: `select`, `estimate`, `nested` or `features`.
     #[getter]
     fn kind(&self) -> &'static str {
         match &self.state.kind {
             Kind::Select(_) => "select",
             Kind::Estimate { .. } => "estimate",
             Kind::Nested(_) => "nested",
+            Kind::Honest(_) => "features",
         }
     }
 
@@ -169,6 +174,7 @@ impl Job {
             Kind::Select(j) => evaluate_units(j, &data, &units),
             Kind::Estimate { job, .. } => evaluate_units(job, &data, &units),
             Kind::Nested(j) => evaluate_units(j, &data, &units),
+            Kind::Honest(j) => evaluate_units(j, &data, &units),
         })?)
     }
 
@@ -194,6 +200,7 @@ impl Job {
                     Output::Text(estimate_json(rule.as_ref(), &data, &job.splits, &job.config, estimate, *bootstrap)?)
                 }
                 Kind::Nested(j) => Output::Text(to_json(&assemble(j, &data, &outcomes)?)?),
+                Kind::Honest(j) => Output::Text(to_json(&assemble(j, &data, &outcomes)?)?),
             })
         })?;
         match out {

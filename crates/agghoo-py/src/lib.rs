@@ -8,7 +8,7 @@
 mod errors;
 mod jobs;
 
-use agghoo::data::{Dataset, Preprocess, Target};
+use agghoo::data::{Dataset, Preprocess, Target, Task};
 use agghoo::engine::Job as _;
 use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
 use agghoo::loss::Loss;
@@ -100,11 +100,19 @@ fn aggregation(name: Option<&str>) -> Outcome<Option<Aggregation>> {
     })
 }
 
+/// The plan written `text`, stratified when `stratify` is true, or by the library's default
+/// rule ([`Plan::stratified_by_default`]) when it is `None`, as the CLI does without
+/// `--stratify` / `--no-stratify`.
+fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
+    let plan = Plan::parse(text, stratify == Some(true)).map_err(Failure::from)?;
+    Ok(if stratify.is_none() { plan.stratified_by_default(task) } else { plan })
+}
+
 /// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
 /// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=false, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -117,7 +125,7 @@ fn select<'py>(
     params: Vec<(String, String)>,
     method: &str,
     plan: &str,
-    stratify: bool,
+    stratify: Option<bool>,
     loss: Option<&str>,
     tie: &str,
     aggregation: Option<&str>,
@@ -132,7 +140,7 @@ fn select<'py>(
     let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
     let (kind, family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let method = self::method(method)?;
-    let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
+    let plan = plan_for(plan, stratify, data.task())?;
     let mut config = SelectConfig::new(method);
     config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
     config.tie = tie_rule(tie)?;
@@ -167,7 +175,7 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=false, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false))]
 #[allow(clippy::too_many_arguments)]
 fn estimate<'py>(
     py: Python<'py>,
@@ -179,7 +187,7 @@ fn estimate<'py>(
     value: f64,
     params: Vec<(String, String)>,
     plan: &str,
-    stratify: bool,
+    stratify: Option<bool>,
     losses: Vec<String>,
     standardize: bool,
     closed_form: bool,
@@ -193,7 +201,7 @@ fn estimate<'py>(
     let (kind, params) = family_spec(family, Some(GridSpec::Values(vec![value])), params)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
     let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
-    let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
+    let plan = plan_for(plan, stratify, data.task())?;
     let made = compute(py, threads, move || {
         let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
         let splits = plan.instantiate(&PlanContext::of(&data), Seed(seed))?;
@@ -223,7 +231,7 @@ fn estimate<'py>(
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
 /// `compare --json` result as JSON text, or with `job=True` the [`Job`] (one unit per outer split).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=false, loss=None, standardize=false, seed=0, threads=None, job=false))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false))]
 #[allow(clippy::too_many_arguments)]
 fn compare<'py>(
     py: Python<'py>,
@@ -237,7 +245,7 @@ fn compare<'py>(
     methods: Vec<String>,
     outer: &str,
     inner: &str,
-    stratify: bool,
+    stratify: Option<bool>,
     loss: Option<&str>,
     standardize: bool,
     seed: u64,
@@ -260,8 +268,9 @@ fn compare<'py>(
             Ok(c)
         })
         .collect::<Outcome<Vec<_>>>()?;
-    let inner = Plan::parse(inner, false).map_err(Failure::from)?;
-    let outer = Plan::parse(outer, stratify).map_err(Failure::from)?;
+    // As the CLI's `compare`: the stratification choice applies to the inner and outer plans.
+    let inner = plan_for(inner, stratify, data.task())?;
+    let outer = plan_for(outer, stratify, data.task())?;
     let made = compute(py, threads, move || {
         let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
         let config =
@@ -272,6 +281,66 @@ fn compare<'py>(
             return Ok(jobs::Made::Job(jobs::Kind::Nested(nested)));
         }
         Ok(jobs::Made::Text(jobs::to_json(&nested_cv(&data, &outer, &config)?)?))
+    })?;
+    match made {
+        jobs::Made::Job(kind) => jobs::Job::new(kind, feature_names, class_names).into_py(py),
+        jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
+    }
+}
+
+/// Feature selection as the CLI's `features` names it (`method`, `scorer`, `n_features`, the
+/// inner plan `inner`); with `evaluate` (an outer plan), its honest evaluation — the selection
+/// redone inside every outer training fold, next to the naive estimate. Returns the CLI's
+/// `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
+#[pyfunction]
+#[pyo3(signature = (x, y, feature_names, class_names, method="sffs", scorer="cfs", n_features="best", inner="vfold:5", evaluate=None, learner=None, standardize=false, seed=0, threads=None, job=false))]
+#[allow(clippy::too_many_arguments)]
+fn select_features<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    method: &str,
+    scorer: &str,
+    n_features: &str,
+    inner: &str,
+    evaluate: Option<&str>,
+    learner: Option<&str>,
+    standardize: bool,
+    seed: u64,
+    threads: Option<usize>,
+    job: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    use agghoo::features::{HonestConfig, HonestJob, Learner, Selector, evaluate_honestly, select_features};
+    let (values, _, _) = matrix(&x)?;
+    let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
+    let seed = Seed(seed);
+    let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+    let inner = Plan::parse(inner, false).map_err(Failure::from)?;
+    let selector = Selector::parse(method, scorer, n_features, &inner, preprocess).map_err(Failure::from)?;
+    let Some(outer) = evaluate else {
+        if job {
+            return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
+        }
+        let selection = compute(py, threads, move || Ok(select_features(&selector, &data, seed)?))?;
+        return Ok(jobs::to_json(&selection)?.into_pyobject(py)?.into_any());
+    };
+    let learner = match (learner, selector.wrapper_learner()) {
+        (Some(text), _) => Learner::parse(text).map_err(Failure::from)?,
+        (None, Some(l)) => l.clone(),
+        (None, None) => Learner::parse("knn:5").map_err(Failure::from)?,
+    };
+    let outer = Plan::parse(outer, false).map_err(Failure::from)?;
+    let made = compute(py, threads, move || {
+        let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
+        let config = HonestConfig { selector, learner, loss: None, preprocess, seed };
+        if job {
+            let honest = HonestJob { config, outer };
+            honest.prepare(&data)?;
+            return Ok(jobs::Made::Job(jobs::Kind::Honest(honest)));
+        }
+        Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
     })?;
     match made {
         jobs::Made::Job(kind) => jobs::Job::new(kind, feature_names, class_names).into_py(py),
@@ -344,13 +413,13 @@ fn treecv(
 /// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by
 /// `strata` (class indices) when given and `stratify`; a list of (train, validation) index arrays.
 #[pyfunction]
-#[pyo3(signature = (plan, n_rows, seed=0, stratify=false, strata=None, groups=None))]
+#[pyo3(signature = (plan, n_rows, seed=0, stratify=None, strata=None, groups=None))]
 fn splits<'py>(
     py: Python<'py>,
     plan: &str,
     n_rows: usize,
     seed: u64,
-    stratify: bool,
+    stratify: Option<bool>,
     strata: Option<Vec<u32>>,
     groups: Option<Vec<u32>>,
 ) -> PyResult<Vec<IndexPair<'py>>> {
@@ -359,7 +428,8 @@ fn splits<'py>(
             let v = plan.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", plan))?;
             Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v })
         }
-        _ => Plan::parse(plan, stratify).map_err(Failure::from)?,
+        // Strata are given for a classification target: its V-fold plans are stratified by default.
+        _ => plan_for(plan, stratify, if strata.is_some() { Task::Classification } else { Task::Regression })?,
     };
     let splits = compute(py, None, move || {
         let ctx = PlanContext { n_rows, strata: strata.as_deref(), groups: groups.as_deref() };
@@ -574,6 +644,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(treecv, m)?)?;
+    m.add_function(wrap_pyfunction!(select_features, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

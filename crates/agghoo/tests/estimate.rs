@@ -201,9 +201,17 @@ fn closed_form_is_used_only_where_exact() {
     let splits = LeaveOneOut.instantiate(40).unwrap();
     let est = estimate::estimate_risk(fam.as_ref(), 0, &data, &splits, &EstimateConfig::default()).unwrap();
     assert_eq!(est.method, EstimateMethod::Resampling, "k-NN does not satisfy the leave-one-out lemma");
-    // Ridge and kernel ridge do: when they are built, the closed form must equal brute force.
-    for kind in [FamilyKind::Ridge, FamilyKind::KernelRidge] {
-        let Ok(fam) = family::build(kind, &FamilyParams::with_grid(GridSpec::parse("0.01,0.3,5").unwrap()), &data) else { continue };
+    // Kernel ridge with γ = `scale` (its default) does not: γ changes when a row is left out.
+    let scale = family::build(FamilyKind::KernelRidge, &FamilyParams::with_grid(GridSpec::parse("0.01,0.3,5").unwrap()), &data).unwrap();
+    let est = estimate::estimate_risk(scale.as_ref(), 0, &data, &splits, &EstimateConfig::default()).unwrap();
+    assert_eq!(est.method, EstimateMethod::Resampling, "γ = scale is computed on each training set");
+    // Ridge and kernel ridge at a fixed γ do: when they are built, the closed form must equal brute force.
+    for (kind, gamma) in [(FamilyKind::Ridge, None), (FamilyKind::KernelRidge, Some("auto"))] {
+        let mut params = FamilyParams::with_grid(GridSpec::parse("0.01,0.3,5").unwrap());
+        if let Some(g) = gamma {
+            params = params.set("gamma", g);
+        }
+        let Ok(fam) = family::build(kind, &params, &data) else { continue };
         for m in 0..3 {
             let config = EstimateConfig { keep_predictions: true, ..Default::default() };
             let fast = estimate::estimate_risk(fam.as_ref(), m, &data, &splits, &config).unwrap();

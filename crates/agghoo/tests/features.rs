@@ -561,3 +561,87 @@ fn an_empty_selection_is_refused_everywhere() {
         other => panic!("expected OuterSplit(EmptySelection), got {other:?}"),
     }
 }
+
+/// Missing values kept for imputation (the CLI's `--missing median`): every selector works, and
+/// each outer fold's selection sees its training rows imputed with *their* medians.
+#[test]
+fn every_selector_imputes_missing_values_inside_each_training_set() {
+    let (n, d) = (120, 5);
+    let mut x = gaussian(n, d, 0.3, 77);
+    let y: Vec<f64> = (0..n).map(|i| 2.0 * x[i * d] - x[i * d + 3]).collect();
+    // Every 7th value of columns 0 and 2 missing; the last rows of column 2 are shifted so that
+    // the medians of different training sets differ.
+    for i in 0..n {
+        if i % 7 == 3 {
+            x[i * d] = f64::NAN;
+            x[i * d + 2] = f64::NAN;
+        }
+        if i >= 90 {
+            x[i * d + 2] += 50.0;
+        }
+    }
+    let reg = Dataset::new_with_missing(x.clone(), names(d), Target::Real(y), "y").unwrap();
+    let labels: Vec<u32> = (0..n).map(|i| u32::from(i % 3 == 0)).collect();
+    let cls = Dataset::new_with_missing(x, names(d), Target::Classes { labels, names: vec!["0".into(), "1".into()] }, "y").unwrap();
+    let preprocess = Preprocess { impute_median: true, standardize: false };
+    let inner = Plan::VFold(VFold::new(3).unwrap());
+    let wrapper = ScorerSpec::Wrapper { learner: knn_learner(5), plan: inner.clone(), loss: None, preprocess };
+    let search =
+        |scorer: ScorerSpec| Selector::Search { scorer, search: SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 2 }) };
+    let selectors = [
+        (Selector::Ranking { filter: Filter::Pearson, n_features: 2 }, &reg),
+        (Selector::Ranking { filter: Filter::MutualInformation { n_neighbors: 3, discreteness: Discreteness::Auto }, n_features: 2 }, &reg),
+        (search(ScorerSpec::Cfs), &reg),
+        (search(wrapper), &reg),
+        (
+            Selector::Embedded(EmbeddedMethod::LassoSupport {
+                elastic_net: false,
+                params: FamilyParams::default(),
+                plan: inner.clone(),
+                standardize: false,
+            }),
+            &reg,
+        ),
+        (
+            Selector::Embedded(EmbeddedMethod::ForestImportance {
+                params: FamilyParams::default().set("trees", 20),
+                importance: Importance::Impurity,
+                n_features: 2,
+            }),
+            &cls,
+        ),
+        (
+            Selector::Embedded(EmbeddedMethod::ForestImportance {
+                params: FamilyParams::default().set("trees", 20),
+                importance: Importance::Permutation,
+                n_features: 2,
+            }),
+            &cls,
+        ),
+    ];
+    for (selector, data) in &selectors {
+        let outer = vfold(data, 4, 1);
+        let config = HonestConfig { selector: selector.clone(), learner: knn_learner(5), loss: None, preprocess, seed: Seed(2) };
+        let report = evaluate_honestly(data, &outer, &config).unwrap_or_else(|e| panic!("{selector:?}: {e}"));
+        assert!(report.honest.mean.is_finite() && report.naive.mean.is_finite(), "{selector:?}");
+    }
+    // Pearson scores of fold j = those of its training rows imputed with their own medians.
+    let outer = vfold(&reg, 4, 1);
+    let selector = Selector::Ranking { filter: Filter::Pearson, n_features: 2 };
+    let config = HonestConfig { selector, learner: knn_learner(5), loss: None, preprocess, seed: Seed(2) };
+    let report = evaluate_honestly(&reg, &outer, &config).unwrap();
+    for (fold, split) in report.folds.iter().zip(outer.iter()) {
+        let train = reg.view(split.train());
+        let imputed = preprocess.fit(&train).apply(&train).unwrap();
+        let want = rank_features(&imputed, &Filter::Pearson).unwrap();
+        let agghoo::features::SelectionDetails::Ranking(got) = &fold.selection.details else { panic!("a ranking") };
+        assert_eq!(got.ranking, want.ranking);
+    }
+    // ... and not those of the rows imputed with the medians of all the data.
+    let all = reg.all();
+    let globally = preprocess.fit(&all).apply(&all).unwrap();
+    let first = outer.get(0).unwrap();
+    let leaked = rank_features(&globally.select_rows(first.train()).unwrap(), &Filter::Pearson).unwrap();
+    let agghoo::features::SelectionDetails::Ranking(got) = &report.folds[0].selection.details else { panic!("a ranking") };
+    assert_ne!(got.ranking, leaked.ranking);
+}

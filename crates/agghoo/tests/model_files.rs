@@ -155,8 +155,10 @@ fn svc_and_svr() {
     assert!(matches!(FittedModel::from_json(&huge, Path::new("m.json")), Err(Error::BadFile { .. })));
 
     let r = data(80, 0, 4);
-    let svr = fit(FamilyKind::Svr, FamilyParams::default(), &r, Method::Agghoo, Preprocess::default());
+    // A fixed γ: the members share their kernel and merge (with γ = scale, each has its own).
+    let svr = fit(FamilyKind::Svr, FamilyParams::default().set("gamma", "auto"), &r, Method::Agghoo, Preprocess::default());
     assert!(svr.is_merged());
+    assert!(!fit(FamilyKind::Svr, FamilyParams::default(), &r, Method::Agghoo, Preprocess::default()).is_merged());
     assert_round_trip(&svr, &r);
     assert_refused(&svr, "merged model", |v| v["merged"]["support"].as_array_mut().unwrap().push(json!(0.0)));
     // a regression model whose aggregation was edited into a vote

@@ -304,7 +304,8 @@ fn agghoo_merges_linear_and_kernel_members_into_one_equivalent_model() {
     let splits = MonteCarlo::new(5, 0.8).unwrap().instantiate(160, Seed(2)).unwrap();
     for (kind, params) in [
         (FamilyKind::Ridge, FamilyParams::default()),
-        (FamilyKind::KernelRidge, FamilyParams::default()),
+        // A fixed γ (`auto` = 1/d): with γ = scale, its default, each member has its own kernel.
+        (FamilyKind::KernelRidge, FamilyParams::default().set("gamma", "auto")),
         (FamilyKind::Lasso, FamilyParams::default()),
         (FamilyKind::Svr, FamilyParams::default().set("gamma", 2)),
     ] {

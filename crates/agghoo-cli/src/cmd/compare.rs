@@ -49,7 +49,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         procedures.push(c);
     }
     let (inner, _) = source::plan(&args.plan, PlanKind::Mc, None)?;
-    let outer_plan = source::outer_plan(&args.outer, args.plan.stratify)?;
+    let inner = source::default_stratification(&args.plan, inner, data.task());
+    let outer_plan = source::default_stratification(&args.plan, source::outer_plan(&args.outer, args.plan.stratify)?, data.task());
     let outer = outer_plan.instantiate(&PlanContext::of(data), seed)?;
     let bar = output::progress(outer.len() as u64, "outer splits", args.output.json);
     let tick = bar.clone();

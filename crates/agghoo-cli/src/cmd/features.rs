@@ -4,11 +4,7 @@
 
 use agghoo::Seed;
 use agghoo::data::Preprocess;
-use agghoo::family::{FamilyKind, FamilyParams, GridSpec};
-use agghoo::features::{
-    Discreteness, EmbeddedMethod, Filter, HonestConfig, Importance, Learner, ScorerSpec, SearchConfig, SearchMethod, Selector, Stopping,
-    evaluate_honestly, select_features,
-};
+use agghoo::features::{HonestConfig, Learner, Selector, evaluate_honestly, select_features};
 use agghoo::resample::PlanContext;
 
 use crate::args::{FeaturesArgs, UsageError};
@@ -19,63 +15,21 @@ fn usage(msg: String) -> anyhow::Error {
     UsageError(msg).into()
 }
 
-/// `FAMILY:VALUE` → a learner with a one-point grid.
-fn learner(text: &str) -> anyhow::Result<Learner> {
-    let (family, value) = text.split_once(':').ok_or_else(|| usage(format!("`{text}`: expected FAMILY:VALUE, e.g. knn:5")))?;
-    let family = FamilyKind::parse(family).map_err(|e| usage(e.to_string()))?;
-    let value: f64 = value.parse().map_err(|_| usage(format!("`{text}`: `{value}` is not a number")))?;
-    Ok(Learner { family, params: FamilyParams::with_grid(GridSpec::Values(vec![value])) })
-}
-
-fn count(text: &str) -> anyhow::Result<usize> {
-    text.parse().map_err(|_| usage(format!("--features `{text}`: this method needs a number of features")))
-}
-
 pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
     let loaded = source::load(&args.data, None, seed)?;
     let data = &loaded.data;
     let inner = source::outer_plan(&args.inner, false)?;
     let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize };
-    let wrapper_learner = match args.scorer.strip_prefix("wrapper:") {
-        Some(spec) => Some(learner(spec)?),
-        None if args.scorer == "cfs" => None,
-        None => return Err(usage(format!("--scorer `{}`: cfs or wrapper:FAMILY:VALUE", args.scorer))),
-    };
-    let selector = match args.method.as_str() {
-        "pearson" => Selector::Ranking { filter: Filter::Pearson, n_features: count(&args.n_features)? },
-        "mi" => Selector::Ranking {
-            filter: Filter::MutualInformation { n_neighbors: 3, discreteness: Discreteness::Auto },
-            n_features: count(&args.n_features)?,
-        },
-        "lasso" | "enet" => Selector::Embedded(EmbeddedMethod::LassoSupport {
-            elastic_net: args.method == "enet",
-            params: FamilyParams::default(),
-            plan: inner.clone(),
-            standardize: args.standardize,
-        }),
-        "forest-impurity" | "forest-permutation" => Selector::Embedded(EmbeddedMethod::ForestImportance {
-            params: FamilyParams::default(),
-            importance: if args.method == "forest-impurity" { Importance::Impurity } else { Importance::Permutation },
-            n_features: count(&args.n_features)?,
-        }),
-        method => {
-            let method = SearchMethod::parse(method).map_err(|e| usage(e.to_string()))?;
-            let stopping = Stopping::parse(&args.n_features).map_err(|e| usage(e.to_string()))?;
-            let scorer = match &wrapper_learner {
-                Some(l) => ScorerSpec::Wrapper { learner: l.clone(), plan: inner.clone(), loss: None, preprocess },
-                None => ScorerSpec::Cfs,
-            };
-            let search = SearchConfig::new(method, stopping);
-            // The work, before it starts (a wrapper scores each subset by a whole inner CV);
-            // a search beyond the budget is refused by the library with the same estimate.
-            if let (Ok(evaluations), false) = (search.estimated_evaluations(data.n_features()), args.output.json) {
-                let runs = if args.evaluate.is_some() { " per selection (one on all data, one in every outer fold)" } else { "" };
-                eprintln!("agghoo: {} over {} features: about {evaluations} subset evaluations{runs}", args.method, data.n_features());
-            }
-            Selector::Search { scorer, search }
+    let selector = Selector::parse(&args.method, &args.scorer, &args.n_features, &inner, preprocess).map_err(|e| usage(format!("{e}")))?;
+    if let Selector::Search { search, .. } = &selector {
+        // The work, before it starts (a wrapper scores each subset by a whole inner CV);
+        // a search beyond the budget is refused by the library with the same estimate.
+        if let (Ok(evaluations), false) = (search.estimated_evaluations(data.n_features()), args.output.json) {
+            let runs = if args.evaluate.is_some() { " per selection (one on all data, one in every outer fold)" } else { "" };
+            eprintln!("agghoo: {} over {} features: about {evaluations} subset evaluations{runs}", args.method, data.n_features());
         }
-    };
+    }
     let Some(outer_text) = &args.evaluate else {
         let selection = select_features(&selector, data, seed)?;
         if args.output.json {
@@ -88,10 +42,10 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
             selection.names.join(", ")
         ));
     };
-    let learner = match (&args.learner, &wrapper_learner) {
-        (Some(text), _) => learner(text)?,
+    let learner = match (&args.learner, selector.wrapper_learner()) {
+        (Some(text), _) => Learner::parse(text).map_err(|e| usage(format!("{e}")))?,
         (None, Some(l)) => l.clone(),
-        (None, None) => learner("knn:5")?,
+        (None, None) => Learner::parse("knn:5")?,
     };
     let outer = source::outer_plan(outer_text, false)?.instantiate(&PlanContext::of(data), seed)?;
     let config = HonestConfig { selector, learner, loss: None, preprocess, seed };

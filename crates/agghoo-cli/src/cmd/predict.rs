@@ -1,15 +1,18 @@
-//! `agghoo predict`: predictions of a saved model for new rows, and the test risk when the rows
-//! carry the target.
+//! `agghoo predict`: predictions of a saved model for new rows — with an id column, class
+//! probabilities or decision scores, as CSV or JSON — and the risk on these rows when they carry
+//! the target.
 
 use std::io::Write;
+use std::path::Path;
 
 use agghoo::Predictions;
 use agghoo::data::{self, CsvOptions, MissingPolicy, Task, TaskHint};
 use agghoo::loss::Loss;
 use agghoo::select::FittedModel;
 use serde::Serialize;
+use serde_json::{Map, Value};
 
-use crate::args::PredictArgs;
+use crate::args::{PredictArgs, PredictFormat, UsageError};
 use crate::output;
 
 #[derive(Serialize)]
@@ -23,9 +26,21 @@ struct PredictResult {
     n_rows: usize,
     /// Predictions as text (class names or numbers), in row order.
     predictions: Vec<String>,
-    /// Test risk under the task's default loss, when the data carry the target.
-    test_risk: Option<f64>,
+    /// Risk on these rows under the task's default loss, when the data carry the target.
+    risk: Option<f64>,
     loss: Option<String>,
+    /// True when these rows are the model's training rows (the risk is then a training risk).
+    on_training_rows: bool,
+}
+
+/// One output column: its name and a value per row.
+struct Column {
+    name: String,
+    values: Vec<Value>,
+}
+
+fn numbers(values: impl Iterator<Item = f64>) -> Vec<Value> {
+    values.map(|v| serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)).collect()
 }
 
 pub fn run(args: PredictArgs) -> anyhow::Result<()> {
@@ -44,10 +59,11 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         // refuses them with the row and column.
         missing: MissingPolicy::Median,
         class_names: (schema.task == Task::Classification && has_target).then(|| schema.class_names.clone()),
+        extra_columns: args.id.iter().cloned().collect(),
         delimiter: args.delimiter,
-        ..Default::default()
     };
-    let rows = data::read_csv(&args.data, &options)?.data;
+    let csv = data::read_csv(&args.data, &options)?;
+    let rows = csv.data;
     let predictions = model.predict(&rows)?;
     let text: Vec<String> = match &predictions {
         Predictions::Classes { labels, .. } => {
@@ -55,31 +71,112 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         }
         Predictions::Real(v) => v.iter().map(|x| format!("{x}")).collect(),
     };
-    let (test_risk, loss) = if has_target {
+
+    // The columns written: the id (or row number), the prediction, then the soft outputs asked for.
+    let mut columns = Vec::new();
+    match &args.id {
+        Some(name) => {
+            let ids = csv.extras.get(name).cloned().unwrap_or_default();
+            columns.push(Column { name: name.clone(), values: ids.into_iter().map(Value::String).collect() });
+        }
+        None => columns.push(Column { name: "row".into(), values: (0..rows.n_rows()).map(Value::from).collect() }),
+    }
+    let prediction_values = match &predictions {
+        Predictions::Real(v) => numbers(v.iter().copied()),
+        Predictions::Classes { .. } => text.iter().cloned().map(Value::String).collect(),
+    };
+    columns.push(Column { name: "prediction".into(), values: prediction_values });
+    if args.proba {
+        let proba = model.probabilities(&predictions)?;
+        let k = schema.class_names.len().max(1);
+        for (c, label) in schema.class_names.iter().enumerate() {
+            columns.push(Column { name: format!("proba_{label}"), values: numbers(proba.iter().skip(c).step_by(k).copied()) });
+        }
+    }
+    if args.decision {
+        let decision = model.decision_scores(&predictions)?;
+        columns.push(Column { name: "decision".into(), values: numbers(decision.iter().copied()) });
+    }
+
+    let on_training_rows = model.trained_on(&rows);
+    let (risk, loss) = if has_target {
         let loss = Loss::default_for(schema.task);
         (Some(loss.risk(&predictions, &rows.all())?), Some(loss.name()))
     } else {
         (None, None)
     };
+    if on_training_rows {
+        eprintln!(
+            "agghoo: warning: these rows are the model's training rows: their risk is a training (resubstitution) risk, \
+             optimistic, not an estimate of the risk on new data (use `agghoo estimate` or `compare` for that)"
+        );
+    }
     if args.output.json {
         let parameters = Parameters { model: args.model.display().to_string(), data: args.data.display().to_string() };
         return output::print_json(
             "predict",
             parameters,
             None,
-            PredictResult { n_rows: rows.n_rows(), predictions: text, test_risk, loss },
+            PredictResult { n_rows: rows.n_rows(), predictions: text, risk, loss, on_training_rows },
         );
     }
-    let mut csv_text = String::from("row,prediction\n");
-    for (i, p) in text.iter().enumerate() {
-        csv_text.push_str(&format!("{i},{p}\n"));
-    }
+    let format = match (args.format, &args.out) {
+        (Some(f), _) => f,
+        (None, Some(path)) if has_extension(path, "json") => PredictFormat::Json,
+        (None, _) => PredictFormat::Csv,
+    };
+    let body = match format {
+        PredictFormat::Csv => csv_text(&columns),
+        PredictFormat::Json => json_text(&columns)?,
+    };
     match &args.out {
-        Some(path) => std::fs::write(path, csv_text)?,
-        None => std::io::stdout().lock().write_all(csv_text.as_bytes())?,
+        Some(path) => std::fs::write(path, body)?,
+        None => std::io::stdout().lock().write_all(body.as_bytes())?,
     }
-    if let (Some(r), Some(l)) = (test_risk, loss) {
-        eprintln!("test risk ({l}) on {} rows: {}", rows.n_rows(), output::num(r));
+    if let (Some(r), Some(l)) = (risk, loss) {
+        eprintln!("risk ({l}) on these {} rows: {}", rows.n_rows(), output::num(r));
     }
     Ok(())
+}
+
+fn has_extension(path: &Path, ext: &str) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+fn field(value: &Value) -> String {
+    let text = match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        // Reals as Rust prints them (shortest round-trip form, no exponent), as before.
+        Value::Number(x) if x.is_f64() => x.as_f64().map_or(String::new(), |v| format!("{v}")),
+        other => other.to_string(),
+    };
+    if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
+}
+
+fn csv_text(columns: &[Column]) -> String {
+    let n = columns.first().map_or(0, |c| c.values.len());
+    let mut out = columns.iter().map(|c| field(&Value::String(c.name.clone()))).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for i in 0..n {
+        out.push_str(&columns.iter().map(|c| field(&c.values[i])).collect::<Vec<_>>().join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// An array of records, one object per row with the columns as keys, in column order.
+fn json_text(columns: &[Column]) -> anyhow::Result<String> {
+    let names: std::collections::HashSet<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    if names.len() < columns.len() {
+        return Err(UsageError("--id: the id column's name is another output column's (row, prediction, proba_…)".into()).into());
+    }
+    let n = columns.first().map_or(0, |c| c.values.len());
+    let records: Vec<Value> = (0..n)
+        .map(|i| Value::Object(columns.iter().map(|c| (c.name.clone(), c.values[i].clone())).collect::<Map<String, Value>>()))
+        .collect();
+    let mut text = serde_json::to_string_pretty(&records)?;
+    text.push('\n');
+    Ok(text)
 }

@@ -117,7 +117,9 @@ fn units_out_of_range_and_missing_outcomes_are_errors() {
 
 #[test]
 fn honest_feature_selection_distributes_one_outer_fold_per_unit() {
-    use crate::features::{HonestConfig, HonestJob, Learner, ScorerSpec, SearchConfig, SearchMethod, Selector, Stopping, evaluate_honestly};
+    use crate::features::{
+        HonestConfig, HonestJob, Learner, ScorerSpec, SearchConfig, SearchMethod, Selector, Stopping, evaluate_honestly,
+    };
     let data = generators::genuer(120, 8, Seed(4), 0).unwrap();
     let selector = Selector::Search {
         scorer: ScorerSpec::Cfs,

@@ -15,6 +15,7 @@
 mod grid;
 mod model;
 mod params;
+mod width;
 
 pub mod cart;
 pub mod forest;
@@ -27,6 +28,7 @@ pub mod svm;
 pub use grid::{Grid, Scale};
 pub use model::{Model, Predictor};
 pub use params::{FamilyParams, GridSpec};
+pub use width::KernelWidth;
 
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};

@@ -69,11 +69,23 @@ impl Model {
     /// allows it: linear and kernel ridge, Lasso / elastic net (averaged coefficients) and SVR /
     /// binary SVC (union of support vectors, coefficients / V). `None` for trees, forests, k-NN,
     /// logistic regression, one-vs-one SVCs (a vote, not an average) and members behind a
-    /// per-fold preprocessing (their transforms differ).
+    /// per-fold preprocessing (their transforms differ), and `None` as well for kernel members
+    /// whose kernels differ (γ = `scale` is computed on each training set): their average is
+    /// not one kernel expansion, so the members are averaged at prediction time.
     ///
     /// # Errors
-    /// The family's merge errors (members of different kinds or kernels).
+    /// The family's merge errors (members of different kinds).
     pub fn merge_mean(models: &[&Model]) -> Result<Option<Model>> {
+        let same_kernel = |a: &Model, b: &Model| match (a, b) {
+            (Model::Svm(x), Model::Svm(y)) => x.gamma() == y.gamma(),
+            (Model::Ridge(x), Model::Ridge(y)) => x.kernel_function().zip(y.kernel_function()).is_none_or(|(k, l)| k == l),
+            _ => true,
+        };
+        if let Some(first) = models.first() {
+            if models.iter().any(|m| !same_kernel(first, m)) {
+                return Ok(None);
+            }
+        }
         macro_rules! merge_all {
             ($variant:ident, $ty:ty) => {{
                 let inner: Option<Vec<&$ty>> = models.iter().map(|m| if let Model::$variant(x) = m { Some(x) } else { None }).collect();

@@ -12,6 +12,9 @@
 //!   on a seeded 70 % hold-out training part, permutations scored on the other 30 %, so the
 //!   importance is measured on rows the forest did not train on); the top `n_features` kept.
 //!
+//! Missing values: the Lasso's fits impute inside each training set of its plan; the forest's
+//! rows are imputed with the medians of the rows the selection is given.
+//!
 //! Both read a capability of a fitted model that its family module exposes
 //! (`LassoModel::coefficients()`, `ForestModel::importances(..)`).
 
@@ -106,6 +109,8 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
                     got: format!("{n_features} requested, {} features", data.n_features()),
                 });
             }
+            // Forests read raw values: impute the rows the selection is given (module docs).
+            let data = &*super::impute_own_medians(data)?;
             let fam = family::build(FamilyKind::Forest, params, data)?;
             let importances = match importance {
                 Importance::Impurity => forest_importances(&fam.fit(&data.all(), 0)?, ImportanceOn::Impurity)?,

@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Change, Scorer, SkippedFeature, SubsetScore, constant_columns};
+use super::{Change, Scorer, SkippedFeature, SubsetScore, constant_columns, impute_own_medians};
 use crate::data::{Dataset, Target};
 use crate::error::{Error, Result};
 
@@ -101,13 +101,14 @@ pub struct FilterReport {
 /// # Ok::<(), agghoo::Error>(())
 /// ```
 ///
+/// Missing values (NaN) are first imputed with the medians of `data`'s rows (module
+/// [`features`](crate::features)).
+///
 /// # Errors
-/// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for k = 0 neighbours or missing values.
+/// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for k = 0 neighbours.
 pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
     data.check_learnable()?;
-    if data.has_missing() {
-        return Err(Error::invalid("missing", "no missing values for filters (impute first)", "NaN features"));
-    }
+    let data = &*impute_own_medians(data)?;
     let skipped = constant_columns(data);
     let usable: Vec<usize> = (0..data.n_features()).filter(|j| !skipped.iter().any(|s| s.index == *j)).collect();
     let scores: Vec<f64> = match *filter {
@@ -159,15 +160,14 @@ pub struct CfsScorer {
 }
 
 impl CfsScorer {
-    /// Prepares the scorer: standardises every column and computes the feature–target scores.
+    /// Prepares the scorer: standardises every column and computes the feature–target scores;
+    /// missing values are first imputed with the medians of `data`'s rows.
     ///
     /// # Errors
-    /// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for missing values.
+    /// [`Error::ConstantTarget`].
     pub fn new(data: &Dataset) -> Result<Self> {
         data.check_learnable()?;
-        if data.has_missing() {
-            return Err(Error::invalid("missing", "no missing values for CFS (impute first)", "NaN features"));
-        }
+        let data = &*impute_own_medians(data)?;
         let skipped = constant_columns(data);
         let targets = target_vectors(data.target());
         let d = data.n_features();

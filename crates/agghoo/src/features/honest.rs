@@ -104,6 +104,79 @@ pub enum Selector {
     Embedded(EmbeddedMethod),
 }
 
+impl Learner {
+    /// `FAMILY:VALUE`, a family at one hyperparameter value (`knn:5`, `ridge:0.1`): the CLI's
+    /// `--learner` and `wrapper:` forms.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for another form, an unknown family or a value that is not a number.
+    pub fn parse(text: &str) -> Result<Self> {
+        let (family, value) = text.split_once(':').ok_or_else(|| Error::invalid("learner", "FAMILY:VALUE, e.g. knn:5", text))?;
+        let family = FamilyKind::parse(family)?;
+        let value: f64 = value.trim().parse().map_err(|_| Error::invalid("learner", "FAMILY:VALUE with a number as VALUE", text))?;
+        Ok(Self { family, params: FamilyParams::with_grid(crate::family::GridSpec::Values(vec![value])) })
+    }
+}
+
+impl Selector {
+    /// The selection procedure named as the CLI's `features` names it: `method` one of the
+    /// searches (`sfs`, `sbs`, `sffs`, `sbfs`, `exhaustive`) scored by `scorer` (`cfs` or
+    /// `wrapper:FAMILY:VALUE`, whose inner CV uses `inner` and `preprocess`), a filter ranking
+    /// (`pearson`, `mi`) or an embedded method (`lasso`, `enet` — λ chosen by CV on `inner` —,
+    /// `forest-impurity`, `forest-permutation`); `n_features` is `K`, `MIN:MAX`, `best` or
+    /// `parsimonious` for the searches and `K` for rankings and forests.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the option that is not one of these forms.
+    pub fn parse(method: &str, scorer: &str, n_features: &str, inner: &Plan, preprocess: Preprocess) -> Result<Self> {
+        let count = || -> Result<usize> {
+            n_features.trim().parse().map_err(|_| Error::invalid("features", "a number of features K for this method", n_features))
+        };
+        let wrapper = match scorer.strip_prefix("wrapper:") {
+            Some(spec) => Some(Learner::parse(spec)?),
+            None if scorer == "cfs" => None,
+            None => return Err(Error::invalid("scorer", "cfs or wrapper:FAMILY:VALUE", scorer)),
+        };
+        Ok(match method {
+            "pearson" => Selector::Ranking { filter: Filter::Pearson, n_features: count()? },
+            "mi" => Selector::Ranking {
+                filter: Filter::MutualInformation { n_neighbors: 3, discreteness: super::Discreteness::Auto },
+                n_features: count()?,
+            },
+            "lasso" | "enet" => Selector::Embedded(EmbeddedMethod::LassoSupport {
+                elastic_net: method == "enet",
+                params: FamilyParams::default(),
+                plan: inner.clone(),
+                standardize: preprocess.standardize,
+            }),
+            "forest-impurity" | "forest-permutation" => Selector::Embedded(EmbeddedMethod::ForestImportance {
+                params: FamilyParams::default(),
+                importance: if method == "forest-impurity" { super::Importance::Impurity } else { super::Importance::Permutation },
+                n_features: count()?,
+            }),
+            search => {
+                let scorer = match wrapper {
+                    Some(learner) => ScorerSpec::Wrapper { learner, plan: inner.clone(), loss: None, preprocess },
+                    None => ScorerSpec::Cfs,
+                };
+                Selector::Search {
+                    scorer,
+                    search: SearchConfig::new(super::SearchMethod::parse(search)?, super::Stopping::parse(n_features)?),
+                }
+            }
+        })
+    }
+
+    /// The learner a wrapper search scores subsets with, if it is one (the default learner of
+    /// an honest evaluation).
+    pub fn wrapper_learner(&self) -> Option<&Learner> {
+        match self {
+            Selector::Search { scorer: ScorerSpec::Wrapper { learner, .. }, .. } => Some(learner),
+            _ => None,
+        }
+    }
+}
+
 /// The details of a selection, by kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

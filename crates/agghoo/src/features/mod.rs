@@ -19,6 +19,13 @@
 //! direction flag on the trait, would put an `if maximise` in every comparison of the searches
 //! and the report; negation puts it in one place.
 //!
+//! ## Missing values
+//! Data read with missing values kept for imputation (the CLI's `--missing median`) are imputed
+//! with the medians of the rows the selection is given, never of other rows: in honest
+//! evaluation, the outer training set. Filters, CFS and forest importances impute those rows
+//! once; wrappers and the Lasso / elastic net impute inside each of their own inner training
+//! sets (their fits' preprocessing), as every fit of the crate does.
+//!
 //! ## Constant features
 //! A zero-variance column has no correlation with anything (0/0). Scorers never offer such
 //! columns to a search: they are listed in the report as [`SkippedFeature`] with the reason, and
@@ -115,6 +122,17 @@ pub(crate) fn apply_change(base: &[usize], change: Change, j: usize) -> Vec<usiz
         s.insert(at, j);
     }
     s
+}
+
+/// `data` with its missing values replaced by the medians of its own rows (unchanged without
+/// missing values): what the selectors that read feature values directly score.
+pub(crate) fn impute_own_medians(data: &crate::data::Dataset) -> Result<std::borrow::Cow<'_, crate::data::Dataset>> {
+    if !data.has_missing() {
+        return Ok(std::borrow::Cow::Borrowed(data));
+    }
+    let all = data.all();
+    let imputed = crate::data::Preprocess { impute_median: true, standardize: false }.fit(&all).apply(&all)?;
+    Ok(std::borrow::Cow::Owned(imputed))
 }
 
 /// Columns with a single value over the rows (zero variance), as skipped features.

@@ -67,6 +67,8 @@ impl<'a> WrapperScorer<'a> {
         loss.check_task(data.task())?;
         let description =
             format!("wrapper {} {}={} ({} splits, loss {})", family.name(), grid.name(), grid.value(grid_index), splits.len(), loss.name());
+        // Missing values are imputed inside each training set, whatever the caller asked for.
+        let preprocess = Preprocess { impute_median: preprocess.impute_median || data.has_missing(), ..preprocess };
         let options = EvalOptions { losses: vec![loss], tie: TieRule::First, preprocess, ..EvalOptions::default() };
         Ok(Self { family, data, splits, grid_index, options, skipped: constant_columns(data), description, inner: None })
     }

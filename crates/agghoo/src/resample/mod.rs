@@ -11,6 +11,7 @@ mod loo;
 mod lpo;
 mod montecarlo;
 mod splits;
+mod time;
 mod user;
 mod vfold;
 
@@ -20,6 +21,7 @@ pub use loo::LeaveOneOut;
 pub use lpo::LeavePOut;
 pub use montecarlo::MonteCarlo;
 pub use splits::{Split, Splits};
+pub use time::TimeSeries;
 pub use user::UserFolds;
 pub use vfold::{GroupVFold, RepeatedVFold, VFold};
 
@@ -129,15 +131,21 @@ pub enum Plan {
     Bootstrap(Bootstrap),
     /// Folds given by the user (a fold id per row).
     UserFolds(UserFolds),
+    /// Time-ordered splits: train on earlier rows, validate on the next ones (scikit-learn's
+    /// `TimeSeriesSplit`).
+    TimeSeries(TimeSeries),
 }
 
 /// The forms [`Plan::parse`] reads.
-pub const PLAN_FORMS: &str = "vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, holdout:TAU, lpo:P:MAX or bootstrap:B";
+pub const PLAN_FORMS: &str =
+    "vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, holdout:TAU, lpo:P:MAX, bootstrap:B or time:S (options :gap=G :max_train=M :test=T)";
 
 impl Plan {
     /// Parses a plan written as `vfold:V`, `repeated:V:R`, `5x2` (five times 2-fold), `mc:V:TAU`,
-    /// `loo`, `holdout:TAU`, `lpo:P:MAX` (at most MAX subsets of P rows) or `bootstrap:B`;
-    /// stratified by class when `stratify` (V-fold, repeated, Monte-Carlo and hold-out).
+    /// `loo`, `holdout:TAU`, `lpo:P:MAX` (at most MAX subsets of P rows), `bootstrap:B` or
+    /// `time:S` (S time-ordered splits, [`TimeSeries`]; options `:gap=G`, `:max_train=M` and
+    /// `:test=T` in any order, e.g. `time:5:gap=2:test=30`); stratified by class when `stratify`
+    /// (V-fold, repeated, Monte-Carlo and hold-out).
     ///
     /// ```
     /// use agghoo::resample::Plan;
@@ -164,6 +172,18 @@ impl Plan {
             ["loo"] => Plan::LeaveOneOut(LeaveOneOut),
             ["lpo", p, max] => Plan::LeavePOut(LeavePOut { p: int(p)?, max_splits: int(max)?.max(1) }),
             ["bootstrap", b] => Plan::Bootstrap(Bootstrap { n_resamples: int(b)? }),
+            ["time", s, options @ ..] => {
+                let mut plan = TimeSeries::new(int(s)?)?;
+                for option in options {
+                    match option.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
+                        Some(("gap", v)) => plan.gap = int(v)?,
+                        Some(("max_train", v)) => plan.max_train_size = Some(int(v)?),
+                        Some(("test", v)) => plan.test_size = Some(int(v)?),
+                        _ => return Err(bad()),
+                    }
+                }
+                Plan::TimeSeries(plan)
+            }
             _ => return Err(bad()),
         };
         if stratify && !matches!(plan, Plan::VFold(_) | Plan::RepeatedVFold(_) | Plan::MonteCarlo(_) | Plan::HoldOut(_)) {
@@ -194,6 +214,22 @@ impl Plan {
             Plan::LeavePOut(p) => p.instantiate(ctx.n_rows, seed),
             Plan::Bootstrap(p) => p.instantiate(ctx.n_rows, seed),
             Plan::UserFolds(p) => p.instantiate(ctx.n_rows),
+            Plan::TimeSeries(p) => p.instantiate(ctx.n_rows),
+        }
+    }
+
+    /// The plan with the default stratification for a `task`: V-fold and repeated V-fold are
+    /// stratified by class for a classification target (as scikit-learn's `cv=int` is for a
+    /// classifier); every other plan, and every plan of a regression target, is returned as it
+    /// is. Callers apply it only when the user neither asked for stratification nor refused it.
+    pub fn stratified_by_default(self, task: crate::data::Task) -> Plan {
+        if task != crate::data::Task::Classification {
+            return self;
+        }
+        match self {
+            Plan::VFold(p) => Plan::VFold(p.stratified()),
+            Plan::RepeatedVFold(p) => Plan::RepeatedVFold(RepeatedVFold { stratify: true, ..p }),
+            other => other,
         }
     }
 
@@ -203,7 +239,7 @@ impl Plan {
             Plan::HoldOut(p) => format!("hold-out τ={}{}", p.train_fraction.get(), if p.stratify { " stratified" } else { "" }),
             Plan::VFold(p) => format!("{}-fold{}", p.n_folds, if p.stratify { " stratified" } else { "" }),
             Plan::GroupVFold(p) => format!("{}-fold by group", p.n_folds),
-            Plan::RepeatedVFold(p) => format!("{}×{}-fold", p.n_repeats, p.n_folds),
+            Plan::RepeatedVFold(p) => format!("{}×{}-fold{}", p.n_repeats, p.n_folds, if p.stratify { " stratified" } else { "" }),
             Plan::MonteCarlo(p) => {
                 format!("Monte-Carlo V={} τ={}{}", p.n_splits, p.train_fraction.get(), if p.stratify { " stratified" } else { "" })
             }
@@ -211,6 +247,15 @@ impl Plan {
             Plan::LeavePOut(p) => format!("leave-{}-out", p.p),
             Plan::Bootstrap(p) => format!("bootstrap B={}", p.n_resamples),
             Plan::UserFolds(_) => "user folds".into(),
+            Plan::TimeSeries(p) => {
+                let mut text = format!("{} time-ordered splits", p.n_splits);
+                for (name, value) in [("gap", Some(p.gap).filter(|&g| g > 0)), ("max train", p.max_train_size), ("test", p.test_size)] {
+                    if let Some(v) = value {
+                        text.push_str(&format!(" {name}={v}"));
+                    }
+                }
+                text
+            }
         }
     }
 }

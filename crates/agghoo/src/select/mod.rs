@@ -15,7 +15,7 @@ mod report;
 
 pub use aggregate::{Aggregation, aggregate};
 pub use job::{PreparedSelect, SelectJob};
-pub use model_file::{FittedModel, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema};
+pub use model_file::{DataFingerprint, FittedModel, Hash64, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema};
 pub(crate) use procedures::cv_curve;
 pub use procedures::{Method, SelectConfig, conclude, evaluation_options, evaluation_splits, risk_curve, select};
 pub use report::{CvCurve, Report, SplitReport};

@@ -48,6 +48,55 @@ impl Schema {
     }
 }
 
+/// A cheap fingerprint of a data set: its size and a 64-bit hash of its feature matrix (the
+/// bits of every value, row-major, NaN canonical) and of its target (class indices or the bits
+/// of the values). Stored in model files to recognise predictions made on the training rows;
+/// equal data give equal fingerprints, and different data almost surely different ones (it is
+/// not a cryptographic hash).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataFingerprint {
+    /// Rows n.
+    pub n_rows: usize,
+    /// Features d.
+    pub n_features: usize,
+    /// The hash, as 16 hexadecimal digits.
+    pub hash: Hash64,
+}
+
+/// A `u64` written as 16 hexadecimal digits in JSON (exact in every JSON reader).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Hash64(pub u64);
+
+impl TryFrom<String> for Hash64 {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Self, String> {
+        u64::from_str_radix(&s, 16).map(Hash64).map_err(|_| format!("`{s}`: 16 hexadecimal digits"))
+    }
+}
+impl From<Hash64> for String {
+    fn from(h: Hash64) -> String {
+        format!("{:016x}", h.0)
+    }
+}
+
+impl DataFingerprint {
+    /// The fingerprint of `data` (one pass over the values).
+    pub fn of(data: &Dataset) -> Self {
+        // FxHash-style mixing of 64-bit words: cheap, deterministic, order-sensitive.
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+        let bits = |v: f64| if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() };
+        let mut h = mix(mix(0, data.n_rows() as u64), data.n_features() as u64);
+        h = data.x().iter().fold(h, |h, &v| mix(h, bits(v)));
+        h = match data.target() {
+            Target::Classes { labels, .. } => labels.iter().fold(mix(h, 1), |h, &l| mix(h, u64::from(l))),
+            Target::Real(values) => values.iter().fold(mix(h, 2), |h, &v| mix(h, bits(v))),
+        };
+        Self { n_rows: data.n_rows(), n_features: data.n_features(), hash: Hash64(h) }
+    }
+}
+
 /// One member of a fitted procedure: a model at a selected grid point.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Member {
@@ -84,6 +133,9 @@ pub struct FittedModel {
     /// for prediction when present; see [`Model::merge_mean`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     merged: Option<Model>,
+    /// The fingerprint of the training data (absent from files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    training: Option<DataFingerprint>,
 }
 
 impl FittedModel {
@@ -119,6 +171,60 @@ impl FittedModel {
             aggregation,
             members,
             merged,
+            training: None,
+        })
+    }
+
+    /// The same model recording the fingerprint of its training data.
+    pub fn with_training_data(self, data: &Dataset) -> Self {
+        Self { training: Some(DataFingerprint::of(data)), ..self }
+    }
+
+    /// The fingerprint of the training data, when the model file has one.
+    pub fn training_fingerprint(&self) -> Option<&DataFingerprint> {
+        self.training.as_ref()
+    }
+
+    /// True when `data` are the training rows themselves (same fingerprint); false when they
+    /// differ or the model does not know (files written before fingerprints existed).
+    pub fn trained_on(&self, data: &Dataset) -> bool {
+        self.training.is_some_and(|t| t == DataFingerprint::of(data))
+    }
+
+    /// The class probabilities of `predictions` (row-major, one column per class; vote
+    /// fractions for a hard vote or a one-vs-one SVC).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a regression model or a classifier without probabilities
+    /// (a binary SVC, or a score average: use the decision scores).
+    pub fn probabilities<'a>(&self, predictions: &'a Predictions) -> Result<&'a [f64]> {
+        let proba = |p: &'a Predictions| if let Predictions::Classes { proba, .. } = p { proba.as_deref() } else { None };
+        self.soft_output(predictions, "class probabilities", proba, "a binary SVC or an averaged score gives decision scores")
+    }
+
+    /// The decision scores of `predictions` (binary problems: positive for the second class).
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a regression model or a classifier without decision scores.
+    pub fn decision_scores<'a>(&self, predictions: &'a Predictions) -> Result<&'a [f64]> {
+        let decision = |p: &'a Predictions| if let Predictions::Classes { decision, .. } = p { decision.as_deref() } else { None };
+        self.soft_output(predictions, "decision scores", decision, "they exist for two classes: svc, logistic, votes")
+    }
+
+    /// `get(predictions)`, or the error naming `what` is missing and why (`hint` for classifiers).
+    fn soft_output<'a>(
+        &self,
+        predictions: &'a Predictions,
+        what: &str,
+        get: impl Fn(&'a Predictions) -> Option<&'a [f64]>,
+        hint: &str,
+    ) -> Result<&'a [f64]> {
+        get(predictions).ok_or_else(|| {
+            let reason = match predictions {
+                Predictions::Real(_) => format!("this `{}` model is a regression: it predicts numbers", self.family),
+                Predictions::Classes { .. } => format!("this `{}` model gives none ({hint})", self.family),
+            };
+            Error::Unsupported { what: what.into(), reason }
         })
     }
 

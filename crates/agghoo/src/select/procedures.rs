@@ -316,7 +316,7 @@ pub fn conclude(
         aggregation,
         split_indices: config.keep_split_indices.then(|| units.clone()),
     };
-    let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?;
+    let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?.with_training_data(data);
     Ok((model, report))
 }
 

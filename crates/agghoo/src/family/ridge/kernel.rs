@@ -52,6 +52,19 @@ impl Kernel {
         Ok(Kernel(KernelKind::Polynomial { gamma, coef0, degree }))
     }
 
+    /// The same kernel with its scale γ replaced (the linear kernel has none and is returned as
+    /// it is).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless `γ > 0` and finite.
+    pub fn with_gamma(self, gamma: f64) -> Result<Self> {
+        match self.0 {
+            KernelKind::Linear => Ok(self),
+            KernelKind::Rbf { .. } => Kernel::rbf(gamma),
+            KernelKind::Polynomial { coef0, degree, .. } => Kernel::polynomial(gamma, coef0, degree),
+        }
+    }
+
     /// Checks the invariants of a deserialized kernel (`γ > 0` finite, `coef0 ≥ 0` finite,
     /// `degree ≥ 1`), as the constructors do.
     ///

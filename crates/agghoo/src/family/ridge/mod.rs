@@ -13,9 +13,12 @@
 //!   stays exact, and with the linear kernel it equals `ridge`. (Merely centring y, the other
 //!   common choice, is not a penalised fit of (α, b) and breaks the exact LOO identity.)
 //!   Kernels ([`Kernel`]): `linear` ⟨x, x'⟩; `rbf` exp(−γ‖x − x'‖²); `polynomial`
-//!   (γ⟨x, x'⟩ + coef0)^degree. Parameters: `kernel` (default `rbf`), `gamma` (> 0, default
-//!   1/d as scikit-learn), `coef0` (≥ 0, default 1), `degree` (≥ 1, default 3), `intercept`
-//!   (`true`/`false`, default `false`). A parameter the chosen kernel does not use is an error.
+//!   (γ⟨x, x'⟩ + coef0)^degree. Parameters: `kernel` (default `rbf`), `gamma` (a number > 0,
+//!   `scale` or `auto`, see [`KernelWidth`]; default `scale` for `rbf` — scikit-learn's SVM rule
+//!   `1 / (d · Var(X))`, computed on each training set — and `auto` = 1/d, scikit-learn's
+//!   `KernelRidge` default, for `polynomial`), `coef0` (≥ 0, default 1), `degree` (≥ 1,
+//!   default 3), `intercept` (`true`/`false`, default `false`). A parameter the chosen kernel
+//!   does not use is an error.
 //!
 //! Regression only. Default grid: 50 values log-spaced from `10⁻⁶ t` to `10 t`, where
 //! `t = trace(A)` is the trace of the normal matrix on the data given to [`build_ridge`] /
@@ -62,7 +65,7 @@ pub use self::kernel::Kernel;
 pub use self::model::RidgeModel;
 use self::model::predict_columns;
 use self::solve::{Form, Problem, Solution, Spectrum, gather_finite};
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Scale, SmootherPath};
+use super::{Family, FamilyParams, FittedPath, Grid, KernelWidth, Model, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::PathPredictions;
@@ -79,6 +82,8 @@ pub const MAX_KERNEL_ROWS: usize = 20_000;
 pub struct RidgeFamily {
     grid: Grid,
     form: Form,
+    /// γ of the kernel chosen on each training set (`None`: the kernel's own γ everywhere).
+    width: Option<KernelWidth>,
 }
 
 impl RidgeFamily {
@@ -97,7 +102,7 @@ impl RidgeFamily {
     /// # Errors
     /// [`Error::InvalidParameter`] for an empty grid or a λ that is not positive and finite.
     pub fn linear(lambdas: Vec<f64>) -> Result<Self> {
-        Ok(Self { grid: lambda_grid(lambdas)?, form: Form::Linear })
+        Ok(Self { grid: lambda_grid(lambdas)?, form: Form::Linear, width: None })
     }
 
     /// Kernel ridge with `kernel`; `intercept = false` is scikit-learn's `(K + λI) α = y`.
@@ -105,7 +110,13 @@ impl RidgeFamily {
     /// # Errors
     /// As [`RidgeFamily::linear`].
     pub fn kernel(lambdas: Vec<f64>, kernel: Kernel, intercept: bool) -> Result<Self> {
-        Ok(Self { grid: lambda_grid(lambdas)?, form: Form::Kernel { kernel, intercept } })
+        Ok(Self { grid: lambda_grid(lambdas)?, form: Form::Kernel { kernel, intercept }, width: None })
+    }
+
+    /// The same family with the kernel's γ chosen by `width` on each training set, as the fit
+    /// sees it (no effect on linear ridge and the linear kernel).
+    pub fn with_width(self, width: KernelWidth) -> Self {
+        Self { width: Some(width), ..self }
     }
 
     /// Fits at any λ ≥ 0 by the direct solve; λ = 0 on a singular system gives the minimum-norm
@@ -118,28 +129,37 @@ impl RidgeFamily {
         if !(lambda >= 0.0 && lambda.is_finite()) {
             return Err(Error::invalid("lambda", "a finite number ≥ 0", lambda));
         }
-        let (problem, points) = self.problem(train)?;
+        let (problem, points, form) = self.problem(train)?;
         let solution = problem.solve_direct(lambda)?;
         check_solution(&solution, lambda)?;
-        Ok(self.model_at(&solution, 0, points, train.n_features()))
+        Ok(model_at(form, &solution, 0, points, train.n_features()))
     }
 
-    fn problem(&self, train: &View<'_>) -> Result<(Problem, Vec<f64>)> {
+    /// The training set's problem, its points and the form fitted on it (the kernel with the γ
+    /// of this training set).
+    fn problem(&self, train: &View<'_>) -> Result<(Problem, Vec<f64>, Form)> {
         if train.task() != Task::Regression {
             return Err(task_mismatch(self.name()));
         }
         self.check_train_size(train.len())?;
         let x = gather_finite(train)?;
-        let problem = Problem::new(self.form, &x, train.gather_y(), train.n_features())?;
-        Ok((problem, x))
+        let form = match (self.form, self.width) {
+            (Form::Kernel { kernel, intercept }, Some(width)) => {
+                Form::Kernel { kernel: kernel.with_gamma(width.gamma(&x, train.n_features())?)?, intercept }
+            }
+            (form, _) => form,
+        };
+        let problem = Problem::new(form, &x, train.gather_y(), train.n_features())?;
+        Ok((problem, x, form))
     }
+}
 
-    fn model_at(&self, solution: &Solution, column: usize, points: Vec<f64>, n_features: usize) -> RidgeModel {
-        let coefficients = solution.coefficients.col(column).iter().copied().collect();
-        match self.form {
-            Form::Linear => RidgeModel::linear(coefficients, solution.intercepts[column]),
-            Form::Kernel { kernel, .. } => RidgeModel::kernel(kernel, points, n_features, coefficients, solution.intercepts[column]),
-        }
+/// The model of grid column `column` of a solution fitted with `form`.
+fn model_at(form: Form, solution: &Solution, column: usize, points: Vec<f64>, n_features: usize) -> RidgeModel {
+    let coefficients = solution.coefficients.col(column).iter().copied().collect();
+    match form {
+        Form::Linear => RidgeModel::linear(coefficients, solution.intercepts[column]),
+        Form::Kernel { kernel, .. } => RidgeModel::kernel(kernel, points, n_features, coefficients, solution.intercepts[column]),
     }
 }
 
@@ -194,7 +214,10 @@ pub fn build_kernel_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<d
     if data.task() != Task::Regression {
         return Err(task_mismatch(NAME));
     }
-    let gamma = || params.f64("gamma", 1.0 / data.n_features().max(1) as f64);
+    let d = data.n_features();
+    // The default grid's trace is computed with γ of all the rows; fits use their training set's.
+    let width = |default| KernelWidth::from_params(params, default);
+    let gamma = |width: KernelWidth| width.gamma(data.x(), d);
     let unused = |keys: &[&'static str], kernel: &'static str| match keys.iter().find(|k| params.values.contains_key(**k)) {
         Some(k) => Err(Error::InvalidParameter {
             name: k,
@@ -203,18 +226,20 @@ pub fn build_kernel_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<d
         }),
         None => Ok(()),
     };
-    let kernel = match params.text("kernel", "rbf") {
+    let (kernel, width) = match params.text("kernel", "rbf") {
         "linear" => {
             unused(&["gamma", "coef0", "degree"], "linear")?;
-            Kernel::linear()
+            (Kernel::linear(), None)
         }
         "rbf" | "gaussian" => {
             unused(&["coef0", "degree"], "rbf")?;
-            Kernel::rbf(gamma()?)?
+            let width = width(KernelWidth::Scale)?;
+            (Kernel::rbf(gamma(width)?)?, Some(width))
         }
         "polynomial" | "poly" => {
             let degree = params.usize("degree", 3)?;
-            Kernel::polynomial(gamma()?, params.f64("coef0", 1.0)?, u32::try_from(degree).unwrap_or(u32::MAX))?
+            let width = width(KernelWidth::Auto)?;
+            (Kernel::polynomial(gamma(width)?, params.f64("coef0", 1.0)?, u32::try_from(degree).unwrap_or(u32::MAX))?, Some(width))
         }
         other => return Err(Error::invalid("kernel", "one of linear, rbf (gaussian), polynomial (poly)", other)),
     };
@@ -225,7 +250,11 @@ pub fn build_kernel_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<d
     };
     let x = MatRef::from_row_major_slice(data.x(), data.n_rows(), data.n_features());
     let lambdas = params.grid_or(|| default_grid(kernel.trace(x)))?;
-    Ok(Box::new(RidgeFamily::kernel(lambdas, kernel, intercept)?))
+    let family = RidgeFamily::kernel(lambdas, kernel, intercept)?;
+    Ok(Box::new(match width {
+        Some(w) => family.with_width(w),
+        None => family,
+    }))
 }
 
 /// 50 values log-spaced from `10⁻⁶ t` to `10 t` (t = 1 when t is not positive).
@@ -257,14 +286,19 @@ impl Family for RidgeFamily {
         Ok(Model::Ridge(self.fit_lambda(train, value)?))
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
-        let (problem, points) = self.problem(train)?;
+        let (problem, points, form) = self.problem(train)?;
         let solution = Spectrum::new(&problem)?.solve(&problem, self.grid.values());
         check_solution(&solution, self.grid.value(0))?;
-        let points = if self.form == Form::Linear { Vec::new() } else { points };
-        Ok(Box::new(RidgePath { family: self, n_features: train.n_features(), solution, points }))
+        let points = if form == Form::Linear { Vec::new() } else { points };
+        Ok(Box::new(RidgePath { family: self, form, n_features: train.n_features(), solution, points }))
     }
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
-        Some(self.problem(train).and_then(|(problem, _)| {
+        // With γ = `scale` leaving a row out changes γ, hence the kernel: the hat matrix of the
+        // whole training set no longer gives leave-one-out exactly, so there is no shortcut.
+        if self.width == Some(KernelWidth::Scale) {
+            return None;
+        }
+        Some(self.problem(train).and_then(|(problem, _, _)| {
             let path = Spectrum::new(&problem)?.smoother(&problem, self.grid.values());
             if path.fitted.iter().chain(&path.leverage).flatten().any(|v| !v.is_finite()) {
                 return Err(Error::Numerical("ridge smoother: non-finite fitted values or leverages".into()));
@@ -289,6 +323,8 @@ impl Family for RidgeFamily {
 /// Coefficients of every grid point on one training set.
 struct RidgePath<'a> {
     family: &'a RidgeFamily,
+    /// The form fitted on this training set (its kernel's γ).
+    form: Form,
     n_features: usize,
     solution: Solution,
     /// The training points, row-major (kernel ridge predicts from them).
@@ -297,7 +333,7 @@ struct RidgePath<'a> {
 
 impl RidgePath<'_> {
     fn kernel_points(&self) -> Option<(&Kernel, MatRef<'_, f64>)> {
-        match &self.family.form {
+        match &self.form {
             Form::Linear => None,
             Form::Kernel { kernel, .. } => {
                 Some((kernel, MatRef::from_row_major_slice(&self.points, self.solution.coefficients.nrows(), self.n_features)))
@@ -315,10 +351,10 @@ impl FittedPath for RidgePath<'_> {
         if grid_index >= self.family.grid.len() {
             return Err(Error::invalid("grid_index", "an index into the grid", grid_index));
         }
-        let points = match self.family.form {
+        let points = match self.form {
             Form::Linear => Vec::new(),
             Form::Kernel { .. } => self.points.clone(),
         };
-        Ok(Model::Ridge(self.family.model_at(&self.solution, grid_index, points, self.n_features)))
+        Ok(Model::Ridge(model_at(self.form, &self.solution, grid_index, points, self.n_features)))
     }
 }

@@ -91,6 +91,13 @@ impl RidgeModel {
             Coefficients::Kernel { .. } => None,
         }
     }
+    /// The kernel of a kernel model (`None` for a linear model).
+    pub fn kernel_function(&self) -> Option<&Kernel> {
+        match &self.coefficients {
+            Coefficients::Linear { .. } => None,
+            Coefficients::Kernel { kernel, .. } => Some(kernel),
+        }
+    }
     /// The dual coefficients α of a kernel model, one per stored point (`None` for a linear model).
     pub fn dual(&self) -> Option<&[f64]> {
         match &self.coefficients {

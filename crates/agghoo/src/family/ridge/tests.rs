@@ -362,7 +362,12 @@ fn agghoo_through_select_equals_the_merged_model() {
     use crate::select::{Method, SelectConfig, select};
     let data = random_data(120, 4, 13);
     for kind in [crate::family::FamilyKind::Ridge, crate::family::FamilyKind::KernelRidge] {
-        let family = crate::family::build(kind, &FamilyParams::with_grid(GridSpec::parse("log:0.001:1000:15").unwrap()), &data).unwrap();
+        // A fixed γ (here `auto`): every member has the same kernel, so the members merge.
+        let mut params = FamilyParams::with_grid(GridSpec::parse("log:0.001:1000:15").unwrap());
+        if kind == crate::family::FamilyKind::KernelRidge {
+            params = params.set("gamma", "auto");
+        }
+        let family = crate::family::build(kind, &params, &data).unwrap();
         let splits = Plan::MonteCarlo(MonteCarlo::new(10, 0.8).unwrap()).instantiate(&PlanContext::of(&data), crate::Seed(1)).unwrap();
         let (fitted, _) = select(family.as_ref(), &data, &splits, &SelectConfig::new(Method::Agghoo)).unwrap();
         let members: Vec<&RidgeModel> = fitted
@@ -378,6 +383,37 @@ fn agghoo_through_select_equals_the_merged_model() {
         for (a, b) in values(&merged.predict(&data.all()).unwrap()).iter().zip(values(&want)) {
             assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{kind:?}: {a} vs {b}");
         }
+    }
+}
+
+/// With γ = `scale` (the default) each member's kernel has the γ of its own training set: the
+/// members are not merged into one expansion, and the model predicts their mean.
+#[test]
+fn kernel_ridge_members_with_their_own_gamma_predict_their_mean() {
+    use crate::resample::{MonteCarlo, Plan, PlanContext};
+    use crate::select::{Method, SelectConfig, select};
+    let data = random_data(120, 4, 13);
+    let family = crate::family::build(crate::family::FamilyKind::KernelRidge, &FamilyParams::default(), &data).unwrap();
+    let splits = Plan::MonteCarlo(MonteCarlo::new(5, 0.8).unwrap()).instantiate(&PlanContext::of(&data), crate::Seed(1)).unwrap();
+    let (fitted, _) = select(family.as_ref(), &data, &splits, &SelectConfig::new(Method::Agghoo)).unwrap();
+    assert!(!fitted.is_merged());
+    let gammas: Vec<Kernel> = fitted
+        .members()
+        .iter()
+        .map(|m| match &m.model {
+            Model::Ridge(r) => *r.kernel_function().unwrap(),
+            other => panic!("not ridge: {other:?}"),
+        })
+        .collect();
+    assert!(gammas.windows(2).any(|w| w[0] != w[1]), "{gammas:?}");
+    let mut mean = vec![0.0; data.n_rows()];
+    for m in fitted.members() {
+        for (s, v) in mean.iter_mut().zip(values(&m.model.predict(&data.all()).unwrap())) {
+            *s += v / fitted.members().len() as f64;
+        }
+    }
+    for (a, b) in values(&fitted.predict(&data).unwrap()).iter().zip(&mean) {
+        assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "{a} vs {b}");
     }
 }
 

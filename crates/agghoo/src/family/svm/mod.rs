@@ -3,9 +3,10 @@
 //! See `family/svm/README.md` for the design note.
 //!
 //! # Objective and the grid's meaning
-//! With the Gaussian kernel `K(x, x') = exp(−γ ‖x − x'‖²)` (param `gamma` > 0, default `1/d`
-//! as LIBSVM's, d = number of features) and its RKHS `H`, grid point λ fits, on a training set
-//! of size `n_t`,
+//! With the Gaussian kernel `K(x, x') = exp(−γ ‖x − x'‖²)` (param `gamma`: a number > 0,
+//! `scale` — the default, scikit-learn's `1 / (d · Var(X))` computed on each training set as the
+//! fit sees it, see [`KernelWidth`] — or `auto`, LIBSVM's `1/d`; d = number of features) and its
+//! RKHS `H`, grid point λ fits, on a training set of size `n_t`,
 //!
 //! ```text
 //! f̂_λ = argmin_{f ∈ H, b ∈ ℝ}  (1/n_t) Σ_{i ∈ T} loss(f(x_i) + b, y_i) + λ ‖f‖²_H
@@ -96,7 +97,7 @@ use serde::{Deserialize, Serialize};
 
 use self::kernel::{KernelCache, Points, gaussian};
 use self::smo::{Dual, Solution};
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
+use super::{Family, FamilyParams, FittedPath, Grid, KernelWidth, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
@@ -123,7 +124,8 @@ impl SvmKind {
 /// Solver and kernel settings shared by every grid point.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SvmSettings {
-    /// Gaussian kernel width γ > 0 in `exp(−γ ‖x − x'‖²)`.
+    /// Gaussian kernel width γ > 0 in `exp(−γ ‖x − x'‖²)`, used on every training set by
+    /// [`SvmFamily::new`] (see [`SvmFamily::with_width`] for a γ computed per training set).
     pub gamma: f64,
     /// ε ≥ 0 of the ε-insensitive loss (SVR only).
     pub epsilon: f64,
@@ -159,17 +161,32 @@ pub struct SvmFamily {
     grid: Grid,
     grid_in_c: bool,
     settings: SvmSettings,
+    width: KernelWidth,
 }
 
 impl SvmFamily {
-    /// A family over `values`, read as λ (`grid_in_c = false`) or as C.
+    /// A family over `values`, read as λ (`grid_in_c = false`) or as C, with the fixed
+    /// `settings.gamma`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for bad settings or grid values (empty, non-positive).
     pub fn new(kind: SvmKind, values: Vec<f64>, grid_in_c: bool, settings: SvmSettings) -> Result<Self> {
         settings.check()?;
         let grid = if grid_in_c { Grid::new("C", values, Scale::Log, false)? } else { Grid::new("lambda", values, Scale::Log, true)? };
-        Ok(Self { kind, grid, grid_in_c, settings })
+        Ok(Self { kind, grid, grid_in_c, settings, width: KernelWidth::Fixed(settings.gamma) })
+    }
+
+    /// The same family with γ chosen by `width` on each training set (`scale`, `auto`, or fixed).
+    pub fn with_width(self, width: KernelWidth) -> Self {
+        Self { width, ..self }
+    }
+
+    /// The γ of a fit on `train` (the training rows as the fit sees them).
+    ///
+    /// # Errors
+    /// As [`KernelWidth::gamma`].
+    fn gamma_for(&self, train: &View<'_>, x: &[f64]) -> Result<f64> {
+        self.width.gamma(x, train.n_features())
     }
 
     /// LIBSVM's C of grid point `grid_index` on a training set of `n_train` rows:
@@ -208,7 +225,8 @@ impl SvmFamily {
     /// as two-class or regression): points, the dual's labels, linear term and kernel rows.
     fn problem(&self, train: &View<'_>) -> Result<(Points, Problem)> {
         let n = train.len();
-        let points = Points { x: train.gather_x(), d: train.n_features(), gamma: self.settings.gamma };
+        let x = train.gather_x();
+        let points = Points { gamma: self.gamma_for(train, &x)?, x, d: train.n_features() };
         let problem = match self.kind {
             SvmKind::Svc => {
                 let y: Vec<f64> = (0..n).map(|i| if train.class(i) == 1 { 1.0 } else { -1.0 }).collect();
@@ -334,8 +352,8 @@ impl Problem {
     }
 }
 
-/// Builds the `svc` family. Params: `gamma` (default 1/d), `tol` (1e-3), `shrinking` (true),
-/// `grid` = `lambda` (default) or `C`.
+/// Builds the `svc` family. Params: `gamma` (a number, `scale` — the default — or `auto`; see
+/// [`KernelWidth`]), `tol` (1e-3), `shrinking` (true), `grid` = `lambda` (default) or `C`.
 ///
 /// More than two classes are fitted one-vs-one (see the module doc).
 ///
@@ -349,7 +367,8 @@ pub fn build_svc(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family
     build(SvmKind::Svc, params, data)
 }
 
-/// Builds the `svr` family. Params: `gamma` (default 1/d), `epsilon` (0.1), `tol` (1e-3),
+/// Builds the `svr` family. Params: `gamma` (a number, `scale` — the default — or `auto`),
+/// `epsilon` (0.1), `tol` (1e-3),
 /// `shrinking` (true), `grid` = `lambda` (default) or `C`.
 ///
 /// # Errors
@@ -369,8 +388,9 @@ fn build(kind: SvmKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn
         "false" | "0" | "no" => false,
         other => return Err(Error::invalid("shrinking", "true or false", other)),
     };
+    let width = KernelWidth::from_params(params, KernelWidth::Scale)?;
     let settings = SvmSettings {
-        gamma: params.f64("gamma", defaults.gamma)?,
+        gamma: if let KernelWidth::Fixed(g) = width { g } else { defaults.gamma },
         epsilon: params.f64("epsilon", defaults.epsilon)?,
         tol: params.f64("tol", defaults.tol)?,
         shrinking,
@@ -384,7 +404,7 @@ fn build(kind: SvmKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn
     let values = params.grid_or(|| {
         if grid_in_c { (0..11).map(|k| 2f64.powi(2 * k - 5)).collect() } else { (1..=17).map(|j| 2f64.powi(j - 1) / (500.0 * n)).collect() }
     })?;
-    Ok(Box::new(SvmFamily::new(kind, values, grid_in_c, settings)?))
+    Ok(Box::new(SvmFamily::new(kind, values, grid_in_c, settings)?.with_width(width)))
 }
 
 impl Family for SvmFamily {

@@ -87,8 +87,9 @@ fn pairs(train: &View<'_>) -> Result<(Vec<u32>, Vec<Pair>)> {
     Ok((classes, pairs))
 }
 
-fn points_of(fam: &SvmFamily, train: &View<'_>) -> Points {
-    Points { x: train.gather_x(), d: train.n_features(), gamma: fam.settings.gamma }
+fn points_of(fam: &SvmFamily, train: &View<'_>) -> Result<Points> {
+    let x = train.gather_x();
+    Ok(Points { gamma: fam.gamma_for(train, &x)?, x, d: train.n_features() })
 }
 
 /// The cold fit at box bound `c` (the reference path): every pair's binary C-SVC from α = 0 on a
@@ -98,7 +99,7 @@ fn points_of(fam: &SvmFamily, train: &View<'_>) -> Points {
 /// [`Error::ConstantTarget`] for fewer than two classes; solver failures.
 pub(super) fn fit(fam: &SvmFamily, train: &View<'_>, c: f64) -> Result<OneVsOneSvc> {
     let (classes, pairs) = pairs(train)?;
-    let points = points_of(fam, train);
+    let points = points_of(fam, train)?;
     let fits: Vec<(Vec<f64>, f64)> = pairs
         .par_iter()
         .map(|pair| {
@@ -119,7 +120,7 @@ pub(super) fn fit(fam: &SvmFamily, train: &View<'_>, c: f64) -> Result<OneVsOneS
 /// As [`fit`].
 pub(super) fn fit_path(fam: &SvmFamily, train: &View<'_>) -> Result<OneVsOnePath> {
     let (classes, pairs) = pairs(train)?;
-    let points = points_of(fam, train);
+    let points = points_of(fam, train)?;
     let n_t = train.len();
     let shared = (n_t <= super::kernel::FULL_MATRIX_MAX_ROWS).then(|| KernelCache::new(points.clone()));
     let per_pair: Vec<(Vec<Vec<f64>>, Vec<f64>)> = pairs

@@ -596,3 +596,62 @@ fn tight_tolerances_solve_on_the_constraint() {
         }
     }
 }
+
+/// γ = `scale` (the default): scikit-learn's `1 / (d · X.var())` of the training rows the fit
+/// sees, stored in the fitted model; each training set gets its own; `auto` and a number as given.
+#[test]
+fn default_gamma_is_scale_of_each_training_set() {
+    let data = blobs(60, 3);
+    let (a, b) = split(60, 30);
+    let fam = crate::family::build(FamilyKind::Svc, &FamilyParams::with_grid(GridSpec::Values(vec![1e-2])), &data).unwrap();
+    let gamma_of = |rows: &[usize]| match fam.fit(&data.view(rows), 0).unwrap() {
+        Model::Svm(m) => m.gamma(),
+        other => panic!("{other:?}"),
+    };
+    let by_hand = |rows: &[usize]| {
+        let x: Vec<f64> = rows.iter().flat_map(|&i| data.view(&[i]).x(0).to_vec()).collect();
+        let mean = x.iter().sum::<f64>() / x.len() as f64;
+        let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / x.len() as f64;
+        1.0 / (2.0 * var)
+    };
+    assert!((gamma_of(&a) - by_hand(&a)).abs() < 1e-14 * by_hand(&a));
+    assert!((gamma_of(&b) - by_hand(&b)).abs() < 1e-14 * by_hand(&b));
+    assert_ne!(gamma_of(&a), gamma_of(&b));
+    // The path's models carry the same γ as the cold fit.
+    let Model::Svm(m) = fam.fit_path(&data.view(&a)).unwrap().model(0).unwrap() else { panic!("binary SVC") };
+    assert_eq!(m.gamma(), gamma_of(&a));
+    for (value, want) in [("auto", 0.5), ("0.3", 0.3)] {
+        let params = FamilyParams::with_grid(GridSpec::Values(vec![1e-2])).set("gamma", value);
+        let Model::Svm(m) = crate::family::build(FamilyKind::Svc, &params, &data).unwrap().fit(&data.view(&a), 0).unwrap() else {
+            panic!("binary SVC")
+        };
+        assert_eq!(m.gamma(), want, "gamma={value}");
+    }
+}
+
+/// Features in the thousands (unscaled data as they come): with γ = 1/d every validation point
+/// is far from every support vector, the kernel is ≈ 0 and the SVC predicts one class; with
+/// γ = `scale` it separates the classes.
+#[test]
+fn unscaled_features_no_longer_give_a_constant_svc() {
+    let base = blobs(200, 8);
+    let x: Vec<f64> = base.x().iter().map(|v| 1000.0 * v + 5000.0).collect();
+    let data = Dataset::new(x, base.feature_names().to_vec(), base.target().clone(), "y").unwrap();
+    let (train, val) = split(200, 150);
+    let accuracy = |gamma: Option<&str>| {
+        let mut params = FamilyParams::with_grid(GridSpec::Values(vec![1.0])).set("grid", "C");
+        if let Some(g) = gamma {
+            params = params.set("gamma", g);
+        }
+        let fam = crate::family::build(FamilyKind::Svc, &params, &data).unwrap();
+        let p = fam.fit(&data.view(&train), 0).unwrap().predict(&data.view(&val)).unwrap();
+        let labels = p.labels().unwrap().to_vec();
+        let correct = labels.iter().zip(&val).filter(|(l, i)| **l == data.view(&[**i]).class(0)).count();
+        (labels, correct as f64 / val.len() as f64)
+    };
+    let (old, _) = accuracy(Some("auto"));
+    assert!(old.iter().all(|&l| l == old[0]), "γ = 1/d: expected a constant prediction");
+    let (new, acc) = accuracy(None);
+    assert!(new.iter().any(|&l| l != new[0]), "γ = scale predicts a constant");
+    assert!(acc > 0.6, "accuracy {acc} (the classes overlap: about 0.79 at best)");
+}
