@@ -105,7 +105,7 @@ def main():
     Xf, yf = classification(5_000 if QUICK else 20_000, 10, 3)
 
     def forest(client):
-        kwargs = dict(family="forest", method="agghoo", params={"trees": 50}, random_state=4)
+        kwargs = dict(family="forest", method="agghoo", grid=[2, 5], params={"trees": 50}, random_state=4)
         if client is None:
             return agghoo.AgghooClassifier(**kwargs).fit(Xf, yf).model_.to_json()
         with adask.backend(client):

@@ -18,4 +18,4 @@ echo
 echo "| run | local (s) | LocalCluster, 2 workers (s) |"
 echo "|---|---|---|"
 echo "| nested 10 × 10 comparison (k-NN, agghoo vs cv) | $(get nested_10x10_local_seconds) | $(get nested_10x10_cluster_seconds) |"
-echo "| forest Agghoo (50 trees, 10 splits) | $(get forest_agghoo_local_seconds) | $(get forest_agghoo_cluster_seconds) |"
+echo "| forest Agghoo (50 trees, mtry 2 and 5, 10 splits) | $(get forest_agghoo_local_seconds) | $(get forest_agghoo_cluster_seconds) |"

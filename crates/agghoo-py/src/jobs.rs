@@ -31,7 +31,7 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> 
 
 /// What a binding made: a job for a cluster, or the result of a local run.
 pub(crate) enum Made {
-    Job(Kind),
+    Job(Box<Kind>),
     Text(String),
 }
 

@@ -214,14 +214,14 @@ fn estimate<'py>(
         };
         if job {
             let estimate_job = EstimateJob::new(kind, params, 0, config, &data, &splits)?;
-            return Ok(jobs::Made::Job(jobs::Kind::Estimate { job: estimate_job, bootstrap }));
+            return Ok(jobs::Made::Job(Box::new(jobs::Kind::Estimate { job: estimate_job, bootstrap })));
         }
         let rule = family::build_for(kind, &params, &data, &config.preprocess)?;
         let estimate = agghoo::estimate::estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
         Ok(jobs::Made::Text(jobs::estimate_json(rule.as_ref(), &data, &splits, &config, estimate, bootstrap)?))
     })?;
     match made {
-        jobs::Made::Job(kind) => jobs::Job::new(kind, feature_names, class_names).into_py(py),
+        jobs::Made::Job(kind) => jobs::Job::new(*kind, feature_names, class_names).into_py(py),
         jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
     }
 }
@@ -278,12 +278,12 @@ fn compare<'py>(
         if job {
             let nested = NestedJob { config, outer };
             nested.prepare(&data)?;
-            return Ok(jobs::Made::Job(jobs::Kind::Nested(nested)));
+            return Ok(jobs::Made::Job(Box::new(jobs::Kind::Nested(nested))));
         }
         Ok(jobs::Made::Text(jobs::to_json(&nested_cv(&data, &outer, &config)?)?))
     })?;
     match made {
-        jobs::Made::Job(kind) => jobs::Job::new(kind, feature_names, class_names).into_py(py),
+        jobs::Made::Job(kind) => jobs::Job::new(*kind, feature_names, class_names).into_py(py),
         jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
     }
 }
@@ -338,12 +338,12 @@ fn select_features<'py>(
         if job {
             let honest = HonestJob { config, outer };
             honest.prepare(&data)?;
-            return Ok(jobs::Made::Job(jobs::Kind::Honest(honest)));
+            return Ok(jobs::Made::Job(Box::new(jobs::Kind::Honest(honest))));
         }
         Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
     })?;
     match made {
-        jobs::Made::Job(kind) => jobs::Job::new(kind, feature_names, class_names).into_py(py),
+        jobs::Made::Job(kind) => jobs::Job::new(*kind, feature_names, class_names).into_py(py),
         jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
     }
 }

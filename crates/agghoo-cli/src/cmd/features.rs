@@ -15,13 +15,21 @@ fn usage(msg: String) -> anyhow::Error {
     UsageError(msg).into()
 }
 
+/// A malformed option, named by its flag (`--scorer `nope`: expected …`): a usage error.
+fn flag_error(e: agghoo::Error) -> anyhow::Error {
+    match e {
+        agghoo::Error::InvalidParameter { name, expected, got } => usage(format!("--{name} `{got}`: expected {expected}")),
+        other => usage(other.to_string()),
+    }
+}
+
 pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
     let loaded = source::load(&args.data, None, seed)?;
     let data = &loaded.data;
     let inner = source::outer_plan(&args.inner, false)?;
     let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize };
-    let selector = Selector::parse(&args.method, &args.scorer, &args.n_features, &inner, preprocess).map_err(|e| usage(format!("{e}")))?;
+    let selector = Selector::parse(&args.method, &args.scorer, &args.n_features, &inner, preprocess).map_err(flag_error)?;
     if let Selector::Search { search, .. } = &selector {
         // The work, before it starts (a wrapper scores each subset by a whole inner CV);
         // a search beyond the budget is refused by the library with the same estimate.
@@ -43,7 +51,7 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
         ));
     };
     let learner = match (&args.learner, selector.wrapper_learner()) {
-        (Some(text), _) => Learner::parse(text).map_err(|e| usage(format!("{e}")))?,
+        (Some(text), _) => Learner::parse(text).map_err(flag_error)?,
         (None, Some(l)) => l.clone(),
         (None, None) => Learner::parse("knn:5")?,
     };
