@@ -139,7 +139,7 @@ fn select(
     }
     config.seed = Seed(seed);
     let (model, report) = compute(py, threads, move || {
-        config.preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+        config.preprocess = Preprocess { impute_median: data.has_missing(), standardize, categorical: None };
         let fam = family::build_for(kind, &family_params, &data, &config.preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
         Ok(agghoo::select::select(fam.as_ref(), &data, &splits, &config)?)
@@ -185,7 +185,7 @@ fn estimate(
     let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
     let seed = Seed(seed);
     let out = compute(py, threads, move || {
-        let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+        let preprocess = Preprocess { impute_median: data.has_missing(), standardize, categorical: None };
         let rule = family::build_for(kind, &params, &data, &preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), seed)?;
         let config = EstimateConfig {
@@ -241,7 +241,7 @@ fn compare(
     let (kind, params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let seed = Seed(seed);
     let loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+    let preprocess = Preprocess { impute_median: data.has_missing(), standardize, categorical: None };
     let procedures = methods
         .iter()
         .map(|m| {

@@ -223,7 +223,7 @@ fn logistic_regression() {
 #[test]
 fn knn_and_preprocessing_pipelines() {
     let d = data(60, 2, 8);
-    let both = Preprocess { impute_median: true, standardize: true };
+    let both = Preprocess { impute_median: true, standardize: true, categorical: None };
     let model = fit(FamilyKind::Knn, grid("1:9:2"), &d, Method::Majhoo, both);
     assert_round_trip(&model, &d);
     let transform = "/members/0/model/transform";

@@ -36,7 +36,8 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
     let loaded = source::load(&args.data, None, seed)?;
     let data = &loaded.data;
     let inner = source::outer_plan(&args.inner, false)?;
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize };
+    data.check_numeric("feature selection")?;
+    let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize, ..Preprocess::default() };
     let wrapper_learner = match args.scorer.strip_prefix("wrapper:") {
         Some(spec) => Some(learner(spec)?),
         None if args.scorer == "cfs" => None,

@@ -44,6 +44,8 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         // refuses them with the row and column.
         missing: MissingPolicy::Median,
         class_names: (schema.task == Task::Classification && has_target).then(|| schema.class_names.clone()),
+        // Categorical columns are read as text; the model's encoding maps their levels by name.
+        categorical: schema.categorical.clone(),
         delimiter: args.delimiter,
         ..Default::default()
     };

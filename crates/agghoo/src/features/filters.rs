@@ -104,6 +104,7 @@ pub struct FilterReport {
 /// # Errors
 /// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for k = 0 neighbours or missing values.
 pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
+    data.check_numeric("feature selection")?;
     data.check_learnable()?;
     if data.has_missing() {
         return Err(Error::invalid("missing", "no missing values for filters (impute first)", "NaN features"));
@@ -164,6 +165,7 @@ impl CfsScorer {
     /// # Errors
     /// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for missing values.
     pub fn new(data: &Dataset) -> Result<Self> {
+        data.check_numeric("feature selection")?;
         data.check_learnable()?;
         if data.has_missing() {
             return Err(Error::invalid("missing", "no missing values for CFS (impute first)", "NaN features"));

@@ -139,6 +139,7 @@ pub struct Selection {
 /// wrapper failing on a subset ([`Error::FeatureSubset`]), unsupported embedded methods;
 /// [`Error::EmptySelection`] when no feature was selected.
 pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Result<Selection> {
+    data.check_numeric("feature selection")?;
     let (mut features, details) = match selector {
         Selector::Ranking { filter, n_features } => {
             let report = rank_features(data, filter)?;
@@ -276,6 +277,7 @@ pub struct HonestReport {
 /// failed (with the cause, [`Error::EmptySelection`] among them); [`Error::Fit`] /
 /// [`Error::SplitFailed`] naming the outer split whose learner failed; the naive selection's errors.
 pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) -> Result<HonestReport> {
+    data.check_numeric("feature selection")?;
     outer.check_rows(data.n_rows())?;
     data.check_learnable()?;
     let loss = config.loss.unwrap_or(Loss::default_for(data.task()));

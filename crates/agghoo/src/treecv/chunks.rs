@@ -114,6 +114,7 @@ impl ChunkedData {
     /// [`Error::InvalidParameter`] when k < 2; [`Error::TooFewRows`] when k > n; the learner's
     /// target or feature errors.
     pub fn new<L: Incremental>(learner: &L, data: &Dataset, n_chunks: usize, shuffle: Option<Seed>) -> Result<Self> {
+        data.check_numeric("TreeCV")?;
         let n = data.n_rows();
         if n_chunks < 2 {
             return Err(Error::invalid("folds", "at least 2", n_chunks));
