@@ -227,6 +227,7 @@ impl Transform {
 mod tests {
     use super::*;
     use crate::data::Target;
+    use crate::data::categorical::CategoryOptions;
 
     #[test]
     fn fitted_on_training_rows_only() {
@@ -249,5 +250,27 @@ mod tests {
         // The validation row's 100 did not move the training mean.
         let val = t.apply(&d.view(&[3])).unwrap();
         assert!((val.x()[0] - 98.0 / sd).abs() < 1e-9);
+    }
+
+    #[test]
+    fn categorical_columns_are_encoded_first_and_not_standardised() {
+        let text = ["x", "y", "x", "new"].map(|t| Some(t.to_string())).to_vec();
+        let d = Dataset::new(vec![1.0, 0.0, 3.0, 0.0, 2.0, 0.0, 100.0, 0.0], vec!["a".into(), "c".into()], Target::Real(vec![0.0; 4]), "y")
+            .unwrap()
+            .with_text_columns(&[(1, text)])
+            .unwrap();
+        let preprocess = Preprocess::for_data(&d, true, CategoryOptions::default());
+        assert!(preprocess.categorical.is_some() && !preprocess.impute_median);
+        let t = preprocess.fit(&d.view(&[0, 1, 2]));
+        let out = t.apply(&d.all()).unwrap();
+        assert_eq!(out.feature_names(), ["a", "c=x", "c=y"]);
+        let sd = (2.0f64 / 3.0).sqrt();
+        let expected = [-1.0 / sd, 1.0, 0.0, 1.0 / sd, 0.0, 1.0, 0.0, 1.0, 0.0, 98.0 / sd, 0.0, 0.0];
+        for (a, b) in out.x().iter().zip(expected) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+        // Numeric data get no categorical step: their path is unchanged.
+        let numeric = d.select_columns(&[0]).unwrap();
+        assert_eq!(Preprocess::for_data(&numeric, true, CategoryOptions::default()).categorical, None);
     }
 }

@@ -281,10 +281,10 @@ impl FittedModel {
         let d = schema.feature_names.len();
         let categorical: Vec<usize> = (0..d).filter(|&j| schema.categorical.contains(&schema.feature_names[j])).collect();
         for (j, member) in self.members.iter().enumerate() {
+            member.model.validate(d, schema.task, k).map_err(|e| Error::CorruptModel(format!("member {j}: {e}")))?;
             if member.model.encoded_columns() != categorical {
                 return bad(format!("member {j} does not encode the schema's categorical columns"));
             }
-            member.model.validate(d, schema.task, k).map_err(|e| Error::CorruptModel(format!("member {j}: {e}")))?;
             if !member.value.is_finite() || member.validation_risk.is_some_and(|r| !r.is_finite()) {
                 return bad(format!("member {j}: a non-finite hyperparameter value or validation risk"));
             }
