@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from . import _native
+from . import _categorical, _native
 from ._estimators import _grid_text, _params
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
@@ -78,6 +78,8 @@ def estimate_risk(
     task="auto",
     random_state=0,
     n_jobs=None,
+    categorical=None,
+    missing_category="level",
 ):
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
 
@@ -100,6 +102,8 @@ def estimate_risk(
         ``squared``, ``absolute``, ``01``, ``logloss``, ...; the task's default when omitted.
     standardize : bool, default=False
     missing : {"error", "median"}, default="error"
+    categorical, missing_category : as :class:`AgghooClassifier` (text columns of a DataFrame
+        are categorical).
     closed_form : bool, default=True
         Use exact closed-form leave-one-out / GCV where the family has it.
     task : {"auto", "classification", "regression"}, default="auto"
@@ -115,7 +119,7 @@ def estimate_risk(
     """
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
-    X, y, names, class_names = _prepare(X, y, task, missing)
+    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
     text = _native.estimate(
         X,
@@ -132,6 +136,8 @@ def estimate_risk(
         closed_form=bool(closed_form),
         seed=0 if random_state is None else int(random_state),
         threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+        categorical=columns,
+        missing_category=_categorical.check_missing_category(missing_category),
     )
     return RiskEstimate(json.loads(text))
 
@@ -173,21 +179,25 @@ class Comparison:
         return isinstance(other, Comparison) and self._result == other._result
 
 
-def _prepare(X, y, task, missing):
+def _prepare(X, y, task, missing, categorical=None):
     if missing not in ("error", "median"):
         raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
     names = [str(c) for c in getattr(X, "columns", [])]
+    X, text = _categorical.split_text(X, categorical)
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    names = names or [f"x{j}" for j in range(X.shape[1])]
     if missing == "error" and np.isnan(X).any():
         raise ValueError("X contains NaN: use missing='median' to impute inside each training set")
+    if missing == "error":
+        _categorical.refuse_missing(text, names)
     y = np.asarray(y)
     class_names = None
     if _task_of(y, task) == "classification":
         classes, y = np.unique(y, return_inverse=True)
         class_names = [str(c) for c in classes]
-    return X, np.ascontiguousarray(y, dtype=np.float64), names or [f"x{j}" for j in range(X.shape[1])], class_names
+    return X, np.ascontiguousarray(y, dtype=np.float64), names, class_names, text
 
 
 def compare(
@@ -206,6 +216,8 @@ def compare(
     task="auto",
     random_state=0,
     n_jobs=None,
+    categorical=None,
+    missing_category="level",
 ):
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
 
@@ -224,13 +236,14 @@ def compare(
         The inner plan each procedure selects on.
     stratify : bool, default=False
         Stratify the outer folds by class.
-    loss, standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
+    loss, standardize, missing, task, random_state, n_jobs, categorical, missing_category : as
+        :func:`estimate_risk`.
 
     Returns
     -------
     Comparison
     """
-    X, y, names, class_names = _prepare(X, y, task, missing)
+    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
     text = _native.compare(
         X,
         y,
@@ -247,6 +260,8 @@ def compare(
         standardize=bool(standardize),
         seed=0 if random_state is None else int(random_state),
         threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+        categorical=columns,
+        missing_category=_categorical.check_missing_category(missing_category),
     )
     return Comparison(json.loads(text))
 
@@ -321,7 +336,7 @@ def treecv(
     -------
     TreeCVResult
     """
-    X, y, names, class_names = _prepare(X, y, task, "error")
+    X, y, names, class_names, _ = _prepare(X, y, task, "error")
     k = X.shape[0] if folds == "loo" else int(folds)
     text = _native.treecv(
         X,

@@ -7,7 +7,7 @@
 
 mod errors;
 
-use agghoo::data::{Dataset, Preprocess, Target};
+use agghoo::data::{Dataset, MissingCategory, Target};
 use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
 use agghoo::loss::Loss;
 use agghoo::resample::{Plan, PlanContext, TrainFraction};
@@ -68,15 +68,29 @@ fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String
     Ok((kind, family_params))
 }
 
-/// The features and target of a call as a data set (NaN features mean missing values).
+/// Categorical columns as the Python layer passes them: (column index, text of each row or
+/// `None` when missing).
+type TextColumns = Vec<(usize, Vec<Option<String>>)>;
+
+/// The features and target of a call as a data set (NaN features mean missing values; the
+/// `categorical` columns are read from their text).
 fn dataset(
     values: Vec<f64>,
     feature_names: Vec<String>,
     y: &PyReadonlyArray1<'_, f64>,
     class_names: Option<Vec<String>>,
+    categorical: &TextColumns,
 ) -> Outcome<Dataset> {
     let y = y.as_slice().map_err(|_| invalid("y", "a contiguous float64 array", "a non-contiguous array"))?;
-    Ok(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?)
+    with_text(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?, categorical)
+}
+
+/// `data` with its categorical columns read from their text (unchanged without any).
+fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
+    if categorical.is_empty() {
+        return Ok(data);
+    }
+    Ok(data.with_text_columns(categorical)?)
 }
 
 fn method(name: &str) -> Outcome<Method> {
@@ -101,7 +115,7 @@ fn aggregation(name: Option<&str>) -> Outcome<Option<Aggregation>> {
 /// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
 /// returns the fitted model with the report as JSON.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=false, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=false, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
 fn select(
     py: Python<'_>,
@@ -123,9 +137,12 @@ fn select(
     inner_tau: Option<f64>,
     seed: u64,
     threads: Option<usize>,
+    categorical: TextColumns,
+    missing_category: &str,
 ) -> PyResult<(Model, String)> {
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names)?;
+    let data = dataset(values, feature_names, &y, class_names, &categorical)?;
+    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let method = self::method(method)?;
     let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
@@ -139,7 +156,7 @@ fn select(
     }
     config.seed = Seed(seed);
     let (model, report) = compute(py, threads, move || {
-        config.preprocess = Preprocess { impute_median: data.has_missing(), standardize, categorical: None };
+        config.preprocess = kind.preprocess(&data, standardize, missing_category);
         let fam = family::build_for(kind, &family_params, &data, &config.preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
         Ok(agghoo::select::select(fam.as_ref(), &data, &splits, &config)?)
@@ -157,7 +174,7 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=false, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=false, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
 fn estimate(
     py: Python<'_>,
@@ -175,17 +192,20 @@ fn estimate(
     closed_form: bool,
     seed: u64,
     threads: Option<usize>,
+    categorical: TextColumns,
+    missing_category: &str,
 ) -> PyResult<String> {
     use agghoo::estimate::{BootstrapConfig, ClosedFormPolicy, EstimateConfig, bootstrap_risk_on, estimate_risk};
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names)?;
+    let data = dataset(values, feature_names, &y, class_names, &categorical)?;
+    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, params) = family_spec(family, Some(GridSpec::Values(vec![value])), params)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
     let is_bootstrap = plan.trim().starts_with("bootstrap");
     let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
     let seed = Seed(seed);
     let out = compute(py, threads, move || {
-        let preprocess = Preprocess { impute_median: data.has_missing(), standardize, categorical: None };
+        let preprocess = kind.preprocess(&data, standardize, missing_category);
         let rule = family::build_for(kind, &params, &data, &preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), seed)?;
         let config = EstimateConfig {
@@ -215,7 +235,7 @@ fn estimate(
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
 /// `compare --json` result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=false, loss=None, standardize=false, seed=0, threads=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=false, loss=None, standardize=false, seed=0, threads=None, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -234,14 +254,17 @@ fn compare(
     standardize: bool,
     seed: u64,
     threads: Option<usize>,
+    categorical: TextColumns,
+    missing_category: &str,
 ) -> PyResult<String> {
     use agghoo::estimate::{NestedConfig, nested_cv};
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names)?;
+    let data = dataset(values, feature_names, &y, class_names, &categorical)?;
+    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let seed = Seed(seed);
     let loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize, categorical: None };
+    let preprocess = kind.preprocess(&data, standardize, missing_category);
     let procedures = methods
         .iter()
         .map(|m| {
@@ -302,7 +325,7 @@ fn treecv(
     }
 
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names)?;
+    let data = dataset(values, feature_names, &y, class_names, &Vec::new())?;
     let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
     let method = match method {
         "tree" => TreeMethod::Tree,
@@ -358,8 +381,9 @@ struct Model {
 }
 
 impl Model {
-    /// `x` as a data set of the model's features (a placeholder target: prediction ignores it).
-    fn rows(&self, x: &PyReadonlyArray2<'_, f64>) -> Outcome<Dataset> {
+    /// `x` as a data set of the model's features (a placeholder target: prediction ignores it),
+    /// its `categorical` columns read from their text.
+    fn rows(&self, x: &PyReadonlyArray2<'_, f64>, categorical: &TextColumns) -> Outcome<Dataset> {
         let (values, n, d) = matrix(x)?;
         let schema = &self.inner.schema;
         if d != schema.feature_names.len() {
@@ -373,11 +397,11 @@ impl Model {
         } else {
             Target::Classes { labels: vec![0; n], names: schema.class_names.clone() }
         };
-        Ok(Dataset::new_with_missing(values, schema.feature_names.clone(), target, schema.target_name.clone())?)
+        with_text(Dataset::new_with_missing(values, schema.feature_names.clone(), target, schema.target_name.clone())?, categorical)
     }
 
-    fn run(&self, py: Python<'_>, x: &PyReadonlyArray2<'_, f64>) -> Outcome<Predictions> {
-        let rows = self.rows(x)?;
+    fn run(&self, py: Python<'_>, x: &PyReadonlyArray2<'_, f64>, categorical: &TextColumns) -> Outcome<Predictions> {
+        let rows = self.rows(x, categorical)?;
         let model = &self.inner;
         compute(py, None, move || Ok(model.predict(&rows)?))
     }
@@ -414,16 +438,23 @@ impl Model {
     }
 
     /// Predicted values (regression) or class indices (classification).
-    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self.run(py, &x)? {
+    #[pyo3(signature = (x, categorical=Vec::new()))]
+    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, categorical: TextColumns) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self.run(py, &x, &categorical)? {
             Predictions::Real(v) => PyArray1::from_vec(py, v).into_any(),
             Predictions::Classes { labels, .. } => PyArray1::from_vec(py, labels.into_iter().map(i64::from).collect()).into_any(),
         })
     }
 
     /// Class probabilities (rows × classes), or `None` when the model has none.
-    fn predict_proba<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
-        match self.run(py, &x)? {
+    #[pyo3(signature = (x, categorical=Vec::new()))]
+    fn predict_proba<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        categorical: TextColumns,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        match self.run(py, &x, &categorical)? {
             Predictions::Classes { proba: Some(p), n_classes, .. } => {
                 let n = p.len() / n_classes.max(1);
                 Ok(Some(PyArray1::from_vec(py, p).reshape([n, n_classes])?))
@@ -433,8 +464,14 @@ impl Model {
     }
 
     /// Binary decision scores (positive for the second class), or `None` when the model has none.
-    fn decision_function<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
-        match self.run(py, &x)? {
+    #[pyo3(signature = (x, categorical=Vec::new()))]
+    fn decision_function<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        categorical: TextColumns,
+    ) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+        match self.run(py, &x, &categorical)? {
             Predictions::Classes { decision: Some(d), .. } => Ok(Some(PyArray1::from_vec(py, d))),
             _ => Ok(None),
         }
@@ -444,6 +481,12 @@ impl Model {
     #[getter]
     fn feature_names(&self) -> Vec<String> {
         self.inner.schema.feature_names.clone()
+    }
+
+    /// The categorical features (read from text), in column order.
+    #[getter]
+    fn categorical(&self) -> Vec<String> {
+        self.inner.schema.categorical.clone()
     }
 
     /// The class names (empty for regression).
