@@ -49,17 +49,16 @@ def split_text(X, categorical=None, positions=None):
     columns = list(getattr(X, "columns", []))
     frame = bool(columns) and hasattr(X, "iloc")
     if positions is None:
-        declared = set(categorical or [])
-        names = columns if frame else []
-        positions = [
-            j
-            for j in range(np.shape(X)[1] if np.ndim(X) == 2 else 0)
-            if (frame and (names[j] in declared or str(names[j]) in declared or _is_text_dtype(X.dtypes.iloc[j])))
-            or (not frame and j in declared)
-        ]
-        unknown = declared - set(names) - {str(c) for c in names} - set(range(np.shape(X)[1] if np.ndim(X) == 2 else 0))
+        declared = list(categorical or [])
+        if frame:
+            known = set(columns) | {str(c) for c in columns}
+            positions = [j for j, c in enumerate(columns) if c in declared or str(c) in declared or _is_text_dtype(X.dtypes.iloc[j])]
+        else:
+            known = {j for j in declared if isinstance(j, (int, np.integer)) and j >= 0}
+            positions = sorted(known)
+        unknown = [c for c in declared if c not in known]
         if unknown:
-            raise ValueError(f"categorical: no column {sorted(map(str, unknown))[0]!r} in X")
+            raise ValueError(f"categorical: no column {unknown[0]!r} in X")
     if not positions:
         return X, []
     if frame:
@@ -69,6 +68,8 @@ def split_text(X, categorical=None, positions=None):
             X.isetitem(j, np.zeros(len(X)))
     else:
         X = np.array(X, dtype=object)
+        if X.ndim != 2 or positions[-1] >= X.shape[1]:
+            raise ValueError(f"categorical: no column {positions[-1]!r} in X of shape {X.shape}")
         values = [X[:, j].tolist() for j in positions]
         X[:, positions] = 0.0
     text = [(j, [None if _is_missing(v) else str(v) for v in column]) for j, column in zip(positions, values)]
