@@ -957,6 +957,11 @@ fn customer_csv_runs_select_then_predict_from_raw_rows() {
         assert!(o.status.success(), "{family}: {}", stderr(&o));
         assert_eq!(stdout(&o).lines().count(), 4, "{family}");
     }
+    // the same result on any number of threads
+    let forest = ["select", "--data", &data, "--target", "churn", "--ignore", "id", "--missing", "median", "--family", "forest", "--json"];
+    let (one, two) = (agghoo(&[&["--threads", "1"], &forest[..]].concat()), agghoo(&[&["--threads", "2"], &forest[..]].concat()));
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(stdout(&one), stdout(&two));
     // estimate and compare accept the same file
     let common = ["--data", &data, "--target", "churn", "--ignore", "id", "--missing", "median", "--family", "logistic"];
     let o = agghoo(&[&["estimate"], &common[..], &["--param", "0.1"]].concat());
