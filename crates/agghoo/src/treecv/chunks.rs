@@ -111,8 +111,9 @@ impl ChunkedData {
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] when k < 2; [`Error::TooFewRows`] when k > n; the learner's
-    /// target or feature errors.
+    /// [`Error::InvalidParameter`] when k < 2; [`Error::TooFewRows`] when k > n;
+    /// [`Error::Unsupported`] for categorical columns (incremental learners read numbers); the
+    /// learner's target or feature errors.
     pub fn new<L: Incremental>(learner: &L, data: &Dataset, n_chunks: usize, shuffle: Option<Seed>) -> Result<Self> {
         data.check_numeric("TreeCV")?;
         let n = data.n_rows();
