@@ -8,7 +8,8 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _categorical, _native, meta
+from . import _categorical, _native
+from . import dask as _dask, meta
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
@@ -135,7 +136,8 @@ class _Agghoo(BaseEstimator):
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
         params = _params(self.params)
         plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
-        model, report = _native.select(
+        be = _dask.active_client()
+        out = _native.select(
             X,
             np.ascontiguousarray(y_codes, dtype=np.float64),
             self._feature_names(X.shape[1]),
@@ -154,9 +156,11 @@ class _Agghoo(BaseEstimator):
             inner_tau=self.inner_tau,
             seed=0 if self.random_state is None else int(self.random_state),
             threads=self.n_jobs if self.n_jobs is None or self.n_jobs > 0 else None,
+            job=be is not None,
             categorical=text,
             missing_category=missing_category,
         )
+        model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
         self.model_ = model
         self.report_ = json.loads(report)
         self.selected_params_ = [s["selected_value"] for s in self.report_["splits"]]

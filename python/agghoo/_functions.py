@@ -6,6 +6,7 @@ import json
 import numpy as np
 
 from . import _categorical, _native
+from . import dask as _dask
 from ._estimators import _grid_text, _params
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
@@ -55,6 +56,11 @@ class RiskEstimate:
         return isinstance(other, RiskEstimate) and self._result == other._result
 
 
+def _threads(n_jobs):
+    """The library's thread count for scikit-learn's ``n_jobs`` (None or ≤ 0: all cores)."""
+    return n_jobs if n_jobs is None or n_jobs > 0 else None
+
+
 def _task_of(y, task):
     if task not in ("auto", "classification", "regression"):
         raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
@@ -78,6 +84,7 @@ def estimate_risk(
     task="auto",
     random_state=0,
     n_jobs=None,
+    client=None,
     categorical=None,
     missing_category="level",
 ):
@@ -112,6 +119,10 @@ def estimate_risk(
         The seed (the CLI's ``--seed``).
     n_jobs : int, optional
         Threads (results do not depend on it).
+    client : dask.distributed.Client, optional
+        Run the splits on this Dask cluster (also inside ``agghoo.dask.backend(client)``); the
+        result is the same bit for bit. The bootstrap's .632 / .632+ estimators are computed
+        on the client.
 
     Returns
     -------
@@ -121,7 +132,8 @@ def estimate_risk(
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
-    text = _native.estimate(
+    be = _dask.active_client(client)
+    out = _native.estimate(
         X,
         y,
         names,
@@ -135,10 +147,12 @@ def estimate_risk(
         standardize=bool(standardize),
         closed_form=bool(closed_form),
         seed=0 if random_state is None else int(random_state),
-        threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+        threads=_threads(n_jobs),
+        job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
     )
+    text = out if be is None else _dask.run_job(be, out, X, y)
     return RiskEstimate(json.loads(text))
 
 
@@ -216,6 +230,7 @@ def compare(
     task="auto",
     random_state=0,
     n_jobs=None,
+    client=None,
     categorical=None,
     missing_category="level",
 ):
@@ -238,13 +253,17 @@ def compare(
         Stratify the outer folds by class.
     loss, standardize, missing, task, random_state, n_jobs, categorical, missing_category : as
         :func:`estimate_risk`.
+    client : dask.distributed.Client, optional
+        Run one task per outer split on this Dask cluster (also inside
+        ``agghoo.dask.backend(client)``); the result is the same bit for bit.
 
     Returns
     -------
     Comparison
     """
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
-    text = _native.compare(
+    be = _dask.active_client(client)
+    out = _native.compare(
         X,
         y,
         names,
@@ -259,10 +278,12 @@ def compare(
         loss=loss,
         standardize=bool(standardize),
         seed=0 if random_state is None else int(random_state),
-        threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+        threads=_threads(n_jobs),
+        job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
     )
+    text = out if be is None else _dask.run_job(be, out, X, y)
     return Comparison(json.loads(text))
 
 
@@ -310,6 +331,7 @@ def treecv(
     task="auto",
     random_state=0,
     n_jobs=None,
+    client=None,
 ):
     """k-fold or leave-one-out CV of an incremental learner in about log2(k) passes (TreeCV).
 
@@ -331,6 +353,11 @@ def treecv(
     parallel : bool, default=False
         Run independent subtrees in parallel (same result).
     task, random_state, n_jobs : as :func:`estimate_risk`.
+    client : dask.distributed.Client, optional
+        Run the TreeCV paper's distributed variant on this Dask cluster (also inside
+        ``agghoo.dask.backend(client)``): chunks stay on the worker that owns them, only models
+        travel; the estimate and the chunk losses are the local run's bit for bit. Tree method
+        and fixed order only. ``to_dict()["distribution"]`` tells which worker owned which chunk.
 
     Returns
     -------
@@ -338,6 +365,13 @@ def treecv(
     """
     X, y, names, class_names, _ = _prepare(X, y, task, "error")
     k = X.shape[0] if folds == "loo" else int(folds)
+    be = _dask.active_client(client)
+    if be is not None:
+        result = _dask.treecv(
+            be, X, y, names, class_names, learner, k, lambda_, centres, bool(shuffle),
+            0 if random_state is None else int(random_state), bool(parallel), method, order,
+        )
+        return TreeCVResult(result)
     text = _native.treecv(
         X,
         y,
@@ -352,6 +386,6 @@ def treecv(
         shuffle=bool(shuffle),
         parallel=bool(parallel),
         seed=0 if random_state is None else int(random_state),
-        threads=n_jobs if n_jobs is None or n_jobs > 0 else None,
+        threads=_threads(n_jobs),
     )
     return TreeCVResult(json.loads(text))

@@ -1,7 +1,7 @@
 """Agghoo, Majhoo, CV and hold-out over any scikit-learn estimator.
 
 The fits happen in Python (one ``clone`` of the estimator per split and candidate, splits in
-parallel with joblib); the splits, the selection rules (argmin with the library's tie rule and
+parallel with joblib, or one Dask task per split inside ``agghoo.dask.backend``); the splits, the selection rules (argmin with the library's tie rule and
 tolerance, the one-standard-error rule, the size-weighted CV curve) and the aggregation of the
 members come from agghoo's engine, so they are the same rules as for the built-in families.
 """
@@ -13,6 +13,7 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
 
 from . import _native
+from . import dask as _dask
 
 _META_METHODS = ("agghoo", "majhoo", "cv", "holdout")
 
@@ -27,6 +28,10 @@ def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie,
         fitted.append(model if keep else None)
     best = _native.argmin(risks, tie)
     return risks, best, fitted[best]
+
+
+def _split_task(X, y, train, validation, estimator, candidates, scorer, tie, keep):
+    return _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep)
 
 
 def _take(X, rows):
@@ -58,9 +63,15 @@ def fit(self, X, y):
         splits = splits[:1]
     scorer = check_scoring(self.estimator, scoring=self.scoring)
     keep = self.method != "cv"
-    results = Parallel(n_jobs=self.n_jobs)(
-        delayed(_evaluate_split)(self.estimator, candidates, scorer, X, y, train, validation, self.tie, keep) for train, validation in splits
-    )
+    be = _dask.active_client()
+    if be is None:
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_evaluate_split)(self.estimator, candidates, scorer, X, y, train, validation, self.tie, keep)
+            for train, validation in splits
+        )
+    else:
+        # One task per split: the data scattered once, the estimator shipped with cloudpickle.
+        results = _dask.map_splits(be, _split_task, X, y, splits, self.estimator, candidates, scorer, self.tie, keep)
     risks = [r for r, _, _ in results]
     sizes = [len(validation) for _, validation in splits]
     mean, se = _native.risk_curve(risks, sizes)

@@ -6,12 +6,14 @@
 //! shape.
 
 mod errors;
+mod jobs;
 
 use agghoo::data::{Dataset, MissingCategory, Target};
+use agghoo::engine::Job as _;
 use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
 use agghoo::loss::Loss;
 use agghoo::resample::{Plan, PlanContext, TrainFraction};
-use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, TieRule};
+use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, SelectJob, TieRule};
 use agghoo::{Predictions, Seed};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -72,17 +74,34 @@ fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String
 /// `None` when missing).
 type TextColumns = Vec<(usize, Vec<Option<String>>)>;
 
-/// The features and target of a call as a data set (NaN features mean missing values; the
-/// `categorical` columns are read from their text).
+/// The features and target of a call as a data set (NaN features mean missing values).
 fn dataset(
     values: Vec<f64>,
     feature_names: Vec<String>,
     y: &PyReadonlyArray1<'_, f64>,
     class_names: Option<Vec<String>>,
-    categorical: &TextColumns,
 ) -> Outcome<Dataset> {
     let y = y.as_slice().map_err(|_| invalid("y", "a contiguous float64 array", "a non-contiguous array"))?;
-    with_text(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?, categorical)
+    Ok(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?)
+}
+
+/// The data set of a call with its `categorical` columns read from their text. A job (for Dask
+/// workers) carries the numeric matrix only, so it refuses categorical columns.
+fn call_data(
+    values: Vec<f64>,
+    feature_names: Vec<String>,
+    y: &PyReadonlyArray1<'_, f64>,
+    class_names: Option<Vec<String>>,
+    categorical: &TextColumns,
+    job: bool,
+) -> Outcome<Dataset> {
+    if job && !categorical.is_empty() {
+        return Err(Failure::from(agghoo::Error::Unsupported {
+            what: "categorical columns with a Dask client".into(),
+            reason: "the workers receive the numeric matrix only; run without a client".into(),
+        }));
+    }
+    with_text(dataset(values, feature_names, y, class_names)?, categorical)
 }
 
 /// `data` with its categorical columns read from their text (unchanged without any).
@@ -113,14 +132,15 @@ fn aggregation(name: Option<&str>) -> Outcome<Option<Aggregation>> {
 }
 
 /// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
-/// returns the fitted model with the report as JSON.
+/// returns the fitted model with the report as JSON; with `job=True`, returns instead the
+/// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=false, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=false, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
-fn select(
-    py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
-    y: PyReadonlyArray1<'_, f64>,
+fn select<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
     family: &str,
@@ -137,11 +157,12 @@ fn select(
     inner_tau: Option<f64>,
     seed: u64,
     threads: Option<usize>,
+    job: bool,
     categorical: TextColumns,
     missing_category: &str,
-) -> PyResult<(Model, String)> {
+) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names, &categorical)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let method = self::method(method)?;
@@ -155,14 +176,20 @@ fn select(
         config.inner_fraction = TrainFraction::new(tau).map_err(Failure::from)?;
     }
     config.seed = Seed(seed);
+    config.preprocess = kind.preprocess(&data, standardize, missing_category);
+    if job {
+        let made = compute(py, threads, move || {
+            let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
+            Ok(SelectJob::new(kind, family_params, config, &data, &splits)?)
+        })?;
+        return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names).into_py(py);
+    }
     let (model, report) = compute(py, threads, move || {
-        config.preprocess = kind.preprocess(&data, standardize, missing_category);
         let fam = family::build_for(kind, &family_params, &data, &config.preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
         Ok(agghoo::select::select(fam.as_ref(), &data, &splits, &config)?)
     })?;
-    let report = serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()))?;
-    Ok((Model { inner: model }, report))
+    jobs::select_output(py, model, &report)
 }
 
 /// The training and validation rows of one split.
@@ -172,14 +199,14 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 /// with the standard error, for each of `losses` (the task's default when empty); closed-form
 /// leave-one-out / GCV where the family has it (unless `closed_form` is false) and, for a
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
-/// result (`estimate`, `bootstrap`) as JSON text.
+/// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=false, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=false, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
-fn estimate(
-    py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
-    y: PyReadonlyArray1<'_, f64>,
+fn estimate<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
     family: &str,
@@ -192,55 +219,53 @@ fn estimate(
     closed_form: bool,
     seed: u64,
     threads: Option<usize>,
+    job: bool,
     categorical: TextColumns,
     missing_category: &str,
-) -> PyResult<String> {
-    use agghoo::estimate::{BootstrapConfig, ClosedFormPolicy, EstimateConfig, bootstrap_risk_on, estimate_risk};
+) -> PyResult<Bound<'py, PyAny>> {
+    use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names, &categorical)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, params) = family_spec(family, Some(GridSpec::Values(vec![value])), params)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
-    let is_bootstrap = plan.trim().starts_with("bootstrap");
+    let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
     let plan = Plan::parse(plan, stratify).map_err(Failure::from)?;
-    let seed = Seed(seed);
-    let out = compute(py, threads, move || {
+    let made = compute(py, threads, move || {
         let preprocess = kind.preprocess(&data, standardize, missing_category);
-        let rule = family::build_for(kind, &params, &data, &preprocess)?;
-        let splits = plan.instantiate(&PlanContext::of(&data), seed)?;
+        let splits = plan.instantiate(&PlanContext::of(&data), Seed(seed))?;
         let config = EstimateConfig {
-            losses: losses.clone(),
+            losses,
             preprocess,
             keep_predictions: false,
             closed_form: if closed_form { ClosedFormPolicy::Auto } else { ClosedFormPolicy::Never },
             progress: None,
         };
-        let estimate = estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
-        let bootstrap = if is_bootstrap {
-            let mut b = BootstrapConfig::new(splits.len());
-            b.seed = seed;
-            b.loss = losses.first().copied();
-            b.preprocess = preprocess;
-            Some(bootstrap_risk_on(rule.as_ref(), 0, &data, &splits, &b)?)
-        } else {
-            None
-        };
-        Ok(serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }))
+        if job {
+            let estimate_job = EstimateJob::new(kind, params, 0, config, &data, &splits)?;
+            return Ok(jobs::Made::Job(jobs::Kind::Estimate { job: estimate_job, bootstrap }));
+        }
+        let rule = family::build_for(kind, &params, &data, &config.preprocess)?;
+        let estimate = agghoo::estimate::estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
+        Ok(jobs::Made::Text(jobs::estimate_json(rule.as_ref(), &data, &splits, &config, estimate, bootstrap)?))
     })?;
-    Ok(out.to_string())
+    match made {
+        jobs::Made::Job(kind) => jobs::Job::new(kind, feature_names, class_names).into_py(py),
+        jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
+    }
 }
 
 /// Nested cross-validation of selection procedures (`methods`, the names of
 /// `SelectConfig::for_procedure`) on identical outer splits of `outer`, each selecting over the
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
-/// `compare --json` result as JSON text.
+/// `compare --json` result as JSON text, or with `job=True` the [`Job`] (one unit per outer split).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=false, loss=None, standardize=false, seed=0, threads=None, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=false, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
-fn compare(
-    py: Python<'_>,
-    x: PyReadonlyArray2<'_, f64>,
-    y: PyReadonlyArray1<'_, f64>,
+fn compare<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
     family: &str,
@@ -254,12 +279,13 @@ fn compare(
     standardize: bool,
     seed: u64,
     threads: Option<usize>,
+    job: bool,
     categorical: TextColumns,
     missing_category: &str,
-) -> PyResult<String> {
-    use agghoo::estimate::{NestedConfig, nested_cv};
+) -> PyResult<Bound<'py, PyAny>> {
+    use agghoo::estimate::{NestedConfig, NestedJob, nested_cv};
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names, &categorical)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let seed = Seed(seed);
@@ -276,13 +302,21 @@ fn compare(
         .collect::<Outcome<Vec<_>>>()?;
     let inner = Plan::parse(inner, false).map_err(Failure::from)?;
     let outer = Plan::parse(outer, stratify).map_err(Failure::from)?;
-    let report = compute(py, threads, move || {
+    let made = compute(py, threads, move || {
         let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
         let config =
             NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(kind, params, inner, procedures) };
-        Ok(nested_cv(&data, &outer, &config)?)
+        if job {
+            let nested = NestedJob { config, outer };
+            nested.prepare(&data)?;
+            return Ok(jobs::Made::Job(jobs::Kind::Nested(nested)));
+        }
+        Ok(jobs::Made::Text(jobs::to_json(&nested_cv(&data, &outer, &config)?)?))
     })?;
-    serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()).into())
+    match made {
+        jobs::Made::Job(kind) => jobs::Job::new(kind, feature_names, class_names).into_py(py),
+        jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
+    }
 }
 
 /// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV (`method`
@@ -325,7 +359,7 @@ fn treecv(
     }
 
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names, &y, class_names, &Vec::new())?;
+    let data = dataset(values, feature_names, &y, class_names)?;
     let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
     let method = match method {
         "tree" => TreeMethod::Tree,
@@ -377,7 +411,7 @@ fn splits<'py>(
 /// A fitted model: the library's `FittedModel` (the CLI's model file), picklable.
 #[pyclass(frozen, module = "agghoo._native")]
 struct Model {
-    inner: FittedModel,
+    pub(crate) inner: FittedModel,
 }
 
 impl Model {
@@ -590,6 +624,11 @@ fn version() -> &'static str {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
+    m.add_class::<jobs::Job>()?;
+    m.add_function(wrap_pyfunction!(jobs::treecv_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::treecv_feed, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::treecv_subtree, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::treecv_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(splits, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

@@ -38,6 +38,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod data;
+pub mod engine;
 mod error;
 pub mod estimate;
 pub mod experiments;

@@ -28,12 +28,14 @@ use serde::{Deserialize, Serialize};
 
 use super::closed_form;
 use crate::data::{Dataset, Preprocess, Task, View};
+use crate::engine::{EvalOptions, Job, Progress, Sequential, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, summarize};
 use crate::error::{Error, Result};
 use crate::family::{Family, FittedPath, Grid, Model, RefitPath, Scale, SmootherPath};
+use crate::family::{FamilyKind, FamilyParams};
 use crate::loss::Loss;
 use crate::predictions::Predictions;
 use crate::resample::Splits;
-use crate::select::{Aggregation, EvalOptions, Progress, SplitOutcome, aggregate, evaluate_splits, summarize};
+use crate::select::{Aggregation, aggregate};
 
 /// When the closed-form leave-one-out replaces the n refits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,8 +48,8 @@ pub enum ClosedFormPolicy {
     Never,
 }
 
-/// Options of [`estimate_risk`].
-#[derive(Clone, Default)]
+/// Options of [`estimate_risk`] (a serde value without its progress callback).
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct EstimateConfig {
     /// Losses to report, in order; empty = the task's default loss (0–1 or squared).
     pub losses: Vec<Loss>,
@@ -57,7 +59,8 @@ pub struct EstimateConfig {
     pub keep_predictions: bool,
     /// Closed-form leave-one-out policy.
     pub closed_form: ClosedFormPolicy,
-    /// Called once per finished split.
+    /// Called once per finished split (not serialized).
+    #[serde(skip)]
     pub progress: Option<Progress>,
 }
 
@@ -185,57 +188,74 @@ pub fn estimate_risk(
     let rule = OnePoint::new(family, grid_index)?;
     splits.check_rows(data.n_rows())?;
     let losses = resolve_losses(&config.losses, data.task());
-    let base = |method, n_splits, summaries, splits, gcv, out_of_fold| RiskEstimate {
-        family: family.name().into(),
-        hyperparameter: family.grid().name().into(),
-        value: family.grid().value(grid_index),
-        grid_index,
-        method,
-        n_rows: data.n_rows(),
-        n_splits,
-        summaries,
-        splits,
-        gcv,
-        out_of_fold,
-    };
-    if config.closed_form == ClosedFormPolicy::Auto
+    if let Some(estimate) = closed_form_estimate(&rule, data, splits, config, &losses) {
+        return Ok(estimate);
+    }
+    let outcomes = evaluate_splits(&rule, data, splits, &resampling_options(config, &losses)).map_err(|e| rule.rename_error(e))?;
+    resampling_estimate(&rule, data, splits, config, &losses, &outcomes)
+}
+
+/// The closed-form leave-one-out estimate, when it is exact for this rule, plan and losses (a
+/// linear smoother, no preprocessing, the squared loss, leave-one-out splits) and the smoother
+/// is not numerically singular (`S_ii = 1` falls back to refitting).
+fn closed_form_estimate(
+    rule: &OnePoint<'_>,
+    data: &Dataset,
+    splits: &Splits,
+    config: &EstimateConfig,
+    losses: &[Loss],
+) -> Option<RiskEstimate> {
+    if !(config.closed_form == ClosedFormPolicy::Auto
         && config.preprocess.is_identity()
         && losses.iter().all(|l| *l == Loss::Squared)
-        && closed_form::lemma_holds(family)
-        && is_leave_one_out(splits)
+        && closed_form::lemma_holds(rule.inner)
+        && is_leave_one_out(splits))
     {
-        // A numerically singular smoother (S_ii = 1) falls back to refitting.
-        if let Ok(Some(cf)) = closed_form::one_rule(&rule, data) {
-            let residuals = cf.loo_residuals;
-            let scores: Vec<SplitScore> = residuals
-                .iter()
-                .enumerate()
-                .map(|(i, r)| SplitScore { split: i, n_train: data.n_rows() - 1, n_validation: 1, risks: vec![r * r; losses.len()] })
-                .collect();
-            let squares: Vec<f64> = residuals.iter().map(|r| r * r).collect();
-            let (estimate, standard_error) = summarize(&squares, None);
-            let summaries = losses.iter().map(|l| RiskSummary { loss: l.name(), estimate, standard_error }).collect();
-            let out_of_fold = config.keep_predictions.then(|| OutOfFold {
-                combination: OutOfFoldCombination::Mean,
-                rows: residuals
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| OutOfFoldRow { row: i, n_predictions: 1, prediction: Some(data.target().value(i) - r) })
-                    .collect(),
-            });
-            return Ok(base(EstimateMethod::ClosedFormLoo, data.n_rows(), summaries, scores, Some(cf.gcv), out_of_fold));
-        }
+        return None;
     }
-    let options = EvalOptions {
-        losses: losses.clone(),
+    let Ok(Some(cf)) = closed_form::one_rule(rule, data) else { return None };
+    let residuals = cf.loo_residuals;
+    let scores: Vec<SplitScore> = residuals
+        .iter()
+        .enumerate()
+        .map(|(i, r)| SplitScore { split: i, n_train: data.n_rows() - 1, n_validation: 1, risks: vec![r * r; losses.len()] })
+        .collect();
+    let squares: Vec<f64> = residuals.iter().map(|r| r * r).collect();
+    let (estimate, standard_error) = summarize(&squares, None);
+    let summaries = losses.iter().map(|l| RiskSummary { loss: l.name(), estimate, standard_error }).collect();
+    let out_of_fold = config.keep_predictions.then(|| OutOfFold {
+        combination: OutOfFoldCombination::Mean,
+        rows: residuals
+            .iter()
+            .enumerate()
+            .map(|(i, r)| OutOfFoldRow { row: i, n_predictions: 1, prediction: Some(data.target().value(i) - r) })
+            .collect(),
+    });
+    Some(rule.estimate(data, EstimateMethod::ClosedFormLoo, data.n_rows(), summaries, scores, Some(cf.gcv), out_of_fold))
+}
+
+/// The per-split options of a resampling estimate.
+fn resampling_options(config: &EstimateConfig, losses: &[Loss]) -> EvalOptions {
+    EvalOptions {
+        losses: losses.to_vec(),
         tie: Default::default(),
         preprocess: config.preprocess,
         keep_selected_model: false,
         keep_predictions: config.keep_predictions,
         progress: config.progress.clone(),
-    };
-    let outcomes = evaluate_splits(&rule, data, splits, &options).map_err(|e| rule.rename_error(e))?;
-    let summaries = summaries_of(&outcomes, &losses, 0);
+    }
+}
+
+/// The resampling estimate from the outcomes of every split, in split order.
+fn resampling_estimate(
+    rule: &OnePoint<'_>,
+    data: &Dataset,
+    splits: &Splits,
+    config: &EstimateConfig,
+    losses: &[Loss],
+    outcomes: &[SplitOutcome],
+) -> Result<RiskEstimate> {
+    let summaries = summaries_of(outcomes, losses, 0);
     let scores = outcomes
         .iter()
         .enumerate()
@@ -246,8 +266,100 @@ pub fn estimate_risk(
             risks: o.risks.iter().map(|r| r[0]).collect(),
         })
         .collect();
-    let out_of_fold = if config.keep_predictions { Some(out_of_fold(data, splits, &outcomes)?) } else { None };
-    Ok(base(EstimateMethod::Resampling, splits.len(), summaries, scores, None, out_of_fold))
+    let out_of_fold = if config.keep_predictions { Some(out_of_fold(data, splits, outcomes)?) } else { None };
+    Ok(rule.estimate(data, EstimateMethod::Resampling, splits.len(), summaries, scores, None, out_of_fold))
+}
+
+/// The risk estimate of one rule as a [`Job`]: one unit per split (none when the exact
+/// closed-form leave-one-out applies: the client computes it in [`Job::assemble`]).
+#[derive(Clone, Serialize, Deserialize)]
+pub struct EstimateJob {
+    /// The family, rebuilt on the data by [`family::build_for`](crate::family::build_for).
+    pub family: FamilyKind,
+    /// Its parameters.
+    pub params: FamilyParams,
+    /// The rule's grid index.
+    pub grid_index: usize,
+    /// The estimate's options.
+    pub config: EstimateConfig,
+    /// The splits.
+    pub splits: Splits,
+    /// Whether the closed form is used (decided on the data by [`EstimateJob::new`]).
+    pub closed_form: bool,
+}
+
+impl EstimateJob {
+    /// The job estimating grid point `grid_index` of `family` on `splits` of `data`, checked
+    /// against the data.
+    ///
+    /// # Errors
+    /// As [`estimate_risk`] before any fit.
+    pub fn new(
+        family: FamilyKind,
+        params: FamilyParams,
+        grid_index: usize,
+        config: EstimateConfig,
+        data: &Dataset,
+        splits: &Splits,
+    ) -> Result<Self> {
+        let mut job = Self { family, params, grid_index, config, splits: splits.clone(), closed_form: false };
+        let built = crate::family::build_for(family, &job.params, data, &job.config.preprocess)?;
+        let rule = OnePoint::new(built.as_ref(), grid_index)?;
+        splits.check_rows(data.n_rows())?;
+        let losses = resolve_losses(&job.config.losses, data.task());
+        job.closed_form = closed_form_estimate(&rule, data, splits, &job.config, &losses).is_some();
+        job.prepare(data)?;
+        Ok(job)
+    }
+}
+
+/// What every unit of an [`EstimateJob`] shares on one process.
+pub struct PreparedEstimate {
+    family: Box<dyn Family>,
+    losses: Vec<Loss>,
+    options: EvalOptions,
+}
+
+impl Job for EstimateJob {
+    type Outcome = SplitOutcome;
+    type Prepared = PreparedEstimate;
+    type Output = RiskEstimate;
+
+    fn n_units(&self) -> usize {
+        if self.closed_form { 0 } else { self.splits.len() }
+    }
+
+    fn prepare(&self, data: &Dataset) -> Result<PreparedEstimate> {
+        let family = crate::family::build_for(self.family, &self.params, data, &self.config.preprocess)?;
+        let losses = resolve_losses(&self.config.losses, data.task());
+        let options = resampling_options(&self.config, &losses);
+        {
+            let rule = OnePoint::new(family.as_ref(), self.grid_index)?;
+            self.splits.check_rows(data.n_rows())?;
+            if !self.closed_form {
+                check_evaluation(&rule, data, &self.splits, &options).map_err(|e| rule.rename_error(e))?;
+            }
+        }
+        Ok(PreparedEstimate { family, losses, options })
+    }
+
+    fn evaluate_unit(&self, prepared: &PreparedEstimate, data: &Dataset, unit: usize) -> Result<SplitOutcome> {
+        let rule = OnePoint::new(prepared.family.as_ref(), self.grid_index)?;
+        evaluate_units(&rule, data, &self.splits, &[unit], &prepared.options, &Sequential)
+            .map_err(|e| rule.rename_error(e))?
+            .pop()
+            .ok_or_else(|| Error::Internal(format!("split {unit} gave no outcome")))
+    }
+
+    fn assemble(&self, prepared: &PreparedEstimate, data: &Dataset, outcomes: Vec<SplitOutcome>) -> Result<RiskEstimate> {
+        crate::engine::check_outcome_count(&outcomes, self.n_units())?;
+        let rule = OnePoint::new(prepared.family.as_ref(), self.grid_index)?;
+        if self.closed_form {
+            return closed_form_estimate(&rule, data, &self.splits, &self.config, &prepared.losses)
+                .ok_or_else(|| Error::Internal("the closed form applied when the job was made and not now".into()));
+        }
+        resampling_estimate(&rule, data, &self.splits, &self.config, &prepared.losses, &outcomes)
+    }
 }
 
 /// The task's default loss when `losses` is empty.
@@ -347,6 +459,34 @@ impl<'a> OnePoint<'a> {
         // The one-point grid keeps the value and name; `Linear` accepts every finite value.
         let grid = Grid::new(full.name(), vec![full.value(grid_index)], Scale::Linear, full.larger_is_simpler())?;
         Ok(Self { inner, grid_index, grid })
+    }
+
+    /// The estimate of this rule from its parts.
+    #[allow(clippy::too_many_arguments)]
+    fn estimate(
+        &self,
+        data: &Dataset,
+        method: EstimateMethod,
+        n_splits: usize,
+        summaries: Vec<RiskSummary>,
+        splits: Vec<SplitScore>,
+        gcv: Option<f64>,
+        out_of_fold: Option<OutOfFold>,
+    ) -> RiskEstimate {
+        let full = self.inner.grid();
+        RiskEstimate {
+            family: self.inner.name().into(),
+            hyperparameter: full.name().into(),
+            value: full.value(self.grid_index),
+            grid_index: self.grid_index,
+            method,
+            n_rows: data.n_rows(),
+            n_splits,
+            summaries,
+            splits,
+            gcv,
+            out_of_fold,
+        }
     }
 
     /// Errors name the rule's grid index in the full grid, not the one-point grid's 0.

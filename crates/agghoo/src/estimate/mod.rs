@@ -34,7 +34,7 @@ pub use curves::{
     LearningCurve, LearningCurveConfig, LearningCurvePoint, ValidationCurve, ValidationPoint, learning_curve, validation_curve,
 };
 pub use cv::{
-    ClosedFormPolicy, EstimateConfig, EstimateMethod, OutOfFold, OutOfFoldCombination, OutOfFoldRow, RiskEstimate, RiskSummary, SplitScore,
-    estimate_risk,
+    ClosedFormPolicy, EstimateConfig, EstimateJob, EstimateMethod, OutOfFold, OutOfFoldCombination, OutOfFoldRow, PreparedEstimate,
+    RiskEstimate, RiskSummary, SplitScore, estimate_risk,
 };
-pub use nested::{NestedConfig, NestedReport, OuterSplit, ProcedureRisk, nested_cv};
+pub use nested::{NestedConfig, NestedJob, NestedReport, OuterOutcome, OuterSplit, ProcedureRisk, nested_cv};

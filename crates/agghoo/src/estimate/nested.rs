@@ -22,22 +22,20 @@
 //! Outer splits run in parallel (each is a pure function of data, indices, configuration and
 //! seed) and are collected in order, so results do not depend on the thread count.
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::compare::{PairedComparison, compare_paired};
 use crate::data::Dataset;
+use crate::engine::{self, Job, Progress, Rayon, summarize};
 use crate::error::{Error, Result};
 use crate::family::{self, FamilyKind, FamilyParams};
 use crate::loss::Loss;
 use crate::resample::{Plan, PlanContext, Split, Splits};
 use crate::seed::{Purpose, Seed};
-use crate::select::summarize;
-use crate::select::{self, Method, Progress, SelectConfig};
+use crate::select::{self, Method, SelectConfig};
 
-/// Options of [`nested_cv`].
-#[derive(Clone)]
+/// Options of [`nested_cv`] (a serde value without its progress callback).
+#[derive(Clone, Serialize, Deserialize)]
 pub struct NestedConfig {
     /// The family, rebuilt on each outer training set.
     pub family: FamilyKind,
@@ -53,7 +51,8 @@ pub struct NestedConfig {
     pub seed: Seed,
     /// Record the inner splits in data-row indices ([`NestedReport::inner_splits`]).
     pub keep_inner_splits: bool,
-    /// Called once per finished outer split.
+    /// Called once per finished outer split (not serialized).
+    #[serde(skip)]
     pub progress: Option<Progress>,
 }
 
@@ -118,8 +117,61 @@ pub struct NestedReport {
     pub inner_splits: Option<Vec<Splits>>,
 }
 
-/// Per outer split: test risk and selected values of each procedure, and the inner splits.
-type OuterOutcome = (Vec<(f64, Vec<f64>)>, Option<Splits>);
+/// What one outer split gives: each procedure's test risk and selected values, and the inner
+/// splits in data rows when asked for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OuterOutcome {
+    /// Per procedure, in the order given: `(R_j, selected values)`.
+    pub procedures: Vec<(f64, Vec<f64>)>,
+    /// The inner splits in data-row indices (when asked for and valid as splits).
+    pub inner_splits: Option<Splits>,
+}
+
+/// Nested CV as a [`Job`]: one unit per outer split, each a pure function of the data, the
+/// configuration and the split's global index j (the inner seed is `seed.child(Inner, j)`), so
+/// outer splits can run on different machines and assemble to the same report.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct NestedJob {
+    /// The configuration.
+    pub config: NestedConfig,
+    /// The outer splits.
+    pub outer: Splits,
+}
+
+impl Job for NestedJob {
+    type Outcome = OuterOutcome;
+    type Prepared = Loss;
+    type Output = NestedReport;
+
+    fn n_units(&self) -> usize {
+        self.outer.len()
+    }
+
+    fn prepare(&self, data: &Dataset) -> Result<Loss> {
+        self.outer.check_rows(data.n_rows())?;
+        data.check_learnable()?;
+        if self.config.procedures.is_empty() {
+            return Err(Error::invalid("methods", "at least one procedure", "none"));
+        }
+        let loss = self.config.loss.unwrap_or(Loss::default_for(data.task()));
+        loss.check_task(data.task())?;
+        Ok(loss)
+    }
+
+    fn evaluate_unit(&self, loss: &Loss, data: &Dataset, j: usize) -> Result<OuterOutcome> {
+        let split = self.outer.as_slice().get(j).ok_or_else(|| Error::invalid("unit", "an outer split index", j))?;
+        let out = one_outer_split(data, j, split, &self.config, *loss).map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) });
+        if let Some(p) = &self.config.progress {
+            p(1);
+        }
+        out
+    }
+
+    fn assemble(&self, loss: &Loss, data: &Dataset, outcomes: Vec<OuterOutcome>) -> Result<NestedReport> {
+        engine::check_outcome_count(&outcomes, self.outer.len())?;
+        assemble(data, &self.outer, &self.config, *loss, outcomes)
+    }
+}
 
 /// Nested cross-validation of several selection procedures on the same outer splits.
 ///
@@ -128,25 +180,11 @@ type OuterOutcome = (Vec<(f64, Vec<f64>)>, Option<Splits>);
 /// another data set; [`Error::OuterSplit`] naming the outer split whose training rows are too few
 /// for the inner plan or the family's grid (the cause in `source`), or whose procedure failed.
 pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Result<NestedReport> {
-    outer.check_rows(data.n_rows())?;
-    data.check_learnable()?;
-    if config.procedures.is_empty() {
-        return Err(Error::invalid("methods", "at least one procedure", "none"));
-    }
-    let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
-    loss.check_task(data.task())?;
-    let outcomes: Vec<OuterOutcome> = outer
-        .as_slice()
-        .par_iter()
-        .enumerate()
-        .map(|(j, split)| {
-            let out = one_outer_split(data, j, split, config, loss).map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) });
-            if let Some(p) = &config.progress {
-                p(1);
-            }
-            out
-        })
-        .collect_ordered()?;
+    engine::run(&NestedJob { config: config.clone(), outer: outer.clone() }, data, &Rayon)
+}
+
+/// The report from every outer split's outcome, in split order.
+fn assemble(data: &Dataset, outer: &Splits, config: &NestedConfig, loss: Loss, outcomes: Vec<OuterOutcome>) -> Result<NestedReport> {
     let weights: Vec<f64> = outer.iter().map(|s| s.validation().len() as f64).collect();
     let labels = labels(&config.procedures);
     let procedures: Vec<ProcedureRisk> = config
@@ -154,7 +192,7 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
         .iter()
         .enumerate()
         .map(|(p, procedure)| {
-            let test_risks: Vec<f64> = outcomes.iter().map(|(r, _)| r[p].0).collect();
+            let test_risks: Vec<f64> = outcomes.iter().map(|o| o.procedures[p].0).collect();
             let (estimate, standard_error) = summarize(&test_risks, Some(&weights));
             ProcedureRisk {
                 label: labels[p].clone(),
@@ -162,7 +200,7 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
                 estimate,
                 standard_error,
                 test_risks,
-                selected_values: outcomes.iter().map(|(r, _)| r[p].1.clone()).collect(),
+                selected_values: outcomes.iter().map(|o| o.procedures[p].1.clone()).collect(),
             }
         })
         .collect();
@@ -175,7 +213,7 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
             }
         }
     }
-    let inner_splits = config.keep_inner_splits.then(|| outcomes.iter().filter_map(|(_, s)| s.clone()).collect());
+    let inner_splits = config.keep_inner_splits.then(|| outcomes.into_iter().filter_map(|o| o.inner_splits).collect());
     Ok(NestedReport {
         family: config.family.name().into(),
         loss: loss.name(),
@@ -228,7 +266,7 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
     } else {
         None
     };
-    Ok((results, inner_in_rows))
+    Ok(OuterOutcome { procedures: results, inner_splits: inner_in_rows })
 }
 
 fn labels(procedures: &[SelectConfig]) -> Vec<String> {

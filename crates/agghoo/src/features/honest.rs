@@ -20,8 +20,6 @@
 //! selection uses `seed` itself, i.e. exactly what [`select_features`] does when run alone.
 //! Outer folds run in parallel and are collected in order.
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{
@@ -29,6 +27,7 @@ use super::{
     rank_features, search,
 };
 use crate::data::{Dataset, Preprocess};
+use crate::engine::{self, Job, Rayon};
 use crate::error::{Error, Result};
 use crate::family::{self, Family, FamilyKind, FamilyParams};
 use crate::loss::Loss;
@@ -278,39 +277,110 @@ pub struct HonestReport {
 /// [`Error::SplitFailed`] naming the outer split whose learner failed; the naive selection's errors.
 pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) -> Result<HonestReport> {
     data.check_numeric("feature selection")?;
-    outer.check_rows(data.n_rows())?;
-    data.check_learnable()?;
-    let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
-    let options = EvalOptions { losses: vec![loss], preprocess: config.preprocess, ..EvalOptions::default() };
-    let folds: Vec<(Selection, SplitOutcome)> = outer
-        .as_slice()
-        .par_iter()
-        .enumerate()
-        .map(|(j, split)| {
-            let train = data.select_rows(split.train()).map_err(|e| e.at_split(j))?;
-            // The selection resamples inside T_j (its errors name inner splits): an outer split.
-            let selection = select_features(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64))
-                .map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })?;
-            // The learner's fit on T_j is this split's own work: its error is numbered j, once.
-            let evaluate = || -> Result<SplitOutcome> {
-                let fam = config.learner.build(&train.select_columns(&selection.features)?, &config.preprocess)?;
-                let columns = data.select_columns(&selection.features)?;
-                let one = Splits::new(data.n_rows(), vec![split.clone()])?;
-                evaluate_splits(fam.as_ref(), &columns, &one, &options)?
-                    .pop()
-                    .ok_or_else(|| Error::Internal("no outcome for one split".into()))
-            };
-            let outcome = evaluate().map_err(|e| e.at_split(j))?;
-            Ok((selection, outcome))
-        })
-        .collect_ordered()?;
+    engine::run(&HonestJob { config: config.clone(), outer: outer.clone() }, data, &Rayon)
+}
+
+/// The honest evaluation as a [`Job`]: one unit per outer fold (the selection on `T_j` and the
+/// learner's test risk), and one more for the naive selection on all rows — each a pure function
+/// of the data, the configuration and the unit's index (fold j's seed is `seed.child(Inner, j)`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HonestJob {
+    /// The selection, the learner and the seed.
+    pub config: HonestConfig,
+    /// The outer splits.
+    pub outer: Splits,
+}
+
+/// What a unit of a [`HonestJob`] gives.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "unit", rename_all = "snake_case")]
+pub enum HonestOutcome {
+    /// An outer fold: what it selected on `T_j` and the learner's outcome on `T_jᶜ`.
+    Fold {
+        /// The selection made on the fold's training rows.
+        selection: Selection,
+        /// The learner on the selected columns, evaluated on the fold's test rows.
+        outcome: SplitOutcome,
+    },
+    /// The naive selection, made once on all rows (the last unit).
+    Naive(Selection),
+}
+
+impl HonestJob {
+    fn fold(&self, data: &Dataset, options: &EvalOptions, j: usize) -> Result<HonestOutcome> {
+        let split = &self.outer.as_slice()[j];
+        let config = &self.config;
+        let train = data.select_rows(split.train()).map_err(|e| e.at_split(j))?;
+        // The selection resamples inside T_j (its errors name inner splits): an outer split.
+        let selection = select_features(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64))
+            .map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })?;
+        // The learner's fit on T_j is this split's own work: its error is numbered j, once.
+        let evaluate = || -> Result<SplitOutcome> {
+            let fam = config.learner.build(&train.select_columns(&selection.features)?, &config.preprocess)?;
+            let columns = data.select_columns(&selection.features)?;
+            let one = Splits::new(data.n_rows(), vec![split.clone()])?;
+            evaluate_splits(fam.as_ref(), &columns, &one, options)?.pop().ok_or_else(|| Error::Internal("no outcome for one split".into()))
+        };
+        let outcome = evaluate().map_err(|e| e.at_split(j))?;
+        Ok(HonestOutcome::Fold { selection, outcome })
+    }
+}
+
+impl Job for HonestJob {
+    type Outcome = HonestOutcome;
+    type Prepared = (Loss, EvalOptions);
+    type Output = HonestReport;
+
+    fn n_units(&self) -> usize {
+        self.outer.len() + 1
+    }
+
+    fn prepare(&self, data: &Dataset) -> Result<(Loss, EvalOptions)> {
+        self.outer.check_rows(data.n_rows())?;
+        data.check_learnable()?;
+        let loss = self.config.loss.unwrap_or(Loss::default_for(data.task()));
+        Ok((loss, EvalOptions { losses: vec![loss], preprocess: self.config.preprocess, ..EvalOptions::default() }))
+    }
+
+    fn evaluate_unit(&self, (_, options): &(Loss, EvalOptions), data: &Dataset, unit: usize) -> Result<HonestOutcome> {
+        if unit < self.outer.len() {
+            self.fold(data, options, unit)
+        } else {
+            Ok(HonestOutcome::Naive(select_features(&self.config.selector, data, self.config.seed)?))
+        }
+    }
+
+    fn assemble(&self, (loss, options): &(Loss, EvalOptions), data: &Dataset, outcomes: Vec<HonestOutcome>) -> Result<HonestReport> {
+        engine::check_outcome_count(&outcomes, self.n_units())?;
+        let mut folds = Vec::with_capacity(self.outer.len());
+        let mut naive_selection = None;
+        for o in outcomes {
+            match o {
+                HonestOutcome::Fold { selection, outcome } => folds.push((selection, outcome)),
+                HonestOutcome::Naive(selection) => naive_selection = Some(selection),
+            }
+        }
+        let naive_selection = naive_selection.ok_or_else(|| Error::Internal("the naive selection's unit is missing".into()))?;
+        assemble(data, &self.outer, &self.config, *loss, options, folds, naive_selection)
+    }
+}
+
+/// The report from every fold's selection and outcome (in fold order) and the naive selection.
+fn assemble(
+    data: &Dataset,
+    outer: &Splits,
+    config: &HonestConfig,
+    loss: Loss,
+    options: &EvalOptions,
+    folds: Vec<(Selection, SplitOutcome)>,
+    naive_selection: Selection,
+) -> Result<HonestReport> {
     let (selections, outcomes): (Vec<Selection>, Vec<SplitOutcome>) = folds.into_iter().unzip();
     let honest_curve = cv_curve(&outcomes);
 
-    let naive_selection = select_features(&config.selector, data, config.seed)?;
     let columns = data.select_columns(&naive_selection.features)?;
     let fam = config.learner.build(&columns, &config.preprocess)?;
-    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, &options)?);
+    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, options)?);
 
     let honest = RiskEstimate { mean: honest_curve.mean[0], standard_error: honest_curve.standard_error[0] };
     let naive = RiskEstimate { mean: naive_curve.mean[0], standard_error: naive_curve.standard_error[0] };

@@ -39,8 +39,8 @@ mod wrapper;
 pub use embedded::{EmbeddedMethod, EmbeddedReport, Importance, embedded_select};
 pub use filters::{CfsScorer, Discreteness, FeatureScore, Filter, FilterReport, cfs_merit, digamma, mutual_information, rank_features};
 pub use honest::{
-    FeatureFrequency, FoldSelection, HonestConfig, HonestReport, Learner, RiskEstimate, ScorerSpec, Selection, SelectionDetails, Selector,
-    evaluate_honestly, select_features,
+    FeatureFrequency, FoldSelection, HonestConfig, HonestJob, HonestOutcome, HonestReport, Learner, RiskEstimate, ScorerSpec, Selection,
+    SelectionDetails, Selector, evaluate_honestly, select_features,
 };
 pub use search::{SearchConfig, SearchMethod, SearchReport, SizeResult, Stopping, TraceStep, search};
 pub use wrapper::WrapperScorer;

@@ -74,7 +74,7 @@ impl GaussianDensity {
 }
 
 /// Count, first and second moments' sums of a Gaussian density model.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GaussianDensityModel {
     n: f64,
     sum: Vec<f64>,

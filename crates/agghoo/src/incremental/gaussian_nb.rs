@@ -52,7 +52,7 @@ impl GaussianNaiveBayes {
 }
 
 /// Per-class counts and sums of a Gaussian naive Bayes model.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GaussianNbModel {
     counts: Vec<f64>,
     sum: Vec<f64>,

@@ -63,7 +63,7 @@ fn nearest(centres: &[f64], d: usize, x: &[f64]) -> (usize, f64) {
 }
 
 /// The centres (row-major, up to K of them) and their counts.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OnlineKMeansModel {
     centres: Vec<f64>,
     counts: Vec<f64>,

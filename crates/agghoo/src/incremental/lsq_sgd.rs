@@ -106,7 +106,7 @@ fn subtract_scaled_norm2<T: Feature>(w: &mut [f64], a: f64, x: &[T]) -> f64 {
 }
 
 /// An LSQ-SGD model: the last iterate, the average iterate (the predictor) and the step count.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LsqSgdModel {
     w: Vec<f64>,
     wb: f64,

@@ -217,7 +217,10 @@ const STAGE_ROWS: usize = 64;
 /// `order`.
 pub trait Incremental: Sync {
     /// The model state.
-    type Model: Send;
+    ///
+    /// Models are serde values, so a model can travel between machines (distributed TreeCV):
+    /// a deserialized model continues exactly where the serialized one stopped.
+    type Model: Send + Serialize + serde::de::DeserializeOwned;
     /// The save/revert journal (reused across nodes; `Default` is an empty buffer).
     type Log: Default + Send;
 

@@ -46,7 +46,7 @@ impl MultinomialNaiveBayes {
 }
 
 /// Per-class counts and feature totals of a multinomial naive Bayes model.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MultinomialNbModel {
     counts: Vec<f64>,
     totals: Vec<f64>,

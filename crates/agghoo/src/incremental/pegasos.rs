@@ -163,7 +163,7 @@ impl Pegasos {
 }
 
 /// A PEGASOS model `w = s · v` (bias `s · v_b`) after `t` steps.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PegasosModel {
     v: Vec<f64>,
     vb: f64,

@@ -11,13 +11,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Progress;
 use super::aggregate::Aggregation;
-use super::argmin::{TieRule, argmin, one_standard_error};
-use super::evaluate::{EvalOptions, SplitOutcome, evaluate_splits, refit_all};
 use super::model_file::{FittedModel, Member, Schema};
-use super::report::{CvCurve, Report, SplitReport, summarize};
+use super::report::{CvCurve, Report, SplitReport};
 use crate::data::{Dataset, Preprocess, Task};
+use crate::engine::{EvalOptions, Progress, SplitOutcome, TieRule, argmin, evaluate_splits, one_standard_error, refit_all, summarize};
 use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::loss::Loss;
@@ -63,8 +61,9 @@ impl Method {
     }
 }
 
-/// Configuration of [`select`].
-#[derive(Clone)]
+/// Configuration of [`select`] (a serde value without its progress callback: the procedure spec
+/// a worker receives).
+#[derive(Clone, Serialize, Deserialize)]
 pub struct SelectConfig {
     /// The procedure.
     pub method: Method,
@@ -84,8 +83,25 @@ pub struct SelectConfig {
     pub seed: Seed,
     /// Keep the split indices in the report.
     pub keep_split_indices: bool,
-    /// Called once per finished split.
+    /// Called once per finished split (not serialized).
+    #[serde(skip)]
     pub progress: Option<Progress>,
+}
+
+impl std::fmt::Debug for SelectConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SelectConfig")
+            .field("method", &self.method)
+            .field("loss", &self.loss)
+            .field("tie", &self.tie)
+            .field("aggregation", &self.aggregation)
+            .field("one_standard_error", &self.one_standard_error)
+            .field("inner_fraction", &self.inner_fraction)
+            .field("preprocess", &self.preprocess)
+            .field("seed", &self.seed)
+            .field("keep_split_indices", &self.keep_split_indices)
+            .finish_non_exhaustive()
+    }
 }
 
 impl SelectConfig {
@@ -153,41 +169,70 @@ impl SelectConfig {
     }
 }
 
-/// Runs a procedure: `family` over `splits` of `data`.
+/// Runs a procedure: `family` over `splits` of `data`. Evaluation once, conclusion cheap:
+/// `select = conclude(evaluate_splits(evaluation_splits, evaluation_options))`, and a
+/// distributed run evaluates the same units elsewhere ([`SelectJob`](super::SelectJob)).
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for a setting the method ignores ([`SelectConfig::check`]);
 /// every error of [`evaluate_splits`]; [`Error::TaskMismatch`] for Majhoo on regression or an
 /// aggregation that does not fit the task (the score mean needs two classes).
 pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &SelectConfig) -> Result<(FittedModel, Report)> {
+    let options = evaluation_options(config, data)?;
+    let units = evaluation_splits(splits, config)?;
+    let outcomes = evaluate_splits(family, data, &units, &options)?;
+    conclude(family, data, &units, config, outcomes)
+}
+
+/// The per-split options a procedure evaluates with (its loss, tie rule, preprocessing, and
+/// whether the selected models are kept), after checking the configuration against the data.
+///
+/// # Errors
+/// As [`SelectConfig::check`], [`Dataset::check_learnable`], and an aggregation or method that
+/// does not fit the task.
+pub fn evaluation_options(config: &SelectConfig, data: &Dataset) -> Result<EvalOptions> {
     config.check()?;
     data.check_learnable()?;
+    resolve_aggregation(config, data.task(), data.target().n_classes())?;
+    Ok(EvalOptions {
+        losses: vec![config.loss.unwrap_or(Loss::default_for(data.task()))],
+        tie: config.tie,
+        preprocess: config.preprocess,
+        keep_selected_model: matches!(config.method, Method::HoldOut | Method::Agghoo | Method::Majhoo | Method::Subagging),
+        keep_predictions: false,
+        progress: config.progress.clone(),
+    })
+}
+
+/// The splits a procedure evaluates: the first split for hold-out, a hold-out split inside each
+/// training set for subagging (seeded by the split's index), the splits themselves otherwise.
+///
+/// # Errors
+/// Subagging's inner plan on a training set too small to split.
+pub fn evaluation_splits(splits: &Splits, config: &SelectConfig) -> Result<Splits> {
+    match config.method {
+        Method::HoldOut => Splits::new(splits.n_rows(), vec![splits.as_slice()[0].clone()]),
+        Method::Subagging => subagging_splits(splits, config.inner_fraction, config.seed),
+        _ => Ok(splits.clone()),
+    }
+}
+
+/// Concludes a procedure from the outcomes of its [`evaluation_splits`] (in split order): picks
+/// the members, refits on all rows where the method does (CV, ACV, EKCV), and reports.
+///
+/// # Errors
+/// As [`select`], for the refits and the aggregation.
+pub fn conclude(
+    family: &dyn Family,
+    data: &Dataset,
+    units: &Splits,
+    config: &SelectConfig,
+    outcomes: Vec<SplitOutcome>,
+) -> Result<(FittedModel, Report)> {
+    crate::engine::check_outcome_count(&outcomes, units.len())?;
     let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
     let aggregation = resolve_aggregation(config, data.task(), data.target().n_classes())?;
     let grid = family.grid();
-    // Subagging evaluates on inner splits of each training set.
-    let inner;
-    let eval_splits = if config.method == Method::Subagging {
-        inner = subagging_splits(splits, config.inner_fraction, config.seed)?;
-        &inner
-    } else {
-        splits
-    };
-    let keep_model = matches!(config.method, Method::HoldOut | Method::Agghoo | Method::Majhoo | Method::Subagging);
-    let options = EvalOptions {
-        losses: vec![loss],
-        tie: config.tie,
-        preprocess: config.preprocess,
-        keep_selected_model: keep_model,
-        keep_predictions: false,
-        progress: config.progress.clone(),
-    };
-    let outcomes = if config.method == Method::HoldOut {
-        let first = Splits::new(splits.n_rows(), vec![splits.as_slice()[0].clone()])?;
-        evaluate_splits(family, data, &first, &options)?
-    } else {
-        evaluate_splits(family, data, eval_splits, &options)?
-    };
     let curve = cv_curve(&outcomes);
     let selected: Vec<usize> = outcomes.iter().map(|o| o.selected).collect();
     let schema = Schema::of(data);
@@ -269,7 +314,7 @@ pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &Sel
         member_grid_indices: members.iter().map(|m: &Member| m.grid_index).collect(),
         final_value,
         aggregation,
-        split_indices: config.keep_split_indices.then(|| eval_splits.clone()),
+        split_indices: config.keep_split_indices.then(|| units.clone()),
     };
     let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?;
     Ok((model, report))

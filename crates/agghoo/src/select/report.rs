@@ -63,19 +63,3 @@ pub struct Report {
     /// The split indices used (to rerun or compare on identical splits).
     pub split_indices: Option<Splits>,
 }
-
-/// `(Σ_j w_j x_j, sd_j(x_j)/√V)` with `w_j ∝ weights[j]` (uniform when `None`); the standard
-/// error is `None` for a single value.
-pub(crate) fn summarize(values: &[f64], weights: Option<&[f64]>) -> (f64, Option<f64>) {
-    let v = values.len() as f64;
-    let plain = values.iter().sum::<f64>() / v.max(1.0);
-    let estimate = match weights {
-        Some(w) => {
-            let total: f64 = w.iter().sum();
-            values.iter().zip(w).map(|(x, w)| w / total * x).sum()
-        }
-        None => plain,
-    };
-    let se = (values.len() > 1).then(|| (values.iter().map(|x| (x - plain).powi(2)).sum::<f64>() / (v - 1.0) / v).sqrt());
-    (estimate, se)
-}

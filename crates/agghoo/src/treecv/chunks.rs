@@ -83,6 +83,36 @@ impl ChunkRows<'_> {
     }
 }
 
+/// The rows of each of k chunks as [`ChunkedData::new`] makes them: V-fold's block sizes (the
+/// first `n mod k` blocks get one extra row) over the rows in file order, or shuffled by
+/// `shuffle`'s split stream; rows ascending within a chunk.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when k < 2; [`Error::TooFewRows`] when k > n.
+pub fn chunk_rows(n: usize, n_chunks: usize, shuffle: Option<Seed>) -> Result<Vec<Vec<usize>>> {
+    if n_chunks < 2 {
+        return Err(Error::invalid("folds", "at least 2", n_chunks));
+    }
+    if n_chunks > n {
+        return Err(Error::TooFewRows { what: format!("{n_chunks}-fold TreeCV"), needed: n_chunks, found: n });
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    if let Some(seed) = shuffle {
+        shuffle_rows(&mut order, &mut seed.rng(Purpose::Splits, 0));
+    }
+    let (base, extra) = (n / n_chunks, n % n_chunks);
+    let mut start = 0;
+    Ok((0..n_chunks)
+        .map(|j| {
+            let len = base + usize::from(j < extra);
+            start += len;
+            let mut block = order[start - len..start].to_vec();
+            block.sort_unstable();
+            block
+        })
+        .collect())
+}
+
 /// Features and prepared targets in chunk order, with the chunk boundaries.
 ///
 /// Invariants: `offsets[0] = 0`, `offsets[k] = n`, strictly increasing (no empty chunk),
@@ -115,31 +145,7 @@ impl ChunkedData {
     /// [`Error::Unsupported`] for categorical columns (incremental learners read numbers); the
     /// learner's target or feature errors.
     pub fn new<L: Incremental>(learner: &L, data: &Dataset, n_chunks: usize, shuffle: Option<Seed>) -> Result<Self> {
-        data.check_numeric("TreeCV")?;
-        let n = data.n_rows();
-        if n_chunks < 2 {
-            return Err(Error::invalid("folds", "at least 2", n_chunks));
-        }
-        if n_chunks > n {
-            return Err(Error::TooFewRows { what: format!("{n_chunks}-fold TreeCV"), needed: n_chunks, found: n });
-        }
-        let mut order: Vec<usize> = (0..n).collect();
-        if let Some(seed) = shuffle {
-            shuffle_rows(&mut order, &mut seed.rng(Purpose::Splits, 0));
-        }
-        // VFold's rule: the first n mod k blocks get one extra row; rows ascending within a block.
-        let (base, extra) = (n / n_chunks, n % n_chunks);
-        let mut start = 0;
-        let chunks: Vec<Vec<usize>> = (0..n_chunks)
-            .map(|j| {
-                let len = base + usize::from(j < extra);
-                start += len;
-                let mut block = order[start - len..start].to_vec();
-                block.sort_unstable();
-                block
-            })
-            .collect();
-        Self::from_chunks(learner, data, &chunks)
+        Self::from_chunks(learner, data, &chunk_rows(data.n_rows(), n_chunks, shuffle)?)
     }
 
     /// Chunks given by the caller (any sizes, each row at most once; rows in no chunk are unused).
@@ -149,10 +155,40 @@ impl ChunkedData {
     /// [`Error::InvalidSplit`] naming an empty chunk; [`Error::NoFeatures`]; the learner's target or
     /// feature errors.
     pub fn from_chunks<L: Incremental>(learner: &L, data: &Dataset, chunks: &[Vec<usize>]) -> Result<Self> {
-        data.check_has_features()?;
         if chunks.len() < 2 {
             return Err(Error::invalid("folds", "at least 2", chunks.len()));
         }
+        Self::gather(learner, data, chunks)
+    }
+
+    /// A block of consecutive chunks of a larger run, as a worker of distributed TreeCV holds it:
+    /// the rows of `data` in order, cut into chunks of `sizes` (one chunk or more).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when the sizes do not add up to the rows; [`Error::InvalidSplit`]
+    /// naming an empty chunk; the learner's target or feature errors.
+    pub fn block<L: Incremental>(learner: &L, data: &Dataset, sizes: &[usize]) -> Result<Self> {
+        if sizes.is_empty() || sizes.iter().sum::<usize>() != data.n_rows() {
+            return Err(Error::invalid(
+                "chunk sizes",
+                "at least one chunk, sizes adding up to the rows",
+                format!("{sizes:?} for {} rows", data.n_rows()),
+            ));
+        }
+        let mut start = 0;
+        let chunks: Vec<Vec<usize>> = sizes
+            .iter()
+            .map(|&len| {
+                start += len;
+                (start - len..start).collect()
+            })
+            .collect();
+        Self::gather(learner, data, &chunks)
+    }
+
+    fn gather<L: Incremental>(learner: &L, data: &Dataset, chunks: &[Vec<usize>]) -> Result<Self> {
+        data.check_numeric("TreeCV")?;
+        data.check_has_features()?;
         if let Some(j) = chunks.iter().position(|c| c.is_empty()) {
             return Err(Error::InvalidSplit { split: j, reason: "empty chunk".into() });
         }

@@ -29,10 +29,11 @@
 //! distributed variant.
 
 mod chunks;
+pub mod distributed;
 mod learners;
 mod select;
 
-pub use chunks::{ChunkRows, ChunkedData, Storage};
+pub use chunks::{ChunkRows, ChunkedData, Storage, chunk_rows};
 pub use learners::{LEARNER_NAMES, LearnerSpec, LearnerVisitor};
 pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, select_grid};
 
@@ -189,17 +190,24 @@ pub fn run_with_progress<L: Incremental>(
 /// The number of point-updates a run will perform: `Σ_j |Z_j| · depth(j)` for the tree (depth of
 /// leaf j in the recursion), `Σ_j (n − |Z_j|) = n (k − 1)` for the standard method.
 pub fn expected_updates(data: &ChunkedData, method: Method) -> u64 {
-    fn tree(data: &ChunkedData, s: usize, e: usize, depth: u64) -> u64 {
+    let sizes: Vec<usize> = (0..data.n_chunks()).map(|j| data.chunk_len(j)).collect();
+    expected_updates_of(&sizes, method)
+}
+
+/// [`expected_updates`] from the chunk sizes alone (what a distributed driver knows).
+pub fn expected_updates_of(sizes: &[usize], method: Method) -> u64 {
+    fn tree(sizes: &[usize], s: usize, e: usize, depth: u64) -> u64 {
         if s == e {
-            return data.chunk_len(s) as u64 * depth;
+            return sizes[s] as u64 * depth;
         }
         let m = (s + e) / 2;
-        tree(data, s, m, depth + 1) + tree(data, m + 1, e, depth + 1)
+        tree(sizes, s, m, depth + 1) + tree(sizes, m + 1, e, depth + 1)
     }
-    let (n, k) = (data.n_rows() as u64, data.n_chunks());
-    match method {
-        Method::Tree => tree(data, 0, k - 1, 0),
-        Method::Standard => n * (k as u64 - 1),
+    let n: u64 = sizes.iter().map(|&c| c as u64).sum();
+    match (method, sizes.len()) {
+        (_, 0) => 0,
+        (Method::Tree, k) => tree(sizes, 0, k - 1, 0),
+        (Method::Standard, k) => n * (k as u64 - 1),
     }
 }
 
@@ -257,20 +265,47 @@ where
     let mut values = Vec::with_capacity(k);
     for (j, leaf) in leaves.into_iter().enumerate() {
         let (sum, value) = leaf.ok_or_else(|| Error::Internal(format!("chunk {j} was never evaluated")))?;
-        if !sum.is_finite() {
-            return Err(Error::NonFiniteRisk(format!("learner `{}`: the loss on chunk {j} is {sum}", learner.name())));
-        }
         sums.push(sum);
         values.push(value);
     }
-    let n = data.n_rows();
     let chunk_sizes: Vec<usize> = (0..k).map(|j| data.chunk_len(j)).collect();
+    let report = assemble_report(learner.name(), config, &sums, chunk_sizes, n_point_updates, start.elapsed().as_secs_f64())?;
+    Ok((report, values))
+}
+
+/// The report of a run from its per-chunk loss sums `Σ_{z ∈ Z_j} loss(f^{−j}, z)` in chunk order,
+/// the chunk sizes and the number of point-updates: the reduction every run ends with, serial and
+/// in chunk order, so any executor of the recursion gives the same numbers.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for fewer than 2 chunks, lengths that differ or an empty chunk;
+/// [`Error::NonFiniteRisk`] naming the first chunk whose loss is not finite.
+pub fn assemble_report(
+    learner: &str,
+    config: &TreeCvConfig,
+    sums: &[f64],
+    chunk_sizes: Vec<usize>,
+    n_point_updates: u64,
+    wall_seconds: f64,
+) -> Result<TreeCvReport> {
+    let k = sums.len();
+    if k < 2 || chunk_sizes.len() != k || chunk_sizes.contains(&0) {
+        return Err(Error::invalid(
+            "chunk losses",
+            "at least 2 chunks, one non-empty size per loss sum",
+            format!("{k} sums, sizes {chunk_sizes:?}"),
+        ));
+    }
+    if let Some(j) = sums.iter().position(|s| !s.is_finite()) {
+        return Err(Error::NonFiniteRisk(format!("learner `{learner}`: the loss on chunk {j} is {}", sums[j])));
+    }
+    let n: usize = chunk_sizes.iter().sum();
     let chunk_losses: Vec<f64> = sums.iter().zip(&chunk_sizes).map(|(s, &c)| s / c as f64).collect();
     let estimate = sums.iter().sum::<f64>() / n as f64;
     let mean = chunk_losses.iter().sum::<f64>() / k as f64;
     let var = chunk_losses.iter().map(|l| (l - mean) * (l - mean)).sum::<f64>() / (k - 1) as f64;
-    let report = TreeCvReport {
-        learner: learner.name().to_string(),
+    Ok(TreeCvReport {
+        learner: learner.to_string(),
         method: config.method,
         order: config.order,
         n_folds: k,
@@ -281,9 +316,8 @@ where
         standard_error: (var / k as f64).sqrt(),
         n_point_updates,
         passes: n_point_updates as f64 / n as f64,
-        wall_seconds: start.elapsed().as_secs_f64(),
-    };
-    Ok((report, values))
+        wall_seconds,
+    })
 }
 
 /// Per-branch scratch: one save/revert log per tree depth and the permutation buffer.

@@ -1,10 +1,10 @@
 //! The per-split work every procedure and estimator shares.
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::Progress;
 use super::argmin::{TieRule, argmin};
+use super::executor::{Executor, Rayon, map_ordered};
 use crate::data::{Dataset, Preprocess, View};
 use crate::error::{Error, Result};
 use crate::family::{Family, Model};
@@ -29,8 +29,9 @@ pub struct EvalOptions {
     pub progress: Option<Progress>,
 }
 
-/// The outcome of one split.
-#[derive(Clone, Debug)]
+/// The outcome of one split (a serde value: a split evaluated on another machine comes back bit
+/// for bit).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SplitOutcome {
     /// Validation risk of every grid point, `[loss][grid_index]`.
     pub risks: Vec<Vec<f64>>,
@@ -57,6 +58,46 @@ pub struct SplitOutcome {
 /// [`Error::Fit`] naming the split and grid point of a failed fit; [`Error::NonFiniteRisk`] when a
 /// risk is not finite.
 pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, options: &EvalOptions) -> Result<Vec<SplitOutcome>> {
+    check_evaluation(family, data, splits, options)?;
+    let all: Vec<usize> = (0..splits.len()).collect();
+    evaluate_units(family, data, splits, &all, options, &Rayon)
+}
+
+/// Evaluates the splits whose global indices are `units` (in that order) with `executor`,
+/// without the checks of [`check_evaluation`] (run them once, before dispatching units). A
+/// failure names the split by its global index.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for an index beyond the splits; as [`evaluate_splits`].
+pub fn evaluate_units(
+    family: &dyn Family,
+    data: &Dataset,
+    splits: &Splits,
+    units: &[usize],
+    options: &EvalOptions,
+    executor: &dyn Executor,
+) -> Result<Vec<SplitOutcome>> {
+    if let Some(&bad) = units.iter().find(|&&j| j >= splits.len()) {
+        return Err(Error::invalid("split", "an index below the number of splits", format!("{bad} (of {})", splits.len())));
+    }
+    map_ordered(executor, units.len(), |i| {
+        let j = units[i];
+        let split = &splits.as_slice()[j];
+        let out = evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| e.at_split(j));
+        if let Some(p) = &options.progress {
+            p(1);
+        }
+        out
+    })
+}
+
+/// The checks [`evaluate_splits`] runs before any fit: splits of this data set, losses that fit
+/// the task and the classes, the family's task, missing values only with imputation, the
+/// family's minimum training size, and the memory of the path predictions.
+///
+/// # Errors
+/// As [`evaluate_splits`], before any work.
+pub fn check_evaluation(family: &dyn Family, data: &Dataset, splits: &Splits, options: &EvalOptions) -> Result<()> {
     splits.check_rows(data.n_rows())?;
     if options.losses.is_empty() {
         return Err(Error::invalid("loss", "at least one loss", "none"));
@@ -78,19 +119,7 @@ pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, opt
     }
     options.preprocess.check_encodes(data)?;
     family.check_train_size(splits.min_train_size())?;
-    check_path_memory(family, data, splits, options.keep_predictions)?;
-    splits
-        .as_slice()
-        .par_iter()
-        .enumerate()
-        .map(|(j, split)| {
-            let out = evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| e.at_split(j));
-            if let Some(p) = &options.progress {
-                p(1);
-            }
-            out
-        })
-        .collect_ordered()
+    check_path_memory(family, data, splits, options.keep_predictions)
 }
 
 /// Refuses, before any fit, path predictions `splits × grid × validation rows` beyond the memory
@@ -115,7 +144,7 @@ fn check_path_memory(family: &dyn Family, data: &Dataset, splits: &Splits, keep_
 }
 
 /// One split: preprocess, fit the path, predict, reduce to risks, select. Its [`Error::Fit`]s
-/// carry no split number yet: [`evaluate_splits`] numbers them.
+/// carry no split number yet: [`evaluate_units`] numbers them.
 fn evaluate_one(
     family: &dyn Family,
     data: &Dataset,

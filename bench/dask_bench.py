@@ -1,0 +1,118 @@
+"""agghoo on a Dask LocalCluster against the local run, in one process: bytes moved by the
+distributed TreeCV (from the workers' transfer logs), and the cluster's overhead on a nested
+comparison and a forest Agghoo. Prints `key<TAB>value` lines; exits non-zero on any failure or
+on a result that differs from the local run.
+
+Usage: python bench/dask_bench.py [--quick]
+"""
+
+import sys
+import time
+
+import numpy as np
+from dask.distributed import Client, LocalCluster
+
+import agghoo
+import agghoo.dask as adask
+
+QUICK = "--quick" in sys.argv
+
+
+def classification(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X @ rng.normal(size=d) + 0.5 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+def cluster(workers):
+    c = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return c, Client(c)
+
+
+def moved(client, chunk_keys, before):
+    chunk = model = count = 0
+    for worker, log in adask.transfer_log(client).items():
+        for key, nbytes in log[before.get(worker, 0):]:
+            count += 1
+            if key in chunk_keys:
+                chunk += nbytes
+            else:
+                model += nbytes
+    return chunk, model, count
+
+
+def out(key, value):
+    print(f"{key}\t{value}", flush=True)
+
+
+def treecv_run(n, workers, tag):
+    X, y = classification(n, 54, 1)
+    kwargs = dict(learner="pegasos", folds="loo", lambda_=1e-6, random_state=3)
+    t = time.perf_counter()
+    local = agghoo.treecv(X, y, n_jobs=1, **kwargs)
+    local_s = time.perf_counter() - t
+    c, client = cluster(workers)
+    with c, client:
+        before = {w: len(v) for w, v in adask.transfer_log(client).items()}
+        t = time.perf_counter()
+        remote = agghoo.treecv(X, y, client=client, **kwargs)
+        remote_s = time.perf_counter() - t
+        dist = remote.to_dict()["distribution"]
+        chunk, model, count = moved(client, set(map(str, dist["chunk_keys"])), before)
+    if remote.chunk_losses != local.chunk_losses or remote.estimate != local.estimate:
+        raise SystemExit(f"treecv {tag}: the cluster's result differs from the local run")
+    out(f"{tag}_n", n)
+    out(f"{tag}_workers", workers)
+    out(f"{tag}_tasks", dist["tasks"])
+    out(f"{tag}_transfers", count)
+    out(f"{tag}_chunk_bytes_moved", chunk)
+    out(f"{tag}_model_bytes_moved", model)
+    out(f"{tag}_local_seconds", f"{local_s:.2f}")
+    out(f"{tag}_cluster_seconds", f"{remote_s:.2f}")
+
+
+def overhead(name, call, workers=2):
+    t = time.perf_counter()
+    local = call(None)
+    local_s = time.perf_counter() - t
+    c, client = cluster(workers)
+    with c, client:
+        call(client)  # warm-up: the workers import agghoo and numpy once
+        t = time.perf_counter()
+        remote = call(client)
+        remote_s = time.perf_counter() - t
+    if remote != local:
+        raise SystemExit(f"{name}: the cluster's result differs from the local run")
+    out(f"{name}_local_seconds", f"{local_s:.2f}")
+    out(f"{name}_cluster_seconds", f"{remote_s:.2f}")
+
+
+def main():
+    n = 20_000 if QUICK else 581_012
+    treecv_run(n, 2, "treecv_loo")
+    for workers in (2, 4, 8):
+        treecv_run(20_000 if QUICK else 100_000, workers, f"treecv_scale{workers}")
+
+    X, y = classification(2_000 if QUICK else 5_000, 10, 2)
+
+    def nested(client):
+        return agghoo.compare(
+            X, y, family="knn", grid=range(1, 40, 2), methods=["agghoo", "cv"], outer="vfold:10", inner="mc:10:0.8", client=client
+        ).to_dict()
+
+    overhead("nested_10x10", nested)
+    Xf, yf = classification(5_000 if QUICK else 20_000, 10, 3)
+
+    def forest(client):
+        kwargs = dict(family="forest", method="agghoo", params={"trees": 50}, random_state=4)
+        if client is None:
+            return agghoo.AgghooClassifier(**kwargs).fit(Xf, yf).model_.to_json()
+        with adask.backend(client):
+            return agghoo.AgghooClassifier(**kwargs).fit(Xf, yf).model_.to_json()
+
+    overhead("forest_agghoo", forest)
+
+
+if __name__ == "__main__":
+    main()

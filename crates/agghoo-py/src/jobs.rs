@@ -1,0 +1,401 @@
+//! Units of work for a cluster: the `Job` a selection, an estimate or a nested CV becomes when
+//! `agghoo.dask` runs it (its units evaluated on workers, assembled here), and the seams of the
+//! distributed TreeCV (feed a model with the chunks a worker holds, run a subtree there, reduce).
+
+use agghoo::Seed;
+use agghoo::data::Dataset;
+use agghoo::engine::{self, Job as _, Rayon};
+use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, RiskEstimate, bootstrap_risk_on};
+use agghoo::family::{self, Family};
+use agghoo::incremental::Incremental;
+use agghoo::resample::Splits;
+use agghoo::select::{FittedModel, Report, SelectJob};
+use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, TreeCvConfig, distributed};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use serde::{Deserialize, Serialize};
+
+use crate::errors::{Failure, Outcome};
+use crate::{Model, compute, dataset, matrix};
+
+/// The library's value as JSON text (`float_roundtrip`: every `f64` comes back bit for bit).
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Outcome<String> {
+    serde_json::to_string(value).map_err(|e| Failure::internal(e.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> Outcome<T> {
+    serde_json::from_str(text).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("{what}: {e}"))))
+}
+
+/// What a binding made: a job for a cluster, or the result of a local run.
+pub(crate) enum Made {
+    Job(Kind),
+    Text(String),
+}
+
+/// The jobs the package distributes.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Kind {
+    /// A selection procedure: one unit per evaluated split.
+    Select(SelectJob),
+    /// The risk of one rule: one unit per split (none for the closed form); the bootstrap
+    /// estimators (.632, .632+), when asked for, are computed at assembly, on the client.
+    Estimate { job: EstimateJob, bootstrap: Option<Seed> },
+    /// Nested CV: one unit per outer split.
+    Nested(NestedJob),
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct State {
+    kind: Kind,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+}
+
+/// The units of a selection, an estimate or a nested CV, evaluable anywhere the data are: a
+/// picklable value (its JSON text) that `agghoo.dask` scatters once to the workers.
+#[pyclass(frozen, module = "agghoo._native")]
+pub(crate) struct Job {
+    state: State,
+    token: String,
+}
+
+impl Job {
+    pub(crate) fn new(kind: Kind, feature_names: Vec<String>, class_names: Option<Vec<String>>) -> Self {
+        Self::of(State { kind, feature_names, class_names })
+    }
+
+    fn of(state: State) -> Self {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        serde_json::to_string(&state).unwrap_or_default().hash(&mut hasher);
+        Self { token: format!("agghoo-job-{:016x}", hasher.finish()), state }
+    }
+
+    pub(crate) fn into_py(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        Ok(Bound::new(py, self)?.into_any())
+    }
+
+    fn data(&self, x: &PyReadonlyArray2<'_, f64>, y: &PyReadonlyArray1<'_, f64>) -> Outcome<Dataset> {
+        let (values, _, _) = matrix(x)?;
+        dataset(values, self.state.feature_names.clone(), y, self.state.class_names.clone())
+    }
+}
+
+/// Evaluates `units` of `job` on `data` (in parallel on the current pool), as JSON texts.
+fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> Outcome<Vec<String>> {
+    let prepared = job.prepare(data)?;
+    job.evaluate(&prepared, data, units, &Rayon)?.iter().map(to_json).collect()
+}
+
+fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[String]) -> Outcome<J::Output> {
+    let outcomes = outcomes.iter().map(|t| from_json("a unit's outcome", t)).collect::<Outcome<Vec<J::Outcome>>>()?;
+    let prepared = job.prepare(data)?;
+    Ok(job.assemble(&prepared, data, outcomes)?)
+}
+
+/// `(Model, report JSON)`, as `select` returns them.
+pub(crate) fn select_output<'py>(py: Python<'py>, model: FittedModel, report: &Report) -> PyResult<Bound<'py, PyAny>> {
+    let report = to_json(report)?;
+    Ok(PyTuple::new(py, [Bound::new(py, Model { inner: model })?.into_any(), report.into_pyobject(py)?.into_any()])?.into_any())
+}
+
+/// The `estimate` result as JSON: the estimate and, with a bootstrap plan's seed, the bootstrap
+/// estimators on the same splits.
+pub(crate) fn estimate_json(
+    rule: &dyn Family,
+    data: &Dataset,
+    splits: &Splits,
+    config: &EstimateConfig,
+    estimate: RiskEstimate,
+    bootstrap: Option<Seed>,
+) -> Outcome<String> {
+    let bootstrap = match bootstrap {
+        Some(seed) => {
+            let mut b = BootstrapConfig::new(splits.len());
+            b.seed = seed;
+            b.loss = config.losses.first().copied();
+            b.preprocess = config.preprocess;
+            Some(bootstrap_risk_on(rule, 0, data, splits, &b)?)
+        }
+        None => None,
+    };
+    Ok(serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }).to_string())
+}
+
+enum Output {
+    Select(Box<(FittedModel, Report)>),
+    Text(String),
+}
+
+#[pymethods]
+impl Job {
+    /// The number of units (splits, or outer splits for a nested CV).
+    #[getter]
+    fn n_units(&self) -> usize {
+        match &self.state.kind {
+            Kind::Select(j) => j.n_units(),
+            Kind::Estimate { job, .. } => job.n_units(),
+            Kind::Nested(j) => j.n_units(),
+        }
+    }
+
+    /// Which job: `select`, `estimate` or `nested`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match &self.state.kind {
+            Kind::Select(_) => "select",
+            Kind::Estimate { .. } => "estimate",
+            Kind::Nested(_) => "nested",
+        }
+    }
+
+    /// Evaluates the units `units` (global indices) on `x`, `y` with `threads` threads (all cores
+    /// when `None`), GIL released; one JSON text per unit, in the order given.
+    #[pyo3(signature = (x, y, units, threads=None))]
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray1<'_, f64>,
+        units: Vec<usize>,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<String>> {
+        let data = self.data(&x, &y)?;
+        let kind = &self.state.kind;
+        Ok(compute(py, threads, move || match kind {
+            Kind::Select(j) => evaluate_units(j, &data, &units),
+            Kind::Estimate { job, .. } => evaluate_units(job, &data, &units),
+            Kind::Nested(j) => evaluate_units(j, &data, &units),
+        })?)
+    }
+
+    /// Assembles the outcomes of every unit (in unit order) into the result the local call
+    /// returns: `(Model, report)` for a selection, the JSON text for an estimate or a nested CV.
+    #[pyo3(signature = (x, y, outcomes, threads=None))]
+    fn assemble<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray1<'py, f64>,
+        outcomes: Vec<String>,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let data = self.data(&x, &y)?;
+        let kind = &self.state.kind;
+        let out = compute(py, threads, move || {
+            Ok(match kind {
+                Kind::Select(j) => Output::Select(Box::new(assemble(j, &data, &outcomes)?)),
+                Kind::Estimate { job, bootstrap } => {
+                    let estimate = assemble(job, &data, &outcomes)?;
+                    let rule = family::build_for(job.family, &job.params, &data, &job.config.preprocess)?;
+                    Output::Text(estimate_json(rule.as_ref(), &data, &job.splits, &job.config, estimate, *bootstrap)?)
+                }
+                Kind::Nested(j) => Output::Text(to_json(&assemble(j, &data, &outcomes)?)?),
+            })
+        })?;
+        match out {
+            Output::Select(done) => select_output(py, done.0, &done.1),
+            Output::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
+        }
+    }
+
+    /// The job as JSON text (what pickling ships).
+    fn to_json(&self) -> PyResult<String> {
+        Ok(to_json(&self.state)?)
+    }
+
+    /// A job from its JSON text.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        Ok(Self::of(from_json("a job", text)?))
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let from_json = slf.get_type().getattr("from_json")?;
+        let text = slf.get().to_json()?;
+        Ok((from_json, PyTuple::new(slf.py(), [text])?))
+    }
+
+    /// A cheap, deterministic token for Dask (hashing the whole job would cost more than it saves).
+    fn __dask_tokenize__(&self) -> String {
+        self.token.clone()
+    }
+}
+
+// ---- distributed TreeCV -------------------------------------------------------------------
+
+/// The rows of each of `folds` chunks, as `treecv` makes them (file order, or shuffled by `seed`).
+#[pyfunction]
+#[pyo3(signature = (n_rows, folds, shuffle=true, seed=0))]
+pub(crate) fn treecv_chunks(
+    py: Python<'_>,
+    n_rows: usize,
+    folds: usize,
+    shuffle: bool,
+    seed: u64,
+) -> PyResult<Vec<Bound<'_, PyArray1<usize>>>> {
+    let chunks = treecv::chunk_rows(n_rows, folds, shuffle.then_some(Seed(seed))).map_err(Failure::from)?;
+    Ok(chunks.iter().map(|c| PyArray1::from_slice(py, c)).collect())
+}
+
+/// The learner named as `treecv` names it, run on a block of consecutive chunks.
+struct OnBlock<'a, F> {
+    data: &'a Dataset,
+    sizes: &'a [usize],
+    work: F,
+}
+
+trait BlockWork {
+    type Output;
+    fn run<L: Incremental>(self, learner: &L, block: &ChunkedData) -> agghoo::Result<Self::Output>;
+}
+
+impl<F: BlockWork> LearnerVisitor for OnBlock<'_, F> {
+    type Output = agghoo::Result<F::Output>;
+    fn visit<L: Incremental>(self, learner: &L) -> Self::Output {
+        let block = ChunkedData::block(learner, self.data, self.sizes)?;
+        self.work.run(learner, &block)
+    }
+}
+
+fn model_of<L: Incremental>(learner: &L, text: Option<&str>, n_features: usize) -> agghoo::Result<L::Model> {
+    match text {
+        None => Ok(learner.init(n_features)),
+        Some(t) => serde_json::from_str(t).map_err(|e| agghoo::Error::CorruptModel(format!("a TreeCV model in transit: {e}"))),
+    }
+}
+
+fn model_text<M: Serialize>(model: &M) -> agghoo::Result<String> {
+    serde_json::to_string(model).map_err(|e| agghoo::Error::Internal(format!("a TreeCV model could not be serialized: {e}")))
+}
+
+struct Feed<'a>(Option<&'a str>);
+
+impl BlockWork for Feed<'_> {
+    type Output = String;
+    fn run<L: Incremental>(self, learner: &L, block: &ChunkedData) -> agghoo::Result<String> {
+        let mut model = model_of(learner, self.0, block.n_features())?;
+        distributed::feed(learner, &mut model, block);
+        model_text(&model)
+    }
+}
+
+struct Subtree<'a>(Option<&'a str>, TreeCvConfig);
+
+impl BlockWork for Subtree<'_> {
+    type Output = distributed::SubtreeOutcome;
+    fn run<L: Incremental>(self, learner: &L, block: &ChunkedData) -> agghoo::Result<Self::Output> {
+        let model = model_of(learner, self.0, block.n_features())?;
+        if block.n_chunks() == 1 {
+            let loss = block.chunk(0).loss_sum(learner, &model);
+            return Ok(distributed::SubtreeOutcome { loss_sums: vec![loss], n_point_updates: 0 });
+        }
+        distributed::subtree(learner, block, model, &self.1)
+    }
+}
+
+/// Learner, rows and chunk sizes of a TreeCV seam call.
+#[allow(clippy::too_many_arguments)]
+fn on_block<W>(
+    py: Python<'_>,
+    learner: &str,
+    lambda_: f64,
+    centres: usize,
+    x: &PyReadonlyArray2<'_, f64>,
+    y: &PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    sizes: Vec<usize>,
+    threads: Option<usize>,
+    work: W,
+) -> Outcome<W::Output>
+where
+    W: BlockWork + Send,
+    W::Output: Send,
+{
+    let spec = LearnerSpec::parse(learner, lambda_, centres)?;
+    let (values, _, _) = matrix(x)?;
+    let data = dataset(values, feature_names, y, class_names)?;
+    compute(py, threads, move || {
+        let n_classes = data.target().n_classes();
+        Ok(spec.visit(n_classes, OnBlock { data: &data, sizes: &sizes, work })??)
+    })
+}
+
+/// Feeds the rows `x`, `y` (consecutive chunks, in order) to the model `model` (JSON text; a new
+/// model when `None`) and returns the updated model's JSON text: one worker's share of an update.
+#[pyfunction]
+#[pyo3(signature = (learner, model, x, y, feature_names, class_names, lambda_=1e-6, centres=8, threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn treecv_feed(
+    py: Python<'_>,
+    learner: &str,
+    model: Option<String>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    lambda_: f64,
+    centres: usize,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    let n = y.len()?;
+    Ok(on_block(py, learner, lambda_, centres, &x, &y, feature_names, class_names, vec![n], threads, Feed(model.as_deref()))?)
+}
+
+/// Runs the TreeCV recursion over the chunks of `sizes` (the rows `x`, `y`, in chunk order) from
+/// the model `model` trained on every other chunk; returns their loss sums and the points fed.
+#[pyfunction]
+#[pyo3(signature = (learner, model, x, y, feature_names, class_names, sizes, lambda_=1e-6, centres=8, parallel=false, threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn treecv_subtree(
+    py: Python<'_>,
+    learner: &str,
+    model: Option<String>,
+    x: PyReadonlyArray2<'_, f64>,
+    y: PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    class_names: Option<Vec<String>>,
+    sizes: Vec<usize>,
+    lambda_: f64,
+    centres: usize,
+    parallel: bool,
+    threads: Option<usize>,
+) -> PyResult<(Vec<f64>, u64)> {
+    let config = TreeCvConfig::new().parallel(parallel);
+    let out =
+        on_block(py, learner, lambda_, centres, &x, &y, feature_names, class_names, sizes, threads, Subtree(model.as_deref(), config))?;
+    Ok((out.loss_sums, out.n_point_updates))
+}
+
+/// The `treecv --json` report from the loss sums of every chunk (chunk order) and the sizes: the
+/// reduction of a distributed run (tree method, fixed order).
+#[pyfunction]
+#[pyo3(signature = (learner, sums, sizes, n_classes, wall_seconds, lambda_=1e-6, centres=8))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn treecv_assemble(
+    learner: &str,
+    sums: Vec<f64>,
+    sizes: Vec<usize>,
+    n_classes: usize,
+    wall_seconds: f64,
+    lambda_: f64,
+    centres: usize,
+) -> PyResult<String> {
+    struct Name;
+    impl LearnerVisitor for Name {
+        type Output = &'static str;
+        fn visit<L: Incremental>(self, learner: &L) -> &'static str {
+            learner.name()
+        }
+    }
+    let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
+    let name = spec.visit(n_classes, Name).map_err(Failure::from)?;
+    let config = TreeCvConfig::new();
+    let updates = treecv::expected_updates_of(&sizes, treecv::Method::Tree);
+    let report = treecv::assemble_report(name, &config, &sums, sizes, updates, wall_seconds).map_err(Failure::from)?;
+    Ok(to_json(&report)?)
+}

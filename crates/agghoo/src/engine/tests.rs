@@ -1,0 +1,136 @@
+//! Every job gives the same bits whatever executes its units: in order, reversed, shuffled, in
+//! blocks evaluated from a serialized copy of the job (a worker's view), or all at once.
+
+use super::executor::testing::{Reversed, Shuffled};
+use super::*;
+use crate::Seed;
+use crate::data::{Dataset, Preprocess, generators};
+use crate::estimate::{EstimateConfig, EstimateJob, NestedConfig, NestedJob, estimate_risk, nested_cv};
+use crate::family::{self, FamilyKind, FamilyParams, GridSpec};
+use crate::resample::{Plan, PlanContext, Splits};
+use crate::select::{self, Method, SelectConfig, SelectJob};
+
+fn splits(data: &Dataset, plan: &str, seed: u64) -> Splits {
+    Plan::parse(plan, false).unwrap().instantiate(&PlanContext::of(data), Seed(seed)).unwrap()
+}
+
+/// Evaluates `job` as a cluster would: a serialized copy per "worker", blocks of units in a
+/// scrambled order, outcomes serialized back and put in unit order, then assembled.
+fn distributed<J: Job>(job: &J, data: &Dataset, block: usize) -> J::Output {
+    let text = serde_json::to_string(job).unwrap();
+    let n = job.n_units();
+    let blocks: Vec<Vec<usize>> = (0..n).collect::<Vec<_>>().chunks(block.max(1)).map(<[usize]>::to_vec).collect();
+    let mut gathered: Vec<Option<String>> = vec![None; blocks.len()];
+    for b in (0..blocks.len()).rev() {
+        let worker: J = serde_json::from_str(&text).unwrap();
+        let prepared = worker.prepare(data).unwrap();
+        let outcomes = worker.evaluate(&prepared, data, &blocks[b], &Shuffled(b as u64)).unwrap();
+        gathered[b] = Some(serde_json::to_string(&outcomes).unwrap());
+    }
+    let outcomes: Vec<J::Outcome> =
+        gathered.into_iter().flat_map(|t| serde_json::from_str::<Vec<J::Outcome>>(&t.unwrap()).unwrap()).collect();
+    let prepared = job.prepare(data).unwrap();
+    job.assemble(&prepared, data, outcomes).unwrap()
+}
+
+#[test]
+fn selection_is_identical_under_every_executor_and_any_distribution() {
+    let data = generators::knn_problem(160, Seed(3)).unwrap();
+    let params = FamilyParams::with_grid(GridSpec::parse("1:25:2").unwrap());
+    for method in [Method::Majhoo, Method::Cv, Method::Subagging, Method::HoldOut, Method::Acv, Method::Ekcv] {
+        let mut config = SelectConfig::new(method);
+        config.seed = Seed(5);
+        let sp = splits(&data, "vfold:7", 9);
+        let fam = family::build(FamilyKind::Knn, &params, &data).unwrap();
+        let (model, report) = select::select(fam.as_ref(), &data, &sp, &config).unwrap();
+        let job = SelectJob::new(FamilyKind::Knn, params.clone(), config, &data, &sp).unwrap();
+        let executors: [&dyn Executor; 4] = [&Sequential, &Rayon, &Reversed, &Shuffled(1)];
+        for e in executors {
+            let (m, r) = run(&job, &data, e).unwrap();
+            assert_eq!(r, report, "{method:?}");
+            assert_eq!(serde_json::to_string(&m).unwrap(), serde_json::to_string(&model).unwrap(), "{method:?}");
+        }
+        for block in [1, 3, 100] {
+            let (m, r) = distributed(&job, &data, block);
+            assert_eq!(r, report, "{method:?} in blocks of {block}");
+            assert_eq!(serde_json::to_string(&m).unwrap(), serde_json::to_string(&model).unwrap(), "{method:?} in blocks of {block}");
+        }
+    }
+}
+
+#[test]
+fn a_regression_path_family_with_preprocessing_distributes_bit_for_bit() {
+    let data = generators::svr_problem(120, Seed(2), 0).unwrap();
+    let params = FamilyParams::with_grid(GridSpec::parse("log:0.001:10:9").unwrap());
+    let mut config = SelectConfig::new(Method::Agghoo);
+    config.preprocess = Preprocess { impute_median: false, standardize: true, categorical: None };
+    let sp = splits(&data, "mc:6:0.7", 4);
+    let fam = family::build_for(FamilyKind::Ridge, &params, &data, &config.preprocess).unwrap();
+    let (model, report) = select::select(fam.as_ref(), &data, &sp, &config).unwrap();
+    let job = SelectJob::new(FamilyKind::Ridge, params, config, &data, &sp).unwrap();
+    let (m, r) = distributed(&job, &data, 2);
+    assert_eq!(r, report);
+    assert_eq!(serde_json::to_string(&m).unwrap(), serde_json::to_string(&model).unwrap());
+}
+
+#[test]
+fn estimates_distribute_bit_for_bit_including_the_closed_form() {
+    let data = generators::svr_problem(90, Seed(6), 0).unwrap();
+    let params = FamilyParams::with_grid(GridSpec::Values(vec![0.5]));
+    for (plan, closed) in [("vfold:5", false), ("loo", true), ("mc:8:0.75", false)] {
+        let sp = splits(&data, plan, 1);
+        let fam = family::build(FamilyKind::Ridge, &params, &data).unwrap();
+        let local = estimate_risk(fam.as_ref(), 0, &data, &sp, &EstimateConfig::default()).unwrap();
+        let job = EstimateJob::new(FamilyKind::Ridge, params.clone(), 0, EstimateConfig::default(), &data, &sp).unwrap();
+        assert_eq!(job.closed_form, closed, "{plan}");
+        assert_eq!(job.n_units(), if closed { 0 } else { sp.len() });
+        assert_eq!(distributed(&job, &data, 2), local, "{plan}");
+        assert_eq!(run(&job, &data, &Shuffled(8)).unwrap(), local, "{plan}");
+    }
+}
+
+#[test]
+fn nested_cv_distributes_one_outer_split_per_unit() {
+    let data = generators::knn_problem(150, Seed(8)).unwrap();
+    let params = FamilyParams::with_grid(GridSpec::parse("1:15:2").unwrap());
+    let procedures = ["agghoo", "cv", "cv+1se", "subagging"].iter().map(|m| SelectConfig::for_procedure(m, Seed(0)).unwrap()).collect();
+    let inner = Plan::parse("mc:5:0.8", false).unwrap();
+    let config = NestedConfig { seed: Seed(11), ..NestedConfig::new(FamilyKind::Knn, params, inner, procedures) };
+    let outer = splits(&data, "vfold:5", 2);
+    let local = nested_cv(&data, &outer, &config).unwrap();
+    let job = NestedJob { config, outer };
+    assert_eq!(distributed(&job, &data, 1), local);
+    assert_eq!(run(&job, &data, &Reversed).unwrap(), local);
+}
+
+#[test]
+fn units_out_of_range_and_missing_outcomes_are_errors() {
+    let data = generators::knn_problem(60, Seed(1)).unwrap();
+    let params = FamilyParams::with_grid(GridSpec::parse("1:9:2").unwrap());
+    let sp = splits(&data, "vfold:3", 1);
+    let job = SelectJob::new(FamilyKind::Knn, params, SelectConfig::new(Method::Agghoo), &data, &sp).unwrap();
+    let prepared = job.prepare(&data).unwrap();
+    assert!(matches!(job.evaluate(&prepared, &data, &[0, 3], &Sequential), Err(crate::Error::InvalidParameter { .. })));
+    let two = job.evaluate(&prepared, &data, &[0, 1], &Sequential).unwrap();
+    assert!(matches!(job.assemble(&prepared, &data, two), Err(crate::Error::InvalidParameter { name: "outcomes", .. })));
+}
+
+#[test]
+fn honest_feature_selection_distributes_one_outer_fold_per_unit() {
+    use crate::features::{
+        HonestConfig, HonestJob, Learner, ScorerSpec, SearchConfig, SearchMethod, Selector, Stopping, evaluate_honestly,
+    };
+    let data = generators::genuer(120, 8, Seed(4), 0).unwrap();
+    let selector = Selector::Search {
+        scorer: ScorerSpec::Cfs,
+        search: SearchConfig::new(SearchMethod::parse("sffs").unwrap(), Stopping::parse("3").unwrap()),
+    };
+    let learner = Learner { family: FamilyKind::Knn, params: FamilyParams::with_grid(GridSpec::Values(vec![5.0])) };
+    let config = HonestConfig { selector, learner, loss: None, preprocess: Preprocess::default(), seed: Seed(3) };
+    let outer = splits(&data, "vfold:4", 6);
+    let local = evaluate_honestly(&data, &outer, &config).unwrap();
+    let job = HonestJob { config, outer };
+    assert_eq!(job.n_units(), 5, "four folds and the naive selection");
+    assert_eq!(distributed(&job, &data, 2), local);
+    assert_eq!(run(&job, &data, &Shuffled(2)).unwrap(), local);
+}

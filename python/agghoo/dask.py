@@ -1,0 +1,304 @@
+"""Run agghoo on a Dask cluster (``pip install agghoo[dask]``).
+
+Every estimator and function of the package runs its units of work on a
+``dask.distributed`` cluster when a client is given — ``client=`` on the functions, or for
+everything inside a ``with`` block::
+
+    from dask.distributed import Client
+    import agghoo, agghoo.dask
+
+    client = Client("tcp://scheduler:8786")
+    with agghoo.dask.backend(client):
+        clf = agghoo.AgghooClassifier(family="svc", method="majhoo").fit(X, y)
+        cmp = agghoo.compare(X, y, family="knn", outer="vfold:10")
+    res = agghoo.treecv(X, y, learner="pegasos", folds="loo", client=client)
+
+What runs where (the data are sent to the cluster once, never per split or per candidate):
+
+- selection (the estimators) and risk estimation: the splits are instantiated on the client
+  from (plan, seed); the data and the job (specs and splits) are scattered once to every
+  worker; one task evaluates a block of splits over the whole grid path; the outcomes are
+  gathered by split index and assembled by the same engine code as a local run;
+- ``compare`` / ``nested_cv``: one task per outer split (its inner seed is derived from the
+  outer split's global index, so a task's result does not depend on where it ran);
+- Agghoo over a scikit-learn ``estimator=``: one task per split, the estimator shipped with
+  cloudpickle, the data scattered once;
+- ``treecv`` (the TreeCV paper's distributed variant): consecutive chunks are scattered once to
+  the worker that owns them and never move; a task feeds a model with the chunks of one worker
+  and passes it on; once a subtree's chunks all sit on one worker, the rest of that subtree runs
+  there as one task. Only models travel. Fixed order and the tree method only: the randomised
+  order permutes points across chunks, so it would move rows between workers.
+
+Determinism: every unit is a pure function of (data, job, global unit index), and results are
+gathered by index, so a Dask run equals the local run bit for bit — whatever the number of
+workers, the order in which they finish, or a worker lost mid-run (its tasks are rerun
+elsewhere). Bit-identity across machines assumes the same wheel and the same CPU instruction set
+on every worker (SIMD kernels are chosen at run time).
+
+Threads: a task runs the library's Rust thread pool with
+``max(1, cores of its host // Dask threads of all workers on that host)`` threads, so several
+workers on one host do not oversubscribe it (Dask's nanny limits OpenMP/BLAS, not Rust's pool).
+``backend(client, threads_per_task=N)`` overrides it.
+"""
+
+import contextlib
+import contextvars
+import os
+import time
+
+import numpy as np
+
+from . import _native
+
+__all__ = ["backend", "active_client", "run_job", "treecv", "transfer_log"]
+
+_backend = contextvars.ContextVar("agghoo_dask_backend", default=None)
+
+
+class _Backend:
+    def __init__(self, client, blocks_per_thread, threads_per_task):
+        self.client = client
+        self.blocks_per_thread = blocks_per_thread
+        self.threads_per_task = threads_per_task
+
+
+@contextlib.contextmanager
+def backend(client=None, blocks_per_thread=2, threads_per_task=None):
+    """Run every agghoo call inside the block on the Dask cluster of ``client``.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client, optional
+        The cluster; the current client (``distributed.get_client()``) when omitted.
+    blocks_per_thread : int, default=2
+        Selection and estimation cut their splits into about this many tasks per Dask worker
+        thread (fewer when there are fewer splits). More blocks balance load better; each block
+        builds the family once.
+    threads_per_task : int, optional
+        Rust threads per task; by default the host's cores shared among its Dask threads.
+    """
+    if client is None:
+        from distributed import get_client
+
+        client = get_client()
+    token = _backend.set(_Backend(client, int(blocks_per_thread), threads_per_task))
+    try:
+        yield client
+    finally:
+        _backend.reset(token)
+
+
+def active_client(client=None):
+    """The client an agghoo call should use: ``client`` if given, else that of the enclosing
+    :func:`backend` block, else ``None`` (run locally)."""
+    if client is not None:
+        return _Backend(client, 2, None)
+    return _backend.get()
+
+
+def _workers(client):
+    """Worker addresses (sorted, so chunk ownership is reproducible) and their thread counts."""
+    info = client.scheduler_info(n_workers=-1)["workers"] if _accepts_n_workers(client) else client.scheduler_info()["workers"]
+    if not info:
+        raise RuntimeError("the Dask cluster has no workers")
+    return sorted(info), {a: int(w.get("nthreads", 1)) for a, w in info.items()}, {a: w.get("host", a) for a, w in info.items()}
+
+
+def _accepts_n_workers(client):
+    import inspect
+
+    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+
+
+def _threads(be):
+    """Rust threads per task, per worker address."""
+    addresses, nthreads, hosts = _workers(be.client)
+    if be.threads_per_task is not None:
+        return {a: int(be.threads_per_task) for a in addresses}
+    per_host = {}
+    for a in addresses:
+        per_host[hosts[a]] = per_host.get(hosts[a], 0) + nthreads[a]
+    return {a: per_host[hosts[a]] for a in addresses}
+
+
+def _task_threads(host_threads):
+    """Inside a task: the host's cores shared among the Dask threads of all its workers."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores // max(1, host_threads))
+
+
+def _array(a):
+    """A C-contiguous, aligned float64 array (what arrives from another process may be neither)."""
+    return np.require(a, dtype=np.float64, requirements=["C", "A"])
+
+
+def _evaluate_block(job, X, y, units, host_threads):
+    return job.evaluate(_array(X), _array(y), units, threads=_task_threads(host_threads))
+
+
+def run_job(be, job, X, y):
+    """Evaluate the units of ``job`` (a ``_native.Job``) on the cluster and assemble them.
+
+    The data and the job are scattered once to every worker; one task per block of units; the
+    outcomes are gathered in unit order and assembled on the client.
+    """
+    client = be.client
+    n = job.n_units
+    if n == 0:
+        return job.assemble(X, y, [])
+    addresses, nthreads, _ = _workers(client)
+    host_threads = _threads(be)
+    n_blocks = max(1, min(n, be.blocks_per_thread * sum(nthreads.values())))
+    blocks = [b.tolist() for b in np.array_split(np.arange(n), n_blocks) if len(b)]
+    X_f, y_f, job_f = client.scatter([X, y, job], broadcast=True, hash=False)
+    futures = [
+        client.submit(_evaluate_block, job_f, X_f, y_f, block, host_threads[addresses[i % len(addresses)]], pure=False)
+        for i, block in enumerate(blocks)
+    ]
+    try:
+        outcomes = [o for block in client.gather(futures) for o in block]
+    finally:
+        client.cancel(futures + [X_f, y_f, job_f])
+    return job.assemble(X, y, outcomes)
+
+
+def map_splits(be, fn, X, y, splits, *args):
+    """``[fn(*args_before, X, y, train, validation, *args_after) ...]`` — helper of the
+    meta-estimator: one task per split, the data scattered once, results in split order."""
+    client = be.client
+    X_f, y_f = client.scatter([X, y], broadcast=True, hash=False)
+    futures = [client.submit(fn, X_f, y_f, train, validation, *args, pure=False) for train, validation in splits]
+    try:
+        return client.gather(futures)
+    finally:
+        client.cancel(futures + [X_f, y_f])
+
+
+# ---- distributed TreeCV -------------------------------------------------------------------
+
+
+def _on_block(call, learner, model, X, y, lo, hi, names, class_names, lambda_, centres, host_threads, **extra):
+    """``call`` (``_native.treecv_feed`` or ``treecv_subtree``) on rows ``lo..hi`` of a worker's block."""
+    return call(
+        learner,
+        model,
+        _array(X[lo:hi]),
+        _array(y[lo:hi]),
+        names,
+        class_names,
+        lambda_=lambda_,
+        centres=centres,
+        threads=_task_threads(host_threads),
+        **extra,
+    )
+
+
+def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuffle, seed, parallel, method, order):
+    """TreeCV with chunks pinned to workers and only models travelling (see the module docs).
+
+    Returns the ``treecv --json`` report (a dict) and, under ``"distribution"``, what the run
+    placed where: the owner of each chunk and the keys of the scattered chunk blocks.
+    """
+    if method != "tree" or order != "fixed":
+        raise ValueError(
+            "distributed TreeCV runs the tree method in the fixed order: the randomised order permutes "
+            "points across chunks (rows would move between workers); run it locally"
+        )
+    client = be.client
+    start = time.perf_counter()
+    n = X.shape[0]
+    chunks = _native.treecv_chunks(n, folds, shuffle=shuffle, seed=seed)
+    k = len(chunks)
+    addresses, _, _ = _workers(client)
+    n_workers = min(len(addresses), k)
+    host_threads = _threads(be)
+    owner = [j * n_workers // k for j in range(k)]
+    sizes = [len(c) for c in chunks]
+    first = [owner.index(w) for w in range(n_workers)]
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    blocks = []
+    for w in range(n_workers):
+        rows = np.concatenate([chunks[j] for j in range(k) if owner[j] == w])
+        X_w, y_w = client.scatter([np.ascontiguousarray(X[rows]), np.ascontiguousarray(y[rows])], workers=[addresses[w]], hash=False)
+        blocks.append((X_w, y_w))
+    common = (names, class_names, float(lambda_), int(centres))
+    futures = []
+
+    def local(w, a, b):
+        """Row range of chunks a..b inside worker w's block."""
+        base = offsets[first[w]]
+        return int(offsets[a] - base), int(offsets[b + 1] - base)
+
+    def feed(model, a, b):
+        s = a
+        while s <= b:
+            w = owner[s]
+            t = s
+            while t < b and owner[t + 1] == w:
+                t += 1
+            lo, hi = local(w, s, t)
+            model = client.submit(
+                _on_block, _native.treecv_feed, learner, model, *blocks[w], lo, hi, *common, host_threads[addresses[w]],
+                workers=[addresses[w]], allow_other_workers=False, pure=False,
+            )
+            futures.append(model)
+            s = t + 1
+        return model
+
+    def tree(s, e, model, out):
+        if owner[s] == owner[e]:
+            w = owner[s]
+            lo, hi = local(w, s, e)
+            leaf = client.submit(
+                _on_block, _native.treecv_subtree, learner, model, *blocks[w], lo, hi, *common, host_threads[addresses[w]],
+                sizes=sizes[s : e + 1], parallel=bool(parallel), workers=[addresses[w]], allow_other_workers=False, pure=False,
+            )
+            futures.append(leaf)
+            out.append(leaf)
+            return
+        m = (s + e) // 2
+        tree(s, m, feed(model, m + 1, e), out)
+        tree(m + 1, e, feed(model, s, m), out)
+
+    leaves = []
+    tree(0, k - 1, None, leaves)
+    try:
+        results = client.gather(leaves)
+    finally:
+        client.cancel(futures + [f for block in blocks for f in block])
+    sums = [s for loss_sums, _ in results for s in loss_sums]
+    n_classes = 0 if class_names is None else len(class_names)
+    report = _native.treecv_assemble(
+        learner, sums, sizes, n_classes, time.perf_counter() - start, lambda_=float(lambda_), centres=int(centres)
+    )
+    import json
+
+    result = json.loads(report)
+    result["distribution"] = {
+        "workers": [addresses[w] for w in range(n_workers)],
+        "chunk_owner": owner,
+        "chunk_keys": [f.key for block in blocks for f in block],
+        "tasks": len(futures),
+    }
+    return result
+
+
+def transfer_log(client):
+    """Bytes moved between workers so far, per worker: ``{address: [(key, nbytes), ...]}``, from
+    each worker's log of incoming transfers (what the scheduler made one worker fetch from another;
+    not what the client scattered)."""
+
+    def incoming(dask_worker):
+        log = getattr(dask_worker, "transfer_incoming_log", None)
+        if log is None:
+            log = getattr(dask_worker.state, "transfer_incoming_log", [])
+        out = []
+        for entry in list(log):
+            for key, nbytes in entry.get("keys", {}).items():
+                out.append((str(key), int(nbytes)))
+        return out
+
+    return client.run(incoming)
