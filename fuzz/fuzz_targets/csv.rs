@@ -26,6 +26,9 @@ fuzz_target!(|input: &[u8]| {
         delimiter: (choice & 0x40 != 0).then_some(b';'),
         feature_columns: (choice & 0x80 != 0).then(|| vec!["b".into(), "a".into()]),
         class_names: (choice & 0x81 == 0x80).then(|| vec!["0".into(), "1".into(), "x".into()]),
+        // No choice bit is left: the input's length parity turns text columns categorical.
+        categorical: Vec::new(),
+        detect_categorical: text.len() % 2 == 0,
     };
     if let Ok(read) = read_csv_from(text, Path::new("fuzz.csv"), &options) {
         let data = read.data;

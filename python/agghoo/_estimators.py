@@ -8,7 +8,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _native
+from . import _categorical, _native
 from . import dask as _dask, meta
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
@@ -62,6 +62,8 @@ class _Agghoo(BaseEstimator):
         one_se=False,
         standardize=False,
         missing="error",
+        categorical=None,
+        missing_category="level",
         inner_tau=None,
         random_state=0,
         n_jobs=None,
@@ -84,6 +86,8 @@ class _Agghoo(BaseEstimator):
         self.one_se = one_se
         self.standardize = standardize
         self.missing = missing
+        self.categorical = categorical
+        self.missing_category = missing_category
         self.inner_tau = inner_tau
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -98,26 +102,36 @@ class _Agghoo(BaseEstimator):
         return tags
 
     def _validate(self, X, y=None, reset=True, needs_y=False):
+        """The validated ``X`` (and ``y``) and the text of the categorical columns (see
+        ``_categorical.split_text``); fitting records which columns are categorical."""
         if needs_y and y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        positions = None if reset else getattr(self, "categorical_features_in_", [])
+        X, text = _categorical.split_text(X, self.categorical, positions)
+        if reset:
+            self.categorical_features_in_ = [j for j, _ in text]
         allow_nan = self.missing in ("median", "drop")
         kwargs = {"dtype": np.float64, "order": "C", "ensure_all_finite": "allow-nan" if allow_nan else True}
         if y is None:
-            return validate_data(self, X, reset=reset, **kwargs)
-        return validate_data(self, X, y, reset=reset, y_numeric=self._task == "regression", **kwargs)
+            return validate_data(self, X, reset=reset, **kwargs), text
+        X, y = validate_data(self, X, y, reset=reset, y_numeric=self._task == "regression", **kwargs)
+        return X, y, text
 
     def _feature_names(self, n_features):
         names = getattr(self, "feature_names_in_", None)
         return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(n_features)]
 
-    def _fit(self, X, y_codes, class_names):
+    def _fit(self, X, y_codes, class_names, text):
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {self.method!r}")
         if self.missing not in ("error", "median", "drop"):
             raise ValueError(f"missing must be 'error', 'median' or 'drop', got {self.missing!r}")
+        missing_category = _categorical.check_missing_category(self.missing_category)
+        if self.missing == "error":
+            _categorical.refuse_missing(text, self._feature_names(X.shape[1]))
         if self.missing == "drop":
-            keep = ~np.isnan(X).any(axis=1)
-            X, y_codes = np.ascontiguousarray(X[keep]), y_codes[keep]
+            keep = ~(np.isnan(X).any(axis=1) | _categorical.missing_rows(text, X.shape[0]))
+            X, y_codes, text = np.ascontiguousarray(X[keep]), y_codes[keep], _categorical.keep_rows(text, keep)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
         params = _params(self.params)
@@ -143,6 +157,8 @@ class _Agghoo(BaseEstimator):
             seed=0 if self.random_state is None else int(self.random_state),
             threads=self.n_jobs if self.n_jobs is None or self.n_jobs > 0 else None,
             job=be is not None,
+            categorical=text,
+            missing_category=missing_category,
         )
         model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
         self.model_ = model
@@ -158,6 +174,7 @@ class _Agghoo(BaseEstimator):
         self.model_.save(str(path))
 
     def _rows(self, X):
+        """The rows to predict and the text of their categorical columns."""
         check_is_fitted(self)
         return self._validate(X, reset=False)
 
@@ -227,7 +244,17 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     standardize : bool, default=False
         Standardise features inside each training set.
     missing : {"error", "median", "drop"}, default="error"
-        NaN in ``X``: refuse, impute with training-set medians, or drop the rows.
+        NaN in ``X``: refuse, impute with training-set medians, or drop the rows (missing values
+        of categorical columns too; kept, they follow ``missing_category``).
+    categorical : list, optional
+        Columns to read as categorical even if numeric (names, or positions for arrays). A
+        DataFrame's object, string and category columns are categorical anyway. Categorical
+        columns are one-hot encoded inside each training set (level codes for ``cart`` and
+        ``forest``); a level absent from the training rows encodes as all zeros (one past the
+        last code), as the CLI does.
+    missing_category : {"level", "most_frequent"}, default="level"
+        A kept missing categorical value: a level of its own, or the training rows' most
+        frequent level.
     inner_tau : float, optional
         Subagging's inner training fraction.
     random_state : int, default=0
@@ -269,20 +296,20 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         """Select and fit on ``X``, ``y``; returns ``self``."""
         if self.estimator is not None:
             return meta.fit(self, X, y)
-        X, y = self._validate(X, y, needs_y=True)
+        X, y, text = self._validate(X, y, needs_y=True)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("Classifier can't train when only one class is present.")
-        return self._fit(X, codes, [str(c) for c in self.classes_])
+        return self._fit(X, codes, [str(c) for c in self.classes_], text)
 
     def predict(self, X):
         """Predicted class labels."""
         if self.estimator is not None:
             check_is_fitted(self)
             return meta.predict(self, X)
-        rows = self._rows(X)
-        return self.classes_[self.model_.predict(rows)]
+        rows, text = self._rows(X)
+        return self.classes_[self.model_.predict(rows, categorical=text)]
 
     @available_if(lambda self: hasattr(self.estimator, "predict_proba") if self.estimator is not None else self.family in _PROBA_FAMILIES)
     def predict_proba(self, X):
@@ -291,8 +318,8 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         if self.estimator is not None:
             check_is_fitted(self)
             return meta.predict_proba(self, X)
-        rows = self._rows(X)
-        proba = self.model_.predict_proba(rows)
+        rows, text = self._rows(X)
+        proba = self.model_.predict_proba(rows, categorical=text)
         if proba is None:
             raise AttributeError(f"family {self.family!r} with method {self.method!r} gives no probabilities")
         return proba
@@ -300,8 +327,8 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     @available_if(lambda self: self.estimator is None and self.family in _SCORE_FAMILIES)
     def decision_function(self, X):
         """Binary problems: a score per row, positive for ``classes_[1]``."""
-        rows = self._rows(X)
-        scores = self.model_.decision_function(rows)
+        rows, text = self._rows(X)
+        scores = self.model_.decision_function(rows, categorical=text)
         if scores is None:
             raise AttributeError(f"family {self.family!r} with method {self.method!r} gives no decision scores")
         return scores
@@ -321,16 +348,16 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
         """Select and fit on ``X``, ``y``; returns ``self``."""
         if self.estimator is not None:
             return meta.fit(self, X, y)
-        X, y = self._validate(X, y, needs_y=True)
-        return self._fit(X, y, None)
+        X, y, text = self._validate(X, y, needs_y=True)
+        return self._fit(X, y, None, text)
 
     def predict(self, X):
         """Predicted values."""
         if self.estimator is not None:
             check_is_fitted(self)
             return meta.predict(self, X)
-        rows = self._rows(X)
-        return self.model_.predict(rows)
+        rows, text = self._rows(X)
+        return self.model_.predict(rows, categorical=text)
 
 
 def load_model(path):
@@ -344,6 +371,7 @@ def load_model(path):
     est = AgghooClassifier() if names else AgghooRegressor()
     est.model_ = model
     est.n_features_in_ = len(model.feature_names)
+    est.categorical_features_in_ = [model.feature_names.index(c) for c in model.categorical]
     est.member_values_ = list(model.member_values)
     if names:
         est.classes_ = np.array(names)

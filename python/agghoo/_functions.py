@@ -5,8 +5,9 @@ import json
 
 import numpy as np
 
-from . import _native
+from . import _categorical, _native
 from . import dask as _dask
+from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
@@ -85,6 +86,8 @@ def estimate_risk(
     random_state=0,
     n_jobs=None,
     client=None,
+    categorical=None,
+    missing_category="level",
 ):
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
 
@@ -110,6 +113,8 @@ def estimate_risk(
         ``squared``, ``absolute``, ``01``, ``logloss``, ...; the task's default when omitted.
     standardize : bool, default=False
     missing : {"error", "median"}, default="error"
+    categorical, missing_category : as :class:`AgghooClassifier` (text columns of a DataFrame
+        are categorical).
     closed_form : bool, default=True
         Use exact closed-form leave-one-out / GCV where the family has it.
     task : {"auto", "classification", "regression"}, default="auto"
@@ -129,7 +134,7 @@ def estimate_risk(
     """
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
-    X, y, names, class_names = _prepare(X, y, task, missing)
+    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
     be = _dask.active_client(client)
     out = _native.estimate(
@@ -148,6 +153,8 @@ def estimate_risk(
         seed=0 if random_state is None else int(random_state),
         threads=_threads(n_jobs),
         job=be is not None,
+        categorical=columns,
+        missing_category=_categorical.check_missing_category(missing_category),
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return RiskEstimate(json.loads(text))
@@ -190,21 +197,33 @@ class Comparison:
         return isinstance(other, Comparison) and self._result == other._result
 
 
-def _prepare(X, y, task, missing):
+def _refuse_text(text, names, what):
+    """Categorical (text) columns where the engine does not encode them: refused, by name, as the
+    CLI refuses them (never read as zeros)."""
+    if text:
+        columns = ", ".join(names[j] for j, _ in text)
+        raise ParameterError(f"categorical columns ({columns}) in {what} is not supported: encode them first")
+
+
+def _prepare(X, y, task, missing, categorical=None):
     if missing not in ("error", "median"):
         raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
     names = [str(c) for c in getattr(X, "columns", [])]
+    X, text = _categorical.split_text(X, categorical)
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    names = names or [f"x{j}" for j in range(X.shape[1])]
     if missing == "error" and np.isnan(X).any():
         raise ValueError("X contains NaN: use missing='median' to impute inside each training set")
+    if missing == "error":
+        _categorical.refuse_missing(text, names)
     y = np.asarray(y)
     class_names = None
     if _task_of(y, task) == "classification":
         classes, y = np.unique(y, return_inverse=True)
         class_names = [str(c) for c in classes]
-    return X, np.ascontiguousarray(y, dtype=np.float64), names or [f"x{j}" for j in range(X.shape[1])], class_names
+    return X, np.ascontiguousarray(y, dtype=np.float64), names, class_names, text
 
 
 def compare(
@@ -224,6 +243,8 @@ def compare(
     random_state=0,
     n_jobs=None,
     client=None,
+    categorical=None,
+    missing_category="level",
 ):
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
 
@@ -243,7 +264,8 @@ def compare(
     stratify : bool, optional
         ``True`` stratifies the outer and inner plans by class, ``False`` neither; ``None``
         (default) stratifies the V-fold ones for a classification target (the CLI's default).
-    loss, standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
+    loss, standardize, missing, task, random_state, n_jobs, categorical, missing_category : as
+        :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         Run one task per outer split on this Dask cluster (also inside
         ``agghoo.dask.backend(client)``); the result is the same bit for bit.
@@ -252,7 +274,7 @@ def compare(
     -------
     Comparison
     """
-    X, y, names, class_names = _prepare(X, y, task, missing)
+    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
     be = _dask.active_client(client)
     out = _native.compare(
         X,
@@ -271,6 +293,8 @@ def compare(
         seed=0 if random_state is None else int(random_state),
         threads=_threads(n_jobs),
         job=be is not None,
+        categorical=columns,
+        missing_category=_categorical.check_missing_category(missing_category),
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return Comparison(json.loads(text))
@@ -352,7 +376,8 @@ def treecv(
     -------
     TreeCVResult
     """
-    X, y, names, class_names = _prepare(X, y, task, "error")
+    X, y, names, class_names, text = _prepare(X, y, task, "error")
+    _refuse_text(text, names, "TreeCV")
     k = X.shape[0] if folds == "loo" else int(folds)
     be = _dask.active_client(client)
     if be is not None:
@@ -480,7 +505,8 @@ def select_features(
     -------
     FeatureSelection
     """
-    X, y, names, class_names = _prepare(X, y, task, missing)
+    X, y, names, class_names, text = _prepare(X, y, task, missing)
+    _refuse_text(text, names, "feature selection")
     be = _dask.active_client(client) if evaluate is not None else None
     out = _native.select_features(
         X,

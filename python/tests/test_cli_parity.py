@@ -188,3 +188,43 @@ def test_time_series_split_equals_sklearn():
         assert len(ours) == len(theirs) == TimeSeriesSplit(n_splits).get_n_splits()
         for (a, b), (c, d) in zip(ours, theirs):
             assert a.tolist() == c.tolist() and b.tolist() == d.tolist(), (n, n_splits, gap, max_train_size, test_size)
+
+
+def _customers(n=90):
+    """A customer table as a new user has one: an id, text cities and ages with missing values,
+    a text target (the CLI's tests use the same rows)."""
+    import pandas as pd
+
+    cities = ["Paris", "Lyon", "Nice", "Lille"]
+    rows = []
+    for i in range(n):
+        city = cities[(i * 7 + i // 3) % 4]
+        churn = "yes" if ((city in ("Paris", "Nice")) != (i % 5 == 0)) else "no"
+        age = None if i % 17 == 3 else 20 + (i * 37) % 60
+        rows.append({"id": f"C{i:04d}", "age": age, "city": None if i % 13 == 5 else city, "income": 20.0 + ((i * 53) % 40) / 2, "churn": churn})
+    return pd.DataFrame(rows).astype({"age": float})
+
+
+def test_text_columns_give_the_cli_selection_and_predictions(tmp_path, cli):
+    import pytest
+
+    pytest.importorskip("pandas")
+    frame = _customers()
+    data = tmp_path / "customers.csv"
+    frame.to_csv(data, index=False)
+    X, y = frame.drop(columns=["id", "churn"]), frame["churn"]
+    for family in ("logistic", "forest"):
+        out = json.loads(
+            cli("select", "--data", data, "--target", "churn", "--ignore", "id", "--missing", "median", "--family", family,
+                "--seed", 5, "--json", "--out", tmp_path / "cli.json")
+        )
+        clf = AgghooClassifier(family=family, missing="median", random_state=5).fit(X, y)
+        assert clf.categorical_features_in_ == [1]
+        assert clf.report_["splits"] == out["result"]["report"]["splits"], family
+        cli("predict", "--model", tmp_path / "cli.json", "--data", data, "--out", tmp_path / "pred.csv")
+        cli_labels = np.loadtxt(tmp_path / "pred.csv", delimiter=",", skiprows=1, usecols=1, dtype=str)
+        np.testing.assert_array_equal(clf.predict(X), cli_labels)
+        # the Python model file predicts raw rows in the CLI too
+        clf.save(tmp_path / "py.json")
+        cli("predict", "--model", tmp_path / "py.json", "--data", data, "--out", tmp_path / "py-pred.csv")
+        np.testing.assert_array_equal(np.loadtxt(tmp_path / "py-pred.csv", delimiter=",", skiprows=1, usecols=1, dtype=str), cli_labels)

@@ -230,12 +230,12 @@ def test_a_worker_killed_mid_run_changes_nothing(client, data):
 
 def test_a_worker_killed_mid_selection_changes_nothing(client):
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(1500, 8))
+    X = rng.normal(size=(3000, 8))
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
-    kwargs = dict(family="svc", grid=np.logspace(-3, 1, 9), standardize=True, method="majhoo", n_splits=16, random_state=1)
+    kwargs = dict(family="svc", grid=np.logspace(-3, 1, 13), standardize=True, method="majhoo", n_splits=20, random_state=1)
     local = AgghooClassifier(**kwargs).fit(X, y)
     c = _two_workers(client)
-    killer = _Killer(c, 0.3)
+    killer = _Killer(c, 0.1)
     killer.start()
     with adask.backend(c, blocks_per_thread=8):
         remote = AgghooClassifier(**kwargs).fit(X, y)

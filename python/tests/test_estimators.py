@@ -122,3 +122,67 @@ def test_missing_values_follow_the_missing_option(diabetes):
     assert np.isfinite(reg.predict(X)).all()
     dropped = AgghooRegressor(family="ridge", missing="drop").fit(X, y)
     assert np.isfinite(dropped.predict(X[1:7])).all()
+
+
+def test_text_columns_are_one_hot_encoded_like_by_hand():
+    """A DataFrame's text column predicts exactly like its one-hot columns written by hand; a
+    city never seen in training is an all-zero row; missing cities follow ``missing``."""
+    pd = pytest.importorskip("pandas")
+    cities = ["Paris", "Lyon", "Nice", "Lille"]
+    n = 80
+    city = [cities[(i * 7 + i // 3) % 4] for i in range(n)]
+    X = pd.DataFrame({"age": [20.0 + (i * 37) % 60 for i in range(n)], "city": city, "income": [20.0 + ((i * 53) % 40) / 2 for i in range(n)]})
+    y = np.array(["yes" if (c in ("Paris", "Nice")) != (i % 5 == 0) else "no" for i, c in enumerate(city)])
+
+    def by_hand(frame):
+        hot = {f"city={c}": (frame["city"] == c).astype(float) for c in sorted(cities)}
+        return pd.concat([frame[["age"]], pd.DataFrame(hot, index=frame.index), frame[["income"]]], axis=1)
+
+    new = pd.DataFrame({"age": [30.0, 40.0, 50.0], "city": ["Rome", "Paris", "Lille"], "income": [25.0, 31.0, 22.0]})
+    for family in ("logistic", "knn"):
+        raw = AgghooClassifier(family=family, random_state=2).fit(X, y)
+        hand = AgghooClassifier(family=family, random_state=2).fit(by_hand(X), y)
+        assert raw.report_["splits"] == hand.report_["splits"], family
+        np.testing.assert_array_equal(raw.predict(new), hand.predict(by_hand(new)))
+        np.testing.assert_array_equal(raw.predict_proba(new), hand.predict_proba(by_hand(new)))
+    # categorical dtype and a declared numeric column are categorical too
+    assert AgghooClassifier().fit(X.astype({"city": "category"}), y).categorical_features_in_ == [1]
+    assert AgghooClassifier(categorical=["age"]).fit(X, y).categorical_features_in_ == [0, 1]
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        AgghooClassifier(categorical=["nope"]).fit(X, y)
+    # missing cities: refused by default, a level or the most frequent one with missing="median"
+    holes = X.assign(city=[None if i % 9 == 4 else c for i, c in enumerate(city)])
+    with pytest.raises(ValueError, match="column 'city' has missing values"):
+        AgghooClassifier().fit(holes, y)
+    for missing_category in ("level", "most_frequent"):
+        clf = AgghooClassifier(missing="median", missing_category=missing_category).fit(holes, y)
+        assert len(clf.predict(holes)) == n
+        assert len(pickle.loads(pickle.dumps(clf)).predict(holes)) == n
+    assert len(AgghooClassifier(missing="drop").fit(holes, y).model_.feature_names) == 3
+    with pytest.raises(ValueError, match="missing_category"):
+        AgghooClassifier(missing="median", missing_category="mode").fit(holes, y)
+
+
+def test_jobs_for_dask_workers_refuse_categorical_columns():
+    """A job carries the numeric matrix only: categorical columns are refused, not dropped."""
+    from agghoo import _native
+    from agghoo.exceptions import ParameterError
+
+    X, y = np.zeros((4, 1)), np.array([0.0, 1.0, 0.0, 1.0])
+    with pytest.raises(ParameterError, match="categorical columns with a Dask client"):
+        _native.select(X, y, ["c"], ["a", "b"], "knn", "1", [], "agghoo", "mc:2:0.5", job=True, categorical=[(0, ["p", "q", "p", "q"])])
+
+
+def test_treecv_and_feature_selection_refuse_text_columns_by_name():
+    import pandas as pd
+    import pytest
+
+    from agghoo import select_features, treecv
+    from agghoo.exceptions import ParameterError
+
+    frame = pd.DataFrame({"a": np.arange(20.0), "city": ["Paris", "Lyon"] * 10})
+    y = np.arange(20) % 2
+    with pytest.raises(ParameterError, match=r"categorical columns \(city\) in TreeCV"):
+        treecv(frame, y, learner="gaussian-nb", folds=4)
+    with pytest.raises(ParameterError, match=r"categorical columns \(city\) in feature selection"):
+        select_features(frame, y, method="pearson", n_features=1)

@@ -34,7 +34,8 @@ pub struct Cli {
     pub max_memory: String,
     /// Raise (or lower) a count limit, KEY=N (repeatable): grid-points (default 100000), splits
     /// (100000 per plan), threads (1024), trees (100000), centres (100000), repetitions (100000),
-    /// subset-evaluations (1048576), libsvm-expansion (100 dense bytes per file byte).
+    /// subset-evaluations (1048576), levels (10000 per categorical column), libsvm-expansion
+    /// (100 dense bytes per file byte).
     #[arg(long = "limit", value_name = "KEY=N", global = true)]
     pub limits: Vec<String>,
     /// On an error, also print each cause on its own line and the exit code's meaning
@@ -127,6 +128,16 @@ pub struct DataArgs {
     /// Columns that are not features (ids); repeatable. For generated data, drops that feature.
     #[arg(long = "ignore", value_name = "COL")]
     pub ignore: Vec<String>,
+    /// Read these feature columns as categorical even if their values are numbers (repeatable, or
+    /// a comma list). Columns with non-numeric values are categorical anyway (CSV data).
+    #[arg(long = "categorical", value_name = "COL", value_delimiter = ',')]
+    #[serde(default)]
+    pub categorical: Vec<String>,
+    /// Missing values of categorical columns kept by `--missing median`: their own level
+    /// (`level`), or the most frequent level of each training set (`most-frequent`).
+    #[arg(long = "missing-category", value_enum, default_value_t = MissingCategoryArg::Level)]
+    #[serde(default)]
+    pub missing_category: MissingCategoryArg,
     /// CSV field delimiter: one character, or `tab` (default: `,`, or the tab or `;` the header
     /// line uses when it has no comma; tabs for `.tsv`).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
@@ -161,6 +172,17 @@ pub enum MissingArg {
     Drop,
     /// Median of each training set.
     Median,
+}
+
+/// What missing categorical values become.
+#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MissingCategoryArg {
+    /// A level of its own.
+    #[default]
+    Level,
+    /// The most frequent level of each training set.
+    MostFrequent,
 }
 
 /// A resampling plan.

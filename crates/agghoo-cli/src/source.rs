@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agghoo::Seed;
-use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingPolicy, Preprocess, TaskHint, bundled, generators};
+use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MissingPolicy, Preprocess, TaskHint, bundled, generators};
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec};
 use agghoo::resample::{
     Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, TimeSeries, UserFolds,
@@ -13,7 +13,7 @@ use agghoo::resample::{
 use agghoo::select::Method;
 use anyhow::{Context, Result, bail};
 
-use crate::args::{DataArgs, FamilyArgs, MissingArg, PlanArgs, PlanKind, TaskArg, UsageError};
+use crate::args::{DataArgs, FamilyArgs, MissingArg, MissingCategoryArg, PlanArgs, PlanKind, TaskArg, UsageError};
 
 /// A loaded data set with the text columns the plan may need.
 pub struct Loaded {
@@ -23,6 +23,8 @@ pub struct Loaded {
     pub extras: BTreeMap<String, Vec<String>>,
     /// Human-readable source.
     pub description: String,
+    /// What missing categorical values become.
+    pub missing_category: MissingCategory,
 }
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
@@ -42,7 +44,15 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         MissingArg::Drop => MissingPolicy::Drop,
         MissingArg::Median => MissingPolicy::Median,
     };
+    let missing_category = match args.missing_category {
+        MissingCategoryArg::Level => MissingCategory::Level,
+        MissingCategoryArg::MostFrequent => MissingCategory::MostFrequent,
+    };
+    let categorical_flag = (!args.categorical.is_empty()).then_some("--categorical");
     if let Some(name) = args.data.strip_prefix("gen:") {
+        if let Some(flag) = categorical_flag {
+            return Err(usage(format!("{flag} is for CSV data; generated data are numeric")));
+        }
         let n = args.n;
         let data = match name {
             "knn" => generators::knn_problem(n, seed)?,
@@ -53,7 +63,8 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
             other => return Err(usage(format!("unknown generator `gen:{other}` (knn, genuer, svr, covertype, msd)"))),
         };
         let data = data.with_columns(&args.data, args.target.as_deref(), &args.ignore)?;
-        return Ok(Loaded { data, extras: BTreeMap::new(), description: format!("{} (n = {n}, seed {})", args.data, seed.0) });
+        let description = format!("{} (n = {n}, seed {})", args.data, seed.0);
+        return Ok(Loaded { data, extras: BTreeMap::new(), description, missing_category });
     }
     let task = match args.task {
         TaskArg::Auto => TaskHint::Auto,
@@ -65,7 +76,16 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         extra_columns.extend(p.group.iter().cloned());
         extra_columns.extend(p.fold_column.iter().cloned());
     }
-    let options = CsvOptions { target: args.target.clone(), task, missing, extra_columns, delimiter: args.delimiter, ..Default::default() };
+    let options = CsvOptions {
+        target: args.target.clone(),
+        task,
+        missing,
+        extra_columns,
+        delimiter: args.delimiter,
+        categorical: args.categorical.clone(),
+        detect_categorical: true,
+        ..Default::default()
+    };
     let (csv, description) = if let Some(name) = args.data.strip_prefix("bundled:") {
         if name != "breast-cancer" {
             return Err(usage(format!("unknown bundled data set `{name}` (breast-cancer)")));
@@ -74,14 +94,16 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
     } else {
         let path = Path::new(&args.data);
         if data::detect_format(path)? == DataFormat::LibSvm {
-            if let Some(flag) = [(args.target.is_some(), "--target"), (!args.ignore.is_empty(), "--ignore")].iter().find(|f| f.0) {
+            let flags =
+                [(args.target.is_some(), "--target"), (!args.ignore.is_empty(), "--ignore"), (categorical_flag.is_some(), "--categorical")];
+            if let Some(flag) = flags.iter().find(|f| f.0) {
                 return Err(usage(format!(
                     "{}: {} is for CSV data; a LibSVM file's columns are the label and features f1, f2, …",
                     args.data, flag.1
                 )));
             }
             let data = data::read_libsvm(path, task, None)?;
-            return Ok(Loaded { data, extras: BTreeMap::new(), description: args.data.clone() });
+            return Ok(Loaded { data, extras: BTreeMap::new(), description: args.data.clone(), missing_category });
         }
         if options.target.is_none() {
             let hint =
@@ -93,22 +115,23 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
     if csv.n_dropped > 0 {
         eprintln!("agghoo: dropped {} rows with missing values", csv.n_dropped);
     }
-    Ok(Loaded { data: csv.data, extras: csv.extras, description })
+    Ok(Loaded { data: csv.data, extras: csv.extras, description, missing_category })
 }
 
-/// The preprocessing implied by the flags and the data.
-pub fn preprocess(family: &FamilyArgs, data: &Dataset) -> Preprocess {
-    Preprocess { impute_median: data.has_missing(), standardize: family.standardize }
+/// The preprocessing implied by the flags and the data: median imputation of missing numbers,
+/// `--standardize`, the family's encoding of categorical columns.
+pub fn preprocess(family: &FamilyArgs, loaded: &Loaded) -> Preprocess {
+    family.family.preprocess(&loaded.data, family.standardize, loaded.missing_category)
 }
 
 /// Builds the family, its data-dependent defaults computed as its fits will see the data
-/// (imputed, standardised with `--standardize`).
-pub fn family(args: &FamilyArgs, data: &Dataset) -> Result<Box<dyn Family>> {
+/// (encoded, imputed, standardised with `--standardize`).
+pub fn family(args: &FamilyArgs, loaded: &Loaded) -> Result<Box<dyn Family>> {
     let (kind, params, bare) = family_params(args)?;
     if let Some(v) = bare.first() {
         return Err(usage(format!("--param {v}: family parameters are KEY=VALUE")));
     }
-    Ok(family::build_for(kind, &params, data, &preprocess(args, data))?)
+    Ok(family::build_for(kind, &params, &loaded.data, &preprocess(args, loaded))?)
 }
 
 /// The family kind, its parameters, and any bare `--param VALUE` numbers (a rule's

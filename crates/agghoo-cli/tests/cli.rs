@@ -130,8 +130,8 @@ fn select_then_predict_round_trip() {
     assert_error(&agghoo(&["predict", "--model", &model, "--data", &unseen]), 1, &["label `7` was not seen in training"]);
     // a model file of another version, and a corrupted one
     let text = std::fs::read_to_string(&model).expect("model");
-    let other = write(&dir, "other.json", &text.replacen("\"format_version\":3", "\"format_version\":4", 1));
-    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 4", "reads versions 1 to 3"]);
+    let other = write(&dir, "other.json", &text.replacen("\"format_version\":4", "\"format_version\":5", 1));
+    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 5", "reads versions 1 to 4"]);
     let broken = write(&dir, "broken.json", &text[..text.len() / 3]);
     assert_error(&agghoo(&["predict", "--model", &broken, "--data", &reordered]), 1, &["not JSON"]);
     std::fs::remove_dir_all(&dir).ok();
@@ -147,8 +147,6 @@ fn each_bad_input_gives_its_error() {
     assert_error(&run(&header_only, &[]), 1, &["no data rows"]);
     let ragged = write(&dir, "ragged.csv", "a,b,y\n1,2,0\n3,0\n");
     assert_error(&run(&ragged, &[]), 1, &["line 3", "expected 3 fields, found 2"]);
-    let text = write(&dir, "text.csv", "a,b,y\n1,2,0\n3,abc,1\n");
-    assert_error(&run(&text, &[]), 1, &["line 3", "column `b`", "`abc` is not a number"]);
     let inf = write(&dir, "inf.csv", "a,y\n1,0\ninf,1\n");
     assert_error(&run(&inf, &[]), 1, &["line 3", "`inf`"]);
     let nan = write(&dir, "nan.csv", "a,y\n1,0\nNaN,1\n");
@@ -156,6 +154,11 @@ fn each_bad_input_gives_its_error() {
     let ok_rows: String = (0..30).map(|i| format!("{i},{}\n", i % 2)).collect();
     let good = write(&dir, "good.csv", &format!("a,y\n{ok_rows}"));
     assert_error(&agghoo(&["select", "--data", &good, "--target", "nope"]), 1, &["target column `nope` not found", "a, y"]);
+    // text in a training column makes it categorical; in a model's numeric column it is refused
+    let model = dir.join("good.json").display().to_string();
+    assert!(agghoo(&["select", "--data", &good, "--target", "y", "--out", &model]).status.success());
+    let text = write(&dir, "text.csv", "a,y\n1,0\nabc,1\n");
+    assert_error(&agghoo(&["predict", "--model", &model, "--data", &text]), 1, &["line 3", "column `a`", "`abc` is not a number"]);
     let constant = write(&dir, "constant.csv", &format!("a,y\n{}", (0..30).map(|i| format!("{i},1\n")).collect::<String>()));
     assert_error(&run(&constant, &[]), 1, &["constant"]);
     assert_error(&run(&good, &["--method", "cv", "--splits", "40"]), 1, &["40-fold", "30"]);
@@ -1177,4 +1180,142 @@ fn gamma_values() {
     }
     let o = agghoo(&["select", "--data", "gen:knn", "--n", "60", "--family", "svc", "--param", "gamma=wide"]);
     assert!(!o.status.success() && stderr(&o).contains("scale"), "{}", stderr(&o));
+}
+
+/// A small customer file as a new user has one: an id, a numeric `age` and a text `city` with
+/// missing values (when `missing`), a string target. Every city is in every training set of the
+/// tests' plans.
+fn customers(n: usize, missing: bool) -> String {
+    let cities = ["Paris", "Lyon", "Nice", "Lille"];
+    let mut text = String::from("id,age,city,income,churn\n");
+    for i in 0..n {
+        let city = cities[(i * 7 + i / 3) % 4];
+        let churn = if (city == "Paris" || city == "Nice") ^ (i % 5 == 0) { "yes" } else { "no" };
+        let age = if missing && i % 17 == 3 { String::new() } else { (20 + (i * 37) % 60).to_string() };
+        let city = if missing && i % 13 == 5 { "" } else { city };
+        let income = 20.0 + ((i * 53) % 40) as f64 / 2.0;
+        text.push_str(&format!("C{i:04},{age},{city},{income},{churn}\n"));
+    }
+    text
+}
+
+/// The same rows with `city` one-hot encoded by hand (levels sorted, in the column's place);
+/// `Rome` or a missing city is all zero.
+fn one_hot_by_hand(text: &str) -> String {
+    let cities = ["Lille", "Lyon", "Nice", "Paris"];
+    let mut out = String::from("id,age,city=Lille,city=Lyon,city=Nice,city=Paris,income,churn\n");
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let hot: Vec<&str> = cities.iter().map(|c| if *c == f[2] { "1" } else { "0" }).collect();
+        out.push_str(&format!("{},{},{},{},{}\n", f[0], f[1], hot.join(","), f[3], f[4]));
+    }
+    out
+}
+
+#[test]
+fn customer_csv_runs_select_then_predict_from_raw_rows() {
+    let dir = scratch("customers");
+    let data = write(&dir, "customers.csv", &customers(90, true));
+    let model = dir.join("model.json").display().to_string();
+    // Missing values still follow --missing: refused by default, naming the line and column.
+    let o = agghoo(&["select", "--data", &data, "--target", "churn", "--ignore", "id"]);
+    assert_error(&o, 1, &["line 5, column `age`: missing value"]);
+    for family in ["logistic", "forest", "knn"] {
+        let o = agghoo(&[
+            "select",
+            "--data",
+            &data,
+            "--target",
+            "churn",
+            "--ignore",
+            "id",
+            "--missing",
+            "median",
+            "--family",
+            family,
+            "--out",
+            &model,
+        ]);
+        assert!(o.status.success(), "{family}: {}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&model).expect("model")).expect("json");
+        assert_eq!(json["schema"]["categorical"], serde_json::json!(["city"]), "{family}");
+        // predict reads the raw rows: text cities, missing values, an id column it ignores
+        let o = agghoo(&["predict", "--model", &model, "--data", &data]);
+        assert!(o.status.success(), "{family}: {}", stderr(&o));
+        let lines: Vec<String> = stdout(&o).lines().skip(1).map(str::to_string).collect();
+        assert_eq!(lines.len(), 90);
+        assert!(lines.iter().all(|l| l.ends_with(",yes") || l.ends_with(",no")), "{family}: {lines:?}");
+        assert!(stderr(&o).contains("risk (01) on these 90 rows"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("these rows are the model's training rows"), "{}", stderr(&o));
+        // new rows: a city never seen in training, a missing one
+        let new = write(&dir, "new.csv", "id,age,city,income\nX1,30,Rome,25\nX2,40,,31\nX3,50,Paris,22\n");
+        let o = agghoo(&["predict", "--model", &model, "--data", &new]);
+        assert!(o.status.success(), "{family}: {}", stderr(&o));
+        assert_eq!(stdout(&o).lines().count(), 4, "{family}");
+    }
+    // the same result on any number of threads
+    let forest = ["select", "--data", &data, "--target", "churn", "--ignore", "id", "--missing", "median", "--family", "forest", "--json"];
+    let (one, two) = (agghoo(&[&["--threads", "1"], &forest[..]].concat()), agghoo(&[&["--threads", "2"], &forest[..]].concat()));
+    assert!(one.status.success(), "{}", stderr(&one));
+    assert_eq!(stdout(&one), stdout(&two));
+    // estimate and compare accept the same file
+    let common = ["--data", &data, "--target", "churn", "--ignore", "id", "--missing", "median", "--family", "logistic"];
+    let o = agghoo(&[&["estimate"], &common[..], &["--param", "0.1"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = agghoo(&[&["compare"], &common[..], &["--outer", "vfold:3", "--splits", "3", "--methods", "agghoo,cv"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // feature selection does not encode categorical columns: a typed refusal naming them
+    let o = agghoo(&["features", "--data", &data, "--target", "churn", "--ignore", "id", "--missing", "median"]);
+    assert_error(&o, 1, &["categorical columns (city) in feature selection is not supported"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn raw_rows_predict_like_rows_one_hot_encoded_by_hand() {
+    let dir = scratch("one-hot");
+    let text = customers(80, false);
+    let raw = write(&dir, "raw.csv", &text);
+    let hand = write(&dir, "hand.csv", &one_hot_by_hand(&text));
+    let new = "id,age,city,income,churn\nX1,30,Rome,25,yes\nX2,40,,31,no\nX3,50,Paris,22,yes\nX4,35,Lille,28,no\n";
+    let (new_raw, new_hand) = (write(&dir, "new-raw.csv", new), write(&dir, "new-hand.csv", &one_hot_by_hand(new)));
+    for family in ["logistic", "knn"] {
+        let run = |data: &str, rows: &str, tag: &str| {
+            let model = dir.join(format!("{family}-{tag}.json")).display().to_string();
+            let args =
+                ["select", "--data", data, "--target", "churn", "--ignore", "id", "--family", family, "--seed", "7", "--out", &model];
+            let o = agghoo(&[&args[..], &["--json"]].concat());
+            assert!(o.status.success(), "{family} {tag}: {}", stderr(&o));
+            let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+            let o = agghoo(&["predict", "--model", &model, "--data", rows]);
+            assert!(o.status.success(), "{family} {tag}: {}", stderr(&o));
+            (report["result"]["report"]["splits"].clone(), stdout(&o))
+        };
+        let (raw_splits, raw_predictions) = run(&raw, &new_raw, "raw");
+        let (hand_splits, hand_predictions) = run(&hand, &new_hand, "hand");
+        assert_eq!(raw_splits, hand_splits, "{family}: the per-split risks differ");
+        assert_eq!(raw_predictions, hand_predictions, "{family}");
+        let (_, on_training_rows) = run(&raw, &raw, "raw");
+        let (_, on_hand_rows) = run(&hand, &hand, "hand");
+        assert_eq!(on_training_rows, on_hand_rows, "{family}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn categorical_columns_have_a_level_limit_and_can_be_declared() {
+    let dir = scratch("levels");
+    let data = write(&dir, "c.csv", &customers(60, false));
+    let o = agghoo(&["--limit", "levels=3", "select", "--data", &data, "--target", "churn", "--ignore", "id"]);
+    assert_error(&o, 1, &["categorical column `city`", "4 levels", "limit of 3 levels", "--limit levels=N"]);
+    // the id column, left in, is a categorical column of 60 levels: refused under a limit of 50
+    let o = agghoo(&["--limit", "levels=50", "select", "--data", &data, "--target", "churn"]);
+    assert_error(&o, 1, &["categorical column `id`", "--limit levels=N"]);
+    // a numeric column declared categorical: its values become levels (one-hot for knn)
+    let o = agghoo(&["select", "--data", &data, "--target", "churn", "--ignore", "id", "--categorical", "age,income", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = agghoo(&["select", "--data", &data, "--target", "churn", "--ignore", "id", "--categorical", "nope"]);
+    assert_error(&o, 1, &["column `nope` not found"]);
+    let o = agghoo(&["select", "--data", "gen:knn", "--categorical", "x1"]);
+    assert_error(&o, 2, &["--categorical is for CSV data"]);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -8,7 +8,7 @@
 mod errors;
 mod jobs;
 
-use agghoo::data::{Dataset, Preprocess, Target, Task};
+use agghoo::data::{Dataset, MissingCategory, Preprocess, Target, Task};
 use agghoo::engine::Job as _;
 use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
 use agghoo::loss::Loss;
@@ -70,6 +70,10 @@ fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String
     Ok((kind, family_params))
 }
 
+/// Categorical columns as the Python layer passes them: (column index, text of each row or
+/// `None` when missing).
+type TextColumns = Vec<(usize, Vec<Option<String>>)>;
+
 /// The features and target of a call as a data set (NaN features mean missing values).
 fn dataset(
     values: Vec<f64>,
@@ -79,6 +83,33 @@ fn dataset(
 ) -> Outcome<Dataset> {
     let y = y.as_slice().map_err(|_| invalid("y", "a contiguous float64 array", "a non-contiguous array"))?;
     Ok(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?)
+}
+
+/// The data set of a call with its `categorical` columns read from their text. A job (for Dask
+/// workers) carries the numeric matrix only, so it refuses categorical columns.
+fn call_data(
+    values: Vec<f64>,
+    feature_names: Vec<String>,
+    y: &PyReadonlyArray1<'_, f64>,
+    class_names: Option<Vec<String>>,
+    categorical: &TextColumns,
+    job: bool,
+) -> Outcome<Dataset> {
+    if job && !categorical.is_empty() {
+        return Err(Failure::from(agghoo::Error::Unsupported {
+            what: "categorical columns with a Dask client".into(),
+            reason: "the workers receive the numeric matrix only; run without a client".into(),
+        }));
+    }
+    with_text(dataset(values, feature_names, y, class_names)?, categorical)
+}
+
+/// `data` with its categorical columns read from their text (unchanged without any).
+fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
+    if categorical.is_empty() {
+        return Ok(data);
+    }
+    Ok(data.with_text_columns(categorical)?)
 }
 
 fn method(name: &str) -> Outcome<Method> {
@@ -112,7 +143,7 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
 /// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -135,9 +166,12 @@ fn select<'py>(
     seed: u64,
     threads: Option<usize>,
     job: bool,
+    categorical: TextColumns,
+    missing_category: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let method = self::method(method)?;
     let plan = plan_for(plan, stratify, data.task())?;
@@ -150,7 +184,7 @@ fn select<'py>(
         config.inner_fraction = TrainFraction::new(tau).map_err(Failure::from)?;
     }
     config.seed = Seed(seed);
-    config.preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+    config.preprocess = kind.preprocess(&data, standardize, missing_category);
     if job {
         let made = compute(py, threads, move || {
             let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
@@ -175,7 +209,7 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
 fn estimate<'py>(
     py: Python<'py>,
@@ -194,16 +228,19 @@ fn estimate<'py>(
     seed: u64,
     threads: Option<usize>,
     job: bool,
+    categorical: TextColumns,
+    missing_category: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, params) = family_spec(family, Some(GridSpec::Values(vec![value])), params)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
     let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
     let plan = plan_for(plan, stratify, data.task())?;
     let made = compute(py, threads, move || {
-        let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+        let preprocess = kind.preprocess(&data, standardize, missing_category);
         let splits = plan.instantiate(&PlanContext::of(&data), Seed(seed))?;
         let config = EstimateConfig {
             losses,
@@ -231,7 +268,7 @@ fn estimate<'py>(
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
 /// `compare --json` result as JSON text, or with `job=True` the [`Job`] (one unit per outer split).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
 #[allow(clippy::too_many_arguments)]
 fn compare<'py>(
     py: Python<'py>,
@@ -251,14 +288,17 @@ fn compare<'py>(
     seed: u64,
     threads: Option<usize>,
     job: bool,
+    categorical: TextColumns,
+    missing_category: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{NestedConfig, NestedJob, nested_cv};
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let (kind, params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     let seed = Seed(seed);
     let loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+    let preprocess = kind.preprocess(&data, standardize, missing_category);
     let procedures = methods
         .iter()
         .map(|m| {
@@ -316,7 +356,7 @@ fn select_features<'py>(
     let (values, _, _) = matrix(&x)?;
     let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
     let seed = Seed(seed);
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize };
+    let preprocess = Preprocess { impute_median: data.has_missing(), standardize, ..Preprocess::default() };
     let inner = Plan::parse(inner, false).map_err(Failure::from)?;
     let selector = Selector::parse(method, scorer, n_features, &inner, preprocess).map_err(Failure::from)?;
     let Some(outer) = evaluate else {
@@ -445,8 +485,9 @@ struct Model {
 }
 
 impl Model {
-    /// `x` as a data set of the model's features (a placeholder target: prediction ignores it).
-    fn rows(&self, x: &PyReadonlyArray2<'_, f64>) -> Outcome<Dataset> {
+    /// `x` as a data set of the model's features (a placeholder target: prediction ignores it),
+    /// its `categorical` columns read from their text.
+    fn rows(&self, x: &PyReadonlyArray2<'_, f64>, categorical: &TextColumns) -> Outcome<Dataset> {
         let (values, n, d) = matrix(x)?;
         let schema = &self.inner.schema;
         if d != schema.feature_names.len() {
@@ -460,11 +501,11 @@ impl Model {
         } else {
             Target::Classes { labels: vec![0; n], names: schema.class_names.clone() }
         };
-        Ok(Dataset::new_with_missing(values, schema.feature_names.clone(), target, schema.target_name.clone())?)
+        with_text(Dataset::new_with_missing(values, schema.feature_names.clone(), target, schema.target_name.clone())?, categorical)
     }
 
-    fn run(&self, py: Python<'_>, x: &PyReadonlyArray2<'_, f64>) -> Outcome<Predictions> {
-        let rows = self.rows(x)?;
+    fn run(&self, py: Python<'_>, x: &PyReadonlyArray2<'_, f64>, categorical: &TextColumns) -> Outcome<Predictions> {
+        let rows = self.rows(x, categorical)?;
         let model = &self.inner;
         compute(py, None, move || Ok(model.predict(&rows)?))
     }
@@ -501,16 +542,23 @@ impl Model {
     }
 
     /// Predicted values (regression) or class indices (classification).
-    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self.run(py, &x)? {
+    #[pyo3(signature = (x, categorical=Vec::new()))]
+    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, categorical: TextColumns) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self.run(py, &x, &categorical)? {
             Predictions::Real(v) => PyArray1::from_vec(py, v).into_any(),
             Predictions::Classes { labels, .. } => PyArray1::from_vec(py, labels.into_iter().map(i64::from).collect()).into_any(),
         })
     }
 
     /// Class probabilities (rows × classes), or `None` when the model has none.
-    fn predict_proba<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
-        match self.run(py, &x)? {
+    #[pyo3(signature = (x, categorical=Vec::new()))]
+    fn predict_proba<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        categorical: TextColumns,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        match self.run(py, &x, &categorical)? {
             Predictions::Classes { proba: Some(p), n_classes, .. } => {
                 let n = p.len() / n_classes.max(1);
                 Ok(Some(PyArray1::from_vec(py, p).reshape([n, n_classes])?))
@@ -520,8 +568,14 @@ impl Model {
     }
 
     /// Binary decision scores (positive for the second class), or `None` when the model has none.
-    fn decision_function<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
-        match self.run(py, &x)? {
+    #[pyo3(signature = (x, categorical=Vec::new()))]
+    fn decision_function<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        categorical: TextColumns,
+    ) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+        match self.run(py, &x, &categorical)? {
             Predictions::Classes { decision: Some(d), .. } => Ok(Some(PyArray1::from_vec(py, d))),
             _ => Ok(None),
         }
@@ -531,6 +585,12 @@ impl Model {
     #[getter]
     fn feature_names(&self) -> Vec<String> {
         self.inner.schema.feature_names.clone()
+    }
+
+    /// The categorical features (read from text), in column order.
+    #[getter]
+    fn categorical(&self) -> Vec<String> {
+        self.inner.schema.categorical.clone()
     }
 
     /// The class names (empty for regression).

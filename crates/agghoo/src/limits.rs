@@ -44,12 +44,22 @@ pub enum Count {
     Repetitions,
     /// Subset evaluations of a feature search (SFS, SBS, SFFS, SBFS, exhaustive).
     SubsetEvaluations,
+    /// Levels (distinct values) of one categorical column.
+    Levels,
 }
 
 impl Count {
     /// Every kind, in documentation order.
-    pub const ALL: [Count; 7] =
-        [Count::GridPoints, Count::Splits, Count::Threads, Count::Trees, Count::Centres, Count::Repetitions, Count::SubsetEvaluations];
+    pub const ALL: [Count; 8] = [
+        Count::GridPoints,
+        Count::Splits,
+        Count::Threads,
+        Count::Trees,
+        Count::Centres,
+        Count::Repetitions,
+        Count::SubsetEvaluations,
+        Count::Levels,
+    ];
 
     /// The key of `--limit KEY=N`.
     pub fn key(self) -> &'static str {
@@ -61,6 +71,7 @@ impl Count {
             Count::Centres => "centres",
             Count::Repetitions => "repetitions",
             Count::SubsetEvaluations => "subset-evaluations",
+            Count::Levels => "levels",
         }
     }
     /// What is counted, in words.
@@ -73,6 +84,7 @@ impl Count {
             Count::Centres => "centres",
             Count::Repetitions => "repetitions",
             Count::SubsetEvaluations => "subset evaluations",
+            Count::Levels => "levels",
         }
     }
 }
@@ -92,6 +104,7 @@ impl Count {
 /// | k-means centres | 100 000 | `--limit centres=N` |
 /// | experiment repetitions | 100 000 | `--limit repetitions=N` |
 /// | feature-search subset evaluations | 2²⁰ = 1 048 576 | `--limit subset-evaluations=N` |
+/// | levels of one categorical column | 10 000 | `--limit levels=N` |
 /// | LibSVM dense bytes per file byte | 100 | `--limit libsvm-expansion=N` |
 ///
 /// ```
@@ -120,6 +133,8 @@ pub struct Limits {
     pub repetitions: u64,
     /// Cap on the subset evaluations of a feature search.
     pub subset_evaluations: u64,
+    /// Cap on the levels of one categorical column.
+    pub levels: u64,
     /// A LibSVM file may expand to at most this many bytes of dense storage per byte of file
     /// (files up to 8 MiB dense are always accepted).
     pub libsvm_expansion: u64,
@@ -147,6 +162,7 @@ impl Limits {
         centres: 100_000,
         repetitions: 100_000,
         subset_evaluations: 1 << 20,
+        levels: 10_000,
         libsvm_expansion: 100,
     };
 
@@ -177,11 +193,12 @@ impl Limits {
             Count::Centres => self.centres,
             Count::Repetitions => self.repetitions,
             Count::SubsetEvaluations => self.subset_evaluations,
+            Count::Levels => self.levels,
         }
     }
 
     /// Sets a limit by its `--limit` key (`grid-points`, `splits`, `threads`, `trees`, `centres`,
-    /// `repetitions`, `subset-evaluations`, `libsvm-expansion`) from `N` (an integer, or `1e6`).
+    /// `repetitions`, `subset-evaluations`, `levels`, `libsvm-expansion`) from `N` (an integer, or `1e6`).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for an unknown key or a value that is not a positive integer.
@@ -196,7 +213,7 @@ impl Limits {
         let count = Count::ALL.into_iter().find(|c| c.key() == key).ok_or_else(|| {
             Error::invalid(
                 "limit",
-                "one of grid-points, splits, threads, trees, centres, repetitions, subset-evaluations, libsvm-expansion",
+                "one of grid-points, splits, threads, trees, centres, repetitions, subset-evaluations, levels, libsvm-expansion",
                 key,
             )
         })?;
@@ -208,6 +225,7 @@ impl Limits {
             Count::Centres => self.centres = n,
             Count::Repetitions => self.repetitions = n,
             Count::SubsetEvaluations => self.subset_evaluations = n,
+            Count::Levels => self.levels = n,
         }
         Ok(())
     }

@@ -583,7 +583,7 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
     let reg = Dataset::new_with_missing(x.clone(), names(d), Target::Real(y), "y").unwrap();
     let labels: Vec<u32> = (0..n).map(|i| u32::from(i % 3 == 0)).collect();
     let cls = Dataset::new_with_missing(x, names(d), Target::Classes { labels, names: vec!["0".into(), "1".into()] }, "y").unwrap();
-    let preprocess = Preprocess { impute_median: true, standardize: false };
+    let preprocess = Preprocess { impute_median: true, standardize: false, ..Preprocess::default() };
     let inner = Plan::VFold(VFold::new(3).unwrap());
     let wrapper = ScorerSpec::Wrapper { learner: knn_learner(5), plan: inner.clone(), loss: None, preprocess };
     let search =

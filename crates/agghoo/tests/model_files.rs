@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use agghoo::data::{Dataset, Preprocess, Target};
+use agghoo::data::{Dataset, MissingCategory, Preprocess, Target};
 use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec, Model, Predictor};
 use agghoo::resample::MonteCarlo;
 use agghoo::select::{self, FittedModel, Method, SelectConfig};
@@ -225,7 +225,7 @@ fn logistic_regression() {
 #[test]
 fn knn_and_preprocessing_pipelines() {
     let d = data(60, 2, 8);
-    let both = Preprocess { impute_median: true, standardize: true };
+    let both = Preprocess { impute_median: true, standardize: true, categorical: None };
     let model = fit(FamilyKind::Knn, grid("1:9:2"), &d, Method::Majhoo, both);
     assert_round_trip(&model, &d);
     let transform = "/members/0/model/transform";
@@ -239,6 +239,51 @@ fn knn_and_preprocessing_pipelines() {
     assert_refused(&model, "no members", |v| v["members"] = json!([]));
     // a model trained on a header naming a column twice would feed one column twice
     assert_refused(&model, "the feature `a` is named twice", |v| *at(v, "/schema/feature_names/1") = json!("a"));
+}
+
+/// The data with column `c` replaced by a categorical column of cities (some missing).
+fn with_city(d: &Dataset) -> Dataset {
+    let cities = ["Lyon", "Paris", "Nice"];
+    let text = (0..d.n_rows()).map(|i| (i % 11 != 4).then(|| cities[(i * 7) % 3].to_string())).collect();
+    d.clone().with_text_columns(&[(2, text)]).unwrap()
+}
+
+#[test]
+fn categorical_encodings_round_trip_and_are_checked() {
+    let numeric = data(60, 2, 12);
+    let d = with_city(&numeric);
+    for (kind, grid) in
+        [(FamilyKind::Logistic, grid("0.01,1")), (FamilyKind::Cart, FamilyParams::default()), (FamilyKind::Knn, grid("1:5:2"))]
+    {
+        for missing in [MissingCategory::Level, MissingCategory::MostFrequent] {
+            let preprocess = kind.preprocess(&d, false, missing);
+            // without the encoding, the codes would be read as numbers: refused
+            assert!(matches!(family::build(kind, &grid, &d), Err(Error::InvalidParameter { name: "preprocess", .. })));
+            let fam = family::build_for(kind, &grid, &d, &preprocess).unwrap();
+            let splits = MonteCarlo::new(3, 0.75).unwrap().instantiate(d.n_rows(), Seed(7)).unwrap();
+            let config = SelectConfig { preprocess, ..SelectConfig::new(Method::Agghoo) };
+            let model = select::select(fam.as_ref(), &d, &splits, &config).unwrap().0;
+            assert_eq!(model.schema.categorical, ["c"]);
+            assert_round_trip(&model, &d);
+            // numeric data under the categorical column's name: a schema mismatch, not codes read as levels
+            assert!(matches!(model.predict(&numeric), Err(Error::SchemaMismatch(_))), "{kind:?}");
+        }
+    }
+    let model = fit(FamilyKind::Knn, grid("1:5:2"), &numeric, Method::Agghoo, Preprocess::default());
+    // numeric models keep the schema of format 3: no categorical field, no encoder
+    let text = serde_json::to_string(&model).unwrap();
+    assert!(!text.contains("categorical") && !text.contains("encoder"), "{text}");
+    let preprocess = FamilyKind::Knn.preprocess(&d, false, MissingCategory::Level);
+    let fam = family::build_for(FamilyKind::Knn, &grid("1:5:2"), &d, &preprocess).unwrap();
+    let splits = MonteCarlo::new(3, 0.75).unwrap().instantiate(d.n_rows(), Seed(7)).unwrap();
+    let model = select::select(fam.as_ref(), &d, &splits, &SelectConfig { preprocess, ..SelectConfig::new(Method::Agghoo) }).unwrap().0;
+    let encoder = "/members/0/model/transform/encoder";
+    assert_refused(&model, "categorical encoding", |v| at(v, encoder)["columns"][0]["levels"] = json!(["Paris", "Lyon"]));
+    assert_refused(&model, "categorical encoding", |v| at(v, encoder)["columns"][0]["index"] = json!(7));
+    assert_refused(&model, "categorical encoding", |v| at(v, encoder)["columns"][0]["missing"] = json!(9));
+    assert_refused(&model, "preprocessing", |v| at(v, "/members/0/model/transform")["medians"] = json!([0.0, 0.0]));
+    assert_refused(&model, "does not encode the schema's categorical columns", |v| v["schema"]["categorical"] = json!([]));
+    assert_refused(&model, "not features of the schema", |v| v["schema"]["categorical"] = json!(["zz"]));
 }
 
 /// Models deserialized directly skip the file checks: prediction must still return errors.

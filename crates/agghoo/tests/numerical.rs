@@ -92,7 +92,7 @@ fn extreme_magnitudes_never_panic_nor_leak_non_finite_values() {
                 }
                 for standardize in [false, true] {
                     let what = format!("{kind:?} scale {scale:e} classes {classes} standardize {standardize}");
-                    let ok = select_is_safe(kind, &d, &splits, Preprocess { impute_median: false, standardize }, &what);
+                    let ok = select_is_safe(kind, &d, &splits, Preprocess { impute_median: false, standardize, categorical: None }, &what);
                     if scale == 1.0 {
                         assert!(ok, "{what} must succeed on ordinary data");
                     }
@@ -110,8 +110,10 @@ fn standardised_knn_predicts_the_same_at_any_feature_scale() {
     let predict = |scale: f64| {
         let d = data(60, 3, scale, 2);
         let fam = family::build(FamilyKind::Knn, &params(FamilyKind::Knn), &d).unwrap();
-        let config =
-            SelectConfig { preprocess: Preprocess { impute_median: false, standardize: true }, ..SelectConfig::new(Method::Majhoo) };
+        let config = SelectConfig {
+            preprocess: Preprocess { impute_median: false, standardize: true, categorical: None },
+            ..SelectConfig::new(Method::Majhoo)
+        };
         let (model, _) = select::select(fam.as_ref(), &d, &splits, &config).unwrap();
         model.predict(&d).unwrap().labels().unwrap().to_vec()
     };
@@ -131,7 +133,7 @@ fn constant_features_standardise_to_zero() {
         x.extend_from_slice(&[base.all().x(i)[0], 7.25, 1e300 * (1.0 + f64::EPSILON * (i % 2) as f64)]);
     }
     let d = Dataset::new(x, vec!["a".into(), "k".into(), "huge".into()], base.target().clone(), "y").unwrap();
-    let t = Preprocess { impute_median: false, standardize: true }.fit(&d.all());
+    let t = Preprocess { impute_median: false, standardize: true, categorical: None }.fit(&d.all());
     let out = t.apply(&d.all()).unwrap();
     for i in 0..n {
         let row = out.all().x(i).to_vec();
@@ -140,7 +142,13 @@ fn constant_features_standardise_to_zero() {
     }
     for kind in [FamilyKind::Knn, FamilyKind::Ridge, FamilyKind::Lasso, FamilyKind::Svr, FamilyKind::Cart] {
         let splits = MonteCarlo::new(2, 0.7).unwrap().instantiate(n, Seed(6)).unwrap();
-        assert!(select_is_safe(kind, &d, &splits, Preprocess { impute_median: false, standardize: true }, &format!("{kind:?}")));
+        assert!(select_is_safe(
+            kind,
+            &d,
+            &splits,
+            Preprocess { impute_median: false, standardize: true, categorical: None },
+            &format!("{kind:?}")
+        ));
     }
 }
 

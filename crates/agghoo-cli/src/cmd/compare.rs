@@ -40,7 +40,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if !bare.is_empty() {
         return Err(UsageError("compare selects over the grid: family parameters are KEY=VALUE".into()).into());
     }
-    let preprocess = source::preprocess(&args.family, data);
+    let preprocess = source::preprocess(&args.family, &loaded);
     let mut procedures = Vec::new();
     for name in args.methods.split(',') {
         let mut c = procedure(name.trim(), seed)?;

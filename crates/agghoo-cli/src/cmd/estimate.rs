@@ -52,7 +52,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     // The curve over the whole grid needs the family's grid; the rule is a one-point family.
     let full_grid = params.grid.take();
     params.grid = Some(GridSpec::Values(vec![value]));
-    let preprocess = source::preprocess(&args.family, data);
+    let preprocess = source::preprocess(&args.family, &loaded);
     let rule = family::build_for(kind, &params, data, &preprocess)?;
     let losses = parse_losses(args.loss.as_deref())?;
     let (splits, plan_text) = source::splits(&args.plan, PlanKind::Vfold, &loaded, seed)?;

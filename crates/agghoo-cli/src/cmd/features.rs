@@ -28,7 +28,8 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
     let loaded = source::load(&args.data, None, seed)?;
     let data = &loaded.data;
     let inner = source::outer_plan(&args.inner, false)?;
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize };
+    data.check_numeric("feature selection")?;
+    let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize, ..Preprocess::default() };
     let selector = Selector::parse(&args.method, &args.scorer, &args.n_features, &inner, preprocess).map_err(flag_error)?;
     if let Selector::Search { search, .. } = &selector {
         // The work, before it starts (a wrapper scores each subset by a whole inner CV);

@@ -60,7 +60,10 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         missing: MissingPolicy::Median,
         class_names: (schema.task == Task::Classification && has_target).then(|| schema.class_names.clone()),
         extra_columns: args.id.iter().cloned().collect(),
+        // Categorical columns are read as text; the model's encoding maps their levels by name.
+        categorical: schema.categorical.clone(),
         delimiter: args.delimiter,
+        ..Default::default()
     };
     let csv = data::read_csv(&args.data, &options)?;
     let rows = csv.data;

@@ -49,7 +49,7 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
     let loaded = source::load(&args.data, Some(&args.plan), seed)?;
     let data = &loaded.data;
-    let family = source::family(&args.family, data)?;
+    let family = source::family(&args.family, &loaded)?;
     let method = method(args.method);
     let (splits, plan_text) = source::splits(&args.plan, source::default_plan(method), &loaded, seed)?;
     let mut config = SelectConfig::new(method);
@@ -74,7 +74,7 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
         }
         config.inner_fraction = TrainFraction::new(tau)?;
     }
-    config.preprocess = source::preprocess(&args.family, data);
+    config.preprocess = source::preprocess(&args.family, &loaded);
     config.seed = seed;
     config.keep_split_indices = args.report_splits;
     let bar = output::progress(splits.len() as u64, "splits", args.output.json);

@@ -1,9 +1,13 @@
 //! CSV reader: a header line, one row per sample, the target picked by name.
 //!
 //! Fields that read as missing: empty, `?`, `NA`, `NaN` (any case). What happens to them is the
-//! [`MissingPolicy`]. Every other field of a feature column must parse as a finite `f64`; errors
-//! name the file, the one-based line (of the file, counting the header and `\r\n` endings) and
-//! the column. A header naming a column twice is refused.
+//! [`MissingPolicy`]. Every other field of a numeric feature column must parse as a finite `f64`;
+//! errors name the file, the one-based line (of the file, counting the header and `\r\n` endings)
+//! and the column. A header naming a column twice is refused.
+//!
+//! Categorical columns (see [`Encoder`](crate::data::Encoder)): the columns named in
+//! [`CsvOptions::categorical`], and with [`CsvOptions::detect_categorical`] every feature column
+//! some of whose non-missing values do not read as numbers; their values are stored as level codes.
 //!
 //! Class labels: when every label of the column reads as a finite number, equal numbers are one
 //! class (`1`, `1.0` and `+1` are the class `1`), named by the number's shortest spelling; otherwise
@@ -14,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::categorical::{LevelsBuilder, level_name, number_level};
 use super::dataset::{Dataset, Target};
 use crate::error::{Error, Result};
 
@@ -65,6 +70,11 @@ pub struct CsvOptions {
     /// When set, the class names of a classification target, in class-index order (a model's
     /// classes); a label outside them is [`Error::UnseenLabel`].
     pub class_names: Option<Vec<String>>,
+    /// Feature columns read as categorical whatever their values (a numeric-looking code).
+    pub categorical: Vec<String>,
+    /// Read as categorical every feature column with a non-missing value that is not a number
+    /// (otherwise such a value is [`Error::NotANumber`]).
+    pub detect_categorical: bool,
 }
 
 /// A CSV file read into a [`Dataset`] plus the requested non-feature columns.
@@ -251,6 +261,14 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         Some(names) => names.iter().map(|n| find(n)).collect::<Result<Vec<_>>>()?,
         None => (0..header.len()).filter(|c| Some(*c) != target_col && !extra_cols.iter().any(|(_, e)| e == c)).collect(),
     };
+    let mut levels: Vec<Option<LevelsBuilder>> = (0..feature_cols.len()).map(|_| None).collect();
+    for name in &options.categorical {
+        let k = feature_cols.iter().position(|&c| header[c] == *name).ok_or_else(|| match header.contains(name) {
+            true => Error::invalid("categorical", "a feature column (not the target or an ignored column)", name),
+            false => Error::MissingColumn { name: name.clone(), available: header.join(", ") },
+        })?;
+        levels[k] = Some(LevelsBuilder::default());
+    }
     if target_col.is_some() && feature_cols.is_empty() {
         return Err(Error::NoFeatures {
             source_name: path.display().to_string(),
@@ -279,7 +297,7 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         }
         row_values.clear();
         let mut row_missing = false;
-        for &c in &feature_cols {
+        for (k, &c) in feature_cols.iter().enumerate() {
             let field = &record[c];
             if is_missing(field) {
                 if options.missing == MissingPolicy::Error {
@@ -289,7 +307,16 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
                 row_values.push(f64::NAN);
                 continue;
             }
-            let v: f64 = field.trim().parse().map_err(|_| Error::NotANumber {
+            let parsed = field.trim().parse::<f64>();
+            if levels[k].is_none() && parsed.is_err() && options.detect_categorical {
+                levels[k] = Some(numbers_to_levels(&mut x, k, feature_cols.len(), &header[c], path)?);
+            }
+            if let Some(builder) = &mut levels[k] {
+                let column = format_args!("`{}` of {} (line {line})", header[c], path.display());
+                row_values.push(builder.code(level_name(field), &column)?);
+                continue;
+            }
+            let v: f64 = parsed.map_err(|_| Error::NotANumber {
                 path: path.to_path_buf(),
                 line,
                 column: header[c].clone(),
@@ -338,9 +365,36 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         }
         None => (Target::Real(vec![0.0; n_rows]), String::new()),
     };
+    // Level codes by first appearance → codes in the sorted order of the level names.
+    let p = feature_cols.len().max(1);
+    let levels: Vec<Option<Vec<String>>> = levels
+        .into_iter()
+        .enumerate()
+        .map(|(k, builder)| {
+            builder.map(|b| {
+                let (names, position) = b.finish();
+                for v in x.iter_mut().skip(k).step_by(p).filter(|v| !v.is_nan()) {
+                    *v = position[*v as usize];
+                }
+                names
+            })
+        })
+        .collect();
     let data = Dataset::new_with_missing(x, feature_names, target, target_name)?;
+    let data = if levels.iter().any(Option::is_some) { data.with_levels(levels)? } else { data };
     let extras = extra_cols.into_iter().map(|(n, _)| n).zip(extras).collect();
     Ok(CsvData { data, extras, n_dropped })
+}
+
+/// The levels of feature `k` (of `p`) of the rows read so far, a numeric column found to be
+/// categorical: each number becomes the level it spells, and `x` holds the level ids.
+fn numbers_to_levels(x: &mut [f64], k: usize, p: usize, column: &str, path: &Path) -> Result<LevelsBuilder> {
+    let mut builder = LevelsBuilder::default();
+    let column = format!("`{column}` of {}", path.display());
+    for v in x.iter_mut().skip(k).step_by(p).filter(|v| !v.is_nan()) {
+        *v = builder.code(number_level(*v), &column)?;
+    }
+    Ok(builder)
 }
 
 /// Turns the target column's text into classes or reals, following `hint`; `lines[i]` is the
@@ -413,8 +467,7 @@ pub(crate) fn classes_from_text(text: &[String]) -> Target {
         distinct.sort_by(f64::total_cmp);
         distinct.dedup_by(|a, b| a == b);
         let labels = values.iter().map(|x| distinct.partition_point(|d| d < x) as u32).collect();
-        // `+ 0.0` turns -0 into 0, so the class is spelled `0`
-        let names = distinct.iter().map(|&v| format!("{}", v + 0.0)).collect();
+        let names = distinct.iter().map(|&v| number_level(v)).collect();
         return Target::Classes { labels, names };
     }
     let mut names: Vec<String> = text.to_vec();
@@ -530,6 +583,51 @@ mod tests {
         assert!(matches!(&e, Error::UnseenLabel { label } if label == "w"), "{e}");
         let e = read("a,t\n1,x\n", &o).unwrap_err();
         assert!(matches!(&e, Error::MissingColumn { name, .. } if name == "b"), "{e}");
+    }
+
+    #[test]
+    fn text_columns_are_detected_as_categorical_and_stored_as_codes() {
+        let text = "id,zip,city,a,y\n1,75001,Paris,1.5,0\n2,69001,Lyon,2,1\n3,75001,,3,0\n4,13001,1.0,4,1\n5,69001,Paris,5,1\n";
+        let strict = CsvOptions { missing: MissingPolicy::Median, extra_columns: vec!["id".into()], ..opts("y") };
+        // Without detection a text value is not a number, naming line and column.
+        let e = read(text, &strict).unwrap_err();
+        assert!(matches!(&e, Error::NotANumber { line: 2, column, .. } if column == "city"), "{e}");
+        let options = CsvOptions { detect_categorical: true, categorical: vec!["zip".into()], ..strict };
+        let d = read(text, &options).unwrap().data;
+        assert_eq!(d.feature_names(), ["zip", "city", "a"]);
+        assert_eq!(d.categorical_names(), ["zip", "city"]);
+        // Levels sorted as text; `1.0` (after numbers were read) spelled `1`.
+        assert_eq!(d.levels(1).unwrap(), ["1", "Lyon", "Paris"]);
+        assert_eq!(d.levels(0).unwrap(), ["13001", "69001", "75001"]);
+        let city: Vec<f64> = (0..5).map(|i| d.row(i)[1]).collect();
+        assert_eq!([city[0], city[1], city[3], city[4]], [2.0, 1.0, 0.0, 2.0]);
+        assert!(city[2].is_nan());
+        // A missing category is not a missing number: nothing to impute by medians.
+        assert!(!d.has_missing());
+        assert_eq!(d.levels(2), None);
+    }
+
+    #[test]
+    fn a_column_becomes_categorical_after_numbers_keeping_their_levels() {
+        let options = CsvOptions { detect_categorical: true, ..opts("y") };
+        let d = read("c,y\n2,0\n10,1\n2.0,0\nx,1\n", &options).unwrap().data;
+        assert_eq!(d.levels(0).unwrap(), ["10", "2", "x"]);
+        assert_eq!(d.x(), &[1.0, 0.0, 1.0, 2.0]);
+        let e = read("c,y\nParis,0\nLyon,1\n", &CsvOptions { categorical: vec!["y".into()], ..options }).unwrap_err();
+        assert!(matches!(e, Error::InvalidParameter { name: "categorical", .. }), "{e}");
+    }
+
+    #[test]
+    fn a_column_with_too_many_levels_is_a_resource_limit() {
+        let cap = crate::limits::Limits::global().levels;
+        let mut text = String::from("c,y\n");
+        for i in 0..=cap {
+            text.push_str(&format!("v{i},{}\n", i % 2));
+        }
+        let e = read(&text, &CsvOptions { detect_categorical: true, ..opts("y") }).unwrap_err();
+        assert!(matches!(e, Error::ResourceLimit { .. }), "{e}");
+        let message = e.to_string();
+        assert!(message.contains("`c` of t.csv") && message.contains("--limit levels=N"), "{message}");
     }
 
     #[test]

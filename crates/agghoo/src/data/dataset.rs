@@ -69,7 +69,9 @@ impl Target {
 ///
 /// Invariants (checked by [`Dataset::new`]): `x.len() == n_rows · n_features`, the target has
 /// `n_rows` entries, features are finite unless the caller asked to keep missing values as NaN
-/// for per-fold imputation ([`Dataset::new_with_missing`]).
+/// for per-fold imputation ([`Dataset::new_with_missing`]). A categorical column
+/// ([`Dataset::with_levels`]) holds level codes (NaN when missing); see
+/// [`categorical`](crate::data::Encoder).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Dataset {
     /// Identity of the contents: fresh for every constructed or transformed data set, kept by
@@ -81,7 +83,13 @@ pub struct Dataset {
     feature_names: Vec<String>,
     target: Target,
     target_name: String,
+    /// True when a numeric feature is NaN (missing values of categorical columns are a matter
+    /// of their encoding, not of imputation).
     has_missing: bool,
+    /// The level names of each categorical column (`None` for numeric ones); empty when every
+    /// column is numeric.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    levels: Vec<Option<Vec<String>>>,
 }
 
 fn next_uid() -> u64 {
@@ -96,6 +104,7 @@ impl PartialEq for Dataset {
             && self.feature_names == other.feature_names
             && self.target == other.target
             && self.target_name == other.target_name
+            && self.levels == other.levels
     }
 }
 
@@ -160,7 +169,103 @@ impl Dataset {
                 }
             }
         }
-        Ok(Self { uid: next_uid(), x, n_rows, feature_names, target, target_name, has_missing })
+        Ok(Self { uid: next_uid(), x, n_rows, feature_names, target, target_name, has_missing, levels: Vec::new() })
+    }
+
+    /// The data set with categorical columns: `levels[j]` names the levels of column `j` (whose
+    /// values are then codes `0..levels.len()`, NaN when missing), `None` keeps it numeric. Most
+    /// callers read text instead: [`read_csv`](crate::data::read_csv) or
+    /// [`Dataset::with_text_columns`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when `levels` is not one entry per feature, or a value of a
+    /// categorical column is not one of its codes.
+    pub fn with_levels(mut self, levels: Vec<Option<Vec<String>>>) -> Result<Self> {
+        let p = self.n_features();
+        if levels.len() != p {
+            return Err(Error::invalid("levels", "one entry per feature", levels.len()));
+        }
+        for (j, names) in levels.iter().enumerate() {
+            let Some(names) = names else { continue };
+            let k = names.len() as f64;
+            if let Some(i) = (0..self.n_rows).find(|&i| {
+                let v = self.x[i * p + j];
+                !(v.is_nan() || (v >= 0.0 && v < k && v.fract() == 0.0))
+            }) {
+                return Err(Error::invalid(
+                    "levels",
+                    "level codes in each categorical column",
+                    format!("{} in column `{}`", self.x[i * p + j], self.feature_names[j]),
+                ));
+            }
+        }
+        self.levels = if levels.iter().any(Option::is_some) { levels } else { Vec::new() };
+        self.has_missing = self.numeric_nan();
+        self.uid = next_uid();
+        Ok(self)
+    }
+
+    /// The data set with the given columns replaced by categorical columns of text (`None` is
+    /// missing), their level names as [`level_name`](crate::data::level_name) spells them. The
+    /// Python binding's entry point for data frames with text columns.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a column index out of range or a column of another length;
+    /// [`Error::ResourceLimit`] beyond the level limit.
+    pub fn with_text_columns(mut self, columns: &[(usize, Vec<Option<String>>)]) -> Result<Self> {
+        let p = self.n_features();
+        let mut levels = if self.levels.is_empty() { vec![None; p] } else { std::mem::take(&mut self.levels) };
+        for (j, text) in columns {
+            let j = *j;
+            if j >= p || text.len() != self.n_rows {
+                return Err(Error::invalid(
+                    "categorical column",
+                    "a feature index with one value per row",
+                    format!("column {j} of {p}, {} values for {} rows", text.len(), self.n_rows),
+                ));
+            }
+            let (codes, names) = super::categorical::codes_of_text(text.iter().map(Option::as_deref), &self.feature_names[j])?;
+            for (i, c) in codes.into_iter().enumerate() {
+                self.x[i * p + j] = c;
+            }
+            levels[j] = Some(names);
+        }
+        self.with_levels(levels)
+    }
+
+    /// True when some numeric feature is NaN.
+    fn numeric_nan(&self) -> bool {
+        if self.levels.is_empty() {
+            return self.x.iter().any(|v| v.is_nan());
+        }
+        let p = self.n_features().max(1);
+        self.x.iter().enumerate().any(|(i, v)| v.is_nan() && self.levels(i % p).is_none())
+    }
+
+    /// The level names of feature `j` when it is categorical.
+    pub fn levels(&self, j: usize) -> Option<&[String]> {
+        self.levels.get(j).and_then(Option::as_deref)
+    }
+    /// True when some feature is categorical.
+    pub fn has_categorical(&self) -> bool {
+        !self.levels.is_empty()
+    }
+    /// The names of the categorical features, in column order.
+    pub fn categorical_names(&self) -> Vec<String> {
+        (0..self.n_features()).filter(|&j| self.levels(j).is_some()).map(|j| self.feature_names[j].clone()).collect()
+    }
+    /// Refuses categorical columns where `what` (a procedure) reads features as numbers only.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] naming the categorical columns.
+    pub fn check_numeric(&self, what: &str) -> Result<()> {
+        if self.has_categorical() {
+            return Err(Error::Unsupported {
+                what: format!("categorical columns ({}) in {what}", self.categorical_names().join(", ")),
+                reason: "it reads features as numbers; leave the columns out with --ignore, or encode them as numbers".into(),
+            });
+        }
+        Ok(())
     }
 
     /// An identity of the contents (equal for clones, fresh for every new or transformed data
@@ -225,7 +330,11 @@ impl Dataset {
             x.extend(columns.iter().map(|&c| r[c]));
         }
         let names = columns.iter().map(|&c| self.feature_names[c].clone()).collect();
-        Dataset::new_with_missing(x, names, self.target.clone(), self.target_name.clone())
+        let data = Dataset::new_with_missing(x, names, self.target.clone(), self.target_name.clone())?;
+        if !self.has_categorical() {
+            return Ok(data);
+        }
+        data.with_levels(columns.iter().map(|&c| self.levels(c).map(<[String]>::to_vec)).collect())
     }
     /// A new data set of the given rows (copied), keeping the class names.
     pub fn select_rows(&self, rows: &[usize]) -> Result<Dataset> {
@@ -239,7 +348,12 @@ impl Dataset {
             }
             Target::Real(y) => Target::Real(rows.iter().map(|&i| y[i]).collect()),
         };
-        Dataset::new_with_missing(x, self.feature_names.clone(), target, self.target_name.clone())
+        let mut data = Dataset::new_with_missing(x, self.feature_names.clone(), target, self.target_name.clone())?;
+        if self.has_categorical() {
+            data.levels = self.levels.clone();
+            data.has_missing = data.numeric_nan();
+        }
+        Ok(data)
     }
     /// Checks that there is at least one feature column.
     ///
@@ -301,8 +415,14 @@ impl Dataset {
     /// Replaces the feature matrix (same shape), used by per-fold transforms.
     pub(crate) fn with_x(&self, x: Vec<f64>) -> Dataset {
         debug_assert_eq!(x.len(), self.x.len());
-        let has_missing = x.iter().any(|v| v.is_nan());
-        Dataset { uid: next_uid(), x, has_missing, ..self.clone() }
+        let data = Dataset { uid: next_uid(), x, has_missing: false, ..self.clone() };
+        Dataset { has_missing: data.numeric_nan(), ..data }
+    }
+
+    /// Replaces the features (same rows, other columns, all numeric), used by the categorical
+    /// encoding.
+    pub(crate) fn with_features(&self, x: Vec<f64>, feature_names: Vec<String>) -> Result<Dataset> {
+        Dataset::new_with_missing(x, feature_names, self.target.clone(), self.target_name.clone())
     }
     /// Checks that the data are usable for learning: at least one feature column, a target that
     /// is not constant (at least two classes).

@@ -5,6 +5,7 @@
 //! that need contiguous memory (kernels, trees) gather the rows they need themselves.
 
 pub mod bundled;
+mod categorical;
 mod csv_reader;
 mod dataset;
 pub mod generators;
@@ -12,6 +13,7 @@ mod libsvm;
 pub mod study;
 mod transform;
 
+pub use categorical::{CategoryOptions, Encoder, Encoding, MissingCategory, level_name};
 pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, detect_delimiter, read_csv, read_csv_from, read_csv_header};
 pub use dataset::{Dataset, Target, Task, View};
 pub use libsvm::{DataFormat, detect_format, detect_format_from, libsvm_extension, read_libsvm, read_libsvm_from};

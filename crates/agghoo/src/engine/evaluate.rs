@@ -117,6 +117,7 @@ pub fn check_evaluation(family: &dyn Family, data: &Dataset, splits: &Splits, op
     if data.has_missing() && !options.preprocess.impute_median {
         return Err(Error::invalid("missing", "imputation (--missing median) when the data have missing values", "none"));
     }
+    options.preprocess.check_encodes(data)?;
     family.check_train_size(splits.min_train_size())?;
     check_path_memory(family, data, splits, options.keep_predictions)
 }

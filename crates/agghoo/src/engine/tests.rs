@@ -63,7 +63,7 @@ fn a_regression_path_family_with_preprocessing_distributes_bit_for_bit() {
     let data = generators::svr_problem(120, Seed(2), 0).unwrap();
     let params = FamilyParams::with_grid(GridSpec::parse("log:0.001:10:9").unwrap());
     let mut config = SelectConfig::new(Method::Agghoo);
-    config.preprocess = Preprocess { impute_median: false, standardize: true };
+    config.preprocess = Preprocess { impute_median: false, standardize: true, categorical: None };
     let sp = splits(&data, "mc:6:0.7", 4);
     let fam = family::build_for(FamilyKind::Ridge, &params, &data, &config.preprocess).unwrap();
     let (model, report) = select::select(fam.as_ref(), &data, &sp, &config).unwrap();

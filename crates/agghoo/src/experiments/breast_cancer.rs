@@ -50,7 +50,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<[f64; 5]> {
     let seed = repetition_seed(config.seed, r);
     let split = MonteCarlo::new(1, config.n as f64 / all.n_rows() as f64)?.instantiate(all.n_rows(), seed.child(Purpose::Data, 0))?;
     let split = &split.as_slice()[0];
-    let impute = Preprocess { impute_median: true, standardize: false }.fit(&all.view(split.train()));
+    let impute = Preprocess { impute_median: true, ..Preprocess::default() }.fit(&all.view(split.train()));
     let train = impute.apply(&all.view(split.train()))?;
     let test = impute.apply(&all.view(split.validation()))?;
     let risk = |p: &crate::Predictions| Loss::ZeroOne.risk(p, &test.all()).map(|x| 100.0 * x);

@@ -189,6 +189,19 @@ impl FamilyKind {
             FamilyKind::Logistic => "logistic",
         }
     }
+    /// How the family receives categorical columns: level codes for trees and forests (which
+    /// split on them), one-hot columns for every other family.
+    pub fn encoding(self) -> crate::data::Encoding {
+        match self {
+            FamilyKind::Cart | FamilyKind::Forest => crate::data::Encoding::Ordinal,
+            _ => crate::data::Encoding::OneHot,
+        }
+    }
+    /// The preprocessing of `data` for this family (see [`Preprocess::for_data`](crate::data::Preprocess::for_data)):
+    /// categorical columns in the family's [`encoding`](FamilyKind::encoding), missing categories as `missing`.
+    pub fn preprocess(self, data: &Dataset, standardize: bool, missing: crate::data::MissingCategory) -> crate::data::Preprocess {
+        crate::data::Preprocess::for_data(data, standardize, crate::data::CategoryOptions { encoding: self.encoding(), missing })
+    }
     /// Parses a CLI name.
     ///
     /// # Errors
@@ -220,9 +233,10 @@ pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<
 /// As [`build`].
 pub fn build_for(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
     data.check_learnable()?;
+    preprocess.check_encodes(data)?;
     // The fits themselves still preprocess inside each training set (`select::evaluate_splits`).
     let prepared;
-    let defaults = crate::data::Preprocess { impute_median: data.has_missing(), standardize: preprocess.standardize };
+    let defaults = crate::data::Preprocess { impute_median: data.has_missing(), ..*preprocess };
     let data = if defaults.is_identity() {
         data
     } else {
@@ -296,7 +310,7 @@ mod defaults_tests {
         let scaled_x: Vec<f64> = base.x().iter().map(|v| v * 1000.0 + 5.0).collect();
         let Target::Real(y) = base.target().clone() else { unreachable!("regression problem") };
         let scaled = Dataset::new(scaled_x, base.feature_names().to_vec(), Target::Real(y), "y").unwrap();
-        let standardize = Preprocess { impute_median: false, standardize: true };
+        let standardize = Preprocess { impute_median: false, standardize: true, categorical: None };
         let grid_of = |f: Box<dyn Family>| f.grid().values().to_vec();
         let params = FamilyParams::default();
         let on_raw = grid_of(build(FamilyKind::Lasso, &params, &scaled).unwrap());

@@ -38,7 +38,7 @@ pub enum Model {
     Logistic(logistic::LogisticModel),
     /// A per-fold preprocessing followed by a model.
     Pipeline {
-        /// Imputation / standardisation fitted on the training rows.
+        /// Categorical encoding / imputation / standardisation fitted on the training rows.
         transform: Transform,
         /// The model on transformed features.
         inner: Box<Model>,
@@ -121,7 +121,7 @@ impl Model {
             Model::Logistic(m) => m.validate(n_features)?,
             Model::Pipeline { transform, inner } => {
                 transform.validate(n_features)?;
-                return inner.validate(n_features, task, n_classes);
+                return inner.validate(transform.n_outputs(n_features), task, n_classes);
             }
         }
         let (t, k) = self.output();
@@ -152,6 +152,14 @@ impl Model {
     /// True when the model replaces missing feature values itself (a median-imputing pipeline).
     pub fn imputes_missing(&self) -> bool {
         matches!(self, Model::Pipeline { transform, .. } if transform.imputes())
+    }
+
+    /// The input features the model encodes as categorical (by a pipeline's encoding).
+    pub fn encoded_columns(&self) -> Vec<usize> {
+        match self {
+            Model::Pipeline { transform, .. } => transform.encoded_columns(),
+            _ => Vec::new(),
+        }
     }
 
     /// Wraps `self` behind a preprocessing (identity transforms are not wrapped).

@@ -86,11 +86,12 @@ pub struct EmbeddedReport {
 /// The family's and the plan's errors; [`Error::InvalidParameter`] for `n_features` = 0 or above
 /// the number of features.
 pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> Result<EmbeddedReport> {
+    data.check_numeric("feature selection")?;
     data.check_learnable()?;
     match method {
         EmbeddedMethod::LassoSupport { elastic_net, params, plan, standardize } => {
             let kind = if *elastic_net { FamilyKind::Enet } else { FamilyKind::Lasso };
-            let preprocess = Preprocess { impute_median: data.has_missing(), standardize: *standardize };
+            let preprocess = Preprocess { impute_median: data.has_missing(), standardize: *standardize, categorical: None };
             let fam = family::build_for(kind, params, data, &preprocess)?;
             let splits = plan.instantiate(&PlanContext::of(data), seed.child(Purpose::Inner, 0))?;
             let config = SelectConfig { preprocess, ..SelectConfig::new(Method::Cv) };

@@ -107,6 +107,7 @@ pub struct FilterReport {
 /// # Errors
 /// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for k = 0 neighbours.
 pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
+    data.check_numeric("feature selection")?;
     data.check_learnable()?;
     let data = &*impute_own_medians(data)?;
     let skipped = constant_columns(data);
@@ -166,6 +167,7 @@ impl CfsScorer {
     /// # Errors
     /// [`Error::ConstantTarget`].
     pub fn new(data: &Dataset) -> Result<Self> {
+        data.check_numeric("feature selection")?;
         data.check_learnable()?;
         let data = &*impute_own_medians(data)?;
         let skipped = constant_columns(data);

@@ -211,6 +211,7 @@ pub struct Selection {
 /// wrapper failing on a subset ([`Error::FeatureSubset`]), unsupported embedded methods;
 /// [`Error::EmptySelection`] when no feature was selected.
 pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Result<Selection> {
+    data.check_numeric("feature selection")?;
     let (mut features, details) = match selector {
         Selector::Ranking { filter, n_features } => {
             let report = rank_features(data, filter)?;
@@ -348,6 +349,7 @@ pub struct HonestReport {
 /// failed (with the cause, [`Error::EmptySelection`] among them); [`Error::Fit`] /
 /// [`Error::SplitFailed`] naming the outer split whose learner failed; the naive selection's errors.
 pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) -> Result<HonestReport> {
+    data.check_numeric("feature selection")?;
     engine::run(&HonestJob { config: config.clone(), outer: outer.clone() }, data, &Rayon)
 }
 

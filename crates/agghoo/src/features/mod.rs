@@ -30,6 +30,12 @@
 //! A zero-variance column has no correlation with anything (0/0). Scorers never offer such
 //! columns to a search: they are listed in the report as [`SkippedFeature`] with the reason, and
 //! no NaN is ever produced. In honest evaluation this is decided per training fold.
+//!
+//! ## Categorical columns
+//! Every entry point refuses a data set with categorical columns ([`Error::Unsupported`](crate::Error::Unsupported)
+//! naming them): filters, CFS and the searches treat a column as one number per row, and a
+//! categorical column's one-hot columns would be searched one by one. Leave such columns out, or
+//! encode them as numbers first.
 
 mod embedded;
 mod filters;
@@ -131,7 +137,7 @@ pub(crate) fn impute_own_medians(data: &crate::data::Dataset) -> Result<std::bor
         return Ok(std::borrow::Cow::Borrowed(data));
     }
     let all = data.all();
-    let imputed = crate::data::Preprocess { impute_median: true, standardize: false }.fit(&all).apply(&all)?;
+    let imputed = crate::data::Preprocess { impute_median: true, standardize: false, ..Default::default() }.fit(&all).apply(&all)?;
     Ok(std::borrow::Cow::Owned(imputed))
 }
 

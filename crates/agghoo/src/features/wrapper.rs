@@ -58,6 +58,7 @@ impl<'a> WrapperScorer<'a> {
         preprocess: Preprocess,
     ) -> Result<Self> {
         splits.check_rows(data.n_rows())?;
+        data.check_numeric("feature selection")?;
         data.check_learnable()?;
         let grid = family.grid();
         if grid_index >= grid.len() {

@@ -16,15 +16,17 @@ use crate::predictions::Predictions;
 
 /// Version of the model-file format this build writes. Versions: 1, the first; 2 adds the
 /// one-vs-one SVC model (`one_vs_one_svc`); 3 stores a forest's trees as splits and sparse leaf
-/// values (formats 1–2 forests are still read). A version is bumped whenever a file could hold
+/// values (formats 1–2 forests are still read); 4 adds categorical columns (the schema's
+/// `categorical` names, the encoding in each member's preprocessing). A version is bumped whenever a file could hold
 /// something an older build cannot read, so an older build names the version instead of calling
 /// the file corrupted.
-pub const MODEL_FORMAT_VERSION: u32 = 3;
+pub const MODEL_FORMAT_VERSION: u32 = 4;
 
 /// The oldest model-file format this build still reads.
 pub const MODEL_FORMAT_OLDEST_READ: u32 = 1;
 
-/// What the model was trained on: feature names in order, the task, the class names.
+/// What the model was trained on: feature names in order, the task, the class names, the
+/// categorical features.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Schema {
     /// Feature names, in the order the model reads them.
@@ -35,6 +37,9 @@ pub struct Schema {
     pub class_names: Vec<String>,
     /// The target column's name.
     pub target_name: String,
+    /// The categorical features (read as text at prediction), in column order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categorical: Vec<String>,
 }
 
 impl Schema {
@@ -44,7 +49,13 @@ impl Schema {
             Target::Classes { names, .. } => names.clone(),
             Target::Real(_) => Vec::new(),
         };
-        Self { feature_names: data.feature_names().to_vec(), task: data.task(), class_names, target_name: data.target_name().to_string() }
+        Self {
+            feature_names: data.feature_names().to_vec(),
+            task: data.task(),
+            class_names,
+            target_name: data.target_name().to_string(),
+            categorical: data.categorical_names(),
+        }
     }
 }
 
@@ -242,13 +253,21 @@ impl FittedModel {
     /// same order (use [`FittedModel::align`] to reorder a data set by name first).
     ///
     /// # Errors
-    /// [`Error::SchemaMismatch`] for other columns; member prediction errors.
+    /// [`Error::SchemaMismatch`] for other columns, or columns categorical in the data and not
+    /// in the model (or the reverse); member prediction errors.
     pub fn predict(&self, data: &Dataset) -> Result<Predictions> {
         if data.feature_names() != self.schema.feature_names.as_slice() {
             return Err(Error::SchemaMismatch(format!(
                 "model expects [{}], data have [{}]",
                 self.schema.feature_names.join(", "),
                 data.feature_names().join(", ")
+            )));
+        }
+        if data.categorical_names() != self.schema.categorical {
+            return Err(Error::SchemaMismatch(format!(
+                "the model's categorical columns are [{}], the data's [{}]",
+                self.schema.categorical.join(", "),
+                data.categorical_names().join(", ")
             )));
         }
         if data.has_missing() && !self.members.iter().all(|m| m.model.imputes_missing()) {
@@ -346,6 +365,10 @@ impl FittedModel {
         if let Some(name) = schema.feature_names.iter().find(|&n| !seen.insert(n)) {
             return bad(format!("the feature `{name}` is named twice in the schema"));
         }
+        let mut features = schema.feature_names.iter();
+        if !schema.categorical.iter().all(|c| features.any(|f| f == c)) {
+            return bad("the categorical columns are not features of the schema, in order".into());
+        }
         let k = schema.class_names.len();
         match schema.task {
             Task::Classification if k < 2 => return bad(format!("a classification schema with {k} class names")),
@@ -362,8 +385,12 @@ impl FittedModel {
             return bad(format!("aggregation {:?} does not fit {:?} with {k} classes", self.aggregation, schema.task));
         }
         let d = schema.feature_names.len();
+        let categorical: Vec<usize> = (0..d).filter(|&j| schema.categorical.contains(&schema.feature_names[j])).collect();
         for (j, member) in self.members.iter().enumerate() {
             member.model.validate(d, schema.task, k).map_err(|e| Error::CorruptModel(format!("member {j}: {e}")))?;
+            if member.model.encoded_columns() != categorical {
+                return bad(format!("member {j} does not encode the schema's categorical columns"));
+            }
             if !member.value.is_finite() || member.validation_risk.is_some_and(|r| !r.is_finite()) {
                 return bad(format!("member {j}: a non-finite hyperparameter value or validation risk"));
             }

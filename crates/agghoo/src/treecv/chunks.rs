@@ -141,8 +141,9 @@ impl ChunkedData {
     /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] when k < 2; [`Error::TooFewRows`] when k > n; the learner's
-    /// target or feature errors.
+    /// [`Error::InvalidParameter`] when k < 2; [`Error::TooFewRows`] when k > n;
+    /// [`Error::Unsupported`] for categorical columns (incremental learners read numbers); the
+    /// learner's target or feature errors.
     pub fn new<L: Incremental>(learner: &L, data: &Dataset, n_chunks: usize, shuffle: Option<Seed>) -> Result<Self> {
         Self::from_chunks(learner, data, &chunk_rows(data.n_rows(), n_chunks, shuffle)?)
     }
@@ -186,6 +187,7 @@ impl ChunkedData {
     }
 
     fn gather<L: Incremental>(learner: &L, data: &Dataset, chunks: &[Vec<usize>]) -> Result<Self> {
+        data.check_numeric("TreeCV")?;
         data.check_has_features()?;
         if let Some(j) = chunks.iter().position(|c| c.is_empty()) {
             return Err(Error::InvalidSplit { split: j, reason: "empty chunk".into() });
