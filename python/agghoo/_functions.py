@@ -303,10 +303,9 @@ def compare(
 nested_cv = compare
 
 
-class TreeCVResult:
-    """The CV estimate of an incremental learner by TreeCV: ``estimate``, ``standard_error``,
-    ``fold_losses`` (the loss of each chunk), and the work done (``n_point_updates``, ``passes``,
-    ``wall_seconds``). ``to_dict()`` is the CLI's ``treecv --json`` report."""
+class _DictResult:
+    """A result held as the CLI's JSON document: its keys read as attributes (copies), it pickles
+    as that dict, and ``to_dict()`` returns it."""
 
     def __init__(self, result):
         self._result = result
@@ -325,6 +324,16 @@ class TreeCVResult:
 
     def to_dict(self):
         return copy.deepcopy(self._result)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._result == self._result
+
+
+class TreeCVResult(_DictResult):
+    """The CV estimate of an incremental learner by TreeCV: ``estimate``, ``standard_error``,
+    ``fold_losses`` (the loss of each chunk), and the work done (``n_point_updates``, ``passes``,
+    ``wall_seconds``). ``to_dict()`` is the CLI's ``treecv --json`` report."""
+
 
     def __repr__(self):
         return f"TreeCVResult({self._result['learner']}: {self._result['estimate']:.6g} ± {self._result['standard_error']:.2g})"
@@ -405,7 +414,7 @@ def treecv(
     return TreeCVResult(json.loads(text))
 
 
-class FeatureSelection:
+class FeatureSelection(_DictResult):
     """A feature selection and, when evaluated, its honest estimate.
 
     Without ``evaluate``: ``features`` (column indices), ``names`` and ``details`` (the search
@@ -416,28 +425,11 @@ class FeatureSelection:
     (selected features, or selection frequencies when evaluated).
     """
 
-    def __init__(self, result):
-        self._result = result
-
-    def __getattr__(self, name):
-        try:
-            return copy.deepcopy(self.__dict__["_result"][name])
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __getstate__(self):
-        return self._result
-
-    def __setstate__(self, state):
-        self._result = state
 
     @property
     def evaluated(self):
         """True when the selection was evaluated honestly (``evaluate`` given)."""
         return "honest" in self._result
-
-    def to_dict(self):
-        return copy.deepcopy(self._result)
 
     def to_frame(self):
         import pandas as pd
@@ -451,9 +443,6 @@ class FeatureSelection:
             h = self._result["honest"]
             return f"FeatureSelection(honest {h['mean']:.4g} ± {h['standard_error']:.2g}, naive {self._result['naive']['mean']:.4g})"
         return f"FeatureSelection({', '.join(self._result['names'])})"
-
-    def __eq__(self, other):
-        return isinstance(other, FeatureSelection) and other._result == self._result
 
 
 def select_features(
