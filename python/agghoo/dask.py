@@ -43,6 +43,7 @@ workers on one host do not oversubscribe it (Dask's nanny limits OpenMP/BLAS, no
 
 import contextlib
 import contextvars
+import json
 import os
 import time
 
@@ -56,7 +57,7 @@ _backend = contextvars.ContextVar("agghoo_dask_backend", default=None)
 
 
 class _Backend:
-    def __init__(self, client, blocks_per_thread, threads_per_task):
+    def __init__(self, client, blocks_per_thread=2, threads_per_task=None):
         self.client = client
         self.blocks_per_thread = blocks_per_thread
         self.threads_per_task = threads_per_task
@@ -92,7 +93,7 @@ def active_client(client=None):
     """The client an agghoo call should use: ``client`` if given, else that of the enclosing
     :func:`backend` block, else ``None`` (run locally)."""
     if client is not None:
-        return _Backend(client, 2, None)
+        return _Backend(client)
     return _backend.get()
 
 
@@ -274,8 +275,6 @@ def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuff
     report = _native.treecv_assemble(
         learner, sums, sizes, n_classes, time.perf_counter() - start, lambda_=float(lambda_), centres=int(centres)
     )
-    import json
-
     result = json.loads(report)
     result["distribution"] = {
         "workers": [addresses[w] for w in range(n_workers)],

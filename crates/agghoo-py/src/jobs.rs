@@ -29,10 +29,30 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> 
     serde_json::from_str(text).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("{what}: {e}"))))
 }
 
-/// What a binding made: a job for a cluster, or the result of a local run.
+/// What a binding made: a job for a cluster, or the result of a local run (JSON text).
 pub(crate) enum Made {
     Job(Box<Kind>),
     Text(String),
+}
+
+impl Made {
+    /// A job for a cluster.
+    pub(crate) fn job(kind: Kind) -> Self {
+        Made::Job(Box::new(kind))
+    }
+
+    /// The Python value: the [`Job`] (with the data's names) or the JSON text.
+    pub(crate) fn into_py(
+        self,
+        py: Python<'_>,
+        feature_names: Vec<String>,
+        class_names: Option<Vec<String>>,
+    ) -> PyResult<Bound<'_, PyAny>> {
+        match self {
+            Made::Job(kind) => Job::new(*kind, feature_names, class_names).into_py(py),
+            Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
+        }
+    }
 }
 
 /// The jobs the package distributes.
@@ -105,18 +125,17 @@ pub(crate) fn select_output<'py>(py: Python<'py>, model: FittedModel, report: &R
     Ok(PyTuple::new(py, [Bound::new(py, Model { inner: model })?.into_any(), report.into_pyobject(py)?.into_any()])?.into_any())
 }
 
-/// The `estimate` result as JSON: the estimate and, with a bootstrap plan's seed, the bootstrap
-/// estimators on the same splits.
+/// The `estimate` result as JSON: the estimate and, for a bootstrap plan (its seed and the
+/// rule), the bootstrap estimators on the same splits.
 pub(crate) fn estimate_json(
-    rule: &dyn Family,
     data: &Dataset,
     splits: &Splits,
     config: &EstimateConfig,
     estimate: RiskEstimate,
-    bootstrap: Option<Seed>,
+    bootstrap: Option<(Seed, &dyn Family)>,
 ) -> Outcome<String> {
     let bootstrap = match bootstrap {
-        Some(seed) => {
+        Some((seed, rule)) => {
             let mut b = BootstrapConfig::new(splits.len());
             b.seed = seed;
             b.loss = config.losses.first().copied();
@@ -196,8 +215,9 @@ impl Job {
                 Kind::Select(j) => Output::Select(Box::new(assemble(j, &data, &outcomes)?)),
                 Kind::Estimate { job, bootstrap } => {
                     let estimate = assemble(job, &data, &outcomes)?;
-                    let rule = family::build_for(job.family, &job.params, &data, &job.config.preprocess)?;
-                    Output::Text(estimate_json(rule.as_ref(), &data, &job.splits, &job.config, estimate, *bootstrap)?)
+                    // The bootstrap estimators need the rule on the client; the plain estimate does not.
+                    let rule = bootstrap.map(|_| family::build_for(job.family, &job.params, &data, &job.config.preprocess)).transpose()?;
+                    Output::Text(estimate_json(&data, &job.splits, &job.config, estimate, bootstrap.zip(rule.as_deref()))?)
                 }
                 Kind::Nested(j) => Output::Text(to_json(&assemble(j, &data, &outcomes)?)?),
                 Kind::Honest(j) => Output::Text(to_json(&assemble(j, &data, &outcomes)?)?),

@@ -251,16 +251,13 @@ fn estimate<'py>(
         };
         if job {
             let estimate_job = EstimateJob::new(kind, params, 0, config, &data, &splits)?;
-            return Ok(jobs::Made::Job(Box::new(jobs::Kind::Estimate { job: estimate_job, bootstrap })));
+            return Ok(jobs::Made::job(jobs::Kind::Estimate { job: estimate_job, bootstrap }));
         }
         let rule = family::build_for(kind, &params, &data, &config.preprocess)?;
         let estimate = agghoo::estimate::estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
-        Ok(jobs::Made::Text(jobs::estimate_json(rule.as_ref(), &data, &splits, &config, estimate, bootstrap)?))
+        Ok(jobs::Made::Text(jobs::estimate_json(&data, &splits, &config, estimate, bootstrap.map(|seed| (seed, rule.as_ref())))?))
     })?;
-    match made {
-        jobs::Made::Job(kind) => jobs::Job::new(*kind, feature_names, class_names).into_py(py),
-        jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
-    }
+    made.into_py(py, feature_names, class_names)
 }
 
 /// Nested cross-validation of selection procedures (`methods`, the names of
@@ -318,14 +315,11 @@ fn compare<'py>(
         if job {
             let nested = NestedJob { config, outer };
             nested.prepare(&data)?;
-            return Ok(jobs::Made::Job(Box::new(jobs::Kind::Nested(nested))));
+            return Ok(jobs::Made::job(jobs::Kind::Nested(nested)));
         }
         Ok(jobs::Made::Text(jobs::to_json(&nested_cv(&data, &outer, &config)?)?))
     })?;
-    match made {
-        jobs::Made::Job(kind) => jobs::Job::new(*kind, feature_names, class_names).into_py(py),
-        jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
-    }
+    made.into_py(py, feature_names, class_names)
 }
 
 /// Feature selection as the CLI's `features` names it (`method`, `scorer`, `n_features`, the
@@ -378,14 +372,11 @@ fn select_features<'py>(
         if job {
             let honest = HonestJob { config, outer };
             honest.prepare(&data)?;
-            return Ok(jobs::Made::Job(Box::new(jobs::Kind::Honest(honest))));
+            return Ok(jobs::Made::job(jobs::Kind::Honest(honest)));
         }
         Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
     })?;
-    match made {
-        jobs::Made::Job(kind) => jobs::Job::new(*kind, feature_names, class_names).into_py(py),
-        jobs::Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
-    }
+    made.into_py(py, feature_names, class_names)
 }
 
 /// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV (`method`

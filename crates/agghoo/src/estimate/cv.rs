@@ -303,12 +303,10 @@ impl EstimateJob {
         splits: &Splits,
     ) -> Result<Self> {
         let mut job = Self { family, params, grid_index, config, splits: splits.clone(), closed_form: false };
-        let built = crate::family::build_for(family, &job.params, data, &job.config.preprocess)?;
-        let rule = OnePoint::new(built.as_ref(), grid_index)?;
-        splits.check_rows(data.n_rows())?;
-        let losses = resolve_losses(&job.config.losses, data.task());
-        job.closed_form = closed_form_estimate(&rule, data, splits, &job.config, &losses).is_some();
-        job.prepare(data)?;
+        // The family is built once, by `prepare` (which also runs every check of the evaluation).
+        let prepared = job.prepare(data)?;
+        let rule = OnePoint::new(prepared.family.as_ref(), grid_index)?;
+        job.closed_form = closed_form_estimate(&rule, data, splits, &job.config, &prepared.losses).is_some();
         Ok(job)
     }
 }

@@ -381,7 +381,7 @@ pub enum HonestOutcome {
 
 impl HonestJob {
     fn fold(&self, data: &Dataset, options: &EvalOptions, j: usize) -> Result<HonestOutcome> {
-        let split = &self.outer.as_slice()[j];
+        let split = self.outer.as_slice().get(j).ok_or_else(|| Error::invalid("unit", "an outer fold index", j))?;
         let config = &self.config;
         let train = data.select_rows(split.train()).map_err(|e| e.at_split(j))?;
         // The selection resamples inside T_j (its errors name inner splits): an outer split.
