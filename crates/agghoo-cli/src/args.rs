@@ -71,6 +71,10 @@ pub enum Command {
     Features(FeaturesArgs),
     /// Rerun one of the papers' experiments (knn, cart, svr, breast-cancer, treecv): tables, JSON and SVG/PNG plots.
     Reproduce(ReproduceArgs),
+    /// The real-data study: Agghoo / Majhoo vs CV selection on the data sets of a study folder
+    /// (families × procedures × outer splits); tables, JSON, a Markdown report and plots.
+    #[command(after_help = STUDY_EXAMPLES)]
+    Study(StudyArgs),
     /// Rerun a `--json` report from the invocation it records (every option, defaults included)
     /// and print the same document: run it from the directory the report was made in, so that
     /// relative data paths resolve alike.
@@ -104,6 +108,57 @@ pub struct ReproduceArgs {
     /// Sample size n (default: the paper's).
     #[arg(long)]
     pub n: Option<usize>,
+}
+
+const STUDY_EXAMPLES: &str = "Examples:
+  agghoo study --quick                      # 6 sets, 10 outer splits, about a minute
+  agghoo study                              # the full study (39 sets, 100 outer splits)
+  agghoo study --sets iris,boston --families knn,cart --reps 20 --out results/small
+
+Procedures (10-fold CV is the reference): cv, cv+1se, acv, ekcv (10 folds); holdout, mccv,
+agghoo at tau = 0.8 and 0.5 with V = 5 and 10 (Monte-Carlo splits). Families: knn, cart,
+svm (C-SVC / epsilon-SVR), linear (L2 logistic / ridge); a 100-tree random forest as a reference.";
+
+/// `agghoo study`.
+#[derive(Args, Debug, Serialize, Deserialize)]
+pub struct StudyArgs {
+    /// The study folder: `manifest.tsv` and one `NAME.csv.gz` per data set.
+    #[arg(long, default_value = "data/study")]
+    pub data_dir: PathBuf,
+    /// The quick study: 6 sets (both tasks, categorical features and missing values among
+    /// them), 10 outer splits, at most 200 training rows. Other flags override its settings.
+    #[arg(long)]
+    pub quick: bool,
+    /// Data sets, comma-separated (default: every set of the manifest; --quick: its six).
+    #[arg(long, value_delimiter = ',')]
+    pub sets: Vec<String>,
+    /// Families, comma-separated: knn, cart, svm, linear (default: all four).
+    #[arg(long, value_delimiter = ',')]
+    pub families: Vec<String>,
+    /// Outer train / test splits per data set (default 100; --quick: 10).
+    #[arg(long)]
+    pub reps: Option<usize>,
+    /// Seed of every random choice.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Cap on the outer training rows (default 500; --quick: 200).
+    #[arg(long)]
+    pub max_train: Option<usize>,
+    /// Cap on the outer test rows (default 1000; --quick: 500).
+    #[arg(long)]
+    pub max_test: Option<usize>,
+    /// Trees of the reference random forest; 0 leaves it out (default 100; --quick: 50).
+    #[arg(long)]
+    pub forest_trees: Option<usize>,
+    /// Level of the paired tests against 10-fold CV.
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// Directory for `study.json`, `study.md` and the plots.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Print the JSON document on stdout instead of the tables.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Where the data come from and how to read them.

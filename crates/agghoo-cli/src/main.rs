@@ -36,6 +36,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Treecv(a) => cmd::treecv::run(a),
         Command::Features(a) => cmd::features::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
+        Command::Study(a) => cmd::study::run(a),
         Command::Replay(_) => Err(args::UsageError("a report cannot record `replay` itself".into()).into()),
     }
 }

@@ -9,4 +9,5 @@ pub mod replay;
 pub mod reproduce;
 pub mod select;
 pub mod splits;
+pub mod study;
 pub mod treecv;

@@ -19,6 +19,7 @@
 pub mod breast_cancer;
 pub mod cart;
 pub mod knn;
+pub mod study;
 pub mod svr;
 pub mod treecv;
 

@@ -1,0 +1,396 @@
+//! `agghoo study`: the real-data study (protocol in `agghoo::experiments::study`). The summary
+//! table on stdout; `study.json`, `study.md` (summary and per-data-set tables) and two plots in
+//! `--out`; a progress bar per (set, family, repetition).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use agghoo::Seed;
+use agghoo::data::study::StudyManifest;
+use agghoo::experiments::study::{self, Cell, PROCEDURES, REFERENCE, StudyConfig, StudyFamily, StudyResult, Verdict};
+use anyhow::{Context, anyhow};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Serialize;
+
+use crate::args::StudyArgs;
+use crate::output::{self, Envelope};
+use crate::plot::{colour, register};
+
+/// The JSON document: the library's result plus the wall time.
+#[derive(Serialize)]
+struct Outcome<'a> {
+    #[serde(flatten)]
+    result: &'a StudyResult,
+    wall_seconds: f64,
+    threads: usize,
+}
+
+fn config_of(args: &StudyArgs) -> anyhow::Result<StudyConfig> {
+    let mut c = if args.quick { StudyConfig::quick() } else { StudyConfig::full() };
+    if !args.sets.is_empty() {
+        c.sets = args.sets.iter().map(|s| s.trim().to_string()).collect();
+    }
+    if !args.families.is_empty() {
+        c.families = args.families.iter().map(|f| StudyFamily::parse(f)).collect::<agghoo::Result<_>>()?;
+    }
+    c.reps = args.reps.unwrap_or(c.reps);
+    c.seed = args.seed.map_or(c.seed, Seed);
+    c.max_train = args.max_train.unwrap_or(c.max_train);
+    c.max_test = args.max_test.unwrap_or(c.max_test);
+    c.forest_trees = args.forest_trees.unwrap_or(c.forest_trees);
+    c.alpha = args.alpha.unwrap_or(c.alpha);
+    c.check()?;
+    Ok(c)
+}
+
+pub fn run(args: StudyArgs) -> anyhow::Result<()> {
+    let manifest = StudyManifest::read(&args.data_dir)
+        .with_context(|| format!("reading the study folder {} (set it with --data-dir)", args.data_dir.display()))?;
+    let mut config = config_of(&args)?;
+    let n_sets = if config.sets.is_empty() { manifest.sets().len() } else { config.sets.len() };
+    let bar = output::progress((n_sets * config.families.len() * config.reps) as u64, "study", args.json);
+    let tick = bar.clone();
+    config.progress = Some(Arc::new(move |k| tick.inc(k)));
+    let start = Instant::now();
+    let result = study::run(&manifest, &config)?;
+    let wall_seconds = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+
+    let outcome = Outcome { result: &result, wall_seconds, threads: rayon::current_num_threads() };
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let json_path = args.out.join("study.json");
+    let envelope = Envelope {
+        schema_version: output::SCHEMA_VERSION,
+        command: "study",
+        parameters: &config,
+        invocation: output::invocation(),
+        seed: Some(config.seed.0),
+        result: &outcome,
+    };
+    std::fs::write(&json_path, serde_json::to_string_pretty(&envelope)? + "\n")
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    let md_path = args.out.join("study.md");
+    std::fs::write(&md_path, markdown(&result, wall_seconds, outcome.threads)).with_context(|| format!("writing {}", md_path.display()))?;
+    let relative = args.out.join("study-relative");
+    let tau = args.out.join("study-tau");
+    plot(&result, &relative, &tau)?;
+    if args.json {
+        return output::print_json("study", &config, Some(config.seed.0), &outcome);
+    }
+    output::print(&format!(
+        "Test risk relative to 10-fold CV (geometric mean over data sets); wins / ties / losses against it \
+         (corrected resampled t-test, α = {}), over {} outer splits",
+        result.alpha, result.reps
+    ))?;
+    output::print(&summary_table(&result).to_string())?;
+    for c in result.cells.iter().filter(|c| c.error.is_some()) {
+        output::print(&format!("failed: {} × {}: {}", c.set, c.family.name(), c.error.as_deref().unwrap_or("")))?;
+    }
+    output::print(&format!(
+        "{} cells ({} failed), seed {}; {:.1} s on {} threads. Wrote {}, {}, {}.{{svg,png}}, {}.{{svg,png}}",
+        result.cells.len(),
+        result.cells.iter().filter(|c| c.error.is_some()).count(),
+        result.seed.0,
+        wall_seconds,
+        outcome.threads,
+        json_path.display(),
+        md_path.display(),
+        relative.display(),
+        tau.display()
+    ))
+}
+
+fn families(result: &StudyResult) -> Vec<StudyFamily> {
+    let mut out: Vec<StudyFamily> = Vec::new();
+    for c in &result.cells {
+        if !out.contains(&c.family) {
+            out.push(c.family);
+        }
+    }
+    out
+}
+
+/// One summary cell: "0.987 (3/30/6)".
+fn summary_cell(result: &StudyResult, family: StudyFamily, k: usize) -> String {
+    let procedure = PROCEDURES[k].0;
+    match result.summary.iter().find(|s| s.family == family && s.procedure == procedure) {
+        Some(s) if k == REFERENCE => format!("1 ({} sets)", s.sets),
+        Some(s) => format!("{:.3} ({}/{}/{})", s.relative, s.wins, s.ties, s.losses),
+        None => "-".into(),
+    }
+}
+
+fn summary_table(result: &StudyResult) -> comfy_table::Table {
+    let fams = families(result);
+    let mut header = vec!["procedure".to_string()];
+    header.extend(fams.iter().map(|f| f.name().to_string()));
+    header.push("fits".into());
+    let mut t = output::table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    for (k, (p, _)) in PROCEDURES.iter().enumerate() {
+        let mut line = vec![p.label()];
+        line.extend(fams.iter().map(|&f| summary_cell(result, f, k)));
+        let ran: Vec<f64> = result.summary.iter().filter(|s| s.procedure == *p && s.sets > 0).map(|s| s.fits).collect();
+        let fits = ran.iter().sum::<f64>() / ran.len().max(1) as f64;
+        line.push(format!("{fits:.1}"));
+        t.add_row(line);
+    }
+    t
+}
+
+fn mark(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Win => " ▲",
+        Verdict::Loss => " ▼",
+        Verdict::Tie | Verdict::Reference => "",
+    }
+}
+
+/// The Markdown report: summary, cost, per-family tables of every data set, failures.
+fn markdown(result: &StudyResult, wall_seconds: f64, threads: usize) -> String {
+    let fams = families(result);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Outer splits: {}; at most {} training and {} test rows per split; seed {}; paired tests at α = {}. \
+         Run time {:.0} s on {} threads.\n",
+        result.reps, result.max_train, result.max_test, result.seed.0, result.alpha, wall_seconds, threads
+    );
+    let _ = writeln!(s, "### Summary: test risk relative to 10-fold CV, geometric mean over data sets (wins / ties / losses)\n");
+    let _ = write!(s, "| procedure |");
+    for f in &fams {
+        let _ = write!(s, " {} |", f.name());
+    }
+    let _ = writeln!(s, " fits per split | seconds per split |\n|---|{}---|---|", "---|".repeat(fams.len()));
+    for (k, (p, _)) in PROCEDURES.iter().enumerate() {
+        let _ = write!(s, "| {} |", p.label());
+        for &f in &fams {
+            let _ = write!(s, " {} |", summary_cell(result, f, k));
+        }
+        let rows: Vec<_> = result.summary.iter().filter(|r| r.procedure == *p && r.sets > 0).collect();
+        let fits = rows.iter().map(|r| r.fits).sum::<f64>() / rows.len().max(1) as f64;
+        let secs = rows.iter().map(|r| r.seconds).sum::<f64>() / rows.len().max(1) as f64;
+        let _ = writeln!(s, " {fits:.1} | {} |", output::num(secs));
+    }
+    for &f in &fams {
+        let cells: Vec<&Cell> = result.cells.iter().filter(|c| c.family == f).collect();
+        let _ = writeln!(
+            s,
+            "\n### {}: per data set\n\nMean test risk of 10-fold CV ± its standard error, then each procedure's risk relative to it \
+             (▲ significantly lower, ▼ significantly higher); the reference forest relative to CV last.\n",
+            f.name()
+        );
+        let _ = write!(s, "| set | learner | n | train / test | cv V=10 |");
+        for (p, _) in PROCEDURES.iter().skip(1) {
+            let _ = write!(s, " {} |", p.label());
+        }
+        let _ = writeln!(s, " forest |\n|---|---|---|---|---|{}---|", "---|".repeat(PROCEDURES.len() - 1));
+        for c in cells {
+            let _ = write!(s, "| {} | {} | {} | {} / {} |", c.set, c.learner, c.n_rows, c.n_train, c.n_test);
+            if let Some(e) = &c.error {
+                let _ = writeln!(s, " failed: {} |", e.replace('|', "/"));
+                continue;
+            }
+            let cv = &c.rows[REFERENCE];
+            let _ = write!(s, " {} ± {} |", output::num(cv.mean), output::num(cv.standard_error));
+            for r in c.rows.iter().skip(1) {
+                let _ = write!(s, " {:.3}{} |", r.relative, mark(r.verdict));
+            }
+            let forest = if c.forest.is_empty() || cv.mean <= 0.0 {
+                "-".to_string()
+            } else {
+                format!("{:.3}", c.forest.iter().sum::<f64>() / c.forest.len() as f64 / cv.mean)
+            };
+            let _ = writeln!(s, " {forest} |");
+        }
+    }
+    s
+}
+
+const SIZE: (u32, u32) = (1100, 760);
+
+/// `relative`: per family, each procedure's relative risk on every set (dots, log scale) and the
+/// geometric mean (bar); `tau`: Agghoo's geometric-mean relative risk against τ, one line per
+/// family and V, with MC-CV and hold-out at τ = 0.8 as markers.
+fn plot(result: &StudyResult, relative: &Path, tau: &Path) -> anyhow::Result<()> {
+    register();
+    let (svg, png) = (relative.with_extension("svg"), relative.with_extension("png"));
+    dots(SVGBackend::new(&svg, SIZE).into_drawing_area(), result).with_context(|| format!("drawing {}", svg.display()))?;
+    dots(BitMapBackend::new(&png, SIZE).into_drawing_area(), result).with_context(|| format!("drawing {}", png.display()))?;
+    let (svg, png) = (tau.with_extension("svg"), tau.with_extension("png"));
+    tau_lines(SVGBackend::new(&svg, SIZE).into_drawing_area(), result).with_context(|| format!("drawing {}", svg.display()))?;
+    tau_lines(BitMapBackend::new(&png, SIZE).into_drawing_area(), result).with_context(|| format!("drawing {}", png.display()))?;
+    Ok(())
+}
+
+/// A label short enough for the dot plot's axis: `1se`, `acv`, `ekcv`, `ho .8`, `mc .8`, `a .8/5`, ...
+fn short_label(k: usize) -> String {
+    use agghoo::experiments::study::ProcedureKind;
+    let p = PROCEDURES[k].0;
+    let tau = p.tau.map_or_else(String::new, |t| format!("{t}").trim_start_matches('0').to_string());
+    match p.kind {
+        ProcedureKind::CvOneSe => "1se".into(),
+        ProcedureKind::Holdout => format!("ho {tau}"),
+        ProcedureKind::Mccv => format!("mc {tau}"),
+        ProcedureKind::Agghoo => format!("a {tau}/{}", p.v),
+        other => other.name().into(),
+    }
+}
+
+fn dots<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &StudyResult) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
+    root.fill(&WHITE).map_err(e)?;
+    let fams = families(result);
+    let (top, rest) = root.split_vertically(40);
+    top.draw_text(
+        &format!(
+            "Test risk relative to 10-fold CV per data set (dots), geometric mean (bar); {} outer splits. \
+             a τ/V = Agghoo, mc = MC-CV, ho = hold-out",
+            result.reps
+        ),
+        &("sans-serif", 19).into_font().color(&BLACK),
+        (12, 10),
+    )
+    .map_err(e)?;
+    let panels = rest.split_evenly((fams.len().div_ceil(2), 2.min(fams.len())));
+    let others: Vec<usize> = (0..PROCEDURES.len()).filter(|&k| k != REFERENCE).collect();
+    let values = |f: StudyFamily, k: usize| -> Vec<f64> {
+        result
+            .cells
+            .iter()
+            .filter(|c| c.family == f && c.error.is_none())
+            .map(|c| c.rows[k].relative)
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .collect()
+    };
+    let (lo, hi) = fams
+        .iter()
+        .flat_map(|&f| others.iter().flat_map(move |&k| values(f, k)))
+        .fold((1.0f64, 1.0f64), |(a, b), r| (a.min(r.log2()), b.max(r.log2())));
+    let (lo, hi) = (lo.max(-2.0) - 0.05, hi.min(2.0) + 0.05);
+    for (panel, &f) in panels.iter().zip(&fams) {
+        let mut chart = ChartBuilder::on(panel)
+            .caption(f.name(), ("sans-serif", 18))
+            .margin(8)
+            .x_label_area_size(30)
+            .y_label_area_size(55)
+            .build_cartesian_2d(-0.5..(others.len() as f64 - 0.5), lo..hi)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_labels(others.len())
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    others.get(i as usize).map_or_else(String::new, |&k| short_label(k))
+                } else {
+                    String::new()
+                }
+            })
+            .x_label_style(("sans-serif", 12))
+            .y_label_formatter(&|y| format!("{:.2}", 2f64.powf(*y)))
+            .y_desc("relative risk (log scale)")
+            .label_style(("sans-serif", 12))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(e)?;
+        chart.draw_series(LineSeries::new([(-0.5, 0.0), (others.len() as f64 - 0.5, 0.0)], BLACK.stroke_width(1))).map_err(e)?;
+        for (i, &k) in others.iter().enumerate() {
+            let v = values(f, k);
+            let n = v.len().max(1) as f64;
+            let grey = RGBColor(120, 120, 120).mix(0.55);
+            chart
+                .draw_series(
+                    v.iter()
+                        .enumerate()
+                        .map(|(j, r)| Circle::new((i as f64 - 0.25 + 0.5 * j as f64 / n, r.log2().clamp(lo, hi)), 2, grey.filled())),
+                )
+                .map_err(e)?;
+            if !v.is_empty() {
+                let g = v.iter().map(|r| r.log2()).sum::<f64>() / v.len() as f64;
+                chart.draw_series(LineSeries::new([(i as f64 - 0.35, g), (i as f64 + 0.35, g)], colour(3).stroke_width(3))).map_err(e)?;
+            }
+        }
+    }
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+fn tau_lines<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &StudyResult) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    use agghoo::experiments::study::ProcedureKind;
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
+    root.fill(&WHITE).map_err(e)?;
+    let fams = families(result);
+    let find = |f: StudyFamily, kind: ProcedureKind, tau: f64, v: usize| {
+        result
+            .summary
+            .iter()
+            .find(|s| s.family == f && s.procedure.kind == kind && s.procedure.tau == Some(tau) && s.procedure.v == v)
+            .map(|s| s.relative)
+            .filter(|r| r.is_finite())
+    };
+    let all: Vec<f64> = result.summary.iter().map(|s| s.relative).filter(|r| r.is_finite()).collect();
+    let (lo, hi) = all.iter().fold((1.0f64, 1.0f64), |(a, b), &r| (a.min(r), b.max(r)));
+    let pad = (hi - lo).max(0.02) * 0.1;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("Agghoo / Majhoo vs τ: test risk relative to 10-fold CV (geometric mean over sets, {} outer splits)", result.reps),
+            ("sans-serif", 18),
+        )
+        .margin(14)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.45..0.85, (lo - pad)..(hi + pad))
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("training fraction τ")
+        .y_desc("relative test risk")
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(e)?;
+    chart
+        .draw_series(LineSeries::new([(0.45, 1.0), (0.85, 1.0)], BLACK.stroke_width(1)))
+        .map_err(e)?
+        .label("10-fold CV")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(1)));
+    for (i, &f) in fams.iter().enumerate() {
+        let c = colour(i);
+        for v in [5, 10] {
+            let points: Vec<(f64, f64)> = [0.5, 0.8].iter().filter_map(|&t| find(f, ProcedureKind::Agghoo, t, v).map(|r| (t, r))).collect();
+            let style = c.stroke_width(if v == 10 { 3 } else { 1 });
+            chart
+                .draw_series(LineSeries::new(points.iter().copied(), style))
+                .map_err(e)?
+                .label(format!("{} agghoo V={v}", f.name()))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, c.filled()))).map_err(e)?;
+        }
+        let marks: Vec<(f64, f64)> = [find(f, ProcedureKind::Mccv, 0.8, 10), find(f, ProcedureKind::Holdout, 0.8, 1)]
+            .into_iter()
+            .flatten()
+            .map(|r| (0.8 + 0.01 * (i as f64 + 1.0), r))
+            .collect();
+        chart.draw_series(marks.iter().map(|&p| TriangleMarker::new(p, 5, c.filled()))).map_err(e)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", 12))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(e)?;
+    root.present().map_err(e)?;
+    Ok(())
+}

@@ -1,0 +1,807 @@
+//! The real-data study: Agghoo / Majhoo against cross-validation selection on the data sets of
+//! a study folder (`data/study` in the repository: a `manifest.tsv` and one gzip CSV per set).
+//!
+//! # Protocol
+//! For each data set, each family of [`StudyFamily`], and each outer repetition r (shared by every
+//! family and procedure of the set):
+//! 1. **Outer split.** A uniformly random permutation of the rows (stream r of the set's seed);
+//!    its first `n_train = min(⌊0.7 n⌋, max_train)` rows train, the next
+//!    `n_test = min(n − n_train, max_test)` rows test. The caps keep the kernel and neighbour
+//!    families affordable on the large sets; a set's sizes are in its table.
+//! 2. **Inner evaluation, once per split set** (all on the `n_train` rows, preprocessing — median
+//!    imputation, the family's categorical encoding, standardisation for k-NN, the SVM and the
+//!    linear model — fitted inside each training set):
+//!    - 10-fold CV (stratified for classification): **CV**, **CV + 1-SE**, **ACV**, **EKCV**
+//!      conclude from these ten evaluations;
+//!    - 10 Monte-Carlo splits at τ = 0.8: **hold-out** (the first split), **MC-CV** (the mean
+//!      risk of the ten), **Agghoo (τ = 0.8, V = 10)** and **(τ = 0.8, V = 5)** (the first five);
+//!    - 10 Monte-Carlo splits at τ = 0.5: **Agghoo (τ = 0.5, V = 10)** and **(V = 5)**.
+//!
+//!    Agghoo averages its members for regression and takes their majority vote for
+//!    classification (Majhoo). Every procedure is the library's own ([`conclude`]): the study
+//!    evaluates each split set once and concludes every procedure that reads it, which is
+//!    exactly what running the procedures one by one would give.
+//! 3. **Test risk** of every procedure's final predictor on the `n_test` rows: 0–1 loss for
+//!    classification, squared error for regression. A random forest (100 trees, default mtry,
+//!    no tuning) is fitted on the same rows as a reference.
+//!
+//! # Summaries
+//! Per (set, family) and procedure: the mean test risk and its standard error over the
+//! repetitions; the risk relative to 10-fold CV (ratio of mean risks); the paired differences
+//! against 10-fold CV with the corrected resampled t-test (Nadeau & Bengio 2003, the test-to-
+//! training ratio `n_test / n_train` of the outer splits) and a verdict at level α: a **win**
+//! when the procedure's risk is significantly lower, a **loss** when higher, a **tie**
+//! otherwise; the cost — path fits and refits on the outer training rows per repetition, and
+//! seconds (each split's evaluation timed alone, a procedure charged for the splits it reads
+//! plus its conclusion). Across sets, per family and procedure: the geometric mean of the
+//! relative risks and the win / tie / loss counts.
+//!
+//! Cells that fail (a fit error in any repetition) are reported with their error and left out of
+//! the summaries; the study goes on.
+//!
+//! Determinism: the outer permutation of repetition r of the set at position s of the manifest
+//! comes from `seed.child(Experiment, s).child(Data, r)`, the inner splits from
+//! `child(Splits, 0 | 1 | 2)` of the same repetition seed; risks are bit-identical for any
+//! thread count (times are not).
+
+use std::time::Instant;
+
+use rand::seq::SliceRandom;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::study::{StudyManifest, StudySet};
+use crate::data::{Dataset, MissingCategory, MissingPolicy, Task};
+use crate::engine::{EvalOptions, Sequential, SplitOutcome, TieRule, evaluate_units, refit_all};
+use crate::error::{Error, Result};
+use crate::estimate::corrected_resampled_t_test;
+use crate::family::{self, FamilyKind, FamilyParams, GridSpec, Predictor};
+use crate::loss::Loss;
+use crate::resample::{MonteCarlo, PlanContext, Splits, VFold};
+use crate::seed::{Purpose, Seed};
+use crate::select::{FittedModel, Method, Progress, SelectConfig, conclude};
+
+/// A family of the study: the learner it runs on classification and on regression data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StudyFamily {
+    /// k-nearest neighbours over k (standardised features).
+    Knn,
+    /// CART over its cost-complexity pruning sequence.
+    Cart,
+    /// Gaussian-kernel SVM over λ (C-SVC / ε-SVR, γ by scikit-learn's `scale` rule, standardised
+    /// features).
+    Svm,
+    /// A penalised linear model over λ: L2 logistic regression / ridge (standardised features).
+    Linear,
+}
+
+impl StudyFamily {
+    /// Every family, in table order.
+    pub const ALL: [StudyFamily; 4] = [StudyFamily::Knn, StudyFamily::Cart, StudyFamily::Svm, StudyFamily::Linear];
+
+    /// The name in tables and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            StudyFamily::Knn => "knn",
+            StudyFamily::Cart => "cart",
+            StudyFamily::Svm => "svm",
+            StudyFamily::Linear => "linear",
+        }
+    }
+
+    /// Parses a name of [`StudyFamily::name`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the known families.
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name.trim()).ok_or_else(|| Error::invalid("family", "knn, cart, svm or linear", name))
+    }
+
+    /// The library family run for `task`.
+    pub fn kind(self, task: Task) -> FamilyKind {
+        match (self, task) {
+            (StudyFamily::Knn, _) => FamilyKind::Knn,
+            (StudyFamily::Cart, _) => FamilyKind::Cart,
+            (StudyFamily::Svm, Task::Classification) => FamilyKind::Svc,
+            (StudyFamily::Svm, Task::Regression) => FamilyKind::Svr,
+            (StudyFamily::Linear, Task::Classification) => FamilyKind::Logistic,
+            (StudyFamily::Linear, Task::Regression) => FamilyKind::Ridge,
+        }
+    }
+
+    fn standardize(self) -> bool {
+        self != StudyFamily::Cart
+    }
+}
+
+/// What a procedure of the study does with its splits (each is the library's own procedure).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProcedureKind {
+    /// CV selection, refit on the outer training rows.
+    Cv,
+    /// CV with the one-standard-error rule.
+    #[serde(rename = "cv+1se")]
+    CvOneSe,
+    /// K-fold averaging CV.
+    Acv,
+    /// Efficient K-fold CV.
+    Ekcv,
+    /// Hold-out selection on the first split.
+    Holdout,
+    /// Monte-Carlo CV selection.
+    Mccv,
+    /// Agghoo (Majhoo's vote on classification).
+    Agghoo,
+}
+
+impl ProcedureKind {
+    /// The name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProcedureKind::Cv => "cv",
+            ProcedureKind::CvOneSe => "cv+1se",
+            ProcedureKind::Acv => "acv",
+            ProcedureKind::Ekcv => "ekcv",
+            ProcedureKind::Holdout => "holdout",
+            ProcedureKind::Mccv => "mccv",
+            ProcedureKind::Agghoo => "agghoo",
+        }
+    }
+
+    fn config(self) -> SelectConfig {
+        let mut c = SelectConfig::new(match self {
+            ProcedureKind::Cv | ProcedureKind::CvOneSe | ProcedureKind::Mccv => Method::Cv,
+            ProcedureKind::Acv => Method::Acv,
+            ProcedureKind::Ekcv => Method::Ekcv,
+            ProcedureKind::Holdout => Method::HoldOut,
+            ProcedureKind::Agghoo => Method::Agghoo,
+        });
+        c.one_standard_error = self == ProcedureKind::CvOneSe;
+        c
+    }
+}
+
+/// A procedure of the study, with its split set.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StudyProcedure {
+    /// What it does.
+    pub kind: ProcedureKind,
+    /// Training fraction of the Monte-Carlo splits it reads (`None` for 10-fold CV).
+    pub tau: Option<f64>,
+    /// Splits it reads.
+    pub v: usize,
+}
+
+impl StudyProcedure {
+    /// The label in tables: the name with τ and V where they vary.
+    pub fn label(&self) -> String {
+        match (self.kind, self.tau) {
+            (ProcedureKind::Holdout, Some(t)) => format!("holdout τ={t}"),
+            (kind, Some(t)) => format!("{} τ={t} V={}", kind.name(), self.v),
+            (kind, None) => format!("{} V={}", kind.name(), self.v),
+        }
+    }
+}
+
+/// The split sets of a repetition, in the order of [`PROCEDURES`]' `set` indices.
+const VFOLD: usize = 0;
+const MC_08: usize = 1;
+const MC_05: usize = 2;
+/// Folds of the V-fold set; splits of each Monte-Carlo set.
+const SPLITS_PER_SET: usize = 10;
+
+/// The procedures, each with the split set it reads and how many of its first splits.
+pub const PROCEDURES: [(StudyProcedure, usize); 10] = [
+    (StudyProcedure { kind: ProcedureKind::Cv, tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::CvOneSe, tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::Acv, tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::Ekcv, tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::Holdout, tau: Some(0.8), v: 1 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::Mccv, tau: Some(0.8), v: 10 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.8), v: 5 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.8), v: 10 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.5), v: 5 }, MC_05),
+    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.5), v: 10 }, MC_05),
+];
+
+/// The procedure every other one is compared with (10-fold CV, the first of [`PROCEDURES`]).
+pub const REFERENCE: usize = 0;
+
+/// The study's settings.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct StudyConfig {
+    /// Data sets by name (empty: every set of the manifest).
+    pub sets: Vec<String>,
+    /// Families.
+    pub families: Vec<StudyFamily>,
+    /// Outer repetitions (random train / test splits).
+    pub reps: usize,
+    /// The seed every random choice flows from.
+    pub seed: Seed,
+    /// Cap on the outer training rows.
+    pub max_train: usize,
+    /// Cap on the outer test rows.
+    pub max_test: usize,
+    /// Trees of the reference forest (0: no forest).
+    pub forest_trees: usize,
+    /// Level of the paired tests.
+    pub alpha: f64,
+    /// Called with 1 after each finished (set, family, repetition).
+    #[serde(skip)]
+    pub progress: Option<Progress>,
+}
+
+impl std::fmt::Debug for StudyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StudyConfig")
+            .field("sets", &self.sets)
+            .field("families", &self.families)
+            .field("reps", &self.reps)
+            .field("seed", &self.seed)
+            .field("max_train", &self.max_train)
+            .field("max_test", &self.max_test)
+            .field("forest_trees", &self.forest_trees)
+            .field("alpha", &self.alpha)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StudyConfig {
+    /// The full study: every set, every family, 100 repetitions, at most 500 training and 1 000
+    /// test rows, a 100-tree forest, α = 0.05, seed 1.
+    pub fn full() -> Self {
+        Self {
+            sets: Vec::new(),
+            families: StudyFamily::ALL.to_vec(),
+            reps: 100,
+            seed: Seed(1),
+            max_train: 500,
+            max_test: 1000,
+            forest_trees: 100,
+            alpha: 0.05,
+            progress: None,
+        }
+    }
+
+    /// The quick study (minutes): six sets of both tasks, with categorical features and missing
+    /// values among them, 10 repetitions, at most 200 training rows.
+    pub fn quick() -> Self {
+        Self {
+            sets: ["iris", "penguins", "pima", "boston", "salaries", "concrete"].map(String::from).to_vec(),
+            reps: 10,
+            max_train: 200,
+            max_test: 500,
+            forest_trees: 50,
+            ..Self::full()
+        }
+    }
+
+    /// Checks the settings.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the field; [`Error::ResourceLimit`] for too many
+    /// repetitions.
+    pub fn check(&self) -> Result<()> {
+        if self.reps < 2 {
+            return Err(Error::invalid("reps", "at least 2 (a paired test needs two differences)", self.reps));
+        }
+        crate::limits::check_count(crate::limits::Count::Repetitions, self.reps as u128, "the study")?;
+        if self.families.is_empty() {
+            return Err(Error::invalid("families", "at least one family", "none"));
+        }
+        if self.max_train < 20 {
+            return Err(Error::invalid("max-train", "at least 20 rows (10 folds of 2 rows)", self.max_train));
+        }
+        if self.max_test == 0 {
+            return Err(Error::invalid("max-test", "at least 1 row", self.max_test));
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(Error::invalid("alpha", "in (0, 1)", self.alpha));
+        }
+        Ok(())
+    }
+}
+
+/// One procedure's line in a cell (a data set × a family).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProcedureRow {
+    /// The procedure.
+    pub procedure: StudyProcedure,
+    /// Test risk of each repetition.
+    pub risks: Vec<f64>,
+    /// Mean test risk.
+    pub mean: f64,
+    /// Its standard error (`sd / √R`).
+    pub standard_error: f64,
+    /// Mean risk over 10-fold CV's mean risk (1 for CV; NaN when CV's is 0).
+    pub relative: f64,
+    /// Mean paired difference against 10-fold CV.
+    pub difference: f64,
+    /// Two-sided p-value of the corrected resampled t-test of the differences (1 for CV).
+    pub p_value: f64,
+    /// `win`, `tie` or `loss` against 10-fold CV at the study's α (`reference` for CV itself).
+    pub verdict: Verdict,
+    /// Path fits on training sets plus refits on the outer training rows, per repetition (mean).
+    pub fits: f64,
+    /// Seconds per repetition (mean): its splits' evaluations and its conclusion.
+    pub seconds: f64,
+}
+
+/// A procedure's result against the reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Significantly lower risk than 10-fold CV.
+    Win,
+    /// No significant difference.
+    Tie,
+    /// Significantly higher risk.
+    Loss,
+    /// 10-fold CV itself.
+    Reference,
+}
+
+/// A data set × family cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// The data set.
+    pub set: String,
+    /// Its task.
+    pub task: Task,
+    /// The study family.
+    pub family: StudyFamily,
+    /// The library family it ran (`svc`, `ridge`, ...).
+    pub learner: String,
+    /// Rows of the data set.
+    pub n_rows: usize,
+    /// Outer training rows.
+    pub n_train: usize,
+    /// Outer test rows.
+    pub n_test: usize,
+    /// The procedures (empty when the cell failed).
+    pub rows: Vec<ProcedureRow>,
+    /// The reference forest's test risk per repetition (empty without forest or on failure).
+    pub forest: Vec<f64>,
+    /// Why the cell failed, if it did.
+    pub error: Option<String>,
+}
+
+/// A line of the summary: one family × procedure over the data sets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    /// The family.
+    pub family: StudyFamily,
+    /// The procedure.
+    pub procedure: StudyProcedure,
+    /// Data sets summarised (cells that ran and where CV's risk is positive).
+    pub sets: usize,
+    /// Geometric mean over the sets of the relative risk against 10-fold CV.
+    pub relative: f64,
+    /// Sets where the procedure wins / ties / loses against 10-fold CV.
+    pub wins: usize,
+    /// Ties.
+    pub ties: usize,
+    /// Losses.
+    pub losses: usize,
+    /// Mean over the sets of the fits per repetition.
+    pub fits: f64,
+    /// Mean over the sets of the seconds per repetition.
+    pub seconds: f64,
+}
+
+/// The study's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StudyResult {
+    /// Repetitions.
+    pub reps: usize,
+    /// Seed.
+    pub seed: Seed,
+    /// Caps on the outer training and test rows.
+    pub max_train: usize,
+    /// Test-row cap.
+    pub max_test: usize,
+    /// Level of the tests.
+    pub alpha: f64,
+    /// Every cell, by set (manifest order) then family.
+    pub cells: Vec<Cell>,
+    /// Per family and procedure, over the sets.
+    pub summary: Vec<SummaryRow>,
+}
+
+/// Runs the study on the manifest's sets.
+///
+/// # Errors
+/// [`StudyConfig::check`]; a set name the manifest does not list; read errors of a set's file.
+/// Fit failures do not stop the study: they fail their cell ([`Cell::error`]).
+pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult> {
+    config.check()?;
+    let chosen: Vec<(usize, &StudySet)> = if config.sets.is_empty() {
+        manifest.sets().iter().enumerate().collect()
+    } else {
+        config
+            .sets
+            .iter()
+            .map(|name| {
+                manifest
+                    .sets()
+                    .iter()
+                    .position(|s| s.name() == name)
+                    .map(|i| (i, &manifest.sets()[i]))
+                    .ok_or_else(|| Error::invalid("set", "a data set of the manifest", name))
+            })
+            .collect::<Result<_>>()?
+    };
+    let mut cells = Vec::new();
+    for (position, set) in chosen {
+        let data = manifest.read_csv(set, MissingPolicy::Median)?.data;
+        for &family in &config.families {
+            cells.push(run_cell(&data, set, position, family, config));
+        }
+    }
+    let summary = summarize(&cells);
+    Ok(StudyResult {
+        reps: config.reps,
+        seed: config.seed,
+        max_train: config.max_train,
+        max_test: config.max_test,
+        alpha: config.alpha,
+        cells,
+        summary,
+    })
+}
+
+/// One repetition of a cell: each procedure's test risk, fits and seconds; the forest's risk.
+struct Repetition {
+    risks: Vec<f64>,
+    fits: Vec<f64>,
+    seconds: Vec<f64>,
+    forest: Option<f64>,
+}
+
+fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily, config: &StudyConfig) -> Cell {
+    let n = data.n_rows();
+    let n_train = (n * 7 / 10).min(config.max_train);
+    let n_test = (n - n_train).min(config.max_test);
+    let kind = family.kind(data.task());
+    let mut cell = Cell {
+        set: set.name().into(),
+        task: data.task(),
+        family,
+        learner: kind.name().into(),
+        n_rows: n,
+        n_train,
+        n_test,
+        rows: Vec::new(),
+        forest: Vec::new(),
+        error: None,
+    };
+    let set_seed = config.seed.child(Purpose::Experiment, position as u64);
+    let reps: Vec<Result<Repetition>> = (0..config.reps as u64)
+        .into_par_iter()
+        .map(|r| {
+            let out = repetition(data, family, set_seed.child(Purpose::Data, r), n_train, n_test, config);
+            if let Some(p) = &config.progress {
+                p(1);
+            }
+            out
+        })
+        .collect();
+    let outcome = reps
+        .into_iter()
+        .enumerate()
+        .map(|(r, out)| out.map_err(|e| format!("repetition {r}: {e}")))
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .and_then(|reps| Ok((procedure_rows(&reps, n_train, n_test, config.alpha).map_err(|e| e.to_string())?, reps)));
+    match outcome {
+        Ok((rows, reps)) => {
+            cell.rows = rows;
+            cell.forest = reps.iter().filter_map(|r| r.forest).collect();
+        }
+        Err(e) => cell.error = Some(e),
+    }
+    cell
+}
+
+fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n_test: usize, config: &StudyConfig) -> Result<Repetition> {
+    let mut order: Vec<usize> = (0..data.n_rows()).collect();
+    order.shuffle(&mut seed.rng(Purpose::Data, 0));
+    let mut train_rows = order[..n_train].to_vec();
+    let mut test_rows = order[n_train..n_train + n_test].to_vec();
+    train_rows.sort_unstable();
+    test_rows.sort_unstable();
+    let train = data.select_rows(&train_rows)?;
+    let test = data.select_rows(&test_rows)?;
+    let task = train.task();
+    let loss = Loss::default_for(task);
+    let kind = family.kind(task);
+    // Imputation is on whenever the set has missing values (a training sample without any may
+    // still meet them in its test rows); the medians are fitted inside each training set.
+    let preprocess = kind.preprocess(data, family.standardize(), MissingCategory::Level);
+    let learner = family::build_for(kind, &FamilyParams::default(), &train, &preprocess)?;
+
+    let ctx = PlanContext::of(&train);
+    let vfold = match task {
+        Task::Classification => VFold::new(SPLITS_PER_SET)?.stratified(),
+        Task::Regression => VFold::new(SPLITS_PER_SET)?,
+    };
+    let split_sets = [
+        vfold.instantiate_with(&ctx, seed.child(Purpose::Splits, 0))?,
+        MonteCarlo::new(SPLITS_PER_SET, 0.8)?.instantiate(n_train, seed.child(Purpose::Splits, 1))?,
+        MonteCarlo::new(SPLITS_PER_SET, 0.5)?.instantiate(n_train, seed.child(Purpose::Splits, 2))?,
+    ];
+    // Each split evaluated alone, timed; the Monte-Carlo sets keep their selected models.
+    let mut evaluated: Vec<(Vec<SplitOutcome>, Vec<f64>)> = Vec::new();
+    for (s, splits) in split_sets.iter().enumerate() {
+        let options = EvalOptions {
+            losses: vec![loss],
+            tie: TieRule::First,
+            preprocess,
+            keep_selected_model: s != VFOLD,
+            keep_predictions: false,
+            progress: None,
+        };
+        crate::engine::check_evaluation(learner.as_ref(), &train, splits, &options)?;
+        let mut outcomes = Vec::with_capacity(splits.len());
+        let mut times = Vec::with_capacity(splits.len());
+        for j in 0..splits.len() {
+            let start = Instant::now();
+            outcomes.extend(evaluate_units(learner.as_ref(), &train, splits, &[j], &options, &Sequential)?);
+            times.push(start.elapsed().as_secs_f64());
+        }
+        evaluated.push((outcomes, times));
+    }
+
+    let mut out = Repetition { risks: Vec::new(), fits: Vec::new(), seconds: Vec::new(), forest: None };
+    for (procedure, set) in PROCEDURES {
+        let start = Instant::now();
+        let (outcomes, times) = &evaluated[set];
+        let v = procedure.v;
+        let units = Splits::new(n_train, split_sets[set].as_slice()[..v].to_vec())?;
+        let mut select = procedure.kind.config();
+        select.preprocess = preprocess;
+        let (model, report) = conclude(learner.as_ref(), &train, &units, &select, outcomes[..v].to_vec())?;
+        let risk = test_risk(&model, &test, loss)?;
+        let refits = match procedure.kind {
+            ProcedureKind::Cv | ProcedureKind::CvOneSe | ProcedureKind::Mccv | ProcedureKind::Ekcv => 1,
+            ProcedureKind::Acv => {
+                let mut distinct = report.member_grid_indices.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                distinct.len()
+            }
+            ProcedureKind::Holdout | ProcedureKind::Agghoo => 0,
+        };
+        out.risks.push(risk);
+        out.fits.push((v + refits) as f64);
+        out.seconds.push(times[..v].iter().sum::<f64>() + start.elapsed().as_secs_f64());
+    }
+    if config.forest_trees > 0 {
+        out.forest = Some(forest_risk(&train, &test, config.forest_trees, seed, loss)?);
+    }
+    Ok(out)
+}
+
+fn test_risk(model: &FittedModel, test: &Dataset, loss: Loss) -> Result<f64> {
+    loss.risk(&model.predict(test)?, &test.all())
+}
+
+/// The reference forest: `trees` trees at the default mtry, fitted on the outer training rows.
+fn forest_risk(train: &Dataset, test: &Dataset, trees: usize, seed: Seed, loss: Loss) -> Result<f64> {
+    let preprocess = FamilyKind::Forest.preprocess(train, false, MissingCategory::Level);
+    let mtry = family::forest::default_mtry(train.task(), train.n_features());
+    let params =
+        FamilyParams::with_grid(GridSpec::Values(vec![mtry as f64])).set("trees", trees).set("seed", seed.child(Purpose::Learner, 0).0);
+    let forest = family::build_for(FamilyKind::Forest, &params, train, &preprocess)?;
+    let preprocess = crate::data::Preprocess { impute_median: train.has_missing() || test.has_missing(), ..preprocess };
+    let model = refit_all(forest.as_ref(), train, &preprocess, |all| forest.fit(all, 0))?;
+    loss.risk(&model.predict(&test.all())?, &test.all())
+}
+
+fn procedure_rows(reps: &[Repetition], n_train: usize, n_test: usize, alpha: f64) -> Result<Vec<ProcedureRow>> {
+    let column = |k: usize, what: fn(&Repetition) -> &Vec<f64>| -> Vec<f64> { reps.iter().map(|r| what(r)[k]).collect() };
+    let reference = column(REFERENCE, |r| &r.risks);
+    let (reference_mean, _) = super::mean_and_se(&reference)?;
+    PROCEDURES
+        .iter()
+        .enumerate()
+        .map(|(k, (procedure, _))| {
+            let risks = column(k, |r| &r.risks);
+            let (mean, standard_error) = super::mean_and_se(&risks)?;
+            let differences: Vec<f64> = risks.iter().zip(&reference).map(|(a, b)| a - b).collect();
+            let (difference, p_value, verdict) = if k == REFERENCE {
+                (0.0, 1.0, Verdict::Reference)
+            } else {
+                let test = corrected_resampled_t_test(&differences, n_train as f64, n_test as f64)?;
+                let verdict = match test.p_value < alpha {
+                    false => Verdict::Tie,
+                    true if test.numerator < 0.0 => Verdict::Win,
+                    true => Verdict::Loss,
+                };
+                (test.numerator, test.p_value, verdict)
+            };
+            let mean_of = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
+            Ok(ProcedureRow {
+                procedure: *procedure,
+                mean,
+                standard_error,
+                relative: if reference_mean > 0.0 { mean / reference_mean } else { f64::NAN },
+                difference,
+                p_value,
+                verdict,
+                fits: mean_of(column(k, |r| &r.fits)),
+                seconds: mean_of(column(k, |r| &r.seconds)),
+                risks,
+            })
+        })
+        .collect()
+}
+
+/// The summary over the cells that ran: per family and procedure, the geometric mean relative
+/// risk over the sets where 10-fold CV's risk is positive, and the verdict counts.
+pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
+    let mut out = Vec::new();
+    let mut families: Vec<StudyFamily> = Vec::new();
+    for c in cells {
+        if !families.contains(&c.family) {
+            families.push(c.family);
+        }
+    }
+    for family in families {
+        let ran: Vec<&Cell> = cells.iter().filter(|c| c.family == family && c.error.is_none()).collect();
+        for (k, (procedure, _)) in PROCEDURES.iter().enumerate() {
+            let rows: Vec<&ProcedureRow> = ran.iter().map(|c| &c.rows[k]).collect();
+            let logs: Vec<f64> = rows.iter().map(|r| r.relative).filter(|r| r.is_finite() && *r > 0.0).map(f64::ln).collect();
+            let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+            let mean = |x: &dyn Fn(&ProcedureRow) -> f64| {
+                if rows.is_empty() { f64::NAN } else { rows.iter().map(|r| x(r)).sum::<f64>() / rows.len() as f64 }
+            };
+            out.push(SummaryRow {
+                family,
+                procedure: *procedure,
+                sets: logs.len(),
+                relative: if logs.is_empty() { f64::NAN } else { (logs.iter().sum::<f64>() / logs.len() as f64).exp() },
+                wins: count(Verdict::Win),
+                ties: count(Verdict::Tie),
+                losses: count(Verdict::Loss),
+                fits: mean(&|r| r.fits),
+                seconds: mean(&|r| r.seconds),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest() -> StudyManifest {
+        StudyManifest::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/study")).unwrap()
+    }
+
+    fn tiny(sets: &[&str], families: &[StudyFamily]) -> StudyConfig {
+        StudyConfig {
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+            families: families.to_vec(),
+            reps: 3,
+            max_train: 60,
+            max_test: 40,
+            forest_trees: 5,
+            ..StudyConfig::full()
+        }
+    }
+
+    /// Every procedure equals the same procedure run alone through `select::select` on the
+    /// repetition's splits: the shared evaluation changes nothing.
+    #[test]
+    fn shared_evaluation_equals_running_each_procedure_alone() {
+        let m = manifest();
+        let set = m.get("iris").unwrap();
+        let data = m.read_csv(set, MissingPolicy::Median).unwrap().data;
+        let config = tiny(&["iris"], &[StudyFamily::Knn]);
+        let seed = config.seed.child(Purpose::Experiment, 0).child(Purpose::Data, 0);
+        let rep = repetition(&data, StudyFamily::Knn, seed, 60, 40, &config).unwrap();
+        // Rebuild the repetition's data and splits by hand.
+        let mut order: Vec<usize> = (0..data.n_rows()).collect();
+        order.shuffle(&mut seed.rng(Purpose::Data, 0));
+        let mut tr = order[..60].to_vec();
+        let mut te = order[60..100].to_vec();
+        tr.sort_unstable();
+        te.sort_unstable();
+        let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
+        let pre = FamilyKind::Knn.preprocess(&data, true, MissingCategory::Level);
+        let knn = family::build_for(FamilyKind::Knn, &FamilyParams::default(), &train, &pre).unwrap();
+        let ctx = PlanContext::of(&train);
+        let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
+        let mc = MonteCarlo::new(10, 0.5).unwrap().instantiate(60, seed.child(Purpose::Splits, 2)).unwrap();
+        let mc5 = Splits::new(60, mc.as_slice()[..5].to_vec()).unwrap();
+        let run = |splits: &Splits, method: Method, one_se: bool| {
+            let mut c = SelectConfig::new(method);
+            c.one_standard_error = one_se;
+            c.preprocess = pre;
+            let (model, _) = crate::select::select(knn.as_ref(), &train, splits, &c).unwrap();
+            test_risk(&model, &test, Loss::ZeroOne).unwrap()
+        };
+        assert_eq!(rep.risks[0], run(&vfold, Method::Cv, false));
+        assert_eq!(rep.risks[1], run(&vfold, Method::Cv, true));
+        assert_eq!(rep.risks[2], run(&vfold, Method::Acv, false));
+        assert_eq!(rep.risks[3], run(&vfold, Method::Ekcv, false));
+        assert_eq!(rep.risks[8], run(&mc5, Method::Majhoo, false));
+        assert_eq!(rep.risks[9], run(&mc, Method::Majhoo, false));
+        assert_eq!(rep.fits[0], 11.0);
+        assert_eq!(rep.fits[8], 5.0);
+        assert!(rep.forest.is_some());
+    }
+
+    /// Risks (not times) are identical for one thread and several, and across a rerun.
+    #[test]
+    fn risks_do_not_depend_on_threads() {
+        let m = manifest();
+        let config = tiny(&["penguins", "salaries"], &[StudyFamily::Cart, StudyFamily::Linear]);
+        let risks = |r: &StudyResult| -> Vec<Vec<f64>> { r.cells.iter().flat_map(|c| c.rows.iter().map(|p| p.risks.clone())).collect() };
+        let many = run(&m, &config).unwrap();
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| run(&m, &config).unwrap());
+        assert_eq!(risks(&many), risks(&one));
+        assert!(many.cells.iter().all(|c| c.error.is_none()), "{:?}", many.cells.iter().map(|c| &c.error).collect::<Vec<_>>());
+        assert_eq!(many.cells.len(), 4);
+        assert_eq!(many.summary.len(), 2 * PROCEDURES.len());
+        // Categorical features and missing values went through: penguins has both.
+        assert_eq!(many.cells[0].set, "penguins");
+        assert_eq!(many.cells[0].n_train, 60);
+    }
+
+    /// Verdicts follow the sign of the difference and the p-value; the summary counts them and
+    /// takes the geometric mean of the relative risks.
+    #[test]
+    fn verdicts_and_summary_by_hand() {
+        let rep = |cv: f64, other: f64| Repetition {
+            risks: vec![cv, cv, cv, cv, cv, cv, other, cv, cv, cv],
+            fits: vec![11.0; 10],
+            seconds: vec![0.0; 10],
+            forest: None,
+        };
+        // The 7th procedure is lower by a constant-ish margin: a win; the others tie exactly.
+        let reps: Vec<Repetition> = (0..20).map(|r| rep(0.3 + 0.01 * (r % 3) as f64, 0.1 + 0.01 * (r % 2) as f64)).collect();
+        let rows = procedure_rows(&reps, 100, 50, 0.05).unwrap();
+        assert_eq!(rows[0].verdict, Verdict::Reference);
+        assert_eq!(rows[6].verdict, Verdict::Win);
+        assert_eq!(rows[1].verdict, Verdict::Tie);
+        assert_eq!(rows[1].p_value, 1.0);
+        let cell = |set: &str, rows: Vec<ProcedureRow>| Cell {
+            set: set.into(),
+            task: Task::Classification,
+            family: StudyFamily::Knn,
+            learner: "knn".into(),
+            n_rows: 10,
+            n_train: 7,
+            n_test: 3,
+            rows,
+            forest: vec![],
+            error: None,
+        };
+        let mut other = rows.clone();
+        other[6].relative = 4.0;
+        other[6].verdict = Verdict::Loss;
+        let mut first = rows.clone();
+        first[6].relative = 0.25;
+        let failed = Cell { rows: vec![], error: Some("boom".into()), ..cell("c", vec![]) };
+        let summary = summarize(&[cell("a", first), cell("b", other), failed]);
+        let s = &summary[6];
+        assert_eq!((s.sets, s.wins, s.ties, s.losses), (2, 1, 0, 1));
+        assert!((s.relative - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let m = manifest();
+        let mut c = tiny(&["nope"], &[StudyFamily::Knn]);
+        assert!(matches!(run(&m, &c), Err(Error::InvalidParameter { .. })));
+        c.sets = vec!["iris".into()];
+        c.reps = 1;
+        assert!(run(&m, &c).is_err());
+        assert!(StudyFamily::parse("forest").is_err());
+        assert_eq!(StudyFamily::parse("svm").unwrap(), StudyFamily::Svm);
+    }
+}
