@@ -7,11 +7,13 @@ from ._functions import (
     Comparison,
     FeatureSelection,
     RiskEstimate,
+    StudyResult,
     TreeCVResult,
     compare,
     estimate_risk,
     nested_cv,
     select_features,
+    study,
     treecv,
 )
 from .exceptions import AgghooError
@@ -45,11 +47,13 @@ __all__ = [
     "Comparison",
     "FeatureSelection",
     "RiskEstimate",
+    "StudyResult",
     "TreeCVResult",
     "compare",
     "nested_cv",
     "treecv",
     "estimate_risk",
     "select_features",
+    "study",
     "load_model",
 ]

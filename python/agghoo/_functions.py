@@ -515,3 +515,106 @@ def select_features(
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return FeatureSelection(json.loads(text))
+
+
+class StudyResult(_DictResult):
+    """The real-data study's result: ``cells`` (one per data set × family: sizes, and per
+    procedure the test risk of every outer split, its mean and standard error, the risk relative to
+    10-fold CV, the paired test against it and its verdict, the cost), ``summary`` (per family and
+    procedure over the data sets: geometric-mean relative risk, wins / ties / losses) and the
+    settings. ``to_dict()`` is the document ``agghoo study --json`` prints under ``result``."""
+
+    def to_frame(self):
+        """One row per data set × family × procedure (cells that failed are left out)."""
+        import pandas as pd
+
+        rows = [
+            {
+                "set": c["set"],
+                "family": c["family"],
+                "learner": c["learner"],
+                "procedure": r["label"],
+                "risk": r["mean"],
+                "standard_error": r["standard_error"],
+                "relative": r["relative"],
+                "p_value": r["p_value"],
+                "verdict": r["verdict"],
+                "fits": r["fits"],
+                "seconds": r["seconds"],
+            }
+            for c in self._result["cells"]
+            for r in c["rows"]
+        ]
+        return pd.DataFrame(rows).set_index(["set", "family", "procedure"])
+
+    def summary_frame(self):
+        """One row per family × procedure: relative risk (geometric mean), wins, ties, losses."""
+        import pandas as pd
+
+        rows = [
+            {k: s[k] for k in ("family", "label", "sets", "relative", "wins", "ties", "losses", "fits", "seconds")}
+            for s in self._result["summary"]
+        ]
+        return pd.DataFrame(rows).rename(columns={"label": "procedure"}).set_index(["family", "procedure"])
+
+    def __repr__(self):
+        failed = sum(1 for c in self._result["cells"] if c.get("error"))
+        return f"StudyResult({len(self._result['cells'])} cells, {failed} failed, {self._result['reps']} outer splits)"
+
+
+def study(
+    data_dir,
+    quick=False,
+    sets=None,
+    families=None,
+    reps=None,
+    random_state=None,
+    max_train=None,
+    max_test=None,
+    forest_trees=None,
+    alpha=None,
+    n_jobs=None,
+):
+    """The real-data study: Agghoo / Majhoo against cross-validation selection, as ``agghoo study``.
+
+    For every data set of the study folder and every family (k-NN, CART, an RBF SVM, a penalised
+    linear model), ``reps`` random outer train / test splits shared by every procedure; on each
+    training sample 10-fold CV, CV + 1-SE, ACV, EKCV, hold-out, Monte-Carlo CV and Agghoo at
+    τ ∈ {0.5, 0.8} × V ∈ {5, 10}; the test risk of each, paired tests against 10-fold CV.
+
+    Parameters
+    ----------
+    data_dir : str or path
+        The study folder: ``manifest.tsv`` and one ``NAME.csv.gz`` per data set (the repository's
+        ``data/study``).
+    quick : bool, default=False
+        Start from the quick settings (6 data sets, 10 outer splits, at most 200 training rows)
+        instead of the full study's (every set, 100 outer splits, at most 300 training rows).
+    sets, families : list of str, optional
+        Data set names of the manifest; families among ``knn``, ``cart``, ``svm``, ``linear``.
+    reps, max_train, max_test, forest_trees, alpha : optional
+        Outer splits, caps on the outer training and test rows, trees of the reference forest (0:
+        none), level of the paired tests.
+    random_state : int, optional
+        The seed every random choice flows from.
+    n_jobs : int, optional
+        Threads (None: all cores); the risks do not depend on it.
+
+    Returns
+    -------
+    StudyResult
+    """
+    text = _native.study(
+        str(data_dir),
+        quick=bool(quick),
+        sets=None if sets is None else [str(s) for s in sets],
+        families=None if families is None else [str(f) for f in families],
+        reps=None if reps is None else int(reps),
+        seed=None if random_state is None else int(random_state),
+        max_train=None if max_train is None else int(max_train),
+        max_test=None if max_test is None else int(max_test),
+        forest_trees=None if forest_trees is None else int(forest_trees),
+        alpha=None if alpha is None else float(alpha),
+        threads=_threads(n_jobs),
+    )
+    return StudyResult(json.loads(text))

@@ -51,3 +51,16 @@ class Model:
     def class_names(self) -> list[str]: ...
     @property
     def member_values(self) -> list[float]: ...
+def study(
+    data_dir: str,
+    quick: bool = False,
+    sets: Optional[Sequence[str]] = None,
+    families: Optional[Sequence[str]] = None,
+    reps: Optional[int] = None,
+    seed: Optional[int] = None,
+    max_train: Optional[int] = None,
+    max_test: Optional[int] = None,
+    forest_trees: Optional[int] = None,
+    alpha: Optional[float] = None,
+    threads: Optional[int] = None,
+) -> str: ...

@@ -228,3 +228,28 @@ def test_text_columns_give_the_cli_selection_and_predictions(tmp_path, cli):
         clf.save(tmp_path / "py.json")
         cli("predict", "--model", tmp_path / "py.json", "--data", data, "--out", tmp_path / "py-pred.csv")
         np.testing.assert_array_equal(np.loadtxt(tmp_path / "py-pred.csv", delimiter=",", skiprows=1, usecols=1, dtype=str), cli_labels)
+
+
+def test_study_equals_the_cli_and_reads_as_frames(tmp_path, cli):
+    import pathlib
+
+    import agghoo
+
+    data_dir = pathlib.Path(__file__).resolve().parents[2] / "data" / "study"
+    args = dict(sets=["iris", "salaries"], families=["knn", "linear"], reps=2, max_train=40, max_test=30, forest_trees=3)
+    result = agghoo.study(data_dir, quick=True, random_state=5, **args)
+    out = json.loads(
+        cli(
+            "study", "--quick", "--data-dir", data_dir, "--sets", "iris,salaries", "--families", "knn,linear", "--reps", 2,
+            "--max-train", 40, "--max-test", 30, "--forest-trees", 3, "--seed", 5, "--json", "--out", tmp_path,
+        )
+    )["result"]
+    risks = lambda cells: [[r["risks"] for r in c["rows"]] + [c["forest"]] for c in cells]
+    assert risks(result.cells) == risks(out["cells"])
+    assert len(result.cells) == 4 and not any(c["error"] for c in result.cells)
+    frame = result.to_frame()
+    assert len(frame) == 4 * 10
+    assert frame.loc[("iris", "knn", "cv V=10"), "verdict"] == "reference"
+    summary = result.summary_frame()
+    assert set(summary.index.get_level_values("family")) == {"knn", "linear"}
+    assert "StudyResult(4 cells, 0 failed, 2 outer splits)" == repr(result)

@@ -69,7 +69,7 @@ pub enum Command {
     /// Select features (filters, wrappers, SFS/SBS/SFFS/SBFS, embedded) and evaluate the
     /// selection honestly, inside every outer training fold.
     Features(FeaturesArgs),
-    /// Rerun one of the papers' experiments (knn, cart, svr, breast-cancer, treecv): tables, JSON and SVG/PNG plots.
+    /// Rerun one of the papers' experiments (knn, cart, svr, svr-readings, breast-cancer, treecv): tables, JSON and SVG/PNG plots.
     Reproduce(ReproduceArgs),
     /// The real-data study: Agghoo / Majhoo vs CV selection on the data sets of a study folder
     /// (families × procedures × outer splits); tables, JSON, a Markdown report and plots.
@@ -91,7 +91,7 @@ pub struct ReplayArgs {
 /// `agghoo reproduce`.
 #[derive(Args, Debug, Serialize, Deserialize)]
 pub struct ReproduceArgs {
-    /// The experiment: knn, cart, svr, breast-cancer, treecv.
+    /// The experiment: knn, cart, svr, svr-readings (the ε-SVR protocol under each reading of its open points), breast-cancer, treecv.
     pub experiment: String,
     /// Repetitions R (default: the experiment's, sized for a minute or two on 2 cores).
     #[arg(long)]
@@ -141,7 +141,7 @@ pub struct StudyArgs {
     /// Seed of every random choice.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Cap on the outer training rows (default 500; --quick: 200).
+    /// Cap on the outer training rows (default 300; --quick: 200).
     #[arg(long)]
     pub max_train: Option<usize>,
     /// Cap on the outer test rows (default 1000; --quick: 500).

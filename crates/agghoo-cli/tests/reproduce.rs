@@ -89,3 +89,57 @@ fn reproduce_every_experiment_runs_at_small_size() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `agghoo study --quick`, made tiny: the tables, the JSON, the Markdown report and both plots;
+/// a failing cell is reported, not fatal; bad flags fail with exit 2.
+#[test]
+fn study_quick_writes_tables_json_markdown_and_plots() {
+    let dir = std::env::temp_dir().join(format!("agghoo-study-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    let data_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/study");
+    let o = agghoo(&[
+        "study",
+        "--quick",
+        "--data-dir",
+        data_dir,
+        "--sets",
+        "penguins,salaries",
+        "--reps",
+        "2",
+        "--max-train",
+        "50",
+        "--max-test",
+        "30",
+        "--forest-trees",
+        "3",
+        "--out",
+        &out,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for needle in ["agghoo τ=0.8 V=10", "cv+1se V=10", "knn", "cart", "svm", "linear", "8 cells (0 failed)"] {
+        assert!(stdout.contains(needle), "{needle} missing in {stdout}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("study.json")).unwrap()).unwrap();
+    assert_eq!(json["command"], "study");
+    let cells = json["result"]["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 8);
+    assert!(cells.iter().all(|c| c["rows"].as_array().unwrap().len() == 10 && c["rows"][0]["risks"].as_array().unwrap().len() == 2));
+    let md = std::fs::read_to_string(dir.join("study.md")).unwrap();
+    assert!(md.contains("### Summary") && md.contains("| penguins | knn |") && md.contains("### svm: per data set"), "{md}");
+    for base in ["study-relative", "study-tau"] {
+        let png = std::fs::read(dir.join(format!("{base}.png"))).unwrap();
+        assert_eq!(&png[..4], b"\x89PNG");
+        assert!(std::fs::metadata(dir.join(format!("{base}.svg"))).unwrap().len() > 1000);
+    }
+    let o = agghoo(&["study", "--data-dir", data_dir, "--families", "forest", "--out", &out]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = agghoo(&["study", "--data-dir", data_dir, "--sets", "nope", "--reps", "2", "--out", &out]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope"));
+    let o = agghoo(&["study", "--data-dir", "/nonexistent/study", "--out", &out]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/study"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -676,6 +676,47 @@ fn aggregate(
     })
 }
 
+/// The real-data study on the study folder `data_dir` (`manifest.tsv` and `NAME.csv.gz` files):
+/// `quick` starts from the quick settings, the other arguments override them (`None`: keep).
+/// Returns the study's result (cells and summary) as JSON text.
+#[pyfunction]
+#[pyo3(signature = (data_dir, quick=false, sets=None, families=None, reps=None, seed=None, max_train=None, max_test=None, forest_trees=None, alpha=None, threads=None))]
+#[allow(clippy::too_many_arguments)]
+fn study(
+    py: Python<'_>,
+    data_dir: std::path::PathBuf,
+    quick: bool,
+    sets: Option<Vec<String>>,
+    families: Option<Vec<String>>,
+    reps: Option<usize>,
+    seed: Option<u64>,
+    max_train: Option<usize>,
+    max_test: Option<usize>,
+    forest_trees: Option<usize>,
+    alpha: Option<f64>,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    use agghoo::experiments::study::{self, StudyConfig, StudyFamily};
+    let mut config = if quick { StudyConfig::quick() } else { StudyConfig::full() };
+    if let Some(sets) = sets {
+        config.sets = sets;
+    }
+    if let Some(families) = families {
+        config.families = families.iter().map(|f| StudyFamily::parse(f)).collect::<agghoo::Result<_>>().map_err(Failure::from)?;
+    }
+    config.reps = reps.unwrap_or(config.reps);
+    config.seed = seed.map_or(config.seed, Seed);
+    config.max_train = max_train.unwrap_or(config.max_train);
+    config.max_test = max_test.unwrap_or(config.max_test);
+    config.forest_trees = forest_trees.unwrap_or(config.forest_trees);
+    config.alpha = alpha.unwrap_or(config.alpha);
+    let result = compute(py, threads, move || {
+        let manifest = agghoo::data::study::StudyManifest::read(&data_dir)?;
+        Ok(study::run(&manifest, &config)?)
+    })?;
+    serde_json::to_string(&result).map_err(|e| Failure::internal(e.to_string()).into())
+}
+
 /// The library version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -697,6 +738,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(treecv, m)?)?;
     m.add_function(wrap_pyfunction!(select_features, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;
     m.add_function(wrap_pyfunction!(risk_curve, m)?)?;

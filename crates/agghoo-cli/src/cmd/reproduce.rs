@@ -121,12 +121,16 @@ fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
         let mut taus: Vec<f64> = rows.iter().filter_map(|r| r.tau).collect();
         taus.sort_by(f64::total_cmp);
         taus.dedup();
-        let header: Vec<String> = std::iter::once("τ".to_string()).chain(vs.iter().map(|v| format!("V = {v}"))).collect();
+        // A curve without V (an oracle per τ) is one column.
+        let columns: Vec<Option<usize>> = if vs.is_empty() { vec![None] } else { vs.iter().copied().map(Some).collect() };
+        let header: Vec<String> = std::iter::once("τ".to_string())
+            .chain(columns.iter().map(|v| v.map_or_else(|| result.metric.clone(), |v| format!("V = {v}"))))
+            .collect();
         let mut table = output::table(&header.iter().map(String::as_str).collect::<Vec<_>>());
         for &tau in &taus {
             let mut line = vec![format!("{tau}")];
-            for &v in &vs {
-                line.push(rows.iter().find(|r| r.tau == Some(tau) && r.v == Some(v)).map_or_else(String::new, |r| cell(r)));
+            for &v in &columns {
+                line.push(rows.iter().find(|r| r.tau == Some(tau) && r.v == v).map_or_else(String::new, |r| cell(r)));
             }
             table.add_row(line);
         }

@@ -43,13 +43,16 @@ pub enum Experiment {
     Cart,
     /// Gaussian ε-SVR: Agghoo vs Monte-Carlo CV over τ and V (SPEC experiment 4).
     Svr,
+    /// The ε-SVR protocol under each reading of its three open points (SPEC experiment 4).
+    SvrReadings,
     /// TreeCV vs standard CV: time and estimate vs k (SPEC experiment 5).
     Treecv,
 }
 
 impl Experiment {
     /// Every experiment, in SPEC order.
-    pub const ALL: [Experiment; 5] = [Experiment::Knn, Experiment::Cart, Experiment::BreastCancer, Experiment::Svr, Experiment::Treecv];
+    pub const ALL: [Experiment; 6] =
+        [Experiment::Knn, Experiment::Cart, Experiment::BreastCancer, Experiment::Svr, Experiment::SvrReadings, Experiment::Treecv];
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
@@ -58,6 +61,7 @@ impl Experiment {
             Experiment::BreastCancer => breast_cancer::NAME,
             Experiment::Cart => "cart",
             Experiment::Svr => "svr",
+            Experiment::SvrReadings => svr::READINGS_NAME,
             Experiment::Treecv => "treecv",
         }
     }
@@ -69,7 +73,7 @@ impl Experiment {
     pub fn parse(name: &str) -> Result<Self> {
         Self::ALL.into_iter().find(|e| e.name() == name).ok_or_else(|| Error::InvalidParameter {
             name: "experiment",
-            expected: "one of: knn, cart, breast-cancer, svr, treecv",
+            expected: "one of: knn, cart, breast-cancer, svr, svr-readings, treecv",
             got: name.to_string(),
         })
     }
@@ -81,6 +85,7 @@ impl Experiment {
             Experiment::BreastCancer => breast_cancer::default_config(),
             Experiment::Cart => cart::default_config(),
             Experiment::Svr => svr::default_config(),
+            Experiment::SvrReadings => svr::readings_config(),
             Experiment::Treecv => treecv::default_config(),
         }
     }
@@ -95,6 +100,7 @@ impl Experiment {
             Experiment::BreastCancer => breast_cancer::run(config),
             Experiment::Cart => cart::run(config),
             Experiment::Svr => svr::run(config),
+            Experiment::SvrReadings => svr::run_readings(config),
             Experiment::Treecv => treecv::run(config),
         }
     }

@@ -31,16 +31,19 @@
 use super::{Config, ExperimentResult, Row, members_on, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::Dataset;
-use crate::data::generators::{svr_problem, svr_regression_function};
+use crate::data::generators::{SvrNoise, svr_problem_with, svr_regression_function};
 use crate::error::Result;
 use crate::family::{self, FamilyKind, FamilyParams, GridSpec};
 use crate::loss::Loss;
 use crate::resample::MonteCarlo;
 use crate::seed::Seed;
 use crate::select::{Aggregation, EvalOptions, TieRule, aggregate, argmin, cv_curve, evaluate_splits};
+use serde::{Deserialize, Serialize};
 
 /// The experiment's name in results.
 pub const NAME: &str = "svr";
+/// The name of [`run_readings`]' experiment.
+pub const READINGS_NAME: &str = "svr-readings";
 /// Kernel width γ of `exp(−γ (x − x')²)`.
 pub const GAMMA: f64 = 2.0;
 /// ε of the ε-insensitive loss.
@@ -67,6 +70,83 @@ pub fn default_config() -> Config {
     }
 }
 
+/// How the data term of the SVR objective is normalised (SPEC leaves it open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DataTerm {
+    /// `(1/n_t) Σ_{i ≤ n_t}` on a training set of n_t points (the usual form; the default): in
+    /// LIBSVM's units `C_j = 250 · 2^{1−j}` on every training set and on D.
+    PerTrainingSet,
+    /// `(1/n) Σ_{i ≤ n_t}` with n the size of D (the French summary's form): on a training set
+    /// of n_t = ⌊τ n⌋ points `C = 1/(2 λ_j n) = τ · C_j`; on D `C_j`.
+    PerSample,
+}
+
+/// Which oracle (SPEC leaves it open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleOn {
+    /// `min_λ ℓ(s, A_λ(D))`: trained on the whole sample (the default).
+    Sample,
+    /// `min_λ ℓ(s, A_λ(D_T))` for the first split's training set T of ⌊τ n⌋ points: one oracle
+    /// per τ, on the members' training size.
+    TrainingSet,
+}
+
+/// One reading of the protocol's three open points.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// `N(0, π)` and `N(0, 1/2)` as variances or standard deviations.
+    pub variances: bool,
+    /// The data term's normalisation.
+    pub data_term: DataTerm,
+    /// The oracle.
+    pub oracle: OracleOn,
+}
+
+impl Reading {
+    /// The reading of [`run`]: variances, `1/n_t`, oracle on D.
+    pub const DEFAULT: Reading = Reading { variances: true, data_term: DataTerm::PerTrainingSet, oracle: OracleOn::Sample };
+
+    /// Every reading (2 × 2 × 2), the default first.
+    pub fn all() -> Vec<Reading> {
+        let mut out = Vec::new();
+        for variances in [true, false] {
+            for data_term in [DataTerm::PerTrainingSet, DataTerm::PerSample] {
+                for oracle in [OracleOn::Sample, OracleOn::TrainingSet] {
+                    out.push(Reading { variances, data_term, oracle });
+                }
+            }
+        }
+        out
+    }
+
+    /// A short label: `var, 1/n_t, oracle on D`.
+    pub fn label(&self) -> String {
+        format!(
+            "{}, {}, oracle on {}",
+            if self.variances { "var" } else { "sd" },
+            match self.data_term {
+                DataTerm::PerTrainingSet => "1/n_t",
+                DataTerm::PerSample => "1/n",
+            },
+            match self.oracle {
+                OracleOn::Sample => "D",
+                OracleOn::TrainingSet => "n_t",
+            }
+        )
+    }
+
+    fn noise(&self) -> SvrNoise {
+        if self.variances { SvrNoise::VARIANCES } else { SvrNoise::STANDARD_DEVIATIONS }
+    }
+}
+
+/// Defaults of [`run_readings`]: as [`default_config`] with V ∈ {1, 10}.
+pub fn readings_config() -> Config {
+    Config { vs: vec![1, 10], ..default_config() }
+}
+
 /// One repetition's excess test risks (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Repetition {
@@ -78,6 +158,9 @@ pub struct Repetition {
     pub oracle: f64,
     /// `ℓ(s, A_λ(D))` for every λ of the grid.
     pub on_sample: Vec<f64>,
+    /// The oracle on the first split's training set, per τ ([`OracleOn::TrainingSet`]; empty
+    /// for the other reading).
+    pub oracle_per_tau: Vec<f64>,
 }
 
 /// Runs repetition `r` of the protocol (see the module docs).
@@ -85,8 +168,16 @@ pub struct Repetition {
 /// # Errors
 /// [`crate::Error::TooFewRows`] / [`crate::Error::InvalidParameter`] for a bad split size; fit errors.
 pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
+    repetition_with(config, Reading::DEFAULT, r)
+}
+
+/// Repetition `r` under `reading`.
+///
+/// # Errors
+/// As [`repetition`].
+pub fn repetition_with(config: &Config, reading: Reading, r: u64) -> Result<Repetition> {
     let (n, m) = (config.n, config.test_size);
-    let data = svr_problem(n + m, config.seed, r)?;
+    let data = svr_problem_with(n + m, config.seed, r, reading.noise())?;
     let sample = data.select_rows(&(0..n).collect::<Vec<_>>())?;
     let test_data: Dataset = data.select_rows(&(n..n + m).collect::<Vec<_>>())?;
     let test = test_data.all();
@@ -102,10 +193,26 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
     let v_max = config.vs.iter().copied().max().unwrap_or(1);
     let split_seed = repetition_seed(config.seed, r);
     let options = EvalOptions { losses: vec![loss], tie: TieRule::First, keep_selected_model: true, ..EvalOptions::default() };
-    let (mut agghoo, mut cv) = (Vec::new(), Vec::new());
+    let (mut agghoo, mut cv, mut oracle_per_tau) = (Vec::new(), Vec::new(), Vec::new());
     for &tau in &config.taus {
         let splits = MonteCarlo::new(v_max, tau)?.instantiate(n, split_seed)?;
-        let outcomes = evaluate_splits(family.as_ref(), &sample, &splits, &options)?;
+        // Under the 1/n reading a training set of n_t points fits C = (n_t / n) C_j.
+        let on_splits = match reading.data_term {
+            DataTerm::PerTrainingSet => None,
+            DataTerm::PerSample => {
+                let n_t = splits.as_slice()[0].train().len() as f64;
+                let grid: Vec<f64> = c_grid().iter().map(|c| c * n_t / n as f64).collect();
+                let params = FamilyParams::with_grid(GridSpec::Values(grid)).set("grid", "C").set("gamma", GAMMA).set("epsilon", EPSILON);
+                Some(family::build(FamilyKind::Svr, &params, &sample)?)
+            }
+        };
+        let split_family = on_splits.as_deref().unwrap_or(family.as_ref());
+        let outcomes = evaluate_splits(split_family, &sample, &splits, &options)?;
+        if reading.oracle == OracleOn::TrainingSet {
+            let first = sample.view(splits.as_slice()[0].train());
+            let path = split_family.fit_path(&first)?.predict(&test)?;
+            oracle_per_tau.push(path.iter().map(excess).collect::<Result<Vec<f64>>>()?.into_iter().fold(f64::INFINITY, f64::min));
+        }
         let (members, member_risks) = members_on(&outcomes, &test)?;
         let (mut agg_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
@@ -115,7 +222,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
         agghoo.push(agg_tau);
         cv.push(cv_tau);
     }
-    Ok(Repetition { agghoo, cv, oracle, on_sample })
+    Ok(Repetition { agghoo, cv, oracle, on_sample, oracle_per_tau })
 }
 
 /// Runs the experiment: R repetitions in parallel, then rows (Agghoo and CV for every (τ, V),
@@ -127,6 +234,44 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
     config.check()?;
     let reps = run_repetitions(config.reps, config.progress.as_ref(), |r| repetition(config, r))?;
     summarize(config, &reps)
+}
+
+/// Runs the protocol under every [`Reading`] and reports, for each, Agghoo and Monte-Carlo CV at
+/// every (τ, V) and the oracle, with the reading's label in the method name (`agghoo [var,
+/// 1/n_t, oracle on D]`); under [`OracleOn::TrainingSet`] the oracle is a curve over τ. The
+/// repetitions of every reading use the same seeds (so the variance readings share their X and
+/// ξ draws up to scale).
+///
+/// # Errors
+/// As [`run`].
+pub fn run_readings(config: &Config) -> Result<ExperimentResult> {
+    config.check()?;
+    let readings = Reading::all();
+    // One fit of the split paths serves both oracles: run the four (noise, data term) pairs
+    // with the per-τ oracle, and read the oracle on D from the same repetitions.
+    let pairs: Vec<Reading> = readings.iter().filter(|r| r.oracle == OracleOn::TrainingSet).copied().collect();
+    let reps = run_repetitions(config.reps, config.progress.as_ref(), |r| {
+        pairs.iter().map(|&reading| repetition_with(config, reading, r)).collect::<Result<Vec<_>>>()
+    })?;
+    let mut rows = Vec::new();
+    for reading in readings {
+        let p = pairs.iter().position(|q| q.variances == reading.variances && q.data_term == reading.data_term).unwrap_or(0);
+        let label = reading.label();
+        let of = |f: &dyn Fn(&Repetition) -> f64| reps.iter().map(|r| f(&r[p])).collect::<Vec<f64>>();
+        for (t, &tau) in config.taus.iter().enumerate() {
+            for (i, &v) in config.vs.iter().enumerate() {
+                rows.push(Row::summary(NAME, &format!("agghoo [{label}]"), Some(tau), Some(v), &of(&|r| r.agghoo[t][i]), None)?);
+                rows.push(Row::summary(NAME, &format!("cv [{label}]"), Some(tau), Some(v), &of(&|r| r.cv[t][i]), None)?);
+            }
+            if reading.oracle == OracleOn::TrainingSet {
+                rows.push(Row::summary(NAME, &format!("oracle [{label}]"), Some(tau), None, &of(&|r| r.oracle_per_tau[t]), None)?);
+            }
+        }
+        if reading.oracle == OracleOn::Sample {
+            rows.push(Row::summary(NAME, &format!("oracle [{label}]"), None, None, &of(&|r| r.oracle), None)?);
+        }
+    }
+    Ok(ExperimentResult::new(READINGS_NAME, "excess risk E|Y - f(X)| - E|Y - s(X)|", config, None, rows))
 }
 
 /// Reduces repetitions (in order) to rows.
@@ -149,6 +294,35 @@ pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tiny() -> Config {
+        Config { reps: 2, n: 60, test_size: 40, taus: vec![0.5], vs: vec![1, 2], ..default_config() }
+    }
+
+    /// The readings run gives, for the default reading, exactly the default run's rows; the
+    /// oracle on n_t points is a curve over τ; the other readings differ.
+    #[test]
+    fn readings_contain_the_default_run_and_differ_from_it() {
+        let config = tiny();
+        let default = run(&config).unwrap();
+        let readings = run_readings(&config).unwrap();
+        let label = Reading::DEFAULT.label();
+        let mean_of = |method: &str, rows: &[Row]| -> Vec<f64> { rows.iter().filter(|r| r.method == method).map(|r| r.mean).collect() };
+        for method in ["agghoo", "cv", "oracle"] {
+            let ours = mean_of(&format!("{method} [{label}]"), &readings.rows);
+            assert_eq!(ours, mean_of(method, &default.rows), "{method}");
+        }
+        assert_eq!(Reading::all().len(), 8);
+        let per_tau: Vec<&Row> = readings.rows.iter().filter(|r| r.method.starts_with("oracle [var, 1/n_t, oracle on n_t")).collect();
+        assert_eq!(per_tau.len(), 1);
+        assert_eq!(per_tau[0].tau, Some(0.5));
+        let sd = mean_of("agghoo [sd, 1/n_t, oracle on D]", &readings.rows);
+        let per_sample = mean_of("agghoo [var, 1/n, oracle on D]", &readings.rows);
+        assert_ne!(sd, mean_of("agghoo", &default.rows));
+        assert_ne!(per_sample, mean_of("agghoo", &default.rows));
+        // Both oracle readings of one (noise, data term) pair share their repetitions.
+        assert_eq!(mean_of("cv [var, 1/n, oracle on D]", &readings.rows), mean_of("cv [var, 1/n, oracle on n_t]", &readings.rows));
+    }
 
     #[test]
     fn c_grid_is_the_lambda_grid_at_any_training_size() {
