@@ -1,4 +1,4 @@
-"""Times the k-NN experiment's protocol (SPEC experiment 1) with scikit-learn, for a few reps.
+"""Times the k-NN experiment's protocol (docs/RESULTS.md § 1) with scikit-learn, for a few reps.
 
 Same protocol as `agghoo reproduce knn`: n = 500 sample points + 1000 test points per
 repetition; for each tau in {0.1..0.9}: 20 Monte-Carlo splits (ShuffleSplit, train size

@@ -1,9 +1,9 @@
 """Peers for the TreeCV benchmark (bench/run-treecv.sh), on the data the Rust bench dumped
 (`cargo bench -p agghoo --bench treecv -- --dump`: raw little-endian f64 files in $TMPDIR).
 
-- numba: the same TreeCV (SPEC § TreeCV) with a Python recursion, numba-compiled chunk updates
-  (PEGASOS with the w = s·v trick, LSQ-SGD with averaging and projection onto the unit ball,
-  same step rules as crates/agghoo/src/incremental/) and a model copy per node; also the standard
+- numba: the same TreeCV (docs/PROCEDURES.md § TreeCV) with a Python recursion, numba-compiled
+  chunk updates (PEGASOS with the w = s·v trick, LSQ-SGD with averaging and projection onto the
+  unit ball, same step rules as crates/agghoo/src/incremental/) and a model copy per node; also the standard
   k-fold method with the same chunks and updates. Randomised order: one NumPy permutation per update.
 - sklearn: SGDClassifier(hinge, alpha = λ, learning_rate = "optimal") / SGDRegressor(squared error,
   scikit-learn's default eta0 = 0.01 (eta0 = 1 diverges without the projection),

@@ -20,7 +20,8 @@
 //! - **fallible → `Result<_, Error>`**: bad input is a typed [`Error`] naming the culprit; the
 //!   library never panics on user input.
 //!
-//! Where each SPEC.md term lives: `docs/spec-map.md`.
+//! Exact definitions of every procedure: `docs/PROCEDURES.md`; where each of its terms lives in
+//! the code, and its tests: `docs/spec-map.md`.
 //!
 //! ```
 //! use agghoo::{Seed, data::generators, family, resample::{MonteCarlo, PlanContext, Plan}};

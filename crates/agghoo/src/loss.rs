@@ -1,4 +1,4 @@
-//! Losses `γ(f(x), y)` as small types (SPEC § Notation), and the empirical risk `R_B(f)`.
+//! Losses `γ(f(x), y)` as small types (`docs/PROCEDURES.md` § Notation), and the empirical risk `R_B(f)`.
 
 use serde::{Deserialize, Serialize};
 

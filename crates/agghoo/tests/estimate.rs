@@ -1,4 +1,4 @@
-//! Risk estimation: the SPEC formulas checked end to end (k-NN family; ridge when present).
+//! Risk estimation: the formulas of `docs/PROCEDURES.md` checked end to end (k-NN family; ridge when present).
 
 use agghoo::data::{Dataset, Target, generators};
 use agghoo::estimate::{

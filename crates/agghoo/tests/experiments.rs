@@ -109,7 +109,7 @@ fn breast_cancer_rows_match_the_papers_table_and_the_oracle_bounds_cv() {
     assert_eq!(breast_cancer::repetition(&config, 1).unwrap(), breast_cancer::repetition(&config, 1).unwrap());
 }
 
-// ---- CART (SPEC experiment 2) and ε-SVR (SPEC experiment 4) ----
+// ---- CART (docs/RESULTS.md § 2) and ε-SVR (docs/RESULTS.md § 4) ----
 
 use agghoo::experiments::{cart, svr};
 

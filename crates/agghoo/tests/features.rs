@@ -1,4 +1,4 @@
-//! Feature selection: filters, searches, wrappers and honest evaluation (issue 7).
+//! Feature selection: filters, searches, wrappers and honest evaluation.
 
 use agghoo::data::{Dataset, Preprocess, Target, Task, View};
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, Grid, GridSpec, Model, knn::KnnFamily};
@@ -259,7 +259,7 @@ fn mutual_information_matches_scikit_learn() {
 
 // ---------- honest evaluation ----------
 
-/// The lecture notes' warning: on pure noise, selecting on all the data and then cross-validating
+/// The selection bias: on pure noise, selecting on all the data and then cross-validating
 /// looks good; selecting inside each fold shows chance-level risk.
 #[test]
 fn honest_estimate_is_near_chance_on_noise_and_the_naive_one_is_optimistic() {

@@ -1,4 +1,4 @@
-//! Numerical safety (issue "Hardening" § 3): extreme feature magnitudes (1e300, subnormals),
+//! Numerical safety: extreme feature magnitudes (1e300, subnormals),
 //! constant features under standardisation, duplicate points, training splits holding one class
 //! only. Every run either succeeds with finite outputs (predictions, risks, the saved model
 //! loading back) or fails with a typed error — no panic, and no NaN or infinity reaches an

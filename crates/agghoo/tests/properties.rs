@@ -1,4 +1,4 @@
-//! Property tests of SPEC invariants over random small problems (bounded case counts so the
+//! Property tests of the invariants of `docs/PROCEDURES.md` over random small problems (bounded case counts so the
 //! suite stays fast). Every assertion loops over every split, not just the first.
 
 use agghoo::data::{Dataset, Target};

@@ -1,4 +1,4 @@
-//! Selection procedures: the SPEC invariants, checked end to end on the k-NN family.
+//! Selection procedures: the invariants of `docs/PROCEDURES.md`, checked end to end on the k-NN family.
 
 use agghoo::data::{Dataset, Target, generators};
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec};

@@ -2,7 +2,7 @@
 //! LIBSVM 3.x, dev-dependency only) and end to end through Agghoo.
 //!
 //! Tolerances: both solvers stop at LIBSVM's criterion `m(α) − M(α) < eps`; at eps = 1e-3 the dual
-//! objectives agree to 1e-3 relative (the requirement), at eps = 1e-9 to 1e-7. A gap of
+//! objectives agree to 1e-3 relative (the required agreement), at eps = 1e-9 to 1e-7. A gap of
 //! eps bounds the dual suboptimality by about `eps · Σα ≤ eps · C n`, hence the distance between
 //! the two functions by `√(2 eps C n)` in RKHS norm: at C = 250 that is 1e-2 for eps = 1e-9, so
 //! the tight comparison of f uses 1e-3 (observed: 2e-4), not the objective's 1e-7. The

@@ -1,4 +1,4 @@
-//! TreeCV (SPEC § TreeCV): the recursion against the standard method, its cost accounting,
+//! TreeCV (`docs/PROCEDURES.md` § TreeCV): the recursion against the standard method, its cost accounting,
 //! order, parallelism, snapshots and typed errors.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -170,7 +170,7 @@ impl Incremental for Counting {
     }
 }
 
-/// Depth of each leaf of the SPEC recursion on chunks s..=e (number of updates its points get).
+/// Depth of each leaf of the TreeCV recursion on chunks s..=e (number of updates its points get).
 fn leaf_depths(s: usize, e: usize, depth: u64, out: &mut Vec<u64>) {
     if s == e {
         out.push(depth);

@@ -1,9 +1,9 @@
 //! Preprocessing fitted on training rows only: categorical encoding, median imputation and
 //! standardisation.
 //!
-//! Fitting on the training view and applying to the validation view is the honesty rule of SPEC.md
-//! (§ Feature selection) applied to unsupervised steps too: validation rows never inform the
-//! levels, medians, means or scales their own predictions use.
+//! Fitting on the training view and applying to the validation view is the honesty rule
+//! (`docs/PROCEDURES.md` § Honest evaluation) applied to unsupervised steps too: validation
+//! rows never inform the levels, medians, means or scales their own predictions use.
 
 use serde::{Deserialize, Serialize};
 

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 
 /// Which minimiser wins when several grid points have the same risk.
 ///
-/// SPEC: with the 0–1 loss the hold-out curve is step-like and ties are frequent; the rule moves
+/// With the 0–1 loss the hold-out curve is step-like and ties are frequent; the rule moves
 /// results by as much as the Agghoo-vs-CV gap, so it is explicit. Grid order is ascending value.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "snake_case")]

@@ -1,4 +1,4 @@
-//! Bootstrap risk estimators (SPEC § Risk estimators; Efron & Tibshirani 1997).
+//! Bootstrap risk estimators (`docs/PROCEDURES.md` § Bootstrap; Efron & Tibshirani 1997).
 //!
 //! B resamples `Z*b` of size n drawn with replacement ([`Bootstrap`] plan, seeded, resample b
 //! from random stream b); `f*b` is the rule trained on `Z*b`, `f` the rule trained on all of D,
@@ -12,7 +12,7 @@
 //!   `γ̂ > R_D(f)`, else 0, clipped to [0, 1]; `ω̂ = 0.632 / (1 − 0.368 r̂)`; estimate
 //!   `(1 − ω̂) R_D(f) + ω̂ Err(1)'`.
 //!
-//! The "else 0" is Efron & Tibshirani's (their eq. 31): SPEC's "clipped to [0, 1]" agrees except
+//! The "else 0" is Efron & Tibshirani's (their eq. 31): a plain "clipped to [0, 1]" agrees except
 //! in the degenerate case `γ̂ ≤ R_D(f)` (the rule fits its training data worse than random
 //! pairing), where the ratio's sign is meaningless and no overfitting is assumed.
 //!

@@ -1,4 +1,5 @@
-//! Closed-form leave-one-out and GCV for linear smoothers `ŷ = S y` (SPEC § Risk estimators):
+//! Closed-form leave-one-out and GCV for linear smoothers `ŷ = S y` (`docs/PROCEDURES.md`
+//! § Closed-form leave-one-out and GCV):
 //!
 //! `LOO = (1/n) Σ_i ((y_i − ŷ_i) / (1 − S_ii))²`, `GCV = (1/n) Σ_i ((y_i − ŷ_i) / (1 − tr(S)/n))²`,
 //!

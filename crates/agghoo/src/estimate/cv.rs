@@ -1,8 +1,9 @@
 //! The risk of one rule `A_m` under any plan: hold-out, V-fold, repeated V-fold, Monte-Carlo,
-//! leave-one-out, leave-p-out, bootstrap out-of-bag (SPEC § Risk estimators).
+//! leave-one-out, leave-p-out, bootstrap out-of-bag (`docs/PROCEDURES.md` § Cross-validation
+//! estimates).
 //!
-//! `CV(A) = Σ_j w_j HO_{T_j}(A)` with `w_j = |T_jᶜ| / Σ_k |T_kᶜ|` — the size-weighted mean of
-//! SPEC, the plain mean when validation sets have equal sizes (LOO, LpO, Monte-Carlo, equal
+//! `CV(A) = Σ_j w_j HO_{T_j}(A)` with `w_j = |T_jᶜ| / Σ_k |T_kᶜ|` — the size-weighted mean,
+//! the plain mean when validation sets have equal sizes (LOO, LpO, Monte-Carlo, equal
 //! blocks). Its standard error is
 //!
 //! `SE = sd_j(HO_{T_j}) / √V` (sample standard deviation, divisor V − 1),

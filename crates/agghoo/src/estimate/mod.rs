@@ -1,6 +1,6 @@
-//! Risk estimation with uncertainty (SPEC § Risk estimators): the risk of *one* rule, and of a
-//! whole selection procedure, each reported as an estimate ± standard error with the per-split
-//! scores behind it.
+//! Risk estimation with uncertainty (`docs/PROCEDURES.md` § Risk estimators): the risk of *one*
+//! rule, and of a whole selection procedure, each reported as an estimate ± standard error with
+//! the per-split scores behind it.
 //!
 //! | concept | module | entry point |
 //! |---|---|---|

@@ -1,8 +1,8 @@
-//! Nested cross-validation: the risk of a whole selection procedure (SPEC § Feature selection,
-//! honesty rule: "evaluating a selected model needs an outer loop").
+//! Nested cross-validation: the risk of a whole selection procedure (`docs/PROCEDURES.md`
+//! § Nested cross-validation; the honesty rule: evaluating a selected model needs an outer loop).
 //!
 //! For each outer split j with training rows `T_j` and test rows `T_jᶜ` ("test" is the outer
-//! held-out set only, STYLE § 2):
+//! held-out set only):
 //! 1. the rows `T_j` are copied into their own data set `D_{T_j}` — the inner procedure cannot
 //!    see a test row because it is not there;
 //! 2. the family is built on `D_{T_j}` (data-dependent grids such as k-NN's default `k ≤ n/2`
@@ -18,7 +18,7 @@
 //! rule ([`estimate_risk`](super::estimate_risk)); pairs of procedures are compared on the same
 //! `R_j` with [`compare_paired`].
 //!
-//! Composition, not special-casing (STYLE § 4): nested CV is `select` inside an outer plan.
+//! Composition, not special-casing: nested CV is `select` inside an outer plan.
 //! Outer splits run in parallel (each is a pure function of data, indices, configuration and
 //! seed) and are collected in order, so results do not depend on the thread count.
 

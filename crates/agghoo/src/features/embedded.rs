@@ -34,7 +34,8 @@ use crate::select::{self, Method, SelectConfig};
 pub enum Importance {
     /// Mean decrease in impurity over the trees' splits.
     Impurity,
-    /// Increase of the out-of-bag loss when the feature's values are permuted.
+    /// Increase of the loss on held-out rows (the 30 % the forest did not train on) when the
+    /// feature's values are permuted among them.
     Permutation,
 }
 

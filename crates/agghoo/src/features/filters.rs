@@ -1,4 +1,4 @@
-//! Filters: scores computed without training a learner (SPEC § Feature selection).
+//! Filters: scores computed without training a learner (`docs/PROCEDURES.md` § Filters).
 //!
 //! - **Absolute Pearson correlation** with the target, `|r(x_j, y)|`. A regression target and a
 //!   binary class index (0/1) are used as they are. A multi-class target has no meaningful

@@ -1,4 +1,4 @@
-//! Honest evaluation of a feature-selection procedure (SPEC § Feature selection, honesty rule).
+//! Honest evaluation of a feature-selection procedure (`docs/PROCEDURES.md` § Honest evaluation).
 //!
 //! A selection procedure ([`Selector`]: a filter ranking, a search with CFS or a wrapper, an
 //! embedded method) is a supervised step, so its risk estimate needs an outer loop: for each
@@ -10,7 +10,7 @@
 //! `honest = Σ_j (|T_jᶜ| / Σ_k |T_kᶜ|) · R_{T_jᶜ}(A(D_{T_j}[:, S_j]))`, with the standard error
 //! over the outer splits (the same reduction as every CV curve of the crate).
 //!
-//! Next to it, the *naive* estimate that the lecture notes warn about: select `S` once on all of
+//! Next to it, the *naive* estimate, the usual mistake: select `S` once on all of
 //! D, then cross-validate the learner on `D[:, S]` over the same outer splits. The gap
 //! `naive − honest` (usually negative) is the selection bias. The report also lists the features
 //! chosen in each fold and how often each was chosen (selection stability), with the mean

@@ -1,5 +1,6 @@
-//! Feature selection done honestly (SPEC § Feature selection): filters, wrappers, embedded
-//! methods, the sequential searches, and selection redone inside every outer training fold.
+//! Feature selection done honestly (`docs/PROCEDURES.md` § Feature selection): filters, wrappers,
+//! embedded methods, the sequential searches, and selection redone inside every outer training
+//! fold.
 //!
 //! ## Pieces
 //! - [`filters`](crate::features::rank_features): univariate scores (absolute Pearson correlation,

@@ -1,4 +1,4 @@
-//! Search strategies over feature subsets (SPEC § Feature selection), all minimising a
+//! Search strategies over feature subsets (`docs/PROCEDURES.md` § Searches), all minimising a
 //! [`Scorer`]'s value.
 //!
 //! - **SFS** (sequential forward selection): from ∅, add the feature whose addition gives the
@@ -9,8 +9,8 @@
 //!   each forward step that added feature f, *conditional exclusion*: while |S| > 2, find the
 //!   feature g ≠ f whose removal gives the lowest score; remove it if and only if `J(S \ {g})` is
 //!   strictly better than the best score recorded so far at size |S| − 1, and repeat; otherwise
-//!   resume forward steps from the current S. This is the original definition (SPEC: "remove
-//!   features while that improves the best score seen at that subset size"). mlxtend's variant
+//!   resume forward steps from the current S. This is the original definition (remove features
+//!   while that improves the best score seen at that subset size). mlxtend's variant
 //!   additionally requires `J(S \ {g})` to beat `J(S)`; we do not. The search continues from the
 //!   current subset even when it is worse than the recorded best of its size (no jump back), and
 //!   the result at each size is the best subset *recorded* at that size. Each exclusion strictly

@@ -1,6 +1,6 @@
 //! Wrappers: a subset's score is an estimated risk of a learner trained on its columns.
 //!
-//! `score(S) = CV(A_m)` on `D[:, S]` (SPEC § Risk estimators: the size-weighted mean of the
+//! `score(S) = CV(A_m)` on `D[:, S]` (`docs/PROCEDURES.md` § Wrappers: the size-weighted mean of the
 //! validation risks over the splits, with the standard error over splits), for one family at one
 //! grid point m. The per-split work is [`select::evaluate_splits`](crate::select::evaluate_splits)
 //! on [`Dataset::select_columns`]: the same preprocessing (fitted on each training set), losses

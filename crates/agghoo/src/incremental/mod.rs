@@ -1,4 +1,4 @@
-//! Incremental learners: `update(model, chunk) -> model` (SPEC § TreeCV).
+//! Incremental learners: `update(model, chunk) -> model` (`docs/PROCEDURES.md` § TreeCV).
 //!
 //! An [`Incremental`] learner is a configuration; its [`Incremental::Model`] is the state that
 //! grows as chunks of points are fed to it. The trait has four required operations — a fresh
@@ -52,7 +52,7 @@ use crate::error::{Error, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SnapshotMode {
-    /// `g = copy(f)` at each node (SPEC's pseudo-code); also what parallel forks use.
+    /// `g = copy(f)` at each node (the TreeCV pseudo-code); also what parallel forks use.
     Copy,
     /// Save the working model's state into a per-depth log, update, recurse, revert.
     SaveRevert,
@@ -209,7 +209,7 @@ const STAGE_VALUES: usize = 2048;
 /// At most this many rows a block in [`Rows::for_each_block_in_order`].
 const STAGE_ROWS: usize = 64;
 
-/// An incremental learner (SPEC § TreeCV): a configuration that creates, updates and scores models.
+/// An incremental learner (`docs/PROCEDURES.md` § TreeCV): a configuration that creates, updates and scores models.
 ///
 /// Implementations must make [`update`](Incremental::update) equal to feeding the rows one by
 /// one in order (online learners) or to adding their sufficient statistics (batch learners), and

@@ -1,4 +1,4 @@
-//! Hold-out: one training set of size `⌊τ n⌋`, validated on the rest (SPEC: `HO_T`).
+//! Hold-out: one training set of size `⌊τ n⌋`, validated on the rest (`HO_T` in `docs/PROCEDURES.md`).
 
 use serde::{Deserialize, Serialize};
 

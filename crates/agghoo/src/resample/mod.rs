@@ -3,7 +3,7 @@
 //! JSON and are checked against the data before use. Several procedures compared on one `Splits`
 //! value see identical splits; nothing re-draws random splits implicitly.
 //!
-//! One module per plan of SPEC.md § Risk estimators.
+//! One module per plan of `docs/PROCEDURES.md` § Plans.
 
 mod bootstrap;
 mod holdout;
@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::seed::Seed;
 
-/// Fraction of the rows used for training (τ in SPEC); always in (0, 1).
+/// Fraction of the rows used for training (τ in `docs/PROCEDURES.md`); always in (0, 1).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "f64", into = "f64")]
 pub struct TrainFraction(f64);
@@ -108,12 +108,12 @@ impl<'a> PlanContext<'a> {
     }
 }
 
-/// Every plan of SPEC.md, as one value that can be parsed from the CLI, stored in a report and
+/// Every plan of `docs/PROCEDURES.md` § Plans, as one value that can be parsed from the CLI, stored in a report and
 /// instantiated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "plan", rename_all = "snake_case")]
 pub enum Plan {
-    /// One split (SPEC: hold-out).
+    /// One split (hold-out).
     HoldOut(HoldOut),
     /// V-fold, optionally stratified.
     VFold(VFold),

@@ -1,5 +1,5 @@
 //! Monte-Carlo plan: V training sets drawn independently and uniformly among the subsets of size
-//! `⌊τ n⌋` (SPEC: Agghoo's default plan; "Monte-Carlo CV").
+//! `⌊τ n⌋` (Agghoo's default plan in the papers; "Monte-Carlo CV").
 
 use serde::{Deserialize, Serialize};
 

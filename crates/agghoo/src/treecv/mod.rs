@@ -1,5 +1,5 @@
 //! TreeCV: k-fold and leave-one-out cross-validation of incremental learners in about
-//! `log2 k` training passes (Joulani, György & Szepesvári 2015; SPEC § TreeCV).
+//! `log2 k` training passes (Joulani, György & Szepesvári 2015; `docs/PROCEDURES.md` § TreeCV).
 //!
 //! ```text
 //! TreeCV(s, e, f):              # f is trained on every chunk outside s..e

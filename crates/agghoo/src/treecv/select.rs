@@ -1,6 +1,6 @@
 //! Hyperparameter selection on incremental learners with TreeCV: the CV curve over a grid
 //! (`CV(A_m)` for each m by one TreeCV run, `m̂ = argmin_m` with [`select::argmin`]'s tie rule),
-//! and Agghoo for linear learners (SPEC § Selection and aggregation).
+//! and Agghoo for linear learners (docs/PROCEDURES.md § Selection and aggregation).
 //!
 //! Agghoo here uses the TreeCV leaves: the leaf of chunk j holds `f^{−j}_m = A_m(D_{T_j})`, the
 //! hold-out model of split `T_j` = all chunks but j, scored on `Z_j`. Per split

@@ -1,4 +1,5 @@
-//! Covertype-shaped data for TreeCV (SPEC experiment 5: PEGASOS, 581,012 × 54, class 1 vs rest).
+//! Covertype-shaped data for TreeCV (the TreeCV paper's experiment, `docs/RESULTS.md` § 5:
+//! PEGASOS, 581,012 × 54, class 1 vs rest).
 //!
 //! Generating model (row by row, from stream 0 of the seed's [`Purpose::Data`] streams):
 //! - **10 continuous features** `c_j = (z_j + ½ z_{j+1}) / √1.25`, `z ~ N(0, I_11)`: standard

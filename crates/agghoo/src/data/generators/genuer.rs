@@ -1,5 +1,5 @@
 //! Genuer, Poggi and Tuleau-Malot's problem (2010, § 2), the CART experiment of the classification
-//! paper (SPEC experiment 2).
+//! paper (`docs/RESULTS.md` § 2).
 //!
 //! `Y ~ B(0.5)` with labels {0, 1}, `ε ~ B(0.7)` independent; given (Y, ε) the coordinates are
 //! independent normal with unit variance and means
@@ -9,7 +9,7 @@
 //!
 //! The paper's text says "when ε = 1" for both groups, a typo: read literally, ε = 0 would make
 //! every coordinate noise and the Bayes risk would be at least 0.15, not the paper's 0.041. We
-//! follow SPEC (ε = 0 for the second group), which gives 0.041 (see the test). Genuer et al. use
+//! read ε = 0 for the second group, which gives 0.041 (see the test). Genuer et al. use
 //! labels {−1, 1}; the classification paper's `B(0.5)` means {0, 1}, which we follow: the means
 //! are then `j Y` with Y ∈ {0, 1}.
 

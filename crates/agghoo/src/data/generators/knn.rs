@@ -1,4 +1,4 @@
-//! The k-NN classification problem of the classification paper (SPEC experiment 1).
+//! The k-NN classification problem of the classification paper (`docs/RESULTS.md` § 1).
 
 use rand::RngExt;
 
@@ -26,7 +26,7 @@ pub fn knn_bayes(u: f64, v: f64) -> u32 {
     u32::from(knn_g(u, v) >= KNN_B)
 }
 
-/// The papers' k-NN classification problem (SPEC experiment 1): `X ~ U([0,1]²)`,
+/// The papers' k-NN classification problem (`docs/RESULTS.md` § 1): `X ~ U([0,1]²)`,
 /// `P(Y=1|X) = σ((g(X) − b)/λ)`, Bayes risk ≈ 0.242. Rows are drawn from stream `index` of
 /// `seed`'s data streams, so sample r of an experiment is reproducible on its own.
 ///

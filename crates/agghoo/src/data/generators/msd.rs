@@ -1,5 +1,5 @@
-//! YearPredictionMSD-shaped data for TreeCV (SPEC experiment 5: LSQ-SGD, 463,715 × 90, targets
-//! scaled to [0, 1]).
+//! YearPredictionMSD-shaped data for TreeCV (the TreeCV paper's experiment, `docs/RESULTS.md`
+//! § 5: LSQ-SGD, 463,715 × 90, targets scaled to [0, 1]).
 //!
 //! Generating model (row by row, from stream 0 of the seed's [`Purpose::Data`] streams), shaped
 //! like MSD's 12 timbre averages followed by the 78 entries of the timbre covariance:

@@ -1,5 +1,5 @@
-//! The ε-regression problem (SPEC experiment 4): `X ~ N(0, π)`, `Y = exp(cos X) + ξ`,
-//! `ξ ~ N(0, 1/2)`.
+//! The ε-regression problem of the RKHS regression paper (`docs/RESULTS.md` § 4):
+//! `X ~ N(0, π)`, `Y = exp(cos X) + ξ`, `ξ ~ N(0, 1/2)`.
 //!
 //! The papers do not say whether `N(0, π)` and `N(0, 1/2)` give variances or standard
 //! deviations. [`svr_problem`] reads them as **variances** (standard deviations √π and √½,
