@@ -548,8 +548,12 @@ pub struct EstimateArgs {
     /// Data.
     pub data: DataArgs,
     #[command(flatten)]
-    /// Family; `--param VALUE` (a bare number) is the rule's hyperparameter value, `--param KEY=VALUE` a family setting.
+    /// Family; `--param KEY=VALUE` a family setting (a bare `--param VALUE` is read as `--value VALUE`).
     pub family: FamilyArgs,
+    /// The rule's hyperparameter value (k, λ, α, ...), e.g. `--value 5` for k = 5. A one-point
+    /// `--grid` gives it too.
+    #[arg(long, value_name = "VALUE")]
+    pub value: Option<f64>,
     #[command(flatten)]
     /// Plan (default vfold; `--plan bootstrap` reports naive, leave-one-out, .632 and .632+).
     pub plan: PlanArgs,

@@ -307,12 +307,22 @@ fn estimate_reports_risk_oof_and_bootstrap() {
     let risk = summaries[0]["estimate"].as_f64().expect("risk");
     assert!((0.0..=1.0).contains(&risk));
     assert_eq!(std::fs::read_to_string(&oof).expect("oof").lines().count(), 151);
-    let o = agghoo(&["estimate", "--data", "gen:knn", "--n", "150", "--param", "5", "--plan", "bootstrap", "-V", "20", "--json"]);
+    let o = agghoo(&["estimate", "--data", "gen:knn", "--n", "150", "--value", "5", "--plan", "bootstrap", "-V", "20", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
     let b = &v["result"]["bootstrap"];
     let (apparent, err1, p632) = (b["apparent"].as_f64().unwrap(), b["loo_bootstrap"].as_f64().unwrap(), b["point632"].as_f64().unwrap());
     assert!((p632 - (0.368 * apparent + 0.632 * err1)).abs() < 1e-12);
+    // `--value V` and the older `--param V` give the same estimate; both at once is a usage error
+    let by = |flag: &str| {
+        let o = agghoo(&["estimate", "--data", "gen:knn", "--n", "120", flag, "7", "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).expect("json")["result"]["estimate"].clone()
+    };
+    assert_eq!(by("--value"), by("--param"));
+    let o = agghoo(&["estimate", "--data", "gen:knn", "--n", "120", "--value", "7", "--param", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--value"), "{}", stderr(&o));
     // curves as data and plots
     let prefix = dir.join("curve").display().to_string();
     let o = agghoo(&[

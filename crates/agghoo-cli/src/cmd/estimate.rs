@@ -40,12 +40,15 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     let loaded = source::load(&args.data, Some(&args.plan), seed)?;
     let data = &loaded.data;
     let (kind, mut params, bare) = source::family_params(&args.family)?;
-    let value = match (bare.as_slice(), &params.grid) {
-        ([v], _) => *v,
-        ([], Some(g)) if g.values()?.len() == 1 => g.values()?[0],
+    // `--value V`; the older spelling `--param V` (a bare number) is read the same way.
+    let value = match (args.value, bare.as_slice(), &params.grid) {
+        (Some(v), [], _) => v,
+        (None, [v], _) => *v,
+        (None, [], Some(g)) if g.values()?.len() == 1 => g.values()?[0],
+        (Some(_), [_, ..], _) => return Err(UsageError("give the rule's value once: --value VALUE (not also --param VALUE)".into()).into()),
         _ => {
             return Err(
-                UsageError("give the rule to evaluate: --param VALUE (its hyperparameter value, e.g. --param 5 for k = 5)".into()).into()
+                UsageError("give the rule to evaluate: --value VALUE (its hyperparameter value, e.g. --value 5 for k = 5)".into()).into()
             );
         }
     };

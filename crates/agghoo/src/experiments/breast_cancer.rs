@@ -1,4 +1,4 @@
-//! SPEC experiment 3: the classification paper's Table 1 on the Breast Cancer Wisconsin data.
+//! Experiment 3 (docs/RESULTS.md § 3): the classification paper's Table 1 on the Breast Cancer Wisconsin data.
 //!
 //! Protocol, per repetition r (data drawn from stream r, so any repetition is reproducible
 //! alone): a uniform split of the 699 rows into 500 training and 199 test rows; the 16 missing

@@ -1,4 +1,4 @@
-//! SPEC experiment 2 (classification paper, Section 4, Genuer's problem): Majhoo on
+//! Experiment 2 (docs/RESULTS.md § 2; classification paper, Section 4, Genuer's problem): Majhoo on
 //! cost-complexity-pruned CART vs 10-fold CV, the oracle and random forests.
 //!
 //! Protocol, per repetition r and per dimension d ∈ [`DIMENSIONS`] (both are run, rows are tagged
@@ -39,7 +39,7 @@ use crate::select::{Aggregation, EvalOptions, TieRule, aggregate, argmin, cv_cur
 
 /// The experiment's name in results.
 pub const NAME: &str = "cart";
-/// The problem's Bayes risk (SPEC: ≈ 0.041).
+/// The problem's Bayes risk (≈ 0.041, as the paper states).
 pub const BAYES_RISK: f64 = 0.041;
 /// The dimensions of the paper's two settings (six informative features plus noise features).
 pub const DIMENSIONS: [usize; 2] = [7, 50];

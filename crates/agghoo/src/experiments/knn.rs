@@ -1,4 +1,4 @@
-//! SPEC experiment 1 (classification paper, Section 4.1 and the k-NN figure): Majhoo vs
+//! Experiment 1 (docs/RESULTS.md § 1; classification paper, Section 4.1 and the k-NN figure): Majhoo vs
 //! Monte-Carlo CV on the k-NN family, over τ and V, with the oracle.
 //!
 //! Protocol, per repetition r:

@@ -1,4 +1,4 @@
-//! The papers' numerical studies (SPEC § Experiments from the papers), rerun end to end.
+//! The papers' numerical studies (docs/RESULTS.md), rerun end to end.
 //!
 //! Each experiment is one small module that turns a [`Config`] into [`ExperimentResult`]: rows
 //! of (method, τ, V, mean risk, standard error over repetitions, the paper's number where it
@@ -13,7 +13,7 @@
 //! serially, so results are bit-identical for any thread count. The rejected alternative, one
 //! random generator advanced by repetitions in turn, ties the results to the schedule.
 //!
-//! Experiments: [`knn`] (SPEC experiment 1), [`cart`] (2), [`breast_cancer`] (3), [`svr`] (4),
+//! Experiments: [`knn`] (experiment 1 of docs/RESULTS.md), [`cart`] (2), [`breast_cancer`] (3), [`svr`] (4),
 //! [`treecv`] (5: its rows also carry times and passes, and k in `v`).
 
 pub mod breast_cancer;
@@ -35,22 +35,22 @@ use crate::select::Progress;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Experiment {
-    /// k-NN classification, Majhoo vs Monte-Carlo CV over τ and V (SPEC experiment 1).
+    /// k-NN classification, Majhoo vs Monte-Carlo CV over τ and V (docs/RESULTS.md § 1).
     Knn,
-    /// The Breast Cancer Wisconsin table: CV, Agghoo, oracle, random forests (SPEC experiment 3).
+    /// The Breast Cancer Wisconsin table: CV, Agghoo, oracle, random forests (docs/RESULTS.md § 3).
     BreastCancer,
-    /// Pruned CART on Genuer's problem: Majhoo vs 10-fold CV, oracle, forests (SPEC experiment 2).
+    /// Pruned CART on Genuer's problem: Majhoo vs 10-fold CV, oracle, forests (docs/RESULTS.md § 2).
     Cart,
-    /// Gaussian ε-SVR: Agghoo vs Monte-Carlo CV over τ and V (SPEC experiment 4).
+    /// Gaussian ε-SVR: Agghoo vs Monte-Carlo CV over τ and V (docs/RESULTS.md § 4).
     Svr,
-    /// The ε-SVR protocol under each reading of its three open points (SPEC experiment 4).
+    /// The ε-SVR protocol under each reading of its three open points (docs/RESULTS.md § 4).
     SvrReadings,
-    /// TreeCV vs standard CV: time and estimate vs k (SPEC experiment 5).
+    /// TreeCV vs standard CV: time and estimate vs k (docs/RESULTS.md § 5).
     Treecv,
 }
 
 impl Experiment {
-    /// Every experiment, in SPEC order.
+    /// Every experiment, in the order of docs/RESULTS.md.
     pub const ALL: [Experiment; 6] =
         [Experiment::Knn, Experiment::Cart, Experiment::BreastCancer, Experiment::Svr, Experiment::SvrReadings, Experiment::Treecv];
 

@@ -1,9 +1,9 @@
-//! SPEC experiment 4 (RKHS regression paper, ε-regression): Agghoo vs Monte-Carlo CV on the
+//! Experiment 4 (docs/RESULTS.md § 4; RKHS regression paper, ε-regression): Agghoo vs Monte-Carlo CV on the
 //! Gaussian-kernel ε-SVR, over τ and V, with the oracle.
 //!
 //! Protocol, per repetition r:
-//! - a sample D of n points and an independent test sample of m points from [`svr_problem`]
-//!   (stream r; the test points are rows `n..n+m` of the same draw). Reading of SPEC's
+//! - a sample D of n points and an independent test sample of m points from [`svr_problem`](crate::data::generators::svr_problem)
+//!   (stream r; the test points are rows `n..n+m` of the same draw). Reading of the paper's
 //!   `N(0, π)`, `N(0, 1/2)`: **variances** ([`SvrNoise::VARIANCES`](crate::data::generators::SvrNoise::VARIANCES));
 //! - the family is ε-SVR, `K(x, x') = exp(−2 (x − x')²)`, ε = 0.25, grid
 //!   `λ_j = 2^{j−1} / (500 n_t)`, j = 1..17, with `n_t` the size of the training set at hand and
@@ -15,8 +15,8 @@
 //!   Agghoo(τ, V) = the mean ([`Aggregation::Mean`]) of `A_{λ̂_{T_j}}(D_{T_j})`, j ≤ V;
 //!   Monte-Carlo CV(τ, V) = `A_{λ̂}(D)`, λ̂ the argmin of the mean validation risk of the same V
 //!   splits (ties → the first grid point);
-//! - the oracle = `min_λ ℓ(s, A_λ(D))`, trained on **D** (SPEC's ambiguity: the alternative, an
-//!   oracle trained on a sample of size n_t, is not run).
+//! - the oracle = `min_λ ℓ(s, A_λ(D))`, trained on **D** (the paper leaves it open; the alternative, an
+//!   oracle trained on a sample of size n_t, is one of the readings of [`run_readings`]).
 //!
 //! Reported metric: the **excess risk** `E|Y − f(X)| − E|Y − s(X)|` over the regression
 //! function `s(x) = exp(cos x)` ([`svr_regression_function`]; with symmetric noise it is also
@@ -70,7 +70,7 @@ pub fn default_config() -> Config {
     }
 }
 
-/// How the data term of the SVR objective is normalised (SPEC leaves it open).
+/// How the data term of the SVR objective is normalised (the paper leaves it open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DataTerm {
@@ -82,7 +82,7 @@ pub enum DataTerm {
     PerSample,
 }
 
-/// Which oracle (SPEC leaves it open).
+/// Which oracle (the paper leaves it open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OracleOn {

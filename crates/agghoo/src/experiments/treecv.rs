@@ -1,4 +1,4 @@
-//! SPEC experiment 5 (TreeCV paper, Section 5, Table 2 and Figure 2): time vs k and CV estimate
+//! Experiment 5 (docs/RESULTS.md § 5; TreeCV paper, Section 5, Table 2 and Figure 2): time vs k and CV estimate
 //! vs k of TreeCV and the standard k-fold method, fixed and randomised order, for PEGASOS on
 //! Covertype-shaped data and LSQ-SGD on MSD-shaped data.
 //!
