@@ -252,7 +252,11 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
             }
             let values = match report.final_value {
                 Some(v) => vec![v],
-                None => report.member_grid_indices.iter().map(|&m| grid.value(m)).collect(),
+                None => report
+                    .member_grid_indices
+                    .iter()
+                    .map(|&m| family.composite().map_or(grid.value(m), |c| c.path_value(m)))
+                    .collect(),
             };
             Ok((risk, values))
         })

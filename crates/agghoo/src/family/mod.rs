@@ -12,6 +12,7 @@
 //! Fitted models are values of the closed enum [`Model`] so that they serialize into a versioned
 //! model file without a plugin registry; adding a family adds a variant.
 
+mod composite;
 mod grid;
 mod model;
 mod params;
@@ -25,6 +26,7 @@ pub mod logistic;
 pub mod ridge;
 pub mod svm;
 
+pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, FamilyAxes, GridPoint, setting_axes};
 pub use grid::{Grid, Scale};
 pub use model::{Model, Predictor};
 pub use params::{FamilyParams, GridSpec};
@@ -78,6 +80,11 @@ pub trait Family: Send + Sync {
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let _ = n_train;
         Ok(())
+    }
+    /// The composite family (a multi-axis grid or a union of families) this is, if it is one:
+    /// procedures read its axes for the one-standard-error rule, EKCV and reports.
+    fn composite(&self) -> Option<&Composite> {
+        None
     }
 }
 
@@ -229,9 +236,20 @@ pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<
 /// with `standardize` a default grid is on the scale of the standardised features the fits use.
 /// Missing values are always median-imputed for the defaults.
 ///
+/// With named axes or other families in `params` ([`FamilyParams::axes`], [`FamilyParams::union`])
+/// the family is a [`Composite`]: a product grid, a union, or both.
+///
 /// # Errors
-/// As [`build`].
+/// As [`build`]; the axis errors of a composite family (an axis no family has, named twice, …).
 pub fn build_for(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
+    if composite::is_composite(params) {
+        return composite::build(kind, params, data, preprocess);
+    }
+    build_plain(kind, params, data, preprocess)
+}
+
+/// [`build_for`] of one family over its own grid.
+fn build_plain(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
     data.check_learnable()?;
     preprocess.check_encodes(data)?;
     // The fits themselves still preprocess inside each training set (`select::evaluate_splits`).

@@ -119,6 +119,10 @@ pub struct Member {
     pub value: f64,
     /// The member's validation risk on its own split, when it has one (vote tie-breaking).
     pub validation_risk: Option<f64>,
+    /// For a multi-axis grid or a union of families: the member's family and the value of each
+    /// of its axes (`value` is then its family's path value). Absent for a one-axis grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<crate::family::GridPoint>,
 }
 
 /// A fitted selection procedure: predict with [`FittedModel::predict`], save with
