@@ -133,24 +133,6 @@ pub struct GridPoint {
     pub values: BTreeMap<String, AxisValue>,
 }
 
-impl GridPoint {
-    /// `knn: k = 5, weights = uniform` (the family named only when `with_family`), with the axes in
-    /// the order of `axes`.
-    pub fn describe(&self, axes: &[Axis], with_family: bool) -> String {
-        let values: Vec<String> =
-            axes.iter().filter_map(|a| self.values.get(&a.name).map(|v| format!("{} = {}", a.name, num(v)))).collect();
-        if with_family { format!("{}: {}", self.family, values.join(", ")) } else { values.join(", ") }
-    }
-}
-
-/// A value printed with at most 6 significant digits.
-fn num(v: &AxisValue) -> String {
-    match v {
-        AxisValue::Number(x) if x.fract() != 0.0 => format!("{}", (x * 1e6).round() / 1e6).chars().take(12).collect::<String>(),
-        other => other.to_string(),
-    }
-}
-
 /// The settings of `kind` that can be grid axes besides its path axis, and how each is ordered.
 /// `gamma`: smaller is simpler (wider kernel), log scale; `epsilon`, `l1_ratio`,
 /// `min_samples_leaf`: larger is simpler; `max_depth`, `degree`: smaller is simpler; categorical
@@ -227,6 +209,16 @@ pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, pre
         return Err(Error::invalid("grid", "NAME=VALUES with several families (which family's axis?)", "a grid without a name"));
     }
     let base = FamilyParams { axes: Vec::new(), union: Vec::new(), ..params.clone() };
+    if kinds.len() > 1 {
+        // In a union, a setting goes to the families that know it.
+        if let Some(key) = base.values.keys().find(|k| !kinds.iter().any(|f| f.settings().contains(&k.as_str()))) {
+            return Err(Error::InvalidParameter {
+                name: "param",
+                expected: "a parameter of one of the families",
+                got: format!("`{key}` ({})", kinds.iter().map(|f| format!("{}: {}", f.name(), f.settings().join(", "))).collect::<Vec<_>>().join("; ")),
+            });
+        }
+    }
     let mut used = vec![false; params.axes.len()];
     let mut families = Vec::new();
     let mut family_params = Vec::new();
@@ -235,6 +227,10 @@ pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, pre
     let mut path_names = Vec::new();
     for (member, &kind) in kinds.iter().enumerate() {
         // The path axis is the grid of the family built with its settings as given.
+        let mut base = base.clone();
+        if kinds.len() > 1 {
+            base.values.retain(|k, _| kind.settings().contains(&k.as_str()));
+        }
         let plain = super::build_plain(kind, &base, data, preprocess)?;
         let path_name = plain.grid().name().to_string();
         path_names.push(format!("{} has {}", kind.name(), axis_list(kind, &path_name)));

@@ -209,6 +209,35 @@ impl FamilyKind {
     pub fn preprocess(self, data: &Dataset, standardize: bool, missing: crate::data::MissingCategory) -> crate::data::Preprocess {
         crate::data::Preprocess::for_data(data, standardize, crate::data::CategoryOptions { encoding: self.encoding(), missing })
     }
+    /// The `--param` settings the family knows (any other is refused by its build).
+    pub fn settings(self) -> &'static [&'static str] {
+        match self {
+            FamilyKind::Knn | FamilyKind::Ridge => &[],
+            FamilyKind::KernelRidge => &["kernel", "gamma", "coef0", "degree", "intercept"],
+            FamilyKind::Lasso | FamilyKind::Enet => &["l1_ratio", "tol", "max_iter", "precompute"],
+            FamilyKind::Svc => &["gamma", "tol", "shrinking", "grid"],
+            FamilyKind::Svr => &["gamma", "epsilon", "tol", "shrinking", "grid"],
+            FamilyKind::Cart => &["criterion", "min_samples_leaf", "max_depth"],
+            FamilyKind::Forest => &["trees", "mtry", "min_samples_leaf", "max_depth", "criterion", "seed", "grid"],
+            FamilyKind::Logistic => &["tol", "max_iter", "penalty"],
+        }
+    }
+    /// The names its path axis can have (`svc`: `lambda`, or `C` with `--param grid=C`; `forest`:
+    /// `mtry`, or `min_samples_leaf` with `--param grid=min_samples_leaf`).
+    pub fn path_axes(self) -> &'static [&'static str] {
+        match self {
+            FamilyKind::Knn => &["k"],
+            FamilyKind::Ridge | FamilyKind::KernelRidge | FamilyKind::Lasso | FamilyKind::Enet | FamilyKind::Logistic => &["lambda"],
+            FamilyKind::Svc | FamilyKind::Svr => &["lambda", "C"],
+            FamilyKind::Cart => &["alpha"],
+            FamilyKind::Forest => &["mtry", "min_samples_leaf"],
+        }
+    }
+    /// True when `name` is a grid axis of the family: a name of its path axis or a setting of
+    /// [`setting_axes`].
+    pub fn has_axis(self, name: &str) -> bool {
+        self.path_axes().contains(&name) || setting_axes(self).iter().any(|(n, _)| *n == name)
+    }
     /// Parses a CLI name.
     ///
     /// # Errors

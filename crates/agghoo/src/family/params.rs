@@ -131,6 +131,11 @@ impl FamilyParams {
         self.values.insert(key.to_string(), value.to_string());
         self
     }
+    /// The parameters of `kind` among several families compared with these parameters: the
+    /// named axes `kind` has ([`FamilyKind::has_axis`]), no union.
+    pub fn for_family(&self, kind: super::FamilyKind) -> Self {
+        Self { axes: self.axes.iter().filter(|a| kind.has_axis(&a.name)).cloned().collect(), union: Vec::new(), ..self.clone() }
+    }
     /// Parses `key=value`.
     ///
     /// # Errors

@@ -230,7 +230,7 @@ impl KnnFamily {
 /// # Errors
 /// As [`KnnFamily::new`]; unknown parameters.
 pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("knn", &[])?;
+    params.check_known("knn", super::FamilyKind::Knn.settings())?;
     let kmax = 99.min(data.n_rows() / 2).max(1);
     let ks = params.grid_or(|| (1..=kmax).step_by(2).map(|k| k as f64).collect())?;
     Ok(Box::new(KnnFamily::new(ks, data.task(), data.target().n_classes())?.sharing_with(data)))
