@@ -215,7 +215,14 @@ pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, pre
             return Err(Error::InvalidParameter {
                 name: "param",
                 expected: "a parameter of one of the families",
-                got: format!("`{key}` ({})", kinds.iter().map(|f| format!("{}: {}", f.name(), f.settings().join(", "))).collect::<Vec<_>>().join("; ")),
+                got: format!(
+                    "`{key}` ({})",
+                    kinds
+                        .iter()
+                        .map(|f| format!("{} knows {}", f.name(), if f.settings().is_empty() { "none".into() } else { f.settings().join(", ") }))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
             });
         }
     }
