@@ -146,7 +146,9 @@ pub fn family(args: &FamilyArgs, loaded: &Loaded) -> Result<Box<dyn Family>> {
 /// a usage error; other build errors keep their kind.
 fn axis_usage(e: agghoo::Error) -> anyhow::Error {
     match e {
-        agghoo::Error::InvalidParameter { name: name @ ("grid" | "family"), expected, got } => usage(format!("--{name} {got}: expected {expected}")),
+        agghoo::Error::InvalidParameter { name: name @ ("grid" | "family"), expected, got } => {
+            usage(format!("--{name} {got}: expected {expected}"))
+        }
         other => other.into(),
     }
 }

@@ -59,8 +59,21 @@ const SVC: &[&str] = &[
     "4",
 ];
 
-const UNION: &[&str] =
-    &["select", "--data", "gen:knn", "--n", "150", "--family", "knn,logistic,cart", "--grid", "k=1:15:2", "--method", "agghoo", "--splits", "6"];
+const UNION: &[&str] = &[
+    "select",
+    "--data",
+    "gen:knn",
+    "--n",
+    "150",
+    "--family",
+    "knn,logistic,cart",
+    "--grid",
+    "k=1:15:2",
+    "--method",
+    "agghoo",
+    "--splits",
+    "6",
+];
 
 #[test]
 fn two_axes_print_the_chosen_combination_and_draw_a_heat_map() {

@@ -13,11 +13,7 @@ use agghoo::{Error, Predictions, Seed};
 
 fn axes(kind: FamilyKind, union: &[FamilyKind], axes: &[&str]) -> FamilyParams {
     let _ = kind;
-    FamilyParams {
-        axes: axes.iter().map(|a| AxisSpec::parse(a).unwrap()).collect(),
-        union: union.to_vec(),
-        ..FamilyParams::default()
-    }
+    FamilyParams { axes: axes.iter().map(|a| AxisSpec::parse(a).unwrap()).collect(), union: union.to_vec(), ..FamilyParams::default() }
 }
 
 fn svc_product(data: &Dataset) -> Box<dyn Family> {
@@ -237,9 +233,15 @@ fn bad_axes_are_typed_errors() {
     let data = generators::knn_problem(60, Seed(14)).unwrap();
     let err = |kind, union: &[FamilyKind], a: &[&str]| family::build(kind, &axes(kind, union, a), &data).err().expect("an error");
     let unknown = err(FamilyKind::Svc, &[], &["lambda=0.1,1", "degree=2,3"]);
-    assert!(matches!(&unknown, Error::InvalidParameter { name: "grid", got, .. } if got.contains("degree") && got.contains("gamma")), "{unknown}");
+    assert!(
+        matches!(&unknown, Error::InvalidParameter { name: "grid", got, .. } if got.contains("degree") && got.contains("gamma")),
+        "{unknown}"
+    );
     let nowhere = err(FamilyKind::Knn, &[FamilyKind::Logistic], &["gamma=1,2"]);
-    assert!(matches!(&nowhere, Error::InvalidParameter { got, .. } if got.contains("gamma") && got.contains("logistic has lambda")), "{nowhere}");
+    assert!(
+        matches!(&nowhere, Error::InvalidParameter { got, .. } if got.contains("gamma") && got.contains("logistic has lambda")),
+        "{nowhere}"
+    );
     let twice = err(FamilyKind::Svc, &[], &["gamma=1,2", "gamma=3"]);
     assert!(matches!(&twice, Error::InvalidParameter { got, .. } if got.contains("gamma") && got.contains("twice")), "{twice}");
     let family_twice = err(FamilyKind::Knn, &[FamilyKind::Knn], &[]);

@@ -90,7 +90,12 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         None => None,
     };
     let validation = if args.validation_curve {
-        let grid_family = family::build_for(kind, &FamilyParams { grid: full_grid, values: params.values.clone(), ..FamilyParams::default() }, data, &preprocess)?;
+        let grid_family = family::build_for(
+            kind,
+            &FamilyParams { grid: full_grid, values: params.values.clone(), ..FamilyParams::default() },
+            data,
+            &preprocess,
+        )?;
         Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess)?)
     } else {
         None

@@ -287,7 +287,9 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
         // Data-dependent defaults on the data as the (first) procedure's fits see it; with several
         // families, each encodes categorical columns its own way.
         let own = |p: crate::data::Preprocess| match (families.len() > 1, p.categorical) {
-            (true, Some(c)) => crate::data::Preprocess { categorical: Some(crate::data::CategoryOptions { encoding: kind.encoding(), ..c }), ..p },
+            (true, Some(c)) => {
+                crate::data::Preprocess { categorical: Some(crate::data::CategoryOptions { encoding: kind.encoding(), ..c }), ..p }
+            }
             _ => p,
         };
         let preprocess = own(config.procedures.first().map(|p| p.preprocess).unwrap_or_default());
@@ -302,11 +304,7 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
             }
             let values = match report.final_value {
                 Some(v) => vec![v],
-                None => report
-                    .member_grid_indices
-                    .iter()
-                    .map(|&m| family.composite().map_or(grid.value(m), |c| c.path_value(m)))
-                    .collect(),
+                None => report.member_grid_indices.iter().map(|&m| family.composite().map_or(grid.value(m), |c| c.path_value(m))).collect(),
             };
             results.push((risk, values));
         }

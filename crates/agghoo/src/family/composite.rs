@@ -144,11 +144,9 @@ pub fn setting_axes(kind: FamilyKind) -> &'static [(&'static str, AxisKind)] {
     const CRITERION: (&str, AxisKind) = ("criterion", AxisKind::Categorical);
     match kind {
         FamilyKind::Knn | FamilyKind::Ridge | FamilyKind::Lasso => &[],
-        FamilyKind::KernelRidge => &[
-            GAMMA,
-            ("degree", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false }),
-            ("kernel", AxisKind::Categorical),
-        ],
+        FamilyKind::KernelRidge => {
+            &[GAMMA, ("degree", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false }), ("kernel", AxisKind::Categorical)]
+        }
         FamilyKind::Enet => &[("l1_ratio", AxisKind::Numeric { scale: Scale::Linear, larger_is_simpler: true })],
         FamilyKind::Svc => &[GAMMA],
         FamilyKind::Svr => &[GAMMA, ("epsilon", AxisKind::Numeric { scale: Scale::Linear, larger_is_simpler: true })],
@@ -219,7 +217,11 @@ pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, pre
                     "`{key}` ({})",
                     kinds
                         .iter()
-                        .map(|f| format!("{} knows {}", f.name(), if f.settings().is_empty() { "none".into() } else { f.settings().join(", ") }))
+                        .map(|f| format!(
+                            "{} knows {}",
+                            f.name(),
+                            if f.settings().is_empty() { "none".into() } else { f.settings().join(", ") }
+                        ))
                         .collect::<Vec<_>>()
                         .join("; ")
                 ),
@@ -452,9 +454,7 @@ impl Composite {
         let family = self.family_of(best);
         let n_axes = self.families[family].axes.len();
         let within = (0..mean.len()).filter(|&m| mean[m] <= threshold && self.family_of(m) == family);
-        Ok(within
-            .min_by(|&a, &b| (0..n_axes).map(|x| self.compare_axis(a, b, x)).find(|o| o.is_ne()).unwrap_or(a.cmp(&b)))
-            .unwrap_or(best))
+        Ok(within.min_by(|&a, &b| (0..n_axes).map(|x| self.compare_axis(a, b, x)).find(|o| o.is_ne()).unwrap_or(a.cmp(&b))).unwrap_or(best))
     }
 
     /// EKCV on a composite grid, from the per-split selections: the family selected most often
