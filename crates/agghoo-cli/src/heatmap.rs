@@ -83,7 +83,7 @@ where
     let label = |axis: &Axis, x: f64| {
         let i = x.floor();
         if x - i > 0.45 && x - i < 0.55 && i >= 0.0 {
-            axis.values.get(i as usize).map_or(String::new(), |v| short(v))
+            axis.values.get(i as usize).map_or(String::new(), short)
         } else {
             String::new()
         }

@@ -139,7 +139,7 @@ pub fn family(args: &FamilyArgs, loaded: &Loaded) -> Result<Box<dyn Family>> {
     if let Some(v) = bare.first() {
         return Err(usage(format!("--param {v}: family parameters are KEY=VALUE")));
     }
-    Ok(family::build_for(kind, &params, &loaded.data, &preprocess(args, loaded)).map_err(axis_usage)?)
+    family::build_for(kind, &params, &loaded.data, &preprocess(args, loaded)).map_err(axis_usage)
 }
 
 /// A malformed axis (named twice, unknown to every family, a bare grid with several families) is
