@@ -82,11 +82,7 @@ where
     let span = (hi - lo).max(1e-300);
     let label = |axis: &Axis, x: f64| {
         let i = x.floor();
-        if x - i > 0.45 && x - i < 0.55 && i >= 0.0 {
-            axis.values.get(i as usize).map_or(String::new(), short)
-        } else {
-            String::new()
-        }
+        if x - i > 0.45 && x - i < 0.55 && i >= 0.0 { axis.values.get(i as usize).map_or(String::new(), short) } else { String::new() }
     };
     let mut chart = ChartBuilder::on(&root)
         .caption(format!("CV risk ({}) — min {} (blue) to max {} (yellow)", table.loss, num(lo), num(hi)), ("sans-serif", 20))

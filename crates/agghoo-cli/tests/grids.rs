@@ -2,26 +2,9 @@
 //! map, saved models and `predict`, replay of a recorded invocation (old and new shapes), and a
 //! usage error (exit 2, never a panic) for each bad axis.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn agghoo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agghoo")).args(args).output().expect("run agghoo")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agghoo-grids-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
+use common::{agghoo, assert_error, scratch, stderr, stdout};
 
 fn ok(args: &[&str]) -> String {
     let o = agghoo(args);
@@ -30,13 +13,7 @@ fn ok(args: &[&str]) -> String {
 }
 
 fn usage_error(args: &[&str], needles: &[&str]) {
-    let o = agghoo(args);
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "agghoo {}: {err}", args.join(" "));
-    for n in needles {
-        assert!(err.contains(n), "`{n}` not in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
+    assert_error(&agghoo(args), 2, needles);
 }
 
 const SVC: &[&str] = &[

@@ -125,26 +125,7 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
 
 fn print_tables(report: &Report, data: &str, plan: &str, member_values: &[f64], n: usize) -> anyhow::Result<()> {
     let h = &report.hyperparameter;
-    output::print(&format!(
-        "{} · family {} · {} · loss {} · data {} (n = {n}) · {} grid points",
-        report.method.name(),
-        report.family,
-        plan,
-        report.loss,
-        data,
-        report.grid.len()
-    ))?;
-    let mut t = output::table(&["split", "|T|", "|Tᶜ|", &format!("selected {h}"), "validation risk"]);
-    for s in &report.splits {
-        t.add_row(vec![
-            s.split.to_string(),
-            s.n_train.to_string(),
-            s.n_validation.to_string(),
-            num(s.selected_value),
-            num(s.risks[s.selected_index]),
-        ]);
-    }
-    output::print(&t.to_string())?;
+    print_splits(report, data, plan, n, "", &format!("selected {h}"), |s| num(s.selected_value))?;
     let best = select::argmin(&report.cv_curve.mean, TieRule::First)?;
     output::print(&format!(
         "CV curve over the splits: minimum {} ± {} (SE) at {h} = {}",
@@ -158,6 +139,39 @@ fn print_tables(report: &Report, data: &str, plan: &str, member_values: &[f64], 
         None => format!("{} members, {h} = [{}], combined by {:?}", member_values.len(), values.join(", "), report.aggregation),
     };
     output::print(&final_text)
+}
+
+/// The header line (`suffix` after the number of grid points) and each split's choice (the
+/// `selected` column, in the column `selected_header`) and its validation risk.
+fn print_splits(
+    report: &Report,
+    data: &str,
+    plan: &str,
+    n: usize,
+    suffix: &str,
+    selected_header: &str,
+    selected: impl Fn(&agghoo::select::SplitReport) -> String,
+) -> anyhow::Result<()> {
+    output::print(&format!(
+        "{} · family {} · {} · loss {} · data {} (n = {n}) · {} grid points{suffix}",
+        report.method.name(),
+        report.family,
+        plan,
+        report.loss,
+        data,
+        report.grid.len()
+    ))?;
+    let mut t = output::table(&["split", "|T|", "|Tᶜ|", selected_header, "validation risk"]);
+    for s in &report.splits {
+        t.add_row(vec![
+            s.split.to_string(),
+            s.n_train.to_string(),
+            s.n_validation.to_string(),
+            selected(s),
+            num(s.risks[s.selected_index]),
+        ]);
+    }
+    output::print(&t.to_string())
 }
 
 /// `knn: k = 5` (the family named only in a union), the axes in the family's order.
@@ -191,26 +205,7 @@ fn print_composite(
 ) -> anyhow::Result<()> {
     let points = report.grid_points.as_deref().unwrap_or_default();
     let what = if axes.len() > 1 { format!("union of {} families", axes.len()) } else { report.hyperparameter.clone() };
-    output::print(&format!(
-        "{} · family {} · {} · loss {} · data {} (n = {n}) · {} grid points ({what})",
-        report.method.name(),
-        report.family,
-        plan,
-        report.loss,
-        data,
-        report.grid.len()
-    ))?;
-    let mut t = output::table(&["split", "|T|", "|Tᶜ|", "selected", "validation risk"]);
-    for s in &report.splits {
-        t.add_row(vec![
-            s.split.to_string(),
-            s.n_train.to_string(),
-            s.n_validation.to_string(),
-            describe(&points[s.selected_index], axes),
-            num(s.risks[s.selected_index]),
-        ]);
-    }
-    output::print(&t.to_string())?;
+    print_splits(report, data, plan, n, &format!(" ({what})"), "selected", |s| describe(&points[s.selected_index], axes))?;
     let curve = &report.cv_curve;
     if axes.len() > 1 {
         let mut t = output::table(&["family", "grid points", "best CV risk", "± SE", "at"]);
