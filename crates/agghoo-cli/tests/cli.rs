@@ -100,8 +100,8 @@ fn select_then_predict_round_trip() {
     assert_error(&agghoo(&["predict", "--model", &model, "--data", &unseen]), 1, &["label `7` was not seen in training"]);
     // a model file of another version, and a corrupted one
     let text = std::fs::read_to_string(&model).expect("model");
-    let other = write(&dir, "other.json", &text.replacen("\"format_version\":4", "\"format_version\":5", 1));
-    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 5", "reads versions 1 to 4"]);
+    let other = write(&dir, "other.json", &text.replacen("\"format_version\":5", "\"format_version\":6", 1));
+    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 6", "reads versions 1 to 5"]);
     let broken = write(&dir, "broken.json", &text[..text.len() / 3]);
     assert_error(&agghoo(&["predict", "--model", &broken, "--data", &reordered]), 1, &["not JSON"]);
     std::fs::remove_dir_all(&dir).ok();

@@ -262,3 +262,42 @@ fn the_path_axis_alone_is_the_plain_family() {
     assert!(named.composite().is_none());
     assert_eq!(named.grid(), bare.grid());
 }
+
+/// k-NN over k × weights: one part per weighting (uniform first, whatever the order written),
+/// equal to the hand-built families; 1-SE prefers larger k, then uniform weights.
+#[test]
+fn knn_over_k_and_weights() {
+    let data = generators::knn_problem(160, Seed(16)).unwrap();
+    let product = family::build(FamilyKind::Knn, &axes(FamilyKind::Knn, &[], &["k=1:9:2", "weights=distance,uniform"]), &data).unwrap();
+    let c = product.composite().unwrap();
+    assert_eq!(c.families()[0].axes[1].values, vec![AxisValue::Text("uniform".into()), AxisValue::Text("distance".into())]);
+    let s = splits(&data, 4, 17);
+    let composite = evaluate_splits(product.as_ref(), &data, &s, &options()).unwrap();
+    let mut by_hand: Vec<Vec<f64>> = vec![Vec::new(); s.len()];
+    for weights in ["uniform", "distance"] {
+        let params = FamilyParams::with_grid(GridSpec::parse("1:9:2").unwrap()).set("weights", weights);
+        let fixed = family::build(FamilyKind::Knn, &params, &data).unwrap();
+        for (j, o) in evaluate_splits(fixed.as_ref(), &data, &s, &options()).unwrap().into_iter().enumerate() {
+            by_hand[j].extend(o.risks[0].iter().copied());
+        }
+    }
+    for (o, hand) in composite.iter().zip(&by_hand) {
+        assert_eq!(&o.risks[0], hand);
+    }
+    // points: uniform k=1..9 (0..5), distance k=1..9 (5..10); the band holds 3, 4, 8, 9 → k = 9 uniform
+    let mean = [0.3, 0.3, 0.3, 0.21, 0.22, 0.3, 0.3, 0.3, 0.20, 0.22];
+    let se = [0.02; 10];
+    assert_eq!(c.one_standard_error(&mean, &se, TieRule::First).unwrap(), 4);
+    // EKCV: k averaged (5, 9, 7 → 7; fitted at the nearest k), weights by majority (distance twice)
+    let choice = c.ekcv(&[2, 9, 8]).unwrap();
+    assert_eq!(choice.point.values["weights"], AxisValue::Text("distance".into()));
+    assert_eq!(choice.point.values["k"], AxisValue::Number(7.0));
+    assert_eq!(choice.nearest, 8);
+    // A saved distance-weighted model predicts the same after loading.
+    let (model, _) = select::select(product.as_ref(), &data, &s, &SelectConfig::new(Method::Agghoo)).unwrap();
+    let path = std::env::temp_dir().join(format!("agghoo-knn-weights-{}.json", std::process::id()));
+    model.save(&path).unwrap();
+    let test = generators::knn_problem(50, Seed(18)).unwrap();
+    assert_eq!(FittedModel::load(&path).unwrap().predict(&test).unwrap(), model.predict(&test).unwrap());
+    std::fs::remove_file(&path).ok();
+}

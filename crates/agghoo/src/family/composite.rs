@@ -136,14 +136,16 @@ pub struct GridPoint {
 /// The settings of `kind` that can be grid axes besides its path axis, and how each is ordered.
 /// `gamma`: smaller is simpler (wider kernel), log scale; `epsilon`, `l1_ratio`,
 /// `min_samples_leaf`: larger is simpler; `max_depth`, `degree`: smaller is simpler; categorical
-/// settings keep the order written.
+/// settings keep the order written (the first is the simpler), except k-NN's `weights`, where
+/// `uniform` comes first.
 pub fn setting_axes(kind: FamilyKind) -> &'static [(&'static str, AxisKind)] {
     const GAMMA: (&str, AxisKind) = ("gamma", AxisKind::Numeric { scale: Scale::Log, larger_is_simpler: false });
     const LEAF: (&str, AxisKind) = ("min_samples_leaf", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: true });
     const DEPTH: (&str, AxisKind) = ("max_depth", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false });
     const CRITERION: (&str, AxisKind) = ("criterion", AxisKind::Categorical);
     match kind {
-        FamilyKind::Knn | FamilyKind::Ridge | FamilyKind::Lasso => &[],
+        FamilyKind::Knn => &[("weights", AxisKind::Categorical)],
+        FamilyKind::Ridge | FamilyKind::Lasso => &[],
         FamilyKind::KernelRidge => {
             &[GAMMA, ("degree", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false }), ("kernel", AxisKind::Categorical)]
         }
@@ -346,6 +348,10 @@ fn axis_values(spec: &AxisSpec, kind: AxisKind) -> Result<Vec<AxisValue>> {
                 }
             }
             crate::limits::check_count(crate::limits::Count::GridPoints, out.len() as u128, format_args!("the grid `{}`", spec.values))?;
+            if spec.name == "weights" {
+                // k-NN's weights: uniform is the simpler, whatever the order written.
+                out.sort_by_key(|v| *v != AxisValue::Text("uniform".into()));
+            }
             Ok(out)
         }
     }

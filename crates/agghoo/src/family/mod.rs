@@ -212,7 +212,8 @@ impl FamilyKind {
     /// The `--param` settings the family knows (any other is refused by its build).
     pub fn settings(self) -> &'static [&'static str] {
         match self {
-            FamilyKind::Knn | FamilyKind::Ridge => &[],
+            FamilyKind::Knn => &["weights"],
+            FamilyKind::Ridge => &[],
             FamilyKind::KernelRidge => &["kernel", "gamma", "coef0", "degree", "intercept"],
             FamilyKind::Lasso | FamilyKind::Enet => &["l1_ratio", "tol", "max_iter", "precompute"],
             FamilyKind::Svc => &["gamma", "tol", "shrinking", "grid"],
