@@ -50,6 +50,7 @@ pub struct Cli {
 /// Examples printed by `agghoo select --help`.
 const SELECT_EXAMPLES: &str = "Examples:
   agghoo select --data gen:knn --grid 1:49:2 --method majhoo
+  agghoo select --data gen:knn --family knn --grid k=1:49:2 --grid weights=uniform,distance --method cv --one-se
   Two axes (the cartesian product; one kernel matrix per gamma, the path over lambda), with a heat map:
   agghoo select --data gen:knn --family svc --grid lambda=log:1e-4:1:5 --grid gamma=log:0.1:10:3 --method cv --plot svc
   A union of three families (each with its default grid; members may be of different families):
@@ -293,7 +294,8 @@ pub struct FamilyArgs {
     pub family: Vec<agghoo::family::FamilyKind>,
     /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N — the family's own
     /// hyperparameter. Repeatable as NAME=VALUES, one axis per flag, for a product grid:
-    /// `--grid lambda=log:1e-4:1:5 --grid gamma=log:0.01:10:4` (svc: lambda or C, gamma; svr:
+    /// `--grid lambda=log:1e-4:1:5 --grid gamma=log:0.01:10:4` (knn: k, weights=uniform,distance;
+    /// svc: lambda or C, gamma; svr:
     /// also epsilon; kernel-ridge: gamma, degree, kernel; enet: l1_ratio; cart and forest:
     /// min_samples_leaf, max_depth, criterion; logistic: penalty).
     #[arg(long)]
