@@ -799,7 +799,7 @@ fn weighted_values(
                 let mut first = vec![usize::MAX; kc];
                 for &k in ks {
                     let k = k.min(buf.len());
-                    let exact = dist[..k].iter().any(|&r| r == 0.0);
+                    let exact = dist[..k].contains(&0.0);
                     let weight = |t: usize| if exact { f64::from(u8::from(dist[t] == 0.0)) } else { 1.0 / dist[t] };
                     if classification {
                         tally.iter_mut().for_each(|c| *c = 0.0);
