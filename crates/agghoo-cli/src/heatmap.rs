@@ -44,7 +44,7 @@ pub fn write(prefix: &Path, report: &Report) -> anyhow::Result<()> {
     let mut best = (0, 0);
     let mut best_risk = f64::INFINITY;
     for (m, p) in points.iter().enumerate() {
-        let (a, b) = (&p.values[&axes[0].name], &p.values[&axes[1].name]);
+        let (Some(a), Some(b)) = (p.values.get(&axes[0].name), p.values.get(&axes[1].name)) else { continue };
         let risk = report.cv_curve.mean[m];
         text.push_str(&format!("{a},{b},{risk},{}\n", report.cv_curve.standard_error[m]));
         if let (Some(i), Some(j)) = (position(&axes[0], a), position(&axes[1], b)) {
