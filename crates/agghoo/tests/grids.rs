@@ -301,3 +301,34 @@ fn knn_over_k_and_weights() {
     assert_eq!(FittedModel::load(&path).unwrap().predict(&test).unwrap(), model.predict(&test).unwrap());
     std::fs::remove_file(&path).ok();
 }
+
+/// EKCV with a real setting off the grid (γ averaged on the log scale) fits the family rebuilt
+/// with that γ at the averaged λ: the same model as building it by hand.
+#[test]
+fn ekcv_off_grid_setting_refits_the_rebuilt_family() {
+    let data = generators::svr_problem(120, Seed(19), 0).unwrap();
+    let params = axes(FamilyKind::KernelRidge, &[], &["lambda=0.001,0.1", "gamma=0.1,10"]);
+    let product = family::build(FamilyKind::KernelRidge, &params, &data).unwrap();
+    let s = Plan::MonteCarlo(MonteCarlo::new(2, 0.8).unwrap()).instantiate(&PlanContext::of(&data), Seed(20)).unwrap();
+    let config = SelectConfig::new(Method::Ekcv);
+    let options = select::evaluation_options(&config, &data).unwrap();
+    // Force the two selections (γ=0.1, λ=0.001) and (γ=10, λ=0.1): γ̄ = 1, λ̄ = 0.01.
+    let mut outcomes = evaluate_splits(product.as_ref(), &data, &s, &options).unwrap();
+    outcomes[0].selected = 0;
+    outcomes[1].selected = 3;
+    let (model, report) = select::conclude(product.as_ref(), &data, &s, &config, outcomes).unwrap();
+    let point = report.final_point.unwrap();
+    let gamma = match point.values["gamma"] {
+        AxisValue::Number(g) => g,
+        AxisValue::Text(_) => unreachable!("numeric"),
+    };
+    assert!((gamma - 1.0).abs() < 1e-12, "{gamma}");
+    let lambda = report.final_value.unwrap();
+    let by_hand =
+        family::build(FamilyKind::KernelRidge, &FamilyParams::with_grid(GridSpec::Values(vec![lambda])).set("gamma", gamma), &data)
+            .unwrap()
+            .fit(&data.all(), 0)
+            .unwrap();
+    let test = generators::svr_problem(40, Seed(21), 0).unwrap();
+    assert_eq!(model.predict(&test).unwrap(), by_hand.predict(&test.all()).unwrap());
+}
