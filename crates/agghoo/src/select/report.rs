@@ -17,7 +17,8 @@ pub struct SplitReport {
     pub n_validation: usize,
     /// The hold-out argmin `m̂_T`.
     pub selected_index: usize,
-    /// The grid value at `m̂_T`.
+    /// The grid value at `m̂_T` (for a multi-axis grid or a union: its index, as in
+    /// [`Report::grid`]; the point is [`Report::grid_points`]`[selected_index]`).
     pub selected_value: f64,
     /// Validation risk of every grid point (the selection loss).
     pub risks: Vec<f64>,
