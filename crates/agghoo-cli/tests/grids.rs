@@ -72,6 +72,22 @@ fn two_axes_print_the_chosen_combination_and_draw_a_heat_map() {
     assert_eq!(points.len(), 8);
     assert!(points.iter().all(|p| p["values"]["lambda"].is_number() && p["values"]["gamma"].is_number()));
     assert_eq!(doc["result"]["member_points"][0]["family"], "svc");
+    // k-NN over k × weights, the one-standard-error rule per axis
+    let knn = ok(&[
+        "select",
+        "--data",
+        "gen:knn",
+        "--n",
+        "150",
+        "--grid",
+        "k=1:15:2",
+        "--grid",
+        "weights=uniform,distance",
+        "--method",
+        "cv",
+        "--one-se",
+    ]);
+    assert!(knn.contains("16 grid points (k × weights)") && knn.contains("final: k = "), "{knn}");
     // --plot on a one-axis grid is a usage error
     usage_error(&["select", "--data", "gen:knn", "--n", "100", "--plot", dir.join("x").to_str().unwrap()], &["--plot"]);
     std::fs::remove_dir_all(&dir).ok();

@@ -28,6 +28,31 @@ fn options() -> EvalOptions {
     EvalOptions { losses: vec![Loss::ZeroOne], ..EvalOptions::default() }
 }
 
+/// Asserts the per-split risks of `product` are, bit for bit, those of the families `kind` over
+/// `path` with `key` fixed at each of `values`, one after the other.
+fn assert_equals_fixed_families(
+    product: &dyn Family,
+    data: &Dataset,
+    s: &Splits,
+    kind: FamilyKind,
+    path: &str,
+    key: &str,
+    values: &[&str],
+) {
+    let composite = evaluate_splits(product, data, s, &options()).unwrap();
+    let mut by_hand: Vec<Vec<f64>> = vec![Vec::new(); s.len()];
+    for value in values {
+        let params = FamilyParams::with_grid(GridSpec::parse(path).unwrap()).set(key, value);
+        let fixed = family::build(kind, &params, data).unwrap();
+        for (j, o) in evaluate_splits(fixed.as_ref(), data, s, &options()).unwrap().into_iter().enumerate() {
+            by_hand[j].extend(o.risks[0].iter().copied());
+        }
+    }
+    for (o, hand) in composite.iter().zip(&by_hand) {
+        assert_eq!(&o.risks[0], hand);
+    }
+}
+
 /// The product grid's risks are those of the families with γ fixed, one after the other, bit for bit.
 #[test]
 fn product_grid_equals_the_hand_built_families() {
@@ -35,18 +60,7 @@ fn product_grid_equals_the_hand_built_families() {
     let product = svc_product(&data);
     assert_eq!(product.grid().len(), 9);
     let s = splits(&data, 4, 2);
-    let composite = evaluate_splits(product.as_ref(), &data, &s, &options()).unwrap();
-    let mut by_hand: Vec<Vec<f64>> = vec![Vec::new(); s.len()];
-    for gamma in ["0.2", "1", "5"] {
-        let params = FamilyParams::with_grid(GridSpec::parse("0.001,0.01,0.1").unwrap()).set("gamma", gamma);
-        let fixed = family::build(FamilyKind::Svc, &params, &data).unwrap();
-        for (j, o) in evaluate_splits(fixed.as_ref(), &data, &s, &options()).unwrap().into_iter().enumerate() {
-            by_hand[j].extend(o.risks[0].iter().copied());
-        }
-    }
-    for (o, hand) in composite.iter().zip(&by_hand) {
-        assert_eq!(&o.risks[0], hand);
-    }
+    assert_equals_fixed_families(product.as_ref(), &data, &s, FamilyKind::Svc, "0.001,0.01,0.1", "gamma", &["0.2", "1", "5"]);
     // grid order: γ (the non-path axis) slowest, λ fastest
     let c = product.composite().unwrap();
     let p = c.point(4);
@@ -272,18 +286,7 @@ fn knn_over_k_and_weights() {
     let c = product.composite().unwrap();
     assert_eq!(c.families()[0].axes[1].values, vec![AxisValue::Text("uniform".into()), AxisValue::Text("distance".into())]);
     let s = splits(&data, 4, 17);
-    let composite = evaluate_splits(product.as_ref(), &data, &s, &options()).unwrap();
-    let mut by_hand: Vec<Vec<f64>> = vec![Vec::new(); s.len()];
-    for weights in ["uniform", "distance"] {
-        let params = FamilyParams::with_grid(GridSpec::parse("1:9:2").unwrap()).set("weights", weights);
-        let fixed = family::build(FamilyKind::Knn, &params, &data).unwrap();
-        for (j, o) in evaluate_splits(fixed.as_ref(), &data, &s, &options()).unwrap().into_iter().enumerate() {
-            by_hand[j].extend(o.risks[0].iter().copied());
-        }
-    }
-    for (o, hand) in composite.iter().zip(&by_hand) {
-        assert_eq!(&o.risks[0], hand);
-    }
+    assert_equals_fixed_families(product.as_ref(), &data, &s, FamilyKind::Knn, "1:9:2", "weights", &["uniform", "distance"]);
     // points: uniform k=1..9 (0..5), distance k=1..9 (5..10); the band holds 3, 4, 8, 9 → k = 9 uniform
     let mean = [0.3, 0.3, 0.3, 0.21, 0.22, 0.3, 0.3, 0.3, 0.20, 0.22];
     let se = [0.02; 10];
