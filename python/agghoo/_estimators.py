@@ -20,12 +20,31 @@ _METHODS = ("agghoo", "majhoo", "cv", "holdout", "acv", "ekcv", "subagging")
 
 
 def _grid_text(grid):
-    if grid is None or isinstance(grid, str):
-        return grid
+    if grid is None or isinstance(grid, (str, dict)):
+        return None if isinstance(grid, dict) else grid
     values = [float(v) for v in np.ravel(np.asarray(grid, dtype=float))]
     if not values:
         raise ValueError("grid: expected at least one value")
     return ",".join(repr(v) for v in values)
+
+
+def _axes(grid):
+    """A multi-axis grid ``{"lambda": [...], "gamma": "log:0.1:10:3", "weights": ["uniform", "distance"]}``
+    as the CLI's ``--grid NAME=VALUES`` axes; ``[]`` for a one-axis grid."""
+    if not isinstance(grid, dict):
+        return []
+    if not grid:
+        raise ValueError("grid: expected at least one axis")
+    axes = []
+    for name, values in grid.items():
+        if isinstance(values, str):
+            text = values
+        elif all(isinstance(v, str) for v in values):
+            text = ",".join(values)
+        else:
+            text = _grid_text(values)
+        axes.append((str(name), text))
+    return axes
 
 
 def _params(params):
@@ -159,11 +178,16 @@ class _Agghoo(BaseEstimator):
             job=be is not None,
             categorical=text,
             missing_category=missing_category,
+            axes=_axes(self.grid),
         )
         model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
         self.model_ = model
         self.report_ = json.loads(report)
-        self.selected_params_ = [s["selected_value"] for s in self.report_["splits"]]
+        points = self.report_.get("grid_points")
+        if points is None:
+            self.selected_params_ = [s["selected_value"] for s in self.report_["splits"]]
+        else:
+            self.selected_params_ = [points[s["selected_index"]]["values"] for s in self.report_["splits"]]
         self.member_values_ = list(model.member_values)
         self.cv_results_ = _cv_results(self.report_)
         return self
@@ -186,10 +210,17 @@ def _cv_results(report):
     name = report["hyperparameter"]
     splits = report["splits"]
     scores = np.array([[-r for r in s["risks"]] for s in splits]).reshape(len(splits), len(grid))
-    results = {
-        "params": [{name: v} for v in grid],
-        f"param_{name}": np.array(grid),
-    }
+    points = report.get("grid_points")
+    if points is None:
+        results = {
+            "params": [{name: v} for v in grid],
+            f"param_{name}": np.array(grid),
+        }
+    else:
+        # A multi-axis grid: one parameter dict per grid point, one column per axis.
+        results = {"params": [dict(p["values"]) for p in points]}
+        for axis in sorted({a for p in points for a in p["values"]}):
+            results[f"param_{axis}"] = np.array([p["values"].get(axis) for p in points], dtype=object)
     for j in range(len(splits)):
         results[f"split{j}_test_score"] = scores[j]
     mean = scores.mean(axis=0)
@@ -214,9 +245,11 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     ----------
     family : str, default="knn"
         ``knn``, ``logistic``, ``svc``, ``cart``, ``forest``.
-    grid : str or array-like, optional
+    grid : str, array-like or dict, optional
         The hyperparameter grid: values, or the CLI's text (``"1:49:2"``, ``"log:1e-3:1e2:20"``);
-        the family's default grid when omitted.
+        the family's default grid when omitted. A dict of axes is a product grid, as the CLI's
+        repeated ``--grid NAME=VALUES``: ``{"lambda": "log:1e-4:1:5", "gamma": [0.1, 1, 10]}``
+        (svc), ``{"k": range(1, 30, 2), "weights": ["uniform", "distance"]}`` (knn).
     params : dict, optional
         Other family parameters, as the CLI's ``--param KEY=VALUE``.
     method : str, default="agghoo"

@@ -1,3 +1,4 @@
+import json
 import pickle
 
 import cloudpickle
@@ -11,6 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit
+from conftest import write_csv
 
 
 def _expected_failures(estimator):
@@ -64,6 +66,26 @@ def test_cv_results_follow_grid_search_layout(breast_cancer):
     np.testing.assert_allclose(r["weighted_mean_risk"], -(sizes @ splits) / sizes.sum(), rtol=1e-12)
     # CV selects the grid point of lowest mean risk and refits it
     assert clf.member_values_ == [r["params"][int(np.argmin(r["weighted_mean_risk"]))]["k"]]
+
+
+def test_a_dict_grid_is_a_product_of_axes(breast_cancer, tmp_path, cli):
+    X, y = breast_cancer
+    grid = {"k": [1, 5, 9], "weights": ["uniform", "distance"]}
+    clf = AgghooClassifier(grid=grid, method="cv", plan="vfold:4", standardize=True).fit(X, y)
+    r = clf.cv_results_
+    assert len(r["params"]) == 6
+    assert [(p["k"], p["weights"]) for p in r["params"]] == [
+        (1, "uniform"), (5, "uniform"), (9, "uniform"), (1, "distance"), (5, "distance"), (9, "distance")
+    ]
+    assert list(r["param_weights"]) == ["uniform"] * 3 + ["distance"] * 3
+    assert all(set(p) == {"k", "weights"} for p in clf.selected_params_)
+    # the same selection as the CLI's repeated --grid on the same data and splits
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    args = ["--target", "y", "--task", "classification", "--standardize", "--grid", "k=1,5,9"]
+    args += ["--grid", "weights=uniform,distance", "--method", "cv", "--plan", "vfold", "--splits", "4", "--json"]
+    out = json.loads(cli("select", "--data", data, *args))
+    assert out["result"]["report"]["cv_curve"] == clf.report_["cv_curve"]
+    assert clf.score(X, y) > 0.9
 
 
 @pytest.mark.parametrize("dumps,loads", [(pickle.dumps, pickle.loads), (cloudpickle.dumps, pickle.loads)])

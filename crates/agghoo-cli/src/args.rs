@@ -47,11 +47,21 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Examples printed by `agghoo select --help`.
+const SELECT_EXAMPLES: &str = "Examples:
+  agghoo select --data gen:knn --grid 1:49:2 --method majhoo
+  agghoo select --data gen:knn --family knn --grid k=1:49:2 --grid weights=uniform,distance --method cv --one-se
+  Two axes (the cartesian product; one kernel matrix per gamma, the path over lambda), with a heat map:
+  agghoo select --data gen:knn --family svc --grid lambda=log:1e-4:1:5 --grid gamma=log:0.1:10:3 --method cv --plot svc
+  A union of three families (each with its default grid; members may be of different families):
+  agghoo select --data bundled:breast-cancer --missing median --standardize --family knn,logistic,forest --method agghoo";
+
 /// Subcommands, one per user task.
 #[derive(Subcommand, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Command {
     /// Choose a hyperparameter (Agghoo, Majhoo, CV, hold-out, ACV, EKCV, subagging) and save the model.
+    #[command(after_help = SELECT_EXAMPLES)]
     Select(SelectArgs),
     /// Predict new rows with a saved model.
     Predict(PredictArgs),
@@ -331,12 +341,21 @@ pub enum PlanKind {
 /// The family and its grid.
 #[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct FamilyArgs {
-    /// Learner family: knn, ridge, kernel-ridge, lasso, enet, svc, svr, cart, forest, logistic.
-    #[arg(long, value_parser = parse_family, default_value = "knn")]
-    pub family: agghoo::family::FamilyKind,
-    /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N.
+    /// Learner family: knn, ridge, kernel-ridge, lasso, enet, svc, svr, cart, forest, logistic;
+    /// or several, comma-separated (`knn,logistic,forest`): `select` then selects among the
+    /// union of their grids, `compare` compares the families.
+    #[arg(long, value_parser = parse_family, value_delimiter = ',', default_value = "knn")]
+    #[serde(deserialize_with = "one_or_many")]
+    pub family: Vec<agghoo::family::FamilyKind>,
+    /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N — the family's own
+    /// hyperparameter. Repeatable as NAME=VALUES, one axis per flag, for a product grid:
+    /// `--grid lambda=log:1e-4:1:5 --grid gamma=log:0.01:10:4` (knn: k, weights=uniform,distance;
+    /// svc: lambda or C, gamma; svr:
+    /// also epsilon; kernel-ridge: gamma, degree, kernel; enet: l1_ratio; cart and forest:
+    /// min_samples_leaf, max_depth, criterion; logistic: penalty).
     #[arg(long)]
-    pub grid: Option<String>,
+    #[serde(deserialize_with = "one_or_many", default)]
+    pub grid: Vec<String>,
     /// Family parameter KEY=VALUE (repeatable), e.g. --param gamma=2 (svc, svr, kernel-ridge:
     /// gamma=scale, the default, is 1/(d·Var X) of each training set; gamma=auto is 1/d).
     #[arg(long = "param", value_name = "KEY=VALUE")]
@@ -344,6 +363,27 @@ pub struct FamilyArgs {
     /// Standardise features (mean/sd of each training set).
     #[arg(long)]
     pub standardize: bool,
+}
+
+/// Reads a value or a list of values (a report recorded before a flag became repeatable holds a
+/// single value, or `null` for none).
+fn one_or_many<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany<T> {
+        Many(Vec<T>),
+        One(T),
+        Null(()),
+    }
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::Many(v) => v,
+        OneOrMany::One(v) => vec![v],
+        OneOrMany::Null(()) => Vec::new(),
+    })
 }
 
 fn parse_family(name: &str) -> Result<agghoo::family::FamilyKind, String> {
@@ -403,6 +443,11 @@ pub struct SelectArgs {
     /// Include the split indices in the JSON report.
     #[arg(long = "report-splits")]
     pub report_splits: bool,
+    /// Two-axis grids: write the heat map of the CV risk over the two axes to
+    /// `PREFIX-heatmap.{csv,svg,png}`.
+    #[arg(long = "plot", value_name = "PREFIX")]
+    #[serde(default)]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,

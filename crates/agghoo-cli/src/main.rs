@@ -9,6 +9,7 @@
 mod args;
 mod cmd;
 mod curves;
+mod heatmap;
 mod memory;
 mod output;
 mod plot;

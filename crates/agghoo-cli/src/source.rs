@@ -5,7 +5,7 @@ use std::path::Path;
 
 use agghoo::Seed;
 use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MissingPolicy, Preprocess, TaskHint, bundled, generators};
-use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec};
+use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, GridSpec};
 use agghoo::resample::{
     Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, TimeSeries, UserFolds,
     VFold,
@@ -119,28 +119,54 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
 }
 
 /// The preprocessing implied by the flags and the data: median imputation of missing numbers,
-/// `--standardize`, the family's encoding of categorical columns.
+/// `--standardize`, the family's encoding of categorical columns (for a union of families that
+/// encode them differently, one-hot for all).
 pub fn preprocess(family: &FamilyArgs, loaded: &Loaded) -> Preprocess {
-    family.family.preprocess(&loaded.data, family.standardize, loaded.missing_category)
+    let first = family.family.first().copied().unwrap_or(FamilyKind::Knn);
+    let kind = if family.family.iter().all(|k| k.encoding() == first.encoding()) {
+        first
+    } else {
+        *family.family.iter().find(|k| k.encoding() == data::Encoding::OneHot).unwrap_or(&first)
+    };
+    kind.preprocess(&loaded.data, family.standardize, loaded.missing_category)
 }
 
 /// Builds the family, its data-dependent defaults computed as its fits will see the data
-/// (encoded, imputed, standardised with `--standardize`).
+/// (encoded, imputed, standardised with `--standardize`): a product grid for named `--grid`
+/// axes, the union for several families.
 pub fn family(args: &FamilyArgs, loaded: &Loaded) -> Result<Box<dyn Family>> {
     let (kind, params, bare) = family_params(args)?;
     if let Some(v) = bare.first() {
         return Err(usage(format!("--param {v}: family parameters are KEY=VALUE")));
     }
-    Ok(family::build_for(kind, &params, &loaded.data, &preprocess(args, loaded))?)
+    family::build_for(kind, &params, &loaded.data, &preprocess(args, loaded)).map_err(axis_usage)
 }
 
-/// The family kind, its parameters, and any bare `--param VALUE` numbers (a rule's
-/// hyperparameter value, for `estimate`).
+/// A malformed axis (named twice, unknown to every family, a bare grid with several families) is
+/// a usage error; other build errors keep their kind.
+fn axis_usage(e: agghoo::Error) -> anyhow::Error {
+    match e {
+        agghoo::Error::InvalidParameter { name: name @ ("grid" | "family"), expected, got } => {
+            usage(format!("--{name} {got}: expected {expected}"))
+        }
+        other => other.into(),
+    }
+}
+
+/// The family kind (the first of a union), its parameters (the other families in
+/// [`FamilyParams::union`], named `--grid` axes in [`FamilyParams::axes`]), and any bare
+/// `--param VALUE` numbers (a rule's hyperparameter value, for `estimate`).
 pub fn family_params(args: &FamilyArgs) -> Result<(FamilyKind, FamilyParams, Vec<f64>)> {
-    let kind = args.family;
-    let mut params = FamilyParams::default();
-    if let Some(g) = &args.grid {
-        params.grid = Some(parse_grid(g)?);
+    let (&kind, others) = args.family.split_first().ok_or_else(|| usage("--family: at least one family"))?;
+    let mut params = FamilyParams { union: others.to_vec(), ..FamilyParams::default() };
+    for g in &args.grid {
+        if g.contains('=') {
+            params.axes.push(AxisSpec::parse(g).map_err(|e| usage(e.to_string()))?);
+        } else if params.grid.is_some() {
+            return Err(usage(format!("--grid {g}: a second grid needs its axis name (NAME=VALUES)")));
+        } else {
+            params.grid = Some(parse_grid(g)?);
+        }
     }
     let mut bare = Vec::new();
     for pair in &args.params {
@@ -151,6 +177,17 @@ pub fn family_params(args: &FamilyArgs) -> Result<(FamilyKind, FamilyParams, Vec
         }
     }
     Ok((kind, params, bare))
+}
+
+/// Refuses several families or named grid axes where a command evaluates one family over one axis.
+pub fn single_family(args: &FamilyArgs, command: &str) -> Result<()> {
+    if args.family.len() > 1 {
+        return Err(usage(format!("{command} takes one --family (select chooses among several; compare compares them)")));
+    }
+    if let Some(g) = args.grid.iter().find(|g| g.contains('=')) {
+        return Err(usage(format!("--grid {g}: {command} takes the family's own grid, without a name")));
+    }
+    Ok(())
 }
 
 /// The plan a method uses by default.

@@ -1,41 +1,11 @@
 //! End-to-end tests of the `agghoo` binary: outputs, exit codes and the error for each bad input.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn agghoo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agghoo")).args(args).output().expect("run agghoo")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A scratch directory unique to the test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("agghoo-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).expect("write");
-    p.display().to_string()
-}
-
-/// Asserts a failed run with `code` whose one-line error mentions every `needle`.
-fn assert_error(o: &Output, code: i32, needles: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
-    for n in needles {
-        assert!(err.contains(n), "`{n}` not in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::{agghoo, assert_error, scratch, stderr, stdout, write};
 
 #[test]
 fn select_on_bundled_data_prints_a_table() {
@@ -130,8 +100,8 @@ fn select_then_predict_round_trip() {
     assert_error(&agghoo(&["predict", "--model", &model, "--data", &unseen]), 1, &["label `7` was not seen in training"]);
     // a model file of another version, and a corrupted one
     let text = std::fs::read_to_string(&model).expect("model");
-    let other = write(&dir, "other.json", &text.replacen("\"format_version\":4", "\"format_version\":5", 1));
-    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 5", "reads versions 1 to 4"]);
+    let other = write(&dir, "other.json", &text.replacen("\"format_version\":5", "\"format_version\":6", 1));
+    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 6", "reads versions 1 to 5"]);
     let broken = write(&dir, "broken.json", &text[..text.len() / 3]);
     assert_error(&agghoo(&["predict", "--model", &broken, "--data", &reordered]), 1, &["not JSON"]);
     std::fs::remove_dir_all(&dir).ok();

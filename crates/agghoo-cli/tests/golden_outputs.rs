@@ -2,7 +2,8 @@
 //! and a small reproduction, compared value for value (every float to the bit) with documents
 //! recorded by an earlier build. A change that moves any result fails here; an intended one is
 //! recorded again with `AGGHOO_BLESS=1 cargo test -p agghoo-cli --test golden_outputs` and shows
-//! up in review as a diff of `tests/golden/runs/`.
+//! up in review as a diff of `tests/golden/runs/`; `AGGHOO_BLESS=new` records only the runs that
+//! have no document yet (a new run), leaving every other untouched.
 //!
 //! Compared: the whole document except the timings and peak memory (they vary run to run) and
 //! the `invocation` block (it lists every option with its default, so a new option would touch
@@ -319,6 +320,71 @@ const RUNS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "select-svc-two-axes-cv",
+        &[
+            "select",
+            "--data",
+            "gen:knn",
+            "--n",
+            "200",
+            "--family",
+            "svc",
+            "--grid",
+            "lambda=log:1e-4:1:5",
+            "--grid",
+            "gamma=log:0.1:10:3",
+            "--method",
+            "cv",
+            "--plan",
+            "vfold",
+            "--splits",
+            "5",
+            "--seed",
+            "27",
+        ],
+    ),
+    (
+        "select-union-three-families-agghoo",
+        &[
+            "select",
+            "--data",
+            "bundled:breast-cancer",
+            "--missing",
+            "median",
+            "--standardize",
+            "--family",
+            "knn,logistic,forest",
+            "--param",
+            "trees=50",
+            "--method",
+            "agghoo",
+            "--splits",
+            "6",
+            "--seed",
+            "28",
+        ],
+    ),
+    (
+        "compare-three-families",
+        &[
+            "compare",
+            "--data",
+            "gen:knn",
+            "--n",
+            "150",
+            "--family",
+            "knn,logistic,cart",
+            "--methods",
+            "cv",
+            "--outer",
+            "vfold:4",
+            "--splits",
+            "4",
+            "--seed",
+            "29",
+        ],
+    ),
+    (
         "treecv-pegasos",
         &["treecv", "--data", "gen:covertype", "--n", "2000", "--learner", "pegasos", "--lambda", "1e-4", "--folds", "10", "--seed", "24"],
     ),
@@ -378,13 +444,14 @@ fn golden_dir() -> PathBuf {
 
 #[test]
 fn every_run_reproduces_its_golden_document() {
-    let bless = std::env::var_os("AGGHOO_BLESS").is_some();
+    let bless_new = std::env::var_os("AGGHOO_BLESS").is_some_and(|v| v == "new");
+    let bless = std::env::var_os("AGGHOO_BLESS").is_some() && !bless_new;
     let dir = golden_dir();
     let mut failures = Vec::new();
     for (name, args) in RUNS {
         let got = run(args);
         let path = dir.join(format!("{name}.json"));
-        if bless {
+        if bless || (bless_new && !path.exists()) {
             std::fs::create_dir_all(&dir).expect("golden dir");
             std::fs::write(&path, serde_json::to_string_pretty(&got).expect("json") + "\n").expect("write golden");
             continue;

@@ -143,7 +143,7 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
 /// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -168,11 +168,14 @@ fn select<'py>(
     job: bool,
     categorical: TextColumns,
     missing_category: &str,
+    axes: Vec<(String, String)>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    let (kind, family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
+    let (kind, mut family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
+    // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
+    family_params.axes = axes.into_iter().map(|(name, values)| agghoo::family::AxisSpec { name, values }).collect();
     let method = self::method(method)?;
     let plan = plan_for(plan, stratify, data.task())?;
     let mut config = SelectConfig::new(method);

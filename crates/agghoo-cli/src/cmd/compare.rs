@@ -36,7 +36,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
     let loaded = source::load(&args.data, None, seed)?;
     let data = &loaded.data;
-    let (kind, params, bare) = source::family_params(&args.family)?;
+    let (kind, mut params, bare) = source::family_params(&args.family)?;
+    // Several families are compared with each other (one row per family and procedure).
+    let compared = std::mem::take(&mut params.union);
     if !bare.is_empty() {
         return Err(UsageError("compare selects over the grid: family parameters are KEY=VALUE".into()).into());
     }
@@ -59,8 +61,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         seed,
         keep_inner_splits: false,
         progress: Some(Arc::new(move |k| tick.inc(k))),
+        compared,
         ..NestedConfig::new(kind, params, inner.clone(), procedures)
     };
+    config.families().map_err(|e| match e {
+        agghoo::Error::InvalidParameter { name, expected, got } => UsageError(format!("--{name} {got}: expected {expected}")).into(),
+        other => anyhow::Error::from(other),
+    })?;
     let report = nested_cv(data, &outer, &config)?;
     bar.finish_and_clear();
     if args.output.json {

@@ -37,6 +37,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     if args.curve_out.is_some() && args.learning_curve.is_none() && !args.validation_curve {
         return Err(UsageError("--curve-out has no effect without --learning-curve or --validation-curve".into()).into());
     }
+    source::single_family(&args.family, "estimate")?;
     let loaded = source::load(&args.data, Some(&args.plan), seed)?;
     let data = &loaded.data;
     let (kind, mut params, bare) = source::family_params(&args.family)?;
@@ -92,7 +93,12 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         None => None,
     };
     let validation = if args.validation_curve {
-        let grid_family = family::build_for(kind, &FamilyParams { grid: full_grid, values: params.values.clone() }, data, &preprocess)?;
+        let grid_family = family::build_for(
+            kind,
+            &FamilyParams { grid: full_grid, values: params.values.clone(), ..FamilyParams::default() },
+            data,
+            &preprocess,
+        )?;
         Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess)?)
     } else {
         None

@@ -54,12 +54,51 @@ pub struct NestedConfig {
     /// Called once per finished outer split (not serialized).
     #[serde(skip)]
     pub progress: Option<Progress>,
+    /// Further families compared with `family` on the same outer and inner splits (a benchmark of
+    /// families): every procedure is run on each family over its own grid, which takes the named
+    /// axes of `params` it has ([`FamilyParams::for_family`]). Empty: one family.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compared: Vec<FamilyKind>,
 }
 
 impl NestedConfig {
+    /// The families compared with their parameters: `family` alone, or each of `family` and
+    /// [`compared`](Self::compared) with the axes it has.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for an axis none of the families has, or a grid without a
+    /// name when several families are compared.
+    pub fn families(&self) -> Result<Vec<(FamilyKind, FamilyParams)>> {
+        if self.compared.is_empty() {
+            return Ok(vec![(self.family, self.params.clone())]);
+        }
+        if self.params.grid.is_some() {
+            return Err(Error::invalid("grid", "NAME=VALUES with several families (which family's axis?)", "a grid without a name"));
+        }
+        let kinds: Vec<FamilyKind> = std::iter::once(self.family).chain(self.compared.iter().copied()).collect();
+        if let Some(axis) = self.params.axes.iter().find(|a| !kinds.iter().any(|k| k.has_axis(&a.name))) {
+            return Err(Error::InvalidParameter {
+                name: "grid",
+                expected: "an axis of one of the families compared",
+                got: format!("`{}` ({})", axis.name, kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")),
+            });
+        }
+        Ok(kinds.into_iter().map(|k| (k, self.params.for_family(k))).collect())
+    }
+
     /// Nested CV of `procedures` of `family` with `inner_plan`, task loss, seed 0.
     pub fn new(family: FamilyKind, params: FamilyParams, inner_plan: Plan, procedures: Vec<SelectConfig>) -> Self {
-        Self { family, params, inner_plan, procedures, loss: None, seed: Seed(0), keep_inner_splits: false, progress: None }
+        Self {
+            family,
+            params,
+            inner_plan,
+            procedures,
+            loss: None,
+            seed: Seed(0),
+            keep_inner_splits: false,
+            progress: None,
+            compared: Vec::new(),
+        }
     }
 }
 
@@ -91,6 +130,9 @@ pub struct ProcedureRisk {
     /// Per outer split, the hyperparameter values of the fitted model's members (one value for
     /// CV / EKCV / hold-out, one per inner split for Agghoo and Majhoo).
     pub selected_values: Vec<Vec<f64>>,
+    /// The family, when several are compared (the label is then `family:method`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
 }
 
 /// The report of [`nested_cv`].
@@ -153,6 +195,7 @@ impl Job for NestedJob {
         if self.config.procedures.is_empty() {
             return Err(Error::invalid("methods", "at least one procedure", "none"));
         }
+        self.config.families()?;
         let loss = self.config.loss.unwrap_or(Loss::default_for(data.task()));
         loss.check_task(data.task())?;
         Ok(loss)
@@ -187,20 +230,22 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
 fn assemble(data: &Dataset, outer: &Splits, config: &NestedConfig, loss: Loss, outcomes: Vec<OuterOutcome>) -> Result<NestedReport> {
     let weights: Vec<f64> = outer.iter().map(|s| s.validation().len() as f64).collect();
     let labels = labels(&config.procedures);
-    let procedures: Vec<ProcedureRisk> = config
-        .procedures
-        .iter()
+    let families = config.families()?;
+    let several = families.len() > 1;
+    let rows = families.iter().flat_map(|(kind, _)| config.procedures.iter().enumerate().map(move |(p, procedure)| (*kind, p, procedure)));
+    let procedures: Vec<ProcedureRisk> = rows
         .enumerate()
-        .map(|(p, procedure)| {
+        .map(|(p, (kind, label, procedure))| {
             let test_risks: Vec<f64> = outcomes.iter().map(|o| o.procedures[p].0).collect();
             let (estimate, standard_error) = summarize(&test_risks, Some(&weights));
             ProcedureRisk {
-                label: labels[p].clone(),
+                label: if several { format!("{}:{}", kind.name(), labels[label]) } else { labels[label].clone() },
                 method: procedure.method,
                 estimate,
                 standard_error,
                 test_risks,
                 selected_values: outcomes.iter().map(|o| o.procedures[p].1.clone()).collect(),
+                family: several.then(|| kind.name().to_string()),
             }
         })
         .collect();
@@ -215,7 +260,7 @@ fn assemble(data: &Dataset, outer: &Splits, config: &NestedConfig, loss: Loss, o
     }
     let inner_splits = config.keep_inner_splits.then(|| outcomes.into_iter().filter_map(|o| o.inner_splits).collect());
     Ok(NestedReport {
-        family: config.family.name().into(),
+        family: families.iter().map(|(k, _)| k.name()).collect::<Vec<_>>().join(","),
         loss: loss.name(),
         n_rows: data.n_rows(),
         inner_plan: config.inner_plan.describe(),
@@ -234,17 +279,24 @@ fn assemble(data: &Dataset, outer: &Splits, config: &NestedConfig, loss: Loss, o
 fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfig, loss: Loss) -> Result<OuterOutcome> {
     let train = data.select_rows(split.train())?;
     let test = data.select_rows(split.validation())?;
-    // Data-dependent defaults on the data as the (first) procedure's fits see it.
-    let preprocess = config.procedures.first().map(|p| p.preprocess).unwrap_or_default();
-    let family = family::build_for(config.family, &config.params, &train, &preprocess)?;
     let seed = config.seed.child(Purpose::Inner, j as u64);
     let inner = config.inner_plan.instantiate(&PlanContext::of(&train), seed)?;
-    let grid = family.grid();
-    let results = config
-        .procedures
-        .iter()
-        .map(|procedure| {
-            let procedure = SelectConfig { seed, progress: None, ..procedure.clone() };
+    let families = config.families()?;
+    let mut results = Vec::with_capacity(families.len() * config.procedures.len());
+    for (kind, params) in &families {
+        // Data-dependent defaults on the data as the (first) procedure's fits see it; with several
+        // families, each encodes categorical columns its own way.
+        let own = |p: crate::data::Preprocess| match (families.len() > 1, p.categorical) {
+            (true, Some(c)) => {
+                crate::data::Preprocess { categorical: Some(crate::data::CategoryOptions { encoding: kind.encoding(), ..c }), ..p }
+            }
+            _ => p,
+        };
+        let preprocess = own(config.procedures.first().map(|p| p.preprocess).unwrap_or_default());
+        let family = family::build_for(*kind, params, &train, &preprocess)?;
+        let grid = family.grid();
+        for procedure in &config.procedures {
+            let procedure = SelectConfig { seed, progress: None, preprocess: own(procedure.preprocess), ..procedure.clone() };
             let (model, report) = select::select(family.as_ref(), &train, &inner, &procedure)?;
             let risk = loss.risk(&model.predict(&test)?, &test.all())?;
             if !risk.is_finite() {
@@ -252,11 +304,11 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
             }
             let values = match report.final_value {
                 Some(v) => vec![v],
-                None => report.member_grid_indices.iter().map(|&m| grid.value(m)).collect(),
+                None => report.member_grid_indices.iter().map(|&m| family.composite().map_or(grid.value(m), |c| c.path_value(m))).collect(),
             };
-            Ok((risk, values))
-        })
-        .collect::<Result<Vec<_>>>()?;
+            results.push((risk, values));
+        }
+    }
     let inner_in_rows = if config.keep_inner_splits {
         let to_rows = |positions: &[usize]| positions.iter().map(|&p| split.train()[p]).collect::<Vec<_>>();
         let mapped = inner.iter().map(|s| Split::new(to_rows(s.train()), to_rows(s.validation()))).collect::<Result<Vec<_>>>()?;

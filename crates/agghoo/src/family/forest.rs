@@ -420,7 +420,7 @@ fn check_trees(n_trees: usize) -> Result<()> {
 /// [`Error::InvalidParameter`] for `trees = 0`, an `mtry` (parameter or grid value) outside
 /// `1..=d`, a non-integer or zero grid value, an unknown `grid` name or parameter.
 pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("forest", &["trees", "mtry", "min_samples_leaf", "max_depth", "criterion", "seed", "grid"])?;
+    params.check_known("forest", super::FamilyKind::Forest.settings())?;
     let settings = TreeSettings::from_params(params, data)?;
     let d = data.n_features();
     let n_trees = params.usize("trees", 500)?;

@@ -12,6 +12,7 @@
 //! Fitted models are values of the closed enum [`Model`] so that they serialize into a versioned
 //! model file without a plugin registry; adding a family adds a variant.
 
+mod composite;
 mod grid;
 mod model;
 mod params;
@@ -25,6 +26,7 @@ pub mod logistic;
 pub mod ridge;
 pub mod svm;
 
+pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, FamilyAxes, GridPoint, setting_axes};
 pub use grid::{Grid, Scale};
 pub use model::{Model, Predictor};
 pub use params::{FamilyParams, GridSpec};
@@ -78,6 +80,11 @@ pub trait Family: Send + Sync {
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let _ = n_train;
         Ok(())
+    }
+    /// The composite family (a multi-axis grid or a union of families) this is, if it is one:
+    /// procedures read its axes for the one-standard-error rule, EKCV and reports.
+    fn composite(&self) -> Option<&Composite> {
+        None
     }
 }
 
@@ -202,6 +209,36 @@ impl FamilyKind {
     pub fn preprocess(self, data: &Dataset, standardize: bool, missing: crate::data::MissingCategory) -> crate::data::Preprocess {
         crate::data::Preprocess::for_data(data, standardize, crate::data::CategoryOptions { encoding: self.encoding(), missing })
     }
+    /// The `--param` settings the family knows (any other is refused by its build).
+    pub fn settings(self) -> &'static [&'static str] {
+        match self {
+            FamilyKind::Knn => &["weights"],
+            FamilyKind::Ridge => &[],
+            FamilyKind::KernelRidge => &["kernel", "gamma", "coef0", "degree", "intercept"],
+            FamilyKind::Lasso | FamilyKind::Enet => &["l1_ratio", "tol", "max_iter", "precompute"],
+            FamilyKind::Svc => &["gamma", "tol", "shrinking", "grid"],
+            FamilyKind::Svr => &["gamma", "epsilon", "tol", "shrinking", "grid"],
+            FamilyKind::Cart => &["criterion", "min_samples_leaf", "max_depth"],
+            FamilyKind::Forest => &["trees", "mtry", "min_samples_leaf", "max_depth", "criterion", "seed", "grid"],
+            FamilyKind::Logistic => &["tol", "max_iter", "penalty"],
+        }
+    }
+    /// The names its path axis can have (`svc`: `lambda`, or `C` with `--param grid=C`; `forest`:
+    /// `mtry`, or `min_samples_leaf` with `--param grid=min_samples_leaf`).
+    pub fn path_axes(self) -> &'static [&'static str] {
+        match self {
+            FamilyKind::Knn => &["k"],
+            FamilyKind::Ridge | FamilyKind::KernelRidge | FamilyKind::Lasso | FamilyKind::Enet | FamilyKind::Logistic => &["lambda"],
+            FamilyKind::Svc | FamilyKind::Svr => &["lambda", "C"],
+            FamilyKind::Cart => &["alpha"],
+            FamilyKind::Forest => &["mtry", "min_samples_leaf"],
+        }
+    }
+    /// True when `name` is a grid axis of the family: a name of its path axis or a setting of
+    /// [`setting_axes`].
+    pub fn has_axis(self, name: &str) -> bool {
+        self.path_axes().contains(&name) || setting_axes(self).iter().any(|(n, _)| *n == name)
+    }
     /// Parses a CLI name.
     ///
     /// # Errors
@@ -229,9 +266,20 @@ pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<
 /// with `standardize` a default grid is on the scale of the standardised features the fits use.
 /// Missing values are always median-imputed for the defaults.
 ///
+/// With named axes or other families in `params` ([`FamilyParams::axes`], [`FamilyParams::union`])
+/// the family is a [`Composite`]: a product grid, a union, or both.
+///
 /// # Errors
-/// As [`build`].
+/// As [`build`]; the axis errors of a composite family (an axis no family has, named twice, …).
 pub fn build_for(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
+    if composite::is_composite(params) {
+        return composite::build(kind, params, data, preprocess);
+    }
+    build_plain(kind, params, data, preprocess)
+}
+
+/// [`build_for`] of one family over its own grid.
+fn build_plain(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
     data.check_learnable()?;
     preprocess.check_encodes(data)?;
     // The fits themselves still preprocess inside each training set (`select::evaluate_splits`).

@@ -111,17 +111,30 @@ pub struct FamilyParams {
     pub grid: Option<GridSpec>,
     /// Other settings, by key.
     pub values: BTreeMap<String, String>,
+    /// Named grid axes (`--grid NAME=VALUES`): the path axis's values, or a setting swept as a
+    /// further axis of a product grid (see [`Composite`](super::Composite)).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub axes: Vec<super::AxisSpec>,
+    /// Further families of a union (`--family knn,logistic`): the family built is the union of
+    /// the named kind and these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub union: Vec<super::FamilyKind>,
 }
 
 impl FamilyParams {
     /// Parameters with a grid only.
     pub fn with_grid(grid: GridSpec) -> Self {
-        Self { grid: Some(grid), values: BTreeMap::new() }
+        Self { grid: Some(grid), ..Self::default() }
     }
     /// Adds `key=value` (builder style).
     pub fn set(mut self, key: &str, value: impl ToString) -> Self {
         self.values.insert(key.to_string(), value.to_string());
         self
+    }
+    /// The parameters of `kind` among several families compared with these parameters: the
+    /// named axes `kind` has ([`FamilyKind::has_axis`]), no union.
+    pub fn for_family(&self, kind: super::FamilyKind) -> Self {
+        Self { axes: self.axes.iter().filter(|a| kind.has_axis(&a.name)).cloned().collect(), union: Vec::new(), ..self.clone() }
     }
     /// Parses `key=value`.
     ///

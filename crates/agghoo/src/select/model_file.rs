@@ -17,10 +17,11 @@ use crate::predictions::Predictions;
 /// Version of the model-file format this build writes. Versions: 1, the first; 2 adds the
 /// one-vs-one SVC model (`one_vs_one_svc`); 3 stores a forest's trees as splits and sparse leaf
 /// values (formats 1–2 forests are still read); 4 adds categorical columns (the schema's
-/// `categorical` names, the encoding in each member's preprocessing). A version is bumped whenever a file could hold
+/// `categorical` names, the encoding in each member's preprocessing); 5 adds distance-weighted
+/// k-NN (`weights`) and the grid point of members of multi-axis grids and unions. A version is bumped whenever a file could hold
 /// something an older build cannot read, so an older build names the version instead of calling
 /// the file corrupted.
-pub const MODEL_FORMAT_VERSION: u32 = 4;
+pub const MODEL_FORMAT_VERSION: u32 = 5;
 
 /// The oldest model-file format this build still reads.
 pub const MODEL_FORMAT_OLDEST_READ: u32 = 1;
@@ -119,6 +120,10 @@ pub struct Member {
     pub value: f64,
     /// The member's validation risk on its own split, when it has one (vote tie-breaking).
     pub validation_risk: Option<f64>,
+    /// For a multi-axis grid or a union of families: the member's family and the value of each
+    /// of its axes (`value` is then its family's path value). Absent for a one-axis grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<crate::family::GridPoint>,
 }
 
 /// A fitted selection procedure: predict with [`FittedModel::predict`], save with

@@ -17,7 +17,7 @@ use super::report::{CvCurve, Report, SplitReport};
 use crate::data::{Dataset, Preprocess, Task};
 use crate::engine::{EvalOptions, Progress, SplitOutcome, TieRule, argmin, evaluate_splits, one_standard_error, refit_all, summarize};
 use crate::error::{Error, Result};
-use crate::family::Family;
+use crate::family::{Composite, Family, Model};
 use crate::loss::Loss;
 use crate::resample::{HoldOut, PlanContext, Split, Splits, TrainFraction};
 use crate::seed::{Purpose, Seed};
@@ -233,35 +233,42 @@ pub fn conclude(
     let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
     let aggregation = resolve_aggregation(config, data.task(), data.target().n_classes())?;
     let grid = family.grid();
+    let composite = family.composite();
     let curve = cv_curve(&outcomes);
     let selected: Vec<usize> = outcomes.iter().map(|o| o.selected).collect();
     let schema = Schema::of(data);
+    // A member at grid point m: its family's path value, and its point on a composite grid.
+    let member = |model: Model, m: usize, validation_risk: Option<f64>| Member {
+        model,
+        grid_index: m,
+        value: composite.map_or(grid.value(m), |c| c.path_value(m)),
+        validation_risk,
+        point: composite.map(|c| c.point(m)),
+    };
     let mut final_value = None;
+    let mut final_point = None;
     let (members, aggregation) = match config.method {
         Method::HoldOut | Method::Agghoo | Method::Majhoo | Method::Subagging => {
             let members = outcomes
                 .iter()
                 .map(|o| {
                     let model = o.model.clone().ok_or_else(|| Error::Internal("selected model not kept".into()))?;
-                    Ok(Member {
-                        model,
-                        grid_index: o.selected,
-                        value: grid.value(o.selected),
-                        validation_risk: Some(o.risks[0][o.selected]),
-                    })
+                    Ok(member(model, o.selected, Some(o.risks[0][o.selected])))
                 })
                 .collect::<Result<Vec<_>>>()?;
             (members, if config.method == Method::HoldOut { Aggregation::Single } else { aggregation })
         }
         Method::Cv => {
-            let m = if config.one_standard_error {
-                one_standard_error(&curve.mean, &curve.standard_error, config.tie, grid.larger_is_simpler())?
-            } else {
-                argmin(&curve.mean, config.tie)?
+            let m = match (config.one_standard_error, composite) {
+                (true, Some(c)) => c.one_standard_error(&curve.mean, &curve.standard_error, config.tie)?,
+                (true, None) => one_standard_error(&curve.mean, &curve.standard_error, config.tie, grid.larger_is_simpler())?,
+                (false, _) => argmin(&curve.mean, config.tie)?,
             };
-            final_value = Some(grid.value(m));
             let model = refit_all(family, data, &config.preprocess, |all| family.fit(all, m)).map_err(|e| refit_failed(m, e))?;
-            (vec![Member { model, grid_index: m, value: grid.value(m), validation_risk: Some(curve.mean[m]) }], Aggregation::Single)
+            let chosen = member(model, m, Some(curve.mean[m]));
+            final_value = Some(chosen.value);
+            final_point.clone_from(&chosen.point);
+            (vec![chosen], Aggregation::Single)
         }
         Method::Acv => {
             // Each distinct m̂ is fitted on D once and shared by the members that chose it.
@@ -279,24 +286,39 @@ pub fn conclude(
             let members = selected
                 .iter()
                 .flat_map(|&m| fitted.iter().filter(move |(g, _)| *g == m))
-                .map(|(m, model)| Member { model: model.clone(), grid_index: *m, value: grid.value(*m), validation_risk: None })
+                .map(|(m, model)| member(model.clone(), *m, None))
                 .collect();
             (members, aggregation)
         }
-        Method::Ekcv => {
-            let m_bar = grid.average(&selected);
-            final_value = Some(m_bar);
-            let nearest = grid.nearest(m_bar);
-            let model =
-                refit_all(family, data, &config.preprocess, |all| family.fit_value(all, m_bar)).map_err(|e| refit_failed(nearest, e))?;
-            (vec![Member { model, grid_index: nearest, value: m_bar, validation_risk: None }], Aggregation::Single)
-        }
+        Method::Ekcv => match composite {
+            Some(c) => {
+                let choice = c.ekcv(&selected)?;
+                let model = refit_all(family, data, &config.preprocess, |all| c.fit_ekcv(&choice, data, &config.preprocess, all))
+                    .map_err(|e| refit_failed(choice.nearest, e))?;
+                final_value = Some(choice.path_value);
+                final_point = Some(choice.point.clone());
+                let chosen = Member { value: choice.path_value, point: Some(choice.point), ..member(model, choice.nearest, None) };
+                (vec![chosen], Aggregation::Single)
+            }
+            None => {
+                let m_bar = grid.average(&selected);
+                final_value = Some(m_bar);
+                let nearest = grid.nearest(m_bar);
+                let model = refit_all(family, data, &config.preprocess, |all| family.fit_value(all, m_bar))
+                    .map_err(|e| refit_failed(nearest, e))?;
+                (vec![Member { value: m_bar, ..member(model, nearest, None) }], Aggregation::Single)
+            }
+        },
+    };
+    let (family_name, hyperparameter) = match composite {
+        Some(c) => (c.label().to_string(), c.hyperparameter()),
+        None => (family.name().to_string(), grid.name().to_string()),
     };
     let report = Report {
         method: config.method,
-        family: family.name().into(),
+        family: family_name.clone(),
         loss: loss.name(),
-        hyperparameter: grid.name().into(),
+        hyperparameter: hyperparameter.clone(),
         grid: grid.values().to_vec(),
         splits: outcomes
             .iter()
@@ -315,8 +337,11 @@ pub fn conclude(
         final_value,
         aggregation,
         split_indices: config.keep_split_indices.then(|| units.clone()),
+        axes: composite.map(|c| c.families().to_vec()),
+        grid_points: composite.map(Composite::points),
+        final_point,
     };
-    let model = FittedModel::new(schema, family.name(), grid.name(), config.method, aggregation, members)?.with_training_data(data);
+    let model = FittedModel::new(schema, &family_name, &hyperparameter, config.method, aggregation, members)?.with_training_data(data);
     Ok((model, report))
 }
 

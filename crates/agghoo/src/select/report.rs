@@ -17,7 +17,8 @@ pub struct SplitReport {
     pub n_validation: usize,
     /// The hold-out argmin `m̂_T`.
     pub selected_index: usize,
-    /// The grid value at `m̂_T`.
+    /// The grid value at `m̂_T` (for a multi-axis grid or a union: its index, as in
+    /// [`Report::grid`]; the point is [`Report::grid_points`]`[selected_index]`).
     pub selected_value: f64,
     /// Validation risk of every grid point (the selection loss).
     pub risks: Vec<f64>,
@@ -62,4 +63,15 @@ pub struct Report {
     pub aggregation: Aggregation,
     /// The split indices used (to rerun or compare on identical splits).
     pub split_indices: Option<Splits>,
+    /// Multi-axis grids and unions only: each family's axes (path axis first) and their values.
+    /// `grid` then holds the grid points' indices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axes: Option<Vec<crate::family::FamilyAxes>>,
+    /// Multi-axis grids and unions only: every grid point's family and axis values, in grid order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_points: Option<Vec<crate::family::GridPoint>>,
+    /// Multi-axis grids and unions, single-model procedures: the final point (EKCV: the
+    /// per-axis average, possibly off the grid).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_point: Option<crate::family::GridPoint>,
 }

@@ -180,7 +180,7 @@ pub struct PruningPath {
 /// As [`CartFamily::new`]; unknown parameters; NaN features when the default grid is asked for
 /// (give `--grid` or impute first).
 pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("cart", &["criterion", "min_samples_leaf", "max_depth"])?;
+    params.check_known("cart", super::FamilyKind::Cart.settings())?;
     let settings = TreeSettings::from_params(params, data)?;
     let alphas = match &params.grid {
         Some(g) => g.values()?,

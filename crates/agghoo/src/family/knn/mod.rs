@@ -50,6 +50,37 @@ pub struct KnnFamily {
     task: Task,
     n_classes: usize,
     shared: Option<Arc<SharedNeighbors>>,
+    weights: Weights,
+}
+
+/// How the k neighbours vote (`--param weights=…`, or a grid axis `--grid weights=uniform,distance`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Weights {
+    /// Each neighbour counts once (the default).
+    #[default]
+    Uniform,
+    /// Each neighbour counts `1 / distance` (scikit-learn's `weights="distance"`): when some of the
+    /// k neighbours are at distance 0, only those count, once each. Class probabilities are the
+    /// weighted vote fractions; a regression prediction is the weighted mean.
+    Distance,
+}
+
+impl Weights {
+    /// Parses `uniform` or `distance`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for another value.
+    pub fn parse(text: &str) -> Result<Self> {
+        match text.trim() {
+            "uniform" => Ok(Weights::Uniform),
+            "distance" => Ok(Weights::Distance),
+            other => Err(Error::invalid("weights", "uniform or distance", other)),
+        }
+    }
+    fn is_uniform(&self) -> bool {
+        *self == Weights::Uniform
+    }
 }
 
 /// Data sets up to this many rows get per-row shared neighbour lists, each computed on first use
@@ -181,7 +212,12 @@ impl KnnFamily {
         if task == Task::Classification && n_classes < 2 {
             return Err(Error::invalid("classes", "at least 2", n_classes));
         }
-        Ok(Self { grid, task, n_classes, shared: None })
+        Ok(Self { grid, task, n_classes, shared: None, weights: Weights::Uniform })
+    }
+
+    /// The same family with neighbours weighted by `weights`.
+    pub fn with_weights(self, weights: Weights) -> Self {
+        Self { weights, ..self }
     }
 
     /// Shares neighbour searches across splits of `data` (see the module docs); a no-op for
@@ -217,7 +253,7 @@ impl KnnFamily {
     /// # Errors
     /// As [`KnnFamily::new`].
     pub fn with_grid(&self, ks: Vec<f64>) -> Result<Self> {
-        Ok(Self { shared: self.shared.clone(), ..Self::new(ks, self.task, self.n_classes)? })
+        Ok(Self { shared: self.shared.clone(), weights: self.weights, ..Self::new(ks, self.task, self.n_classes)? })
     }
 
     fn ks(&self) -> Vec<usize> {
@@ -230,10 +266,11 @@ impl KnnFamily {
 /// # Errors
 /// As [`KnnFamily::new`]; unknown parameters.
 pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("knn", &[])?;
+    params.check_known("knn", super::FamilyKind::Knn.settings())?;
     let kmax = 99.min(data.n_rows() / 2).max(1);
     let ks = params.grid_or(|| (1..=kmax).step_by(2).map(|k| k as f64).collect())?;
-    Ok(Box::new(KnnFamily::new(ks, data.task(), data.target().n_classes())?.sharing_with(data)))
+    let weights = Weights::parse(params.text("weights", "uniform"))?;
+    Ok(Box::new(KnnFamily::new(ks, data.task(), data.target().n_classes())?.with_weights(weights).sharing_with(data)))
 }
 
 impl Family for KnnFamily {
@@ -256,12 +293,12 @@ impl Family for KnnFamily {
                 got: format!("k = {k} with {} rows", train.len()),
             });
         }
-        Ok(Model::Knn(KnnModel::from_view(train, k, self.task, self.n_classes)))
+        Ok(Model::Knn(KnnModel { weights: self.weights, ..KnnModel::from_view(train, k, self.task, self.n_classes) }))
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         self.check_train_size(train.len())?;
         check_scale(train)?;
-        let model = KnnModel::from_view(train, 0, self.task, self.n_classes);
+        let model = KnnModel { weights: self.weights, ..KnnModel::from_view(train, 0, self.task, self.n_classes) };
         let usable = |s: &&Arc<SharedNeighbors>| s.uid == train.data().uid() && train.rows().iter().all(|&r| r < s.candidates);
         let membership = self.shared.as_ref().filter(usable).map(|s| {
             let mut counts = vec![0u16; s.candidates];
@@ -283,7 +320,7 @@ impl Family for KnnFamily {
     /// The leave-one-out formula applied to this smoother is the exact leave-one-out of
     /// (k − 1)-NN, not of k-NN (see `estimate/closed_form.rs`).
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
-        (self.task == Task::Regression).then(|| self.smoother(train))
+        (self.task == Task::Regression && self.weights.is_uniform()).then(|| self.smoother(train))
     }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let kmax = self.grid.values().last().copied().unwrap_or(1.0) as usize;
@@ -311,7 +348,7 @@ impl KnnFamily {
         let d = model.n_features;
         let rows = |p: usize| &model.x[p * d..(p + 1) * d];
         let search = |p: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, train.len(), p, kmax, scratch, out);
-        let in_model_order = predict_path(&ks, train, &model, &model.y, &search);
+        let in_model_order = predict_path(&ks, train, &model, &model.y, &search, None);
         // Rank of each model row in its own neighbour list (kmax when absent).
         let self_rank: Vec<usize> = (0..train.len())
             .into_par_iter()
@@ -425,12 +462,16 @@ impl KnnPath<'_> {
                     list = shared.list(row, shared.candidates, scratch);
                 }
             };
-            return path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts);
+            let query = |i: usize| validation.x(i);
+            let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &shared.x, query: &query });
+            return path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts, distance);
         }
         let index = index();
         let rows = |i: usize| validation.x(i);
         let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, validation.len(), i, kmax, scratch, out);
-        path_values(&ks, validation.len(), &self.model, &self.model.y, &search, with_counts)
+        let query = |i: usize| validation.x(i);
+        let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &self.model.x, query: &query });
+        path_values(&ks, validation.len(), &self.model, &self.model.y, &search, with_counts, distance)
     }
 }
 
@@ -468,6 +509,9 @@ pub struct KnnModel {
     x: Vec<f64>,
     /// Training targets (class index as f64 for classification).
     y: Vec<f64>,
+    /// How the neighbours vote (absent from files: uniform).
+    #[serde(default, skip_serializing_if = "Weights::is_uniform")]
+    weights: Weights,
 }
 
 impl KnnModel {
@@ -476,7 +520,7 @@ impl KnnModel {
         let mut positions: Vec<usize> = (0..train.len()).collect();
         positions.sort_by_key(|&p| train.rows()[p]);
         let sorted = train.subview(&positions);
-        Self { k, task, n_classes, n_features: train.n_features(), x: sorted.gather_x(), y: sorted.gather_y() }
+        Self { k, task, n_classes, n_features: train.n_features(), x: sorted.gather_x(), y: sorted.gather_y(), weights: Weights::Uniform }
     }
     /// The number of neighbours k.
     pub fn k(&self) -> usize {
@@ -540,7 +584,8 @@ impl Predictor for KnnModel {
         let kmax = self.k.min(index.len());
         let features = |i: usize| rows.x(i);
         let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&features, rows.len(), i, kmax, scratch, out);
-        let mut path = predict_path(&[self.k], rows, self, &self.y, &search);
+        let distance = (self.weights == Weights::Distance).then_some(Coordinates { x: &self.x, query: &features });
+        let mut path = predict_path(&[self.k], rows, self, &self.y, &search, distance);
         Ok(path.remove(0))
     }
 }
@@ -552,8 +597,9 @@ fn predict_path(
     model: &KnnModel,
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
+    distance: Option<Coordinates<'_, '_>>,
 ) -> PathPredictions {
-    path_values(ks, rows.len(), model, y, search, true).into_predictions(ks, model.y.len())
+    path_values(ks, rows.len(), model, y, search, true, distance).into_predictions(ks, model.y.len())
 }
 
 /// The k-NN path's raw output: per (row, grid point) the winning class (as f64) or the mean,
@@ -561,6 +607,8 @@ fn predict_path(
 struct PathValues {
     values: Vec<f64>,
     counts: Option<Vec<u32>>,
+    /// Distance-weighted votes: the class probabilities `[row][grid][class]` (instead of counts).
+    proba: Option<Vec<f64>>,
     m: usize,
     n_classes: usize,
     classification: bool,
@@ -568,7 +616,7 @@ struct PathValues {
 
 impl PathValues {
     fn into_predictions(self, ks: &[usize], n_train: usize) -> PathPredictions {
-        let Self { values, counts, m, n_classes: kc, classification } = self;
+        let Self { values, counts, proba: weighted, m, n_classes: kc, classification } = self;
         let n = values.len().checked_div(m).unwrap_or(0);
         (0..m)
             .map(|g| {
@@ -576,11 +624,17 @@ impl PathValues {
                     return Predictions::Real((0..n).map(|i| values[i * m + g]).collect());
                 }
                 let labels = (0..n).map(|i| values[i * m + g] as u32).collect();
-                let Some(counts) = &counts else { return Predictions::classes(labels, kc) };
-                let k = ks[g].min(n_train).max(1) as f64;
                 let mut proba = Vec::with_capacity(n * kc);
-                for i in 0..n {
-                    proba.extend(counts[(i * m + g) * kc..(i * m + g + 1) * kc].iter().map(|&c| f64::from(c) / k));
+                if let Some(weighted) = &weighted {
+                    for i in 0..n {
+                        proba.extend_from_slice(&weighted[(i * m + g) * kc..(i * m + g + 1) * kc]);
+                    }
+                } else {
+                    let Some(counts) = &counts else { return Predictions::classes(labels, kc) };
+                    let k = ks[g].min(n_train).max(1) as f64;
+                    for i in 0..n {
+                        proba.extend(counts[(i * m + g) * kc..(i * m + g + 1) * kc].iter().map(|&c| f64::from(c) / k));
+                    }
                 }
                 let decision = (kc == 2).then(|| (0..n).map(|i| 2.0 * proba[i * 2 + 1] - 1.0).collect());
                 Predictions::Classes { labels, n_classes: kc, proba: Some(proba), decision }
@@ -624,7 +678,11 @@ fn path_values(
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     with_counts: bool,
+    distance: Option<Coordinates<'_, '_>>,
 ) -> PathValues {
+    if let Some(coordinates) = distance {
+        return weighted_values(ks, n, model, y, search, with_counts, coordinates);
+    }
     // One block of rows per product search (`NeighborIndex::query_row`).
     const BLOCK: usize = QUERY_BLOCK;
     let m = ks.len();
@@ -694,7 +752,94 @@ fn path_values(
             }
         },
     );
-    PathValues { values, counts: keep_counts.then_some(counts), m, n_classes: kc, classification }
+    PathValues { values, counts: keep_counts.then_some(counts), proba: None, m, n_classes: kc, classification }
+}
+
+/// Where the neighbours of distance-weighted votes are: `x`, row-major, indexed by the ids the
+/// search writes; `query(i)`, the features of row i.
+#[derive(Clone, Copy)]
+struct Coordinates<'x, 'q> {
+    x: &'x [f64],
+    query: &'q (dyn Fn(usize) -> &'q [f64] + Sync),
+}
+
+/// [`path_values`] with distance weights ([`Weights::Distance`]): each of the k nearest counts
+/// `1 / distance`, or, when some are at distance 0, those only, once each. Vote ties go to the
+/// class whose nearest member comes first, as for uniform votes.
+fn weighted_values(
+    ks: &[usize],
+    n: usize,
+    model: &KnnModel,
+    y: &[f64],
+    search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
+    with_proba: bool,
+    at: Coordinates<'_, '_>,
+) -> PathValues {
+    let (m, d) = (ks.len(), model.n_features);
+    let kc = model.n_classes.max(1);
+    let classification = model.task == Task::Classification;
+    let rows: Vec<(Vec<f64>, Vec<f64>)> = (0..n)
+        .into_par_iter()
+        .with_min_len(32)
+        .map_init(
+            || (Scratch::default(), Vec::<u32>::new()),
+            |(scratch, buf), i| {
+                search(i, scratch, buf);
+                let q = (at.query)(i);
+                let dist: Vec<f64> = buf
+                    .iter()
+                    .map(|&id| {
+                        let p = &at.x[id as usize * d..(id as usize + 1) * d];
+                        p.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+                    })
+                    .collect();
+                let mut values = Vec::with_capacity(m);
+                let mut proba = Vec::with_capacity(if with_proba { m * kc } else { 0 });
+                let mut tally = vec![0.0f64; kc];
+                let mut first = vec![usize::MAX; kc];
+                for &k in ks {
+                    let k = k.min(buf.len());
+                    let exact = dist[..k].contains(&0.0);
+                    let weight = |t: usize| if exact { f64::from(u8::from(dist[t] == 0.0)) } else { 1.0 / dist[t] };
+                    if classification {
+                        tally.iter_mut().for_each(|c| *c = 0.0);
+                        first.iter_mut().for_each(|f| *f = usize::MAX);
+                        for t in 0..k {
+                            let c = y[buf[t] as usize] as usize;
+                            tally[c] += weight(t);
+                            if weight(t) > 0.0 && first[c] == usize::MAX {
+                                first[c] = t;
+                            }
+                        }
+                        let mut best = 0;
+                        for c in 1..kc {
+                            if tally[c] > tally[best] || (tally[c] == tally[best] && first[c] < first[best]) {
+                                best = c;
+                            }
+                        }
+                        values.push(best as f64);
+                        if with_proba {
+                            let total: f64 = tally.iter().sum();
+                            proba.extend(tally.iter().map(|w| w / total));
+                        }
+                    } else {
+                        let (sum, total) = (0..k).fold((0.0, 0.0), |(s, w), t| (s + weight(t) * y[buf[t] as usize], w + weight(t)));
+                        values.push(sum / total);
+                    }
+                }
+                (values, proba)
+            },
+        )
+        .collect();
+    let (values, proba): (Vec<Vec<f64>>, Vec<Vec<f64>>) = rows.into_iter().unzip();
+    PathValues {
+        values: values.concat(),
+        counts: None,
+        proba: (classification && with_proba).then(|| proba.concat()),
+        m,
+        n_classes: kc,
+        classification,
+    }
 }
 
 #[cfg(test)]
@@ -730,6 +875,53 @@ mod tests {
                 let top = *counts.iter().max().unwrap();
                 // first class (in neighbour order) reaching the top count
                 nearest.iter().map(|&(_, i)| train.class(i)).find(|&c| counts[c as usize] == top).unwrap() as f64
+            }
+        }
+    }
+
+    /// Distance weights: the path (shared lists or a fresh search) equals a fit per k, and both
+    /// equal an independent reference (full sort, weights 1/d, exact duplicates alone when present).
+    #[test]
+    fn distance_weights_equal_a_reference() {
+        for (classes, seed) in [(Some(2), 4), (Some(3), 5), (None, 6)] {
+            // grid-valued features: exact duplicates of validation rows among the training rows
+            let data = random_data(240, 2, classes, seed);
+            let rows: Vec<usize> = (0..240).collect();
+            let (train, val) = rows.split_at(180);
+            let ks: Vec<f64> = (1..=15).map(f64::from).collect();
+            let fam = KnnFamily::new(ks.clone(), data.task(), data.target().n_classes()).unwrap().with_weights(Weights::Distance);
+            path_equals_refit(&fam, &data.view(train), &data.view(val), 0.0);
+            let shared = fam.clone().sharing_with(&data);
+            path_equals_refit(&shared, &data.view(train), &data.view(val), 0.0);
+            let (train, val) = (data.view(train), data.view(val));
+            let path = shared.fit_path(&train).unwrap().predict(&val).unwrap();
+            for (g, &k) in ks.iter().enumerate() {
+                for i in 0..val.len() {
+                    let q = val.x(i);
+                    let mut all: Vec<(f64, usize)> = (0..train.len())
+                        .map(|t| (train.x(t).iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt(), t))
+                        .collect();
+                    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(train.rows()[a.1].cmp(&train.rows()[b.1])));
+                    let nearest = &all[..k as usize];
+                    let exact = nearest.iter().any(|n| n.0 == 0.0);
+                    let w = |r: f64| if exact { f64::from(u8::from(r == 0.0)) } else { 1.0 / r };
+                    match &path[g] {
+                        Predictions::Real(v) => {
+                            let (s, t) = nearest.iter().fold((0.0, 0.0), |(s, t), n| (s + w(n.0) * train.y(n.1), t + w(n.0)));
+                            assert!((v[i] - s / t).abs() <= 1e-12 * (1.0 + v[i].abs()), "k {k} row {i}");
+                        }
+                        Predictions::Classes { labels, proba, .. } => {
+                            let kc = data.target().n_classes();
+                            let mut tally = vec![0.0; kc];
+                            nearest.iter().for_each(|n| tally[train.class(n.1) as usize] += w(n.0));
+                            let top = tally.iter().copied().fold(0.0, f64::max);
+                            let total: f64 = tally.iter().sum();
+                            let p = &proba.as_ref().unwrap()[i * kc..(i + 1) * kc];
+                            assert!(p.iter().zip(&tally).all(|(a, b)| (a - b / total).abs() < 1e-12), "k {k} row {i}");
+                            assert!((tally[labels[i] as usize] - top).abs() <= 1e-12 * top, "k {k} row {i}: not a heaviest class");
+                        }
+                    }
+                }
             }
         }
     }

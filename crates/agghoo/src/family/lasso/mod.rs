@@ -207,7 +207,7 @@ pub fn build_enet(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Famil
 }
 
 fn build_named(name: &'static str, default_ratio: f64, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known(name, &["l1_ratio", "tol", "max_iter", "precompute"])?;
+    params.check_known(name, super::FamilyKind::Lasso.settings())?;
     check_regression(data.task(), name)?;
     let l1_ratio = L1Ratio::new(params.f64("l1_ratio", default_ratio)?)?;
     let precompute = Precompute::parse(params.text("precompute", "auto"))?;

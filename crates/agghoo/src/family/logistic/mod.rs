@@ -139,7 +139,7 @@ impl LogisticFamily {
 /// [`Error::TaskMismatch`] on regression data, [`Error::Unsupported`] for `penalty=l1`, invalid or
 /// unknown parameters.
 pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("logistic", &["tol", "max_iter", "penalty"])?;
+    params.check_known("logistic", super::FamilyKind::Logistic.settings())?;
     check_classification(data.task())?;
     let penalty = match params.text("penalty", "l2") {
         "l2" => Penalty::L2,

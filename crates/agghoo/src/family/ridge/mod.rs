@@ -187,7 +187,7 @@ fn check_solution(solution: &Solution, lambda: f64) -> Result<()> {
 /// # Errors
 /// [`Error::TaskMismatch`] for classification data; unknown parameters; an invalid grid.
 pub fn build_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("ridge", &[])?;
+    params.check_known("ridge", super::FamilyKind::Ridge.settings())?;
     if data.task() != Task::Regression {
         return Err(task_mismatch("ridge"));
     }
@@ -210,7 +210,7 @@ pub fn build_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Fami
 /// parameter, one the kernel does not use, γ ≤ 0, coef0 < 0, degree < 1, or an invalid grid.
 pub fn build_kernel_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     const NAME: &str = "kernel-ridge";
-    params.check_known(NAME, &["kernel", "gamma", "coef0", "degree", "intercept"])?;
+    params.check_known(NAME, super::FamilyKind::KernelRidge.settings())?;
     if data.task() != Task::Regression {
         return Err(task_mismatch(NAME));
     }

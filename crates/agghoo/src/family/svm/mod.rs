@@ -360,7 +360,7 @@ impl Problem {
 /// # Errors
 /// Bad parameters; [`Error::TaskMismatch`] on regression data.
 pub fn build_svc(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("svc", &["gamma", "tol", "shrinking", "grid"])?;
+    params.check_known("svc", super::FamilyKind::Svc.settings())?;
     if data.task() != Task::Classification {
         return Err(Error::TaskMismatch("family `svc` needs classification data; use `svr` for regression".into()));
     }
@@ -374,7 +374,7 @@ pub fn build_svc(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family
 /// # Errors
 /// Bad parameters; [`Error::TaskMismatch`] on classification data.
 pub fn build_svr(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("svr", &["gamma", "epsilon", "tol", "shrinking", "grid"])?;
+    params.check_known("svr", super::FamilyKind::Svr.settings())?;
     if data.task() != Task::Regression {
         return Err(Error::TaskMismatch("family `svr` needs regression data; use `svc` for classes".into()));
     }
