@@ -163,7 +163,7 @@ fn markdown(result: &StudyResult, wall_seconds: f64, threads: usize) -> String {
     for f in &fams {
         let _ = write!(s, " {} |", f.name());
     }
-    let _ = writeln!(s, " fits per split | seconds per split |\n|---|{}---|---|", "---|".repeat(fams.len()));
+    let _ = writeln!(s, " fits per outer split | seconds per outer split |\n|---|{}---|---|", "---|".repeat(fams.len()));
     for (k, (p, _)) in PROCEDURES.iter().enumerate() {
         let _ = write!(s, "| {} |", p.label());
         for &f in &fams {
