@@ -51,6 +51,20 @@ pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed
     Ok(())
 }
 
+/// Writes the `--json` document of `command` to the file `path` (what `reproduce` and `study`
+/// leave in `--out` next to their tables and plots).
+pub fn write_json<P: Serialize, R: Serialize>(
+    path: &std::path::Path,
+    command: &str,
+    parameters: P,
+    seed: Option<u64>,
+    result: R,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), seed, result };
+    std::fs::write(path, serde_json::to_string_pretty(&env)? + "\n").with_context(|| format!("writing {}", path.display()))
+}
+
 /// A table with the house style.
 pub fn table(header: &[&str]) -> Table {
     let mut t = Table::new();

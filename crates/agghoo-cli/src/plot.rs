@@ -138,10 +138,24 @@ where
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
+    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperRight, 13)
+}
+
+/// Draws the legend of `chart` in the house style at `position` and presents `root`.
+pub(crate) fn legend_and_present<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    root: &DrawingArea<DB, Shift>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", 13))
+        .position(position)
+        .label_font(("sans-serif", font_size))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
         .draw()

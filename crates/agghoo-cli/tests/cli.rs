@@ -324,7 +324,7 @@ fn estimate_reports_risk_oof_and_bootstrap() {
     }
     assert_eq!(std::fs::read_to_string(dir.join("curve-validation.csv")).unwrap().lines().count(), 9);
     // the rule is required
-    assert_error(&agghoo(&["estimate", "--data", "gen:knn", "--n", "50"]), 2, &["--param VALUE"]);
+    assert_error(&agghoo(&["estimate", "--data", "gen:knn", "--n", "50"]), 2, &["--value VALUE"]);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -14,7 +14,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::args::ReproduceArgs;
-use crate::output::{self, Envelope};
+use crate::output;
 use crate::plot;
 
 /// The JSON document: the library's result plus the wall time.
@@ -50,16 +50,7 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let base = args.out.join(experiment.name());
     let json_path = base.with_extension("json");
-    let envelope = Envelope {
-        schema_version: output::SCHEMA_VERSION,
-        command: "reproduce",
-        parameters: &config,
-        invocation: output::invocation(),
-        seed: Some(config.seed.0),
-        result: &outcome,
-    };
-    std::fs::write(&json_path, serde_json::to_string_pretty(&envelope)? + "\n")
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    output::write_json(&json_path, "reproduce", &config, Some(config.seed.0), &outcome)?;
     let plots = if experiment == Experiment::Treecv {
         let (time, estimate) = (args.out.join("treecv-time"), args.out.join("treecv-estimate"));
         plot::treecv(&result, &time, &estimate)?;

@@ -16,8 +16,8 @@ use plotters::prelude::*;
 use serde::Serialize;
 
 use crate::args::StudyArgs;
-use crate::output::{self, Envelope};
-use crate::plot::{colour, register};
+use crate::output;
+use crate::plot::{colour, legend_and_present, register};
 
 /// The JSON document: the library's result plus the wall time.
 #[derive(Serialize)]
@@ -62,16 +62,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
     let outcome = Outcome { result: &result, wall_seconds, threads: rayon::current_num_threads() };
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let json_path = args.out.join("study.json");
-    let envelope = Envelope {
-        schema_version: output::SCHEMA_VERSION,
-        command: "study",
-        parameters: &config,
-        invocation: output::invocation(),
-        seed: Some(config.seed.0),
-        result: &outcome,
-    };
-    std::fs::write(&json_path, serde_json::to_string_pretty(&envelope)? + "\n")
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    output::write_json(&json_path, "study", &config, Some(config.seed.0), &outcome)?;
     let md_path = args.out.join("study.md");
     std::fs::write(&md_path, markdown(&result, wall_seconds, outcome.threads)).with_context(|| format!("writing {}", md_path.display()))?;
     let relative = args.out.join("study-relative");
@@ -383,14 +374,5 @@ where
             .collect();
         chart.draw_series(marks.iter().map(|&p| TriangleMarker::new(p, 5, c.filled()))).map_err(e)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", 12))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()
-        .map_err(e)?;
-    root.present().map_err(e)?;
-    Ok(())
+    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperLeft, 12)
 }
