@@ -56,30 +56,95 @@ const SELECT_EXAMPLES: &str = "Examples:
   A union of three families (each with its default grid; members may be of different families):
   agghoo select --data bundled:breast-cancer --missing median --standardize --family knn,logistic,forest --method agghoo";
 
+/// The default grid of each family (when `--grid` is not given), shown by the commands that take a family.
+const DEFAULT_GRIDS: &str = "Default grids (when --grid is not given; n = rows, d = features, as the fits see them):
+  knn                  k = 1, 3, 5, ..., min(99, n/2)
+  ridge, kernel-ridge  lambda: 50 log-spaced values from 1e-6 t to 10 t (t = trace of the centred
+                       X'X, or of the kernel matrix)
+  lasso, enet          lambda: 100 log-spaced values from lambda_max down to 1e-3 lambda_max
+  svc, svr             lambda_j = 2^(j-1) / (500 n), j = 1..17 (--param grid=C: C = 2^(2k-5), k = 0..10);
+                       gamma = scale (1 / (d Var(X)))
+  cart                 alpha: the cost-complexity pruning sequence of the tree grown on all rows
+  forest               mtry = 1, 2, 4, ... below d, the default mtry (sqrt(d) classes, d/3 regression)
+                       and d (--param grid=min_samples_leaf: 1, 2, 5, 10, 20, 50)
+  logistic             lambda: 50 log-spaced values from 10 lambda0 down to 1e-4 lambda0 (L1: from
+                       lambda0 down to 1e-3 lambda0), lambda0 the gradient's size at w = 0";
+
+const PREDICT_EXAMPLES: &str = "Examples:
+  agghoo predict --model model.json --data new.csv --out predictions.csv
+  agghoo predict --model model.json --data new.csv --id id --proba --out predictions.json
+  agghoo predict --model svc.json --data new.csv --decision               # a binary classifier's scores";
+
+const SPLITS_EXAMPLES: &str = "Examples:
+  agghoo splits --data gen:knn --n 500 --plan mc --splits 10 --tau 0.8 --seed 1 --out splits.json
+  agghoo select --data gen:knn --n 500 --seed 1 --splits-file splits.json --method cv";
+
+const GEN_EXAMPLES: &str = "Examples:
+  agghoo gen --data gen:knn --n 1000 --seed 3 --out knn.csv
+  agghoo gen --data gen:svr --n 500 --out svr.csv";
+
+const ESTIMATE_EXAMPLES: &str = "Examples:
+  agghoo estimate --data bundled:breast-cancer --missing median --family knn --value 5 --loss 01,logloss
+  agghoo estimate --data gen:svr --n 300 --family ridge --value 0.1 --plan loo          # closed form
+  agghoo estimate --data gen:knn --n 300 --value 5 --plan bootstrap -V 200             # .632, .632+
+  agghoo estimate --data gen:knn --n 300 --value 5 --validation-curve --learning-curve 50,100,200 --curve-out curve";
+
+const COMPARE_EXAMPLES: &str = "Examples:
+  agghoo compare --data bundled:breast-cancer --missing median --grid 1:49:2 --methods agghoo,cv,holdout --outer vfold:10
+  agghoo compare --data gen:knn --n 300 --methods majhoo,cv+1se --outer 5x2                  # 5x2cv t-test
+  agghoo compare --data bundled:breast-cancer --missing median --family knn,logistic,forest --methods cv";
+
+const TREECV_EXAMPLES: &str = "Examples:
+  agghoo treecv --data gen:covertype --n 581012 --learner pegasos --lambda 1e-6 --folds loo --parallel
+  agghoo treecv --data gen:msd --n 100000 --learner lsq-sgd --folds 100 --order random";
+
+const FEATURES_EXAMPLES: &str = "Examples:
+  agghoo features --data bundled:breast-cancer --missing drop --method sffs --scorer wrapper:knn:5 --evaluate vfold:10
+  agghoo features --data bundled:breast-cancer --missing median --method pearson --features 4 --evaluate vfold:10
+  agghoo features --data gen:genuer --n 500 --method lasso";
+
+const REPRODUCE_EXAMPLES: &str = "Examples:
+  agghoo reproduce breast-cancer            # the classification paper's Table 1 (about a minute)
+  agghoo reproduce knn --reps 1000          # the paper's number of repetitions
+  agghoo reproduce svr-readings             # the SVR protocol under its eight readings
+  agghoo reproduce treecv --n 581012        # TreeCV at the Covertype size";
+
+const REPLAY_EXAMPLES: &str = "Examples:
+  agghoo select --data gen:knn --n 300 --json > report.json
+  agghoo replay report.json                 # prints the same document";
+
 /// Subcommands, one per user task.
 #[derive(Subcommand, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Command {
     /// Choose a hyperparameter (Agghoo, Majhoo, CV, hold-out, ACV, EKCV, subagging) and save the model.
-    #[command(after_help = SELECT_EXAMPLES)]
+    #[command(after_help = format!("{SELECT_EXAMPLES}\n\n{DEFAULT_GRIDS}"))]
     Select(SelectArgs),
     /// Predict new rows with a saved model.
+    #[command(after_help = PREDICT_EXAMPLES)]
     Predict(PredictArgs),
     /// Instantiate a resampling plan and save its splits as JSON (to reuse across runs).
+    #[command(after_help = SPLITS_EXAMPLES)]
     Splits(SplitsArgs),
     /// Write a synthetic data set (`gen:<name>`) as CSV.
+    #[command(after_help = GEN_EXAMPLES)]
     Gen(GenArgs),
     /// Estimate the risk of one rule (± standard error), with optional out-of-fold predictions
     /// and learning / validation curves.
+    #[command(after_help = format!("{ESTIMATE_EXAMPLES}\n\n{DEFAULT_GRIDS}"))]
     Estimate(EstimateArgs),
     /// Evaluate several selection procedures by nested CV on identical outer splits, with paired tests.
+    #[command(after_help = format!("{COMPARE_EXAMPLES}\n\n{DEFAULT_GRIDS}"))]
     Compare(CompareArgs),
     /// k-fold or leave-one-out CV of an incremental learner by TreeCV (about log2 k passes).
+    #[command(after_help = TREECV_EXAMPLES)]
     Treecv(TreeCvArgs),
     /// Select features (filters, wrappers, SFS/SBS/SFFS/SBFS, embedded) and evaluate the
     /// selection honestly, inside every outer training fold.
+    #[command(after_help = FEATURES_EXAMPLES)]
     Features(FeaturesArgs),
     /// Rerun one of the papers' experiments (knn, cart, svr, svr-readings, breast-cancer, treecv): tables, JSON and SVG/PNG plots.
+    #[command(after_help = REPRODUCE_EXAMPLES)]
     Reproduce(ReproduceArgs),
     /// The real-data study: Agghoo / Majhoo vs CV selection on the data sets of a study folder
     /// (families × procedures × outer splits); tables, JSON, a Markdown report and plots.
@@ -88,6 +153,7 @@ pub enum Command {
     /// Rerun a `--json` report from the invocation it records (every option, defaults included)
     /// and print the same document: run it from the directory the report was made in, so that
     /// relative data paths resolve alike.
+    #[command(after_help = REPLAY_EXAMPLES)]
     Replay(ReplayArgs),
 }
 
@@ -793,5 +859,40 @@ fn parse_delimiter(text: &str) -> Result<u8, String> {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
         _ if text.len() == 1 && text.is_ascii() && text != "\"" && text != "\n" => Ok(text.as_bytes()[0]),
         _ => Err(format!("`{text}`: a single ASCII character (e.g. `;` or `|`) or `tab`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every example line of every `--help` parses: its flags and values exist and are valid.
+    #[test]
+    fn every_help_example_parses() {
+        let all = [
+            SELECT_EXAMPLES,
+            PREDICT_EXAMPLES,
+            SPLITS_EXAMPLES,
+            GEN_EXAMPLES,
+            ESTIMATE_EXAMPLES,
+            COMPARE_EXAMPLES,
+            TREECV_EXAMPLES,
+            FEATURES_EXAMPLES,
+            REPRODUCE_EXAMPLES,
+            REPLAY_EXAMPLES,
+            STUDY_EXAMPLES,
+        ];
+        let mut seen = 0;
+        for text in all {
+            for line in text.lines().filter(|l| l.starts_with("  agghoo ")).map(str::trim) {
+                let command = line.split(" #").next().unwrap_or(line).split(" > ").next().unwrap_or(line);
+                let words: Vec<&str> = command.split_whitespace().collect();
+                if let Err(e) = Cli::try_parse_from(&words) {
+                    panic!("example does not parse: {line}\n{e}");
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen >= 25, "{seen} examples");
     }
 }

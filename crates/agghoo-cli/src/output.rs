@@ -93,6 +93,23 @@ pub fn progress(len: u64, message: &str, json: bool) -> ProgressBar {
     bar
 }
 
+/// A table column of numbers in one format: integers as integers; values spanning more than
+/// three orders of magnitude in scientific notation with 4 significant digits; otherwise fixed
+/// decimals giving the largest value 4 significant digits (so `0.050`, `0.150`, `0.100` line up).
+pub fn column(values: &[f64]) -> Vec<String> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.iter().all(|v| v.fract() == 0.0 && v.abs() < 1e15) {
+        return values.iter().map(|v| if v.is_finite() { format!("{v:.0}") } else { v.to_string() }).collect();
+    }
+    let largest = finite.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let smallest = finite.iter().filter(|v| **v != 0.0).fold(f64::INFINITY, |m, v| m.min(v.abs()));
+    if largest >= 1e5 || (smallest.is_finite() && largest / smallest > 1e3) || largest < 1e-3 {
+        return values.iter().map(|v| format!("{v:.3e}")).collect();
+    }
+    let decimals = (3 - largest.log10().floor() as i32).clamp(0, 8) as usize;
+    values.iter().map(|v| format!("{v:.decimals$}")).collect()
+}
+
 /// A compact number for tables: 4 significant digits.
 pub fn num(x: f64) -> String {
     if x == 0.0 || (1e-3..1e5).contains(&x.abs()) {
@@ -101,5 +118,18 @@ pub fn num(x: f64) -> String {
         if s.is_empty() || s == "-" { "0".into() } else { s.to_string() }
     } else {
         format!("{x:.3e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column;
+
+    #[test]
+    fn a_column_has_one_format() {
+        assert_eq!(column(&[0.05, 0.15, 0.1]), ["0.0500", "0.1500", "0.1000"]);
+        assert_eq!(column(&[1.0, 3.0, 49.0]), ["1", "3", "49"]);
+        assert_eq!(column(&[1e-5, 0.1, 10.0]), ["1.000e-5", "1.000e-1", "1.000e1"]);
+        assert_eq!(column(&[12.5, 3.25]), ["12.50", "3.25"]);
     }
 }

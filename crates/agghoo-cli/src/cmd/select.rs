@@ -109,7 +109,7 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
     }
     match &report.axes {
         Some(axes) => print_composite(&report, axes, &loaded.description, &plan_text, &model, data.n_rows())?,
-        None => print_tables(&report, &loaded.description, &plan_text, &member_values, data.n_rows())?,
+        None => print_tables(&report, &loaded.description, &plan_text, &member_values, data.n_rows(), args.one_se)?,
     }
     if let Some(prefix) = &args.plot {
         output::print(&format!("heat map written to {}-heatmap.svg (and .png, .csv)", prefix.display()))?;
@@ -123,16 +123,36 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_tables(report: &Report, data: &str, plan: &str, member_values: &[f64], n: usize) -> anyhow::Result<()> {
+fn print_tables(report: &Report, data: &str, plan: &str, member_values: &[f64], n: usize, one_se: bool) -> anyhow::Result<()> {
     let h = &report.hyperparameter;
-    print_splits(report, data, plan, n, "", &format!("selected {h}"), |s| num(s.selected_value))?;
+    let chosen = output::column(&report.splits.iter().map(|s| s.selected_value).collect::<Vec<_>>());
+    print_splits(report, data, plan, n, "", &format!("selected {h}"), |s| chosen[s.split].clone())?;
     let best = select::argmin(&report.cv_curve.mean, TieRule::First)?;
-    output::print(&format!(
-        "CV curve over the splits: minimum {} ± {} (SE) at {h} = {}",
-        num(report.cv_curve.mean[best]),
-        num(report.cv_curve.standard_error[best]),
-        num(report.grid[best])
-    ))?;
+    let (min, se) = (report.cv_curve.mean[best], report.cv_curve.standard_error[best]);
+    output::print(&format!("CV curve over the splits: minimum {} ± {} (SE) at {h} = {}", num(min), num(se), num(report.grid[best])))?;
+    if one_se {
+        // Explain the move: the simplest grid point within one standard error of the minimum.
+        let m = report.member_grid_indices.first().copied().unwrap_or(best);
+        output::print(&if m == best {
+            format!(
+                "one-standard-error rule: no simpler {h} has a CV risk within {} + {} = {}; it keeps {h} = {}",
+                num(min),
+                num(se),
+                num(min + se),
+                num(report.grid[best])
+            )
+        } else {
+            format!(
+                "one-standard-error rule: the simplest {h} (here the {}) with a CV risk within {} + {} = {} is {h} = {} (CV risk {})",
+                if m > best { "largest" } else { "smallest" },
+                num(min),
+                num(se),
+                num(min + se),
+                num(report.grid[m]),
+                num(report.cv_curve.mean[m])
+            )
+        })?;
+    }
     let values: Vec<String> = member_values.iter().map(|&v| num(v)).collect();
     let final_text = match report.final_value {
         Some(v) => format!("final {h} = {}", num(v)),
@@ -152,24 +172,20 @@ fn print_splits(
     selected_header: &str,
     selected: impl Fn(&agghoo::select::SplitReport) -> String,
 ) -> anyhow::Result<()> {
+    // Generated data describe themselves with their size already.
+    let size = if data.contains("n = ") { String::new() } else { format!(" (n = {n})") };
     output::print(&format!(
-        "{} · family {} · {} · loss {} · data {} (n = {n}) · {} grid points{suffix}",
+        "{} · family {} · {} · loss {} · data {data}{size} · {} grid points{suffix}",
         report.method.name(),
         report.family,
         plan,
         report.loss,
-        data,
         report.grid.len()
     ))?;
     let mut t = output::table(&["split", "|T|", "|Tᶜ|", selected_header, "validation risk"]);
-    for s in &report.splits {
-        t.add_row(vec![
-            s.split.to_string(),
-            s.n_train.to_string(),
-            s.n_validation.to_string(),
-            selected(s),
-            num(s.risks[s.selected_index]),
-        ]);
+    let risks = output::column(&report.splits.iter().map(|s| s.risks[s.selected_index]).collect::<Vec<_>>());
+    for (s, risk) in report.splits.iter().zip(risks) {
+        t.add_row(vec![s.split.to_string(), s.n_train.to_string(), s.n_validation.to_string(), selected(s), risk]);
     }
     output::print(&t.to_string())
 }
