@@ -40,11 +40,18 @@ fn best(mut run: impl FnMut()) -> f64 {
 fn main() {
     let dir =
         std::env::var("LINEAR_BENCH_DATA").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/linear-bench").into());
+    let only = std::env::var("LINEAR_BENCH_ONLY").unwrap_or_default();
     let data = load(&dir, "lasso", 500, false);
     for (case, tol) in [("lasso_path_tol1e-4", 1e-4), ("lasso_path_tol1e-7", 1e-7)] {
+        if !case.contains(&only) {
+            continue;
+        }
         let fam = family::build(FamilyKind::Lasso, &FamilyParams::default().set("tol", tol), &data).expect("family");
         let secs = best(|| drop(fam.fit_path(&data.all()).expect("path")));
         println!("{case} {secs:.6}");
+    }
+    if !only.is_empty() {
+        return;
     }
     let wide = load(&dir, "lassow", 5_000, false);
     let fam = family::build(FamilyKind::Lasso, &FamilyParams::default().set("tol", 1e-4), &wide).expect("family");

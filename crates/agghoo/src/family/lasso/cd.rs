@@ -83,6 +83,8 @@ pub(super) struct State {
     aux: Vec<f64>,
     /// Features that have ever been non-zero along the path.
     ever_active: Vec<bool>,
+    /// How many features the strong rule discarded and the KKT check re-admitted.
+    pub readmitted: usize,
 }
 
 impl Problem {
@@ -142,7 +144,7 @@ impl Problem {
     /// The state at w = 0.
     pub fn zero_state(&self) -> State {
         let aux = if self.gram.is_some() { self.xty.clone() } else { self.y.clone() };
-        State { w: vec![0.0; self.d], aux, ever_active: vec![false; self.d] }
+        State { w: vec![0.0; self.d], aux, ever_active: vec![false; self.d], readmitted: 0 }
     }
 
     /// `g_j = x_jᵀ(y_c − X_c w)/n`.
@@ -150,32 +152,11 @@ impl Problem {
         if self.gram.is_some() { state.aux[j] } else { dot(&self.x[j * self.n..(j + 1) * self.n], &state.aux) / self.n as f64 }
     }
 
-    fn apply_change(&self, state: &mut State, j: usize, delta: f64) {
-        match &self.gram {
-            Some(g) => state.aux.iter_mut().zip(&g[j * self.d..(j + 1) * self.d]).for_each(|(a, gjk)| *a -= delta * gjk),
-            None => state.aux.iter_mut().zip(&self.x[j * self.n..(j + 1) * self.n]).for_each(|(r, x)| *r -= delta * x),
-        }
-    }
-
-    /// One pass over `features`; returns `max_j a_j (Δw_j)²`.
-    fn pass(&self, state: &mut State, features: &[usize], lambda: f64, settings: &Settings) -> f64 {
-        let l1 = lambda * settings.l1_ratio;
-        let l2 = lambda * (1.0 - settings.l1_ratio);
-        let mut max_change = 0.0_f64;
-        for &j in features {
-            let a = self.col_sq[j];
-            let denom = a + l2;
-            let old = state.w[j];
-            let new = if denom > 0.0 { soft_threshold(self.gradient(state, j) + a * old, l1) / denom } else { 0.0 };
-            if new != old {
-                let delta = new - old;
-                self.apply_change(state, j, delta);
-                state.w[j] = new;
-                state.ever_active[j] = true;
-                max_change = max_change.max(a * delta * delta);
-            }
-        }
-        max_change
+    /// One coordinate step from `w_j = old` with gradient `g_j`: the new `w_j`.
+    fn step(&self, j: usize, gradient: f64, old: f64, l1: f64, l2: f64) -> f64 {
+        let a = self.col_sq[j];
+        let denom = a + l2;
+        if denom > 0.0 { soft_threshold(gradient + a * old, l1) / denom } else { 0.0 }
     }
 
     /// Minimises `P_λ` from `state` (warm start). `lambda_prev` is the previous λ of the path (or
@@ -185,14 +166,15 @@ impl Problem {
     /// [`Error::Numerical`] when `settings.max_passes` passes do not reach the tolerance.
     pub fn solve(&self, state: &mut State, lambda: f64, lambda_prev: f64, settings: &Settings) -> Result<()> {
         let rho = settings.l1_ratio;
+        let (l1, l2) = (lambda * rho, lambda * (1.0 - rho));
         let mut threshold = settings.tol * self.y_var;
         let strong_cut = rho * (2.0 * lambda - lambda_prev.max(lambda));
         let mut in_working: Vec<bool> =
             (0..self.d).map(|j| state.ever_active[j] || state.w[j] != 0.0 || self.gradient(state, j).abs() >= strong_cut).collect();
         let mut passes = 0usize;
-        let count = |passes: &mut usize| -> Result<()> {
-            *passes += 1;
-            if *passes > settings.max_passes {
+        let mut count = || -> Result<()> {
+            passes += 1;
+            if passes > settings.max_passes {
                 return Err(Error::Numerical(format!(
                     "coordinate descent did not converge at lambda = {lambda} within {} passes (tol {}); raise max_iter or tol",
                     settings.max_passes, settings.tol
@@ -202,26 +184,25 @@ impl Problem {
         };
         loop {
             let working: Vec<usize> = (0..self.d).filter(|&j| in_working[j]).collect();
-            loop {
-                count(&mut passes)?;
-                if self.pass(state, &working, lambda, settings) <= threshold {
-                    break;
+            match &self.gram {
+                Some(gram) => {
+                    let mut sweeper = GramSweeper::new(self, gram, state, &working, l1, l2);
+                    descend(&mut sweeper, working.len(), threshold, &mut count)?;
+                    sweeper.finish();
                 }
-                let active: Vec<usize> = working.iter().copied().filter(|&j| state.w[j] != 0.0).collect();
-                loop {
-                    count(&mut passes)?;
-                    if self.pass(state, &active, lambda, settings) <= threshold {
-                        break;
-                    }
+                None => {
+                    let mut sweeper = ResidualSweeper { problem: self, state, working: &working, l1, l2 };
+                    descend(&mut sweeper, working.len(), threshold, &mut count)?;
                 }
             }
             // KKT check of the discarded features: |g_j| ≤ λρ at w_j = 0.
             let gradient: Vec<f64> = (0..self.d).map(|j| self.gradient(state, j)).collect();
             let mut violated = false;
             for j in 0..self.d {
-                if !in_working[j] && gradient[j].abs() > lambda * rho {
+                if !in_working[j] && gradient[j].abs() > l1 {
                     in_working[j] = true;
                     violated = true;
+                    state.readmitted += 1;
                 }
             }
             if violated {
@@ -255,6 +236,142 @@ impl Problem {
         let dual_norm = gradient.iter().zip(w).fold(0.0_f64, |m, (g, v)| m.max((g - l2 * v).abs()));
         let scale = if dual_norm > lambda * rho { lambda * rho / dual_norm } else { 1.0 };
         0.5 * r_norm2 * (1.0 + scale * scale) + lambda * rho * l1_norm - scale * ry + 0.5 * l2 * (1.0 + scale * scale) * w_norm2
+    }
+}
+
+/// Coordinate passes over one working set (its items are positions `0..len` in it).
+trait Sweeper {
+    /// One pass over `items`, in the given order; returns `max_j a_j (Δw_j)²`.
+    fn pass(&mut self, items: &[usize]) -> f64;
+    /// Whether the item's coefficient is non-zero.
+    fn nonzero(&self, item: usize) -> bool;
+}
+
+/// Active-set cycling on one working set: a full pass; while it moves some coordinate by more
+/// than `threshold`, passes over the non-zero coordinates only until they settle, then a full
+/// pass again. Returns once a full pass stays within `threshold`.
+fn descend(sweeper: &mut impl Sweeper, len: usize, threshold: f64, count: &mut impl FnMut() -> Result<()>) -> Result<()> {
+    let all: Vec<usize> = (0..len).collect();
+    loop {
+        count()?;
+        if sweeper.pass(&all) <= threshold {
+            return Ok(());
+        }
+        let active: Vec<usize> = all.iter().copied().filter(|&a| sweeper.nonzero(a)).collect();
+        loop {
+            count()?;
+            if sweeper.pass(&active) <= threshold {
+                break;
+            }
+        }
+    }
+}
+
+/// Residual mode: each step reads `x_jᵀr` (O(n)) and updates `r` (O(n)).
+struct ResidualSweeper<'a> {
+    problem: &'a Problem,
+    state: &'a mut State,
+    working: &'a [usize],
+    l1: f64,
+    l2: f64,
+}
+
+impl Sweeper for ResidualSweeper<'_> {
+    fn pass(&mut self, items: &[usize]) -> f64 {
+        let p = self.problem;
+        let mut max_change = 0.0_f64;
+        for &item in items {
+            let j = self.working[item];
+            let column = &p.x[j * p.n..(j + 1) * p.n];
+            let old = self.state.w[j];
+            let new = p.step(j, dot(column, &self.state.aux) / p.n as f64, old, self.l1, self.l2);
+            if new != old {
+                let delta = new - old;
+                self.state.aux.iter_mut().zip(column).for_each(|(r, x)| *r -= delta * x);
+                self.state.w[j] = new;
+                self.state.ever_active[j] = true;
+                max_change = max_change.max(p.col_sq[j] * delta * delta);
+            }
+        }
+        max_change
+    }
+    fn nonzero(&self, item: usize) -> bool {
+        self.state.w[self.working[item]] != 0.0
+    }
+}
+
+/// Covariance mode on a working set W: the gradients of W and the Gram block `G[W, W]` are
+/// packed contiguously, so a step costs O(|W|) instead of O(d). The gradients of the features
+/// outside W are brought up to date once, when the sweeps end (`finish`: O((d − |W|) · changed)).
+struct GramSweeper<'a> {
+    problem: &'a Problem,
+    gram: &'a [f64],
+    state: &'a mut State,
+    working: &'a [usize],
+    /// `G[W, W]`, column-major `|W| × |W|`.
+    block: Vec<f64>,
+    /// `g_W`.
+    gradient: Vec<f64>,
+    /// `w_W` when the sweeps started.
+    start: Vec<f64>,
+    l1: f64,
+    l2: f64,
+}
+
+impl<'a> GramSweeper<'a> {
+    fn new(problem: &'a Problem, gram: &'a [f64], state: &'a mut State, working: &'a [usize], l1: f64, l2: f64) -> Self {
+        let d = problem.d;
+        let mut block = Vec::with_capacity(working.len() * working.len());
+        for &j in working {
+            let column = &gram[j * d..(j + 1) * d];
+            block.extend(working.iter().map(|&k| column[k]));
+        }
+        let gradient = working.iter().map(|&j| state.aux[j]).collect();
+        let start = working.iter().map(|&j| state.w[j]).collect();
+        Self { problem, gram, state, working, block, gradient, start, l1, l2 }
+    }
+
+    /// Writes the packed gradients back and updates those outside W: `g_k −= Σ_j G[k, j] Δw_j`.
+    fn finish(self) {
+        let d = self.problem.d;
+        let mut outside = vec![true; d];
+        for (&j, g) in self.working.iter().zip(&self.gradient) {
+            self.state.aux[j] = *g;
+            outside[j] = false;
+        }
+        let outside: Vec<usize> = (0..d).filter(|&k| outside[k]).collect();
+        for (&j, old) in self.working.iter().zip(&self.start) {
+            let delta = self.state.w[j] - old;
+            if delta != 0.0 {
+                let column = &self.gram[j * d..(j + 1) * d];
+                for &k in &outside {
+                    self.state.aux[k] -= delta * column[k];
+                }
+            }
+        }
+    }
+}
+
+impl Sweeper for GramSweeper<'_> {
+    fn pass(&mut self, items: &[usize]) -> f64 {
+        let m = self.working.len();
+        let mut max_change = 0.0_f64;
+        for &item in items {
+            let j = self.working[item];
+            let old = self.state.w[j];
+            let new = self.problem.step(j, self.gradient[item], old, self.l1, self.l2);
+            if new != old {
+                let delta = new - old;
+                self.gradient.iter_mut().zip(&self.block[item * m..(item + 1) * m]).for_each(|(g, gjk)| *g -= delta * gjk);
+                self.state.w[j] = new;
+                self.state.ever_active[j] = true;
+                max_change = max_change.max(self.problem.col_sq[j] * delta * delta);
+            }
+        }
+        max_change
+    }
+    fn nonzero(&self, item: usize) -> bool {
+        self.state.w[self.working[item]] != 0.0
     }
 }
 
