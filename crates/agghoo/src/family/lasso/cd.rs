@@ -102,19 +102,8 @@ impl Problem {
         let yc: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
         let y_var = dot(&yc, &yc) * inv_n;
         if gram {
-            // Covariance mode never reads single columns: a centred row-major copy (contiguous
-            // per row) is the matrix `X_cᵀ` in column-major order, all the Gram product needs.
-            let mut rows = Vec::with_capacity(n * d);
-            for i in 0..n {
-                rows.extend(train.x(i).iter().zip(&x_mean).map(|(v, m)| v - m));
-            }
-            let g = gram_matrix(&rows, n, d);
+            let (g, xty) = gram_matrix(train, &x_mean, &yc);
             let col_sq = (0..d).map(|j| g[j * d + j]).collect();
-            let mut xty = vec![0.0; d];
-            for (row, yi) in rows.chunks_exact(d.max(1)).zip(&yc) {
-                xty.iter_mut().zip(row).for_each(|(c, v)| *c += v * yi);
-            }
-            xty.iter_mut().for_each(|c| *c *= inv_n);
             return Self { n, d, x: Vec::new(), y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: Some(g) };
         }
         // Residual mode: centred column-major, in blocks of rows so that reads and writes stay in cache.
@@ -375,34 +364,49 @@ impl Sweeper for GramSweeper<'_> {
     }
 }
 
-/// `G = X_cᵀX_c / n` (column-major `d × d`) from the centred rows `rows` (row-major `n × d`, that
-/// is `X_cᵀ` column-major).
+/// `G = X_cᵀX_c / n` (column-major `d × d`) and `c = X_cᵀy_c / n` from the rows of `train`,
+/// centred by `x_mean` (`y_c` already centred).
 ///
-/// Column blocks of fixed width are computed independently (rayon) and only their upper part
-/// `G[0..c₁, c₀..c₁]` is multiplied, the rest mirrored: half the flops of a full product. Every
-/// entry is computed by one sequential faer product over a partition that does not depend on the
-/// thread count, so the result is bit-identical on any number of threads.
-fn gram_matrix(rows: &[f64], n: usize, d: usize) -> Vec<f64> {
+/// The rows are centred in blocks of `ROWS` into one small buffer (row-major, that is `X_cᵀ`
+/// column-major), and each block's product is added to the result: no centred copy of the data
+/// is made. Column blocks of fixed width are accumulated independently (rayon) and only their
+/// upper part `G[0..c₁, c₀..c₁]` is multiplied, the rest mirrored: half the flops of a full
+/// product. Every entry is the same sequence of sequential faer products whatever the thread
+/// count (the row and column partitions are fixed), so the result is bit-identical on any number
+/// of threads.
+fn gram_matrix(train: &View<'_>, x_mean: &[f64], yc: &[f64]) -> (Vec<f64>, Vec<f64>) {
     use rayon::prelude::*;
     const BLOCK: usize = 64;
-    let xt = faer::MatRef::from_column_major_slice(rows, d, n);
+    const ROWS: usize = 256;
+    let (n, d) = (train.len(), x_mean.len());
     let inv_n = 1.0 / n as f64;
-    let blocks: Vec<faer::Mat<f64>> = (0..d.div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
+    let mut blocks: Vec<faer::Mat<f64>> =
+        (0..d.div_ceil(BLOCK)).map(|b| faer::Mat::<f64>::zeros(((b + 1) * BLOCK).min(d), ((b + 1) * BLOCK).min(d) - b * BLOCK)).collect();
+    let mut xty = vec![0.0; d];
+    let mut buffer = Vec::with_capacity(ROWS * d);
+    for i0 in (0..n).step_by(ROWS) {
+        let i1 = (i0 + ROWS).min(n);
+        buffer.clear();
+        for i in i0..i1 {
+            buffer.extend(train.x(i).iter().zip(x_mean).map(|(v, m)| v - m));
+        }
+        for (row, yi) in buffer.chunks_exact(d.max(1)).zip(&yc[i0..i1]) {
+            xty.iter_mut().zip(row).for_each(|(c, v)| *c += v * yi);
+        }
+        let xt = faer::MatRef::from_column_major_slice(&buffer, d, i1 - i0);
+        blocks.par_iter_mut().enumerate().for_each(|(b, g)| {
             let (c0, c1) = (b * BLOCK, ((b + 1) * BLOCK).min(d));
-            let mut g = faer::Mat::<f64>::zeros(c1, c1 - c0);
             faer::linalg::matmul::matmul(
                 g.as_mut(),
-                faer::Accum::Replace,
+                faer::Accum::Add,
                 xt.subrows(0, c1),
                 xt.subrows(c0, c1 - c0).transpose(),
                 inv_n,
                 faer::Par::Seq,
             );
-            g
-        })
-        .collect();
+        });
+    }
+    xty.iter_mut().for_each(|c| *c *= inv_n);
     let mut out = vec![0.0; d * d];
     for (b, g) in blocks.iter().enumerate() {
         let c0 = b * BLOCK;
@@ -414,7 +418,7 @@ fn gram_matrix(rows: &[f64], n: usize, d: usize) -> Vec<f64> {
             }
         }
     }
-    out
+    (out, xty)
 }
 
 /// `S(z, t) = sign(z) max(|z| − t, 0)`.
