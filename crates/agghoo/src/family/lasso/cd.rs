@@ -85,6 +85,9 @@ pub(super) struct State {
     ever_active: Vec<bool>,
     /// How many features the strong rule discarded and the KKT check re-admitted.
     pub readmitted: usize,
+    /// Covariance mode: the last working set and its packed Gram block `G[W, W]`, reused while
+    /// the working set does not change.
+    block: (Vec<usize>, Vec<f64>),
 }
 
 impl Problem {
@@ -133,7 +136,7 @@ impl Problem {
     /// The state at w = 0.
     pub fn zero_state(&self) -> State {
         let aux = if self.gram.is_some() { self.xty.clone() } else { self.y.clone() };
-        State { w: vec![0.0; self.d], aux, ever_active: vec![false; self.d], readmitted: 0 }
+        State { w: vec![0.0; self.d], aux, ever_active: vec![false; self.d], readmitted: 0, block: (Vec::new(), Vec::new()) }
     }
 
     /// `g_j = x_jᵀ(y_c − X_c w)/n`.
@@ -310,10 +313,13 @@ struct GramSweeper<'a> {
 impl<'a> GramSweeper<'a> {
     fn new(problem: &'a Problem, gram: &'a [f64], state: &'a mut State, working: &'a [usize], l1: f64, l2: f64) -> Self {
         let d = problem.d;
-        let mut block = Vec::with_capacity(working.len() * working.len());
-        for &j in working {
-            let column = &gram[j * d..(j + 1) * d];
-            block.extend(working.iter().map(|&k| column[k]));
+        let (cached, mut block) = std::mem::take(&mut state.block);
+        if cached != working {
+            block.clear();
+            for &j in working {
+                let column = &gram[j * d..(j + 1) * d];
+                block.extend(working.iter().map(|&k| column[k]));
+            }
         }
         let gradient = working.iter().map(|&j| state.aux[j]).collect();
         let start = working.iter().map(|&j| state.w[j]).collect();
@@ -338,6 +344,7 @@ impl<'a> GramSweeper<'a> {
                 }
             }
         }
+        self.state.block = (self.working.to_vec(), self.block);
     }
 }
 
