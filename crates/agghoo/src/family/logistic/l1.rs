@@ -29,16 +29,24 @@ use crate::family::lasso::{dot, soft_threshold};
 /// # Errors
 /// [`Error::Numerical`] when `max_iter` Newton steps do not reach `tol`.
 pub(super) fn solve(x: &[f64], y: &[f64], theta: &mut [f64], lambda: f64, tol: f64, max_iter: usize) -> Result<()> {
-    solve_block(x, y, None, theta, lambda, tol, max_iter).map(|_| ())
+    let (_, violation) = solve_block(x, y, None, theta, lambda, tol, max_iter)?;
+    if violation <= tol {
+        return Ok(());
+    }
+    Err(Error::Numerical(format!(
+        "L1 logistic regression at lambda = {lambda} did not converge within {max_iter} Newton steps (optimality error {violation:e} > tol {tol:e})"
+    )))
 }
 
 /// Multinomial (K ≥ 3 classes, symmetric parameterisation, ungrouped penalty `λ Σ_k ‖w_k‖₁`):
 /// block coordinate descent over the classes (glmnet's ungrouped multinomial lasso). With the
 /// other classes fixed, class k's part of the objective is the binary loss of the logit
 /// `z_ik + o_ik`, `o_ik = −log Σ_{l≠k} e^{z_il}`, against `1[y_i = k]` (up to a constant), so
-/// each block is one call of the binary solver with that offset. The cycle over the classes
-/// stops when no block takes a step: then every block's optimality error, evaluated at the same
-/// point, is at most `tol`, which is the binary stopping rule applied to all blocks at once.
+/// each block is one proximal-Newton step of the binary solver with that offset (as glmnet, one
+/// quadratic model per class per cycle; solving each block to the end first was 20× slower).
+/// The cycle over the classes stops when no block takes a step: then every block's optimality
+/// error, evaluated at the same point, is at most `tol`, which is the binary stopping rule
+/// applied to all blocks at once. `max_iter` bounds the cycles.
 /// `theta` holds K blocks `[w_k (d values), b_k]`; `labels[i]` is row i's class in `0..K`.
 ///
 /// # Errors
@@ -60,7 +68,7 @@ pub(super) fn solve_multinomial(x: &[f64], labels: &[usize], theta: &mut [f64], 
     for c in 0..k {
         update_logits(&mut logits, &theta[c * (d + 1)..(c + 1) * (d + 1)], c);
     }
-    let mut steps = 0usize;
+    let mut cycles = 0usize;
     loop {
         let mut moved = false;
         for c in 0..k {
@@ -74,27 +82,38 @@ pub(super) fn solve_multinomial(x: &[f64], labels: &[usize], theta: &mut [f64], 
                 .collect();
             let y: Vec<f64> = labels.iter().map(|&l| f64::from(u8::from(l == c))).collect();
             let block = &mut theta[c * (d + 1)..(c + 1) * (d + 1)];
-            let taken = solve_block(x, &y, Some(&offset), block, lambda, tol, max_iter.saturating_sub(steps).max(1))?;
+            let (taken, _) = solve_block(x, &y, Some(&offset), block, lambda, tol, 1)?;
             if taken > 0 {
                 moved = true;
-                steps += taken;
                 update_logits(&mut logits, block, c);
             }
         }
         if !moved {
             return Ok(());
         }
-        if steps >= max_iter {
+        cycles += 1;
+        if cycles >= max_iter {
             return Err(Error::Numerical(format!(
-                "multinomial L1 logistic regression at lambda = {lambda} did not converge within {max_iter} Newton steps (tol {tol:e})"
+                "multinomial L1 logistic regression at lambda = {lambda} did not converge within {max_iter} cycles over the classes (tol {tol:e})"
             )));
         }
     }
 }
 
-/// The binary solver with an optional fixed offset added to every logit (`z_i = o_i + b + x_iᵀw`).
-/// Returns the number of Newton steps taken (0 when `theta` is optimal to `tol` on entry).
-fn solve_block(x: &[f64], y: &[f64], offset: Option<&[f64]>, theta: &mut [f64], lambda: f64, tol: f64, max_iter: usize) -> Result<usize> {
+/// At most `max_iter` steps of the binary solver with an optional fixed offset added to every
+/// logit (`z_i = o_i + b + x_iᵀw`), stopping early when the optimality error is at most `tol`.
+/// Returns the number of Newton steps taken (0 when `theta` is optimal to `tol` on entry) and
+/// the last optimality error measured (when the steps ran out: the one before the last step,
+/// above `tol`).
+fn solve_block(
+    x: &[f64],
+    y: &[f64],
+    offset: Option<&[f64]>,
+    theta: &mut [f64],
+    lambda: f64,
+    tol: f64,
+    max_iter: usize,
+) -> Result<(usize, f64)> {
     let n = y.len();
     let d = theta.len() - 1;
     let inv_n = 1.0 / n as f64;
@@ -119,7 +138,7 @@ fn solve_block(x: &[f64], y: &[f64], offset: Option<&[f64]>, theta: &mut [f64], 
             violation = violation.max(v);
         }
         if violation <= tol {
-            return Ok(step);
+            return Ok((step, violation));
         }
         let weights: Vec<f64> = p.iter().map(|pi| (pi * (1.0 - pi)).max(1e-10)).collect();
         let a: Vec<f64> = (0..d).map(|j| column(j).iter().zip(&weights).map(|(xij, wi)| wi * xij * xij).sum::<f64>() * inv_n).collect();
@@ -176,9 +195,7 @@ fn solve_block(x: &[f64], y: &[f64], offset: Option<&[f64]>, theta: &mut [f64], 
         }
         theta.copy_from_slice(&trial);
     }
-    Err(Error::Numerical(format!(
-        "L1 logistic regression at lambda = {lambda} did not converge within {max_iter} Newton steps (optimality error {violation:e} > tol {tol:e})"
-    )))
+    Ok((max_iter, violation))
 }
 
 fn sigmoid(z: f64) -> f64 {

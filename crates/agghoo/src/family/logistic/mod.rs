@@ -112,7 +112,9 @@ impl LogisticFamily {
         Ok(self)
     }
 
-    fn solve(&self, problem: &Problem, theta: &mut [f64], lambda: f64) -> Result<()> {
+    /// Solves at `lambda` from `theta`; `memory` carries the L-BFGS pairs along a path (the
+    /// previous λ's, shifted to this λ by `lbfgs::shift_memory`).
+    fn solve(&self, problem: &Problem, theta: &mut [f64], memory: &mut lbfgs::Memory, lambda: f64) -> Result<()> {
         if self.penalty == Penalty::L1 {
             let columns = problem.columns();
             if problem.n_free() == 1 {
@@ -122,14 +124,14 @@ impl LogisticFamily {
             return l1::solve_multinomial(&columns, &problem.y, theta, lambda, self.tol, self.max_iter);
         }
         let mut objective = |t: &[f64], g: &mut [f64]| problem.value_gradient(t, g, lambda);
-        lbfgs::minimize(&mut objective, theta, self.tol, self.max_iter, &|| format!("logistic regression at lambda = {lambda}"))?;
+        lbfgs::minimize(&mut objective, theta, memory, self.tol, self.max_iter, &|| format!("logistic regression at lambda = {lambda}"))?;
         Ok(())
     }
 
     fn fit_lambda(&self, train: &View<'_>, lambda: f64) -> Result<LogisticModel> {
         let problem = Problem::new(train, self.n_classes)?;
         let mut theta = vec![0.0; problem.n_params()];
-        self.solve(&problem, &mut theta, lambda)?;
+        self.solve(&problem, &mut theta, &mut lbfgs::Memory::new(), lambda)?;
         Ok(problem.model(&theta, lambda))
     }
 }
@@ -217,9 +219,17 @@ impl Family for LogisticFamily {
         let problem = Problem::new(train, self.n_classes)?;
         let mut theta = vec![0.0; problem.n_params()];
         let mut models = vec![None; self.grid.len()];
+        let mut memory = lbfgs::Memory::new();
+        let mut previous: Option<f64> = None;
+        let d = problem.d;
         for m in (0..self.grid.len()).rev() {
             let lambda = self.grid.value(m);
-            self.solve(&problem, &mut theta, lambda)?;
+            if let Some(p) = previous {
+                // Same loss, penalty moved from p to λ on the weights (not the intercepts).
+                lbfgs::shift_memory(&mut memory, lambda - p, |i| i % (d + 1) != d);
+            }
+            self.solve(&problem, &mut theta, &mut memory, lambda)?;
+            previous = Some(lambda);
             models[m] = Some(problem.model(&theta, lambda));
         }
         Ok(Box::new(LogisticPath { models: models.into_iter().flatten().collect() }))
