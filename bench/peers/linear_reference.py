@@ -8,6 +8,8 @@ Conventions checked:
   centred here, and the intercept is `ȳ − x̄ᵀw`, as agghoo does.
 - `LogisticRegression(C)` (and with `l1_ratio=1`, solver saga, for the L1 penalty) minimises `C Σ loss + ½‖W‖²`, i.e. our `(1/n) Σ loss + (λ/2)‖W‖²` with `C = 1/(nλ)`.
 Solver tolerances are tight (1e-12 / 1e-10) so the references are exact to ~1e-8, far below the tests' 1e-6.
+The `multinomial_l1` problem was appended to the existing JSON (the other entries, regenerated on another machine,
+differed from the recorded ones by at most 2e-12, BLAS rounding).
 """
 import json
 import sys
@@ -74,6 +76,22 @@ for lam in [0.1, 0.03, 0.01, 0.001]:
         "proba": clf.predict_proba(Xk).ravel().tolist(),
     })
 logistic.append({"name": "binary_l1", "penalty": "l1", "labels": labels2.tolist(), "fits": l1_fits})
+
+# L1-penalised multinomial logistic regression (3 classes): saga's objective `C Σ loss + Σ_k ‖w_k‖₁` on the
+# symmetric parameterisation, every coefficient penalised separately (agghoo's ungrouped multinomial lasso).
+# Intercepts are defined up to a common shift; the test compares coefficients and probabilities.
+l1_multi = []
+for lam in [0.1, 0.03, 0.01]:
+    C = 1.0 / (m * lam)
+    clf = LogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=1e-13, max_iter=5_000_000).fit(Xk, labels3)
+    l1_multi.append({
+        "lambda": lam,
+        "C": C,
+        "coefficients": clf.coef_.ravel().tolist(),
+        "intercepts": clf.intercept_.tolist(),
+        "proba": clf.predict_proba(Xk).ravel().tolist(),
+    })
+logistic.append({"name": "multinomial_l1", "penalty": "l1", "labels": labels3.tolist(), "fits": l1_multi})
 
 json.dump({
     "generator": "bench/peers/linear_reference.py",

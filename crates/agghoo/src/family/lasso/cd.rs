@@ -13,16 +13,23 @@
 //! - residual mode keeps `r = y_c − X_c w`; `g_j = x_jᵀ r / n` costs O(n), a change of `w_j`
 //!   costs O(n) (`r -= δ x_j`);
 //! - covariance (Gram) mode keeps `g = X_cᵀy_c/n − G w` with `G = X_cᵀX_c/n` computed once
-//!   (O(n d²), faer's sequential matrix product); reading `g_j` is O(1), a change costs O(d).
-//!   It wins when n ≫ d (glmnet's "covariance updates", scikit-learn's `precompute='auto'` when
-//!   n > d), and it makes the KKT check of discarded features free.
+//!   (O(n d²/2): upper half only, faer's sequential products over row blocks centred on the
+//!   fly, so no centred copy of the data is made). Descent on a working set W reads `g_W` and
+//!   the block `G[W, W]` packed contiguously (kept while W does not change), so a step costs
+//!   O(|W|), not O(d) or O(n); the gradients outside W are brought up to date once per round of
+//!   sweeps (O((d − |W|) · changed)), which is all the KKT check needs. It wins when n ≫ d
+//!   (glmnet's "covariance updates", scikit-learn's `precompute='auto'` when n > d).
+//!   Not done: computing Gram columns lazily, only for features that enter W (glmnet). Each
+//!   column costs O(n d), so it saves flops only when few features ever enter: on the benchmark
+//!   path (d = 500, ~300 features enter by 10⁻³ λ_max) it would cost about as much as the half
+//!   Gram (n·(d·|W| − |W|²/2) vs n·d²/2) and read the data once per batch of entering features.
 //!
 //! Screening (glmnet, Tibshirani et al. 2012): at λ_k, the sequential strong rule keeps feature j
 //! only if `|g_j(w(λ_{k−1}))| ≥ ρ (2λ_k − λ_{k−1})` or j was ever non-zero. Coordinate descent
-//! runs on that working set (full passes, then passes over its non-zero coordinates until they
-//! settle, then a full pass again); then every discarded feature is checked against the KKT
-//! condition `|g_j| ≤ λρ`; violators join the working set and descent resumes. So screening
-//! changes the cost, never the answer.
+//! runs on that working set (active-set cycling, `descend`: a full pass, then passes over its
+//! non-zero coordinates until they settle, then a full pass again); then every discarded feature
+//! is checked against the KKT condition `|g_j| ≤ λρ`; violators join the working set (counted
+//! in `State::readmitted`) and descent resumes. So screening changes the cost, never the answer.
 //!
 //! Convergence, two criteria with the one tolerance `tol`:
 //! - passes over the working set stop when `max_j a_j (Δw_j)² ≤ τ` (the largest move of a
