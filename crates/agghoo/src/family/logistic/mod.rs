@@ -310,6 +310,7 @@ impl Problem {
         let offset = k - k_free; // 1 for the binary parameterisation
         grad.iter_mut().for_each(|g| *g = 0.0);
         let mut logits = vec![0.0; k];
+        let mut proba = vec![0.0; k];
         let mut loss = 0.0;
         for (row, &yi) in self.x.chunks_exact(d.max(1)).take(self.n).zip(&self.y) {
             let row = &row[..d];
@@ -317,10 +318,13 @@ impl Problem {
                 let block = &theta[f * (d + 1)..(f + 1) * (d + 1)];
                 logits[f + offset] = block[d] + dot(&block[..d], row);
             }
-            let lse = log_sum_exp(&logits);
-            loss += lse - logits[yi];
+            // One exponential per logit: the log-sum-exp and the probabilities share them.
+            let top = logits.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+            proba.iter_mut().zip(&logits).for_each(|(p, z)| *p = (z - top).exp());
+            let sum: f64 = proba.iter().sum();
+            loss += top + sum.ln() - logits[yi];
             for f in 0..k_free {
-                let residual = (logits[f + offset] - lse).exp() - f64::from(u8::from(yi == f + offset));
+                let residual = proba[f + offset] / sum - f64::from(u8::from(yi == f + offset));
                 let block = &mut grad[f * (d + 1)..(f + 1) * (d + 1)];
                 block[..d].iter_mut().zip(row).for_each(|(g, x)| *g += residual * x);
                 block[d] += residual;
