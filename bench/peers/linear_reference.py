@@ -62,36 +62,32 @@ for name, lab in [("binary", labels2), ("multinomial", labels3)]:
         })
     logistic.append({"name": name, "labels": lab.tolist(), "fits": fits})
 
-# L1-penalised binary logistic regression: sklearn's `l1_ratio=1` (saga, the solver that leaves the
-# intercept unpenalised), same C = 1/(nλ).
-l1_fits = []
-for lam in [0.1, 0.03, 0.01, 0.001]:
-    C = 1.0 / (m * lam)
-    clf = LogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=1e-12, max_iter=1_000_000).fit(Xk, labels2)
-    l1_fits.append({
-        "lambda": lam,
-        "C": C,
-        "coefficients": clf.coef_.ravel().tolist(),
-        "intercepts": clf.intercept_.tolist(),
-        "proba": clf.predict_proba(Xk).ravel().tolist(),
-    })
-logistic.append({"name": "binary_l1", "penalty": "l1", "labels": labels2.tolist(), "fits": l1_fits})
 
+
+def saga_l1_fits(labels, lambdas, tol, max_iter):
+    """sklearn's `l1_ratio=1` (saga, the solver that leaves the intercept unpenalised), C = 1/(nλ)."""
+    fits = []
+    for lam in lambdas:
+        C = 1.0 / (m * lam)
+        clf = LogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=tol, max_iter=max_iter).fit(Xk, labels)
+        fits.append({
+            "lambda": lam,
+            "C": C,
+            "coefficients": clf.coef_.ravel().tolist(),
+            "intercepts": clf.intercept_.tolist(),
+            "proba": clf.predict_proba(Xk).ravel().tolist(),
+        })
+    return fits
+
+
+# L1-penalised binary logistic regression.
+logistic.append({"name": "binary_l1", "penalty": "l1", "labels": labels2.tolist(),
+                 "fits": saga_l1_fits(labels2, [0.1, 0.03, 0.01, 0.001], 1e-12, 1_000_000)})
 # L1-penalised multinomial logistic regression (3 classes): saga's objective `C Σ loss + Σ_k ‖w_k‖₁` on the
 # symmetric parameterisation, every coefficient penalised separately (agghoo's ungrouped multinomial lasso).
 # Intercepts are defined up to a common shift; the test compares coefficients and probabilities.
-l1_multi = []
-for lam in [0.1, 0.03, 0.01]:
-    C = 1.0 / (m * lam)
-    clf = LogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=1e-13, max_iter=5_000_000).fit(Xk, labels3)
-    l1_multi.append({
-        "lambda": lam,
-        "C": C,
-        "coefficients": clf.coef_.ravel().tolist(),
-        "intercepts": clf.intercept_.tolist(),
-        "proba": clf.predict_proba(Xk).ravel().tolist(),
-    })
-logistic.append({"name": "multinomial_l1", "penalty": "l1", "labels": labels3.tolist(), "fits": l1_multi})
+logistic.append({"name": "multinomial_l1", "penalty": "l1", "labels": labels3.tolist(),
+                 "fits": saga_l1_fits(labels3, [0.1, 0.03, 0.01], 1e-13, 5_000_000)})
 
 json.dump({
     "generator": "bench/peers/linear_reference.py",

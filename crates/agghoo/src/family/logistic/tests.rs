@@ -85,17 +85,19 @@ fn binary_decision_is_the_logit_of_class_one() {
     }
 }
 
-fn l1_family(lambdas: Vec<f64>) -> LogisticFamily {
-    LogisticFamily::new(lambdas, 2).unwrap().with_penalty(Penalty::L1).unwrap().with_tol(1e-10).unwrap()
+fn l1_family(lambdas: Vec<f64>, k: usize) -> LogisticFamily {
+    LogisticFamily::new(lambdas, k).unwrap().with_penalty(Penalty::L1).unwrap().with_tol(1e-10).unwrap()
 }
 
 #[test]
-fn l1_path_equals_cold_refit() {
-    let data = class_data(150, 6, 2, 21);
-    let rows: Vec<usize> = (0..150).collect();
-    let (train, val) = rows.split_at(100);
-    let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-3.5 + 0.4 * f64::from(i))).collect();
-    path_equals_refit(&l1_family(lambdas), &data.view(train), &data.view(val), 1e-6);
+fn l1_path_equals_cold_refit_binary_and_multinomial() {
+    for (k, d, seed) in [(2usize, 6, 21), (3, 5, 31)] {
+        let data = class_data(150, d, k as u32, seed);
+        let rows: Vec<usize> = (0..150).collect();
+        let (train, val) = rows.split_at(100);
+        let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-3.5 + 0.4 * f64::from(i))).collect();
+        path_equals_refit(&l1_family(lambdas, k), &data.view(train), &data.view(val), 1e-6);
+    }
 }
 
 /// Subgradient optimality of `(1/n) Σ loss + λ‖w‖₁` at every grid point, computed from the
@@ -104,7 +106,7 @@ fn l1_path_equals_cold_refit() {
 fn l1_solutions_satisfy_the_optimality_conditions() {
     let data = class_data(120, 5, 2, 8);
     let all = data.all();
-    let fam = l1_family((0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect());
+    let fam = l1_family((0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect(), 2);
     let path = fam.fit_path(&all).unwrap();
     let mut sizes = Vec::new();
     for m in 0..fam.grid().len() {
@@ -130,19 +132,6 @@ fn l1_solutions_satisfy_the_optimality_conditions() {
     assert_eq!(*sizes.last().unwrap(), 0);
 }
 
-fn l1_multinomial_family(lambdas: Vec<f64>, k: usize) -> LogisticFamily {
-    LogisticFamily::new(lambdas, k).unwrap().with_penalty(Penalty::L1).unwrap().with_tol(1e-10).unwrap()
-}
-
-#[test]
-fn l1_multinomial_path_equals_cold_refit() {
-    let data = class_data(150, 5, 3, 31);
-    let rows: Vec<usize> = (0..150).collect();
-    let (train, val) = rows.split_at(100);
-    let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-3.5 + 0.4 * f64::from(i))).collect();
-    path_equals_refit(&l1_multinomial_family(lambdas, 3), &data.view(train), &data.view(val), 1e-6);
-}
-
 /// Subgradient optimality of `(1/n) Σ_i [log Σ_k e^{z_ik} − z_{i,y_i}] + λ Σ_k ‖w_k‖₁` at every
 /// grid point, from the predicted probabilities: `∂_{b_k} = (1/n) Σ_i (p_ik − 1[y_i = k]) ≈ 0`,
 /// `|g_kj| ≤ λ` where `w_kj = 0`, `g_kj = −λ sign(w_kj)` elsewhere, `g_kj = (1/n) Σ_i x_ij (p_ik − 1[y_i = k])`.
@@ -153,7 +142,7 @@ fn l1_multinomial_solutions_satisfy_the_optimality_conditions() {
         let data = class_data(n, d, k as u32, 40 + k as u64);
         let all = data.all();
         let lambdas: Vec<f64> = (0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect();
-        let fam = l1_multinomial_family(lambdas, k);
+        let fam = l1_family(lambdas, k);
         let path = fam.fit_path(&all).unwrap();
         let mut sizes = Vec::new();
         for m in 0..fam.grid().len() {
@@ -188,7 +177,7 @@ fn l1_multinomial_objective_is_minimal_against_perturbations() {
     let data = class_data(n, d, k as u32, 77);
     let all = data.all();
     let lambda = 0.01;
-    let Model::Logistic(model) = l1_multinomial_family(vec![lambda], k).fit(&all, 0).unwrap() else { panic!() };
+    let Model::Logistic(model) = l1_family(vec![lambda], k).fit(&all, 0).unwrap() else { panic!() };
     let objective = |w: &[f64], b: &[f64]| {
         let mut loss = 0.0;
         for i in 0..n {
