@@ -48,28 +48,14 @@ labels3 = rng.integers(0, 3, size=m)
 Xk[np.arange(m), labels3] += 1.0
 labels2 = (Xk[:, 0] - 0.5 * Xk[:, 1] + rng.normal(scale=0.8, size=m) > 0).astype(int)
 logistic = []
-for name, lab in [("binary", labels2), ("multinomial", labels3)]:
-    fits = []
-    for lam in [1.0, 0.1, 0.01, 0.001]:
-        C = 1.0 / (m * lam)
-        clf = LogisticRegression(C=C, tol=1e-10, max_iter=100_000).fit(Xk, lab)
-        fits.append({
-            "lambda": lam,
-            "C": C,
-            "coefficients": clf.coef_.ravel().tolist(),
-            "intercepts": clf.intercept_.tolist(),
-            "proba": clf.predict_proba(Xk).ravel().tolist(),
-        })
-    logistic.append({"name": name, "labels": lab.tolist(), "fits": fits})
 
 
-
-def saga_l1_fits(labels, lambdas, tol, max_iter):
-    """sklearn's `l1_ratio=1` (saga, the solver that leaves the intercept unpenalised), C = 1/(nλ)."""
+def logistic_fits(labels, lambdas, **solver):
+    """`LogisticRegression(C = 1/(nλ), **solver)` at each λ: coefficients, intercepts, probabilities."""
     fits = []
     for lam in lambdas:
         C = 1.0 / (m * lam)
-        clf = LogisticRegression(C=C, l1_ratio=1.0, solver="saga", tol=tol, max_iter=max_iter).fit(Xk, labels)
+        clf = LogisticRegression(C=C, **solver).fit(Xk, labels)
         fits.append({
             "lambda": lam,
             "C": C,
@@ -78,6 +64,16 @@ def saga_l1_fits(labels, lambdas, tol, max_iter):
             "proba": clf.predict_proba(Xk).ravel().tolist(),
         })
     return fits
+
+
+for name, lab in [("binary", labels2), ("multinomial", labels3)]:
+    fits = logistic_fits(lab, [1.0, 0.1, 0.01, 0.001], tol=1e-10, max_iter=100_000)
+    logistic.append({"name": name, "labels": lab.tolist(), "fits": fits})
+
+
+def saga_l1_fits(labels, lambdas, tol, max_iter):
+    """sklearn's `l1_ratio=1` (saga, the solver that leaves the intercept unpenalised), C = 1/(nλ)."""
+    return logistic_fits(labels, lambdas, l1_ratio=1.0, solver="saga", tol=tol, max_iter=max_iter)
 
 
 # L1-penalised binary logistic regression.
