@@ -1,8 +1,11 @@
-//! Lasso path and logistic-regression path timings against scikit-learn (see `bench/run-linear.sh`,
-//! which generates the data with `bench/peers/linear.py DIR gen` and runs both sides).
+//! Lasso / elastic-net paths and logistic-regression paths against scikit-learn (see
+//! `bench/run-linear.sh`, which generates the data with `bench/peers/linear.py DIR gen` and runs
+//! both sides).
 //!
 //! Reads the raw f64 problems from `$LINEAR_BENCH_DATA` and prints `case seconds` (best of 3),
-//! the same cases as the peer script, plus `*_ours_*` rows that have no peer.
+//! the same cases as the peer script, plus `*_ours_cold` rows that have no peer.
+//! `LINEAR_BENCH_ONLY=text` runs only the cases whose name contains `text`.
+//! A missing file or a failed fit stops the bench with a non-zero exit and the error.
 
 use std::time::Instant;
 
@@ -16,11 +19,12 @@ fn read_f64(path: &str) -> Vec<f64> {
     bytes.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect()
 }
 
-fn load(dir: &str, name: &str, d: usize, classes: bool) -> Dataset {
+/// `name_x.bin` (row-major, `d` columns) and `name_y.bin`; `classes` > 0: labels `0..classes`.
+fn load(dir: &str, name: &str, d: usize, classes: usize) -> Dataset {
     let x = read_f64(&format!("{dir}/{name}_x.bin"));
     let y = read_f64(&format!("{dir}/{name}_y.bin"));
-    let target = if classes {
-        Target::Classes { labels: y.iter().map(|&v| v as u32).collect(), names: vec!["0".into(), "1".into()] }
+    let target = if classes > 0 {
+        Target::Classes { labels: y.iter().map(|&v| v as u32).collect(), names: (0..classes).map(|c| c.to_string()).collect() }
     } else {
         Target::Real(y)
     };
@@ -40,24 +44,47 @@ fn best(mut run: impl FnMut()) -> f64 {
 fn main() {
     let dir =
         std::env::var("LINEAR_BENCH_DATA").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/linear-bench").into());
-    let data = load(&dir, "lasso", 500, false);
-    for (case, tol) in [("lasso_path_tol1e-4", 1e-4), ("lasso_path_tol1e-7", 1e-7)] {
-        let fam = family::build(FamilyKind::Lasso, &FamilyParams::default().set("tol", tol), &data).expect("family");
-        let secs = best(|| drop(fam.fit_path(&data.all()).expect("path")));
-        println!("{case} {secs:.6}");
-    }
-    let wide = load(&dir, "lassow", 5_000, false);
-    let fam = family::build(FamilyKind::Lasso, &FamilyParams::default().set("tol", 1e-4), &wide).expect("family");
-    println!("lasso_wide_tol1e-4 {:.6}", best(|| drop(fam.fit_path(&wide.all()).expect("path"))));
+    let only = std::env::var("LINEAR_BENCH_ONLY").unwrap_or_default();
+    let wanted = |case: &str| case.contains(only.as_str());
 
-    let logit = load(&dir, "logit", 50, true);
-    let lambdas = GridSpec::Log { low: 1e-4, high: 1.0, n: 20 };
-    let fam = family::build(FamilyKind::Logistic, &FamilyParams::with_grid(lambdas).set("tol", 1e-6), &logit).expect("family");
-    println!("logistic_refit_20C {:.6}", best(|| drop(fam.fit_path(&logit.all()).expect("path"))));
-    let cold = best(|| {
-        for m in 0..fam.grid().len() {
-            fam.fit(&logit.all(), m).expect("fit");
+    // Lasso (ρ = 1) and elastic net (ρ = 0.5): n ≫ d ("path", Gram mode) and d > n ("wide",
+    // residual mode), default grid (100 λ down to 10⁻³ λ_max), tol 10⁻⁴ and 10⁻⁷.
+    for (data_name, label, d) in [("lasso", "path", 500), ("lassow", "wide", 5_000)] {
+        let mut data = None;
+        for (kind, fam_name) in [(FamilyKind::Lasso, "lasso"), (FamilyKind::Enet, "enet")] {
+            for (tol_name, tol) in [("1e-4", 1e-4), ("1e-7", 1e-7)] {
+                let case = format!("{fam_name}_{label}_tol{tol_name}");
+                if !wanted(&case) {
+                    continue;
+                }
+                let data = data.get_or_insert_with(|| load(&dir, data_name, d, 0));
+                let fam = family::build(kind, &FamilyParams::default().set("tol", tol), data).expect("family");
+                let secs = best(|| drop(fam.fit_path(&data.all()).expect("path")));
+                println!("{case} {secs:.6}");
+            }
         }
-    });
-    println!("logistic_refit_20C_ours_cold {cold:.6}");
+    }
+
+    // Logistic regression, 20 λ, binary and 3 classes, L2 (λ from 1 to 10⁻⁴) and L1 (λ from
+    // 10⁻¹ to 10⁻⁴), tol 10⁻⁶.
+    for (data_name, classes, prefix) in [("logit", 2, "logistic"), ("logit3", 3, "logistic_multi")] {
+        let mut data = None;
+        for (penalty, high, suffix) in [("l2", 1.0, ""), ("l1", 0.1, "_l1")] {
+            let case = format!("{prefix}{suffix}_refit_20C");
+            if !wanted(&case) {
+                continue;
+            }
+            let data = data.get_or_insert_with(|| load(&dir, data_name, 50, classes));
+            let lambdas = GridSpec::Log { low: 1e-4, high, n: 20 };
+            let params = FamilyParams::with_grid(lambdas).set("tol", 1e-6).set("penalty", penalty);
+            let fam = family::build(FamilyKind::Logistic, &params, data).expect("family");
+            println!("{case} {:.6}", best(|| drop(fam.fit_path(&data.all()).expect("path"))));
+            let cold = best(|| {
+                for m in 0..fam.grid().len() {
+                    fam.fit(&data.all(), m).expect("fit");
+                }
+            });
+            println!("{case}_ours_cold {cold:.6}");
+        }
+    }
 }

@@ -13,16 +13,23 @@
 //! - residual mode keeps `r = y_c − X_c w`; `g_j = x_jᵀ r / n` costs O(n), a change of `w_j`
 //!   costs O(n) (`r -= δ x_j`);
 //! - covariance (Gram) mode keeps `g = X_cᵀy_c/n − G w` with `G = X_cᵀX_c/n` computed once
-//!   (O(n d²), faer's sequential matrix product); reading `g_j` is O(1), a change costs O(d).
-//!   It wins when n ≫ d (glmnet's "covariance updates", scikit-learn's `precompute='auto'` when
-//!   n > d), and it makes the KKT check of discarded features free.
+//!   (O(n d²/2): upper half only, faer's sequential products over row blocks centred on the
+//!   fly, so no centred copy of the data is made). Descent on a working set W reads `g_W` and
+//!   the block `G[W, W]` packed contiguously (kept while W does not change), so a step costs
+//!   O(|W|), not O(d) or O(n); the gradients outside W are brought up to date once per round of
+//!   sweeps (O((d − |W|) · changed)), which is all the KKT check needs. It wins when n ≫ d
+//!   (glmnet's "covariance updates", scikit-learn's `precompute='auto'` when n > d).
+//!   Not done: computing Gram columns lazily, only for features that enter W (glmnet). Each
+//!   column costs O(n d), so it saves flops only when few features ever enter: on the benchmark
+//!   path (d = 500, ~300 features enter by 10⁻³ λ_max) it would cost about as much as the half
+//!   Gram (n·(d·|W| − |W|²/2) vs n·d²/2) and read the data once per batch of entering features.
 //!
 //! Screening (glmnet, Tibshirani et al. 2012): at λ_k, the sequential strong rule keeps feature j
 //! only if `|g_j(w(λ_{k−1}))| ≥ ρ (2λ_k − λ_{k−1})` or j was ever non-zero. Coordinate descent
-//! runs on that working set (full passes, then passes over its non-zero coordinates until they
-//! settle, then a full pass again); then every discarded feature is checked against the KKT
-//! condition `|g_j| ≤ λρ`; violators join the working set and descent resumes. So screening
-//! changes the cost, never the answer.
+//! runs on that working set (active-set cycling, `descend`: a full pass, then passes over its
+//! non-zero coordinates until they settle, then a full pass again); then every discarded feature
+//! is checked against the KKT condition `|g_j| ≤ λρ`; violators join the working set (counted
+//! in `State::readmitted`) and descent resumes. So screening changes the cost, never the answer.
 //!
 //! Convergence, two criteria with the one tolerance `tol`:
 //! - passes over the working set stop when `max_j a_j (Δw_j)² ≤ τ` (the largest move of a
@@ -83,6 +90,11 @@ pub(super) struct State {
     aux: Vec<f64>,
     /// Features that have ever been non-zero along the path.
     ever_active: Vec<bool>,
+    /// How many features the strong rule discarded and the KKT check re-admitted.
+    pub readmitted: usize,
+    /// Covariance mode: the last working set and its packed Gram block `G[W, W]`, reused while
+    /// the working set does not change.
+    block: (Vec<usize>, Vec<f64>),
 }
 
 impl Problem {
@@ -100,19 +112,8 @@ impl Problem {
         let yc: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
         let y_var = dot(&yc, &yc) * inv_n;
         if gram {
-            // Covariance mode never reads single columns: a centred row-major copy (contiguous
-            // per row) is the matrix `X_cᵀ` in column-major order, all the Gram product needs.
-            let mut rows = Vec::with_capacity(n * d);
-            for i in 0..n {
-                rows.extend(train.x(i).iter().zip(&x_mean).map(|(v, m)| v - m));
-            }
-            let g = gram_matrix(&rows, n, d);
+            let (g, xty) = gram_matrix(train, &x_mean, &yc);
             let col_sq = (0..d).map(|j| g[j * d + j]).collect();
-            let mut xty = vec![0.0; d];
-            for (row, yi) in rows.chunks_exact(d.max(1)).zip(&yc) {
-                xty.iter_mut().zip(row).for_each(|(c, v)| *c += v * yi);
-            }
-            xty.iter_mut().for_each(|c| *c *= inv_n);
             return Self { n, d, x: Vec::new(), y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: Some(g) };
         }
         // Residual mode: centred column-major, in blocks of rows so that reads and writes stay in cache.
@@ -142,7 +143,7 @@ impl Problem {
     /// The state at w = 0.
     pub fn zero_state(&self) -> State {
         let aux = if self.gram.is_some() { self.xty.clone() } else { self.y.clone() };
-        State { w: vec![0.0; self.d], aux, ever_active: vec![false; self.d] }
+        State { w: vec![0.0; self.d], aux, ever_active: vec![false; self.d], readmitted: 0, block: (Vec::new(), Vec::new()) }
     }
 
     /// `g_j = x_jᵀ(y_c − X_c w)/n`.
@@ -150,32 +151,11 @@ impl Problem {
         if self.gram.is_some() { state.aux[j] } else { dot(&self.x[j * self.n..(j + 1) * self.n], &state.aux) / self.n as f64 }
     }
 
-    fn apply_change(&self, state: &mut State, j: usize, delta: f64) {
-        match &self.gram {
-            Some(g) => state.aux.iter_mut().zip(&g[j * self.d..(j + 1) * self.d]).for_each(|(a, gjk)| *a -= delta * gjk),
-            None => state.aux.iter_mut().zip(&self.x[j * self.n..(j + 1) * self.n]).for_each(|(r, x)| *r -= delta * x),
-        }
-    }
-
-    /// One pass over `features`; returns `max_j a_j (Δw_j)²`.
-    fn pass(&self, state: &mut State, features: &[usize], lambda: f64, settings: &Settings) -> f64 {
-        let l1 = lambda * settings.l1_ratio;
-        let l2 = lambda * (1.0 - settings.l1_ratio);
-        let mut max_change = 0.0_f64;
-        for &j in features {
-            let a = self.col_sq[j];
-            let denom = a + l2;
-            let old = state.w[j];
-            let new = if denom > 0.0 { soft_threshold(self.gradient(state, j) + a * old, l1) / denom } else { 0.0 };
-            if new != old {
-                let delta = new - old;
-                self.apply_change(state, j, delta);
-                state.w[j] = new;
-                state.ever_active[j] = true;
-                max_change = max_change.max(a * delta * delta);
-            }
-        }
-        max_change
+    /// One coordinate step from `w_j = old` with gradient `g_j`: the new `w_j`.
+    fn step(&self, j: usize, gradient: f64, old: f64, l1: f64, l2: f64) -> f64 {
+        let a = self.col_sq[j];
+        let denom = a + l2;
+        if denom > 0.0 { soft_threshold(gradient + a * old, l1) / denom } else { 0.0 }
     }
 
     /// Minimises `P_λ` from `state` (warm start). `lambda_prev` is the previous λ of the path (or
@@ -185,14 +165,15 @@ impl Problem {
     /// [`Error::Numerical`] when `settings.max_passes` passes do not reach the tolerance.
     pub fn solve(&self, state: &mut State, lambda: f64, lambda_prev: f64, settings: &Settings) -> Result<()> {
         let rho = settings.l1_ratio;
+        let (l1, l2) = (lambda * rho, lambda * (1.0 - rho));
         let mut threshold = settings.tol * self.y_var;
         let strong_cut = rho * (2.0 * lambda - lambda_prev.max(lambda));
         let mut in_working: Vec<bool> =
             (0..self.d).map(|j| state.ever_active[j] || state.w[j] != 0.0 || self.gradient(state, j).abs() >= strong_cut).collect();
         let mut passes = 0usize;
-        let count = |passes: &mut usize| -> Result<()> {
-            *passes += 1;
-            if *passes > settings.max_passes {
+        let mut count = || -> Result<()> {
+            passes += 1;
+            if passes > settings.max_passes {
                 return Err(Error::Numerical(format!(
                     "coordinate descent did not converge at lambda = {lambda} within {} passes (tol {}); raise max_iter or tol",
                     settings.max_passes, settings.tol
@@ -202,26 +183,25 @@ impl Problem {
         };
         loop {
             let working: Vec<usize> = (0..self.d).filter(|&j| in_working[j]).collect();
-            loop {
-                count(&mut passes)?;
-                if self.pass(state, &working, lambda, settings) <= threshold {
-                    break;
+            match &self.gram {
+                Some(gram) => {
+                    let mut sweeper = GramSweeper::new(self, gram, state, &working, l1, l2);
+                    descend(&mut sweeper, working.len(), threshold, &mut count)?;
+                    sweeper.finish();
                 }
-                let active: Vec<usize> = working.iter().copied().filter(|&j| state.w[j] != 0.0).collect();
-                loop {
-                    count(&mut passes)?;
-                    if self.pass(state, &active, lambda, settings) <= threshold {
-                        break;
-                    }
+                None => {
+                    let mut sweeper = ResidualSweeper { problem: self, state, working: &working, l1, l2 };
+                    descend(&mut sweeper, working.len(), threshold, &mut count)?;
                 }
             }
             // KKT check of the discarded features: |g_j| ≤ λρ at w_j = 0.
             let gradient: Vec<f64> = (0..self.d).map(|j| self.gradient(state, j)).collect();
             let mut violated = false;
             for j in 0..self.d {
-                if !in_working[j] && gradient[j].abs() > lambda * rho {
+                if !in_working[j] && gradient[j].abs() > l1 {
                     in_working[j] = true;
                     violated = true;
+                    state.readmitted += 1;
                 }
             }
             if violated {
@@ -258,34 +238,189 @@ impl Problem {
     }
 }
 
-/// `G = X_cᵀX_c / n` (column-major `d × d`) from the centred rows `rows` (row-major `n × d`, that
-/// is `X_cᵀ` column-major).
+/// Coordinate passes over one working set (its items are positions `0..len` in it).
+trait Sweeper {
+    /// One pass over `items`, in the given order; returns `max_j a_j (Δw_j)²`.
+    fn pass(&mut self, items: &[usize]) -> f64;
+    /// Whether the item's coefficient is non-zero.
+    fn nonzero(&self, item: usize) -> bool;
+}
+
+/// Active-set cycling on one working set: a full pass; while it moves some coordinate by more
+/// than `threshold`, passes over the non-zero coordinates only until they settle, then a full
+/// pass again. Returns once a full pass stays within `threshold`.
+fn descend(sweeper: &mut impl Sweeper, len: usize, threshold: f64, count: &mut impl FnMut() -> Result<()>) -> Result<()> {
+    let all: Vec<usize> = (0..len).collect();
+    loop {
+        count()?;
+        if sweeper.pass(&all) <= threshold {
+            return Ok(());
+        }
+        let active: Vec<usize> = all.iter().copied().filter(|&a| sweeper.nonzero(a)).collect();
+        loop {
+            count()?;
+            if sweeper.pass(&active) <= threshold {
+                break;
+            }
+        }
+    }
+}
+
+/// Residual mode: each step reads `x_jᵀr` (O(n)) and updates `r` (O(n)).
+struct ResidualSweeper<'a> {
+    problem: &'a Problem,
+    state: &'a mut State,
+    working: &'a [usize],
+    l1: f64,
+    l2: f64,
+}
+
+impl Sweeper for ResidualSweeper<'_> {
+    fn pass(&mut self, items: &[usize]) -> f64 {
+        let p = self.problem;
+        let mut max_change = 0.0_f64;
+        for &item in items {
+            let j = self.working[item];
+            let column = &p.x[j * p.n..(j + 1) * p.n];
+            let old = self.state.w[j];
+            let new = p.step(j, dot(column, &self.state.aux) / p.n as f64, old, self.l1, self.l2);
+            if new != old {
+                let delta = new - old;
+                self.state.aux.iter_mut().zip(column).for_each(|(r, x)| *r -= delta * x);
+                self.state.w[j] = new;
+                self.state.ever_active[j] = true;
+                max_change = max_change.max(p.col_sq[j] * delta * delta);
+            }
+        }
+        max_change
+    }
+    fn nonzero(&self, item: usize) -> bool {
+        self.state.w[self.working[item]] != 0.0
+    }
+}
+
+/// Covariance mode on a working set W: the gradients of W and the Gram block `G[W, W]` are
+/// packed contiguously, so a step costs O(|W|) instead of O(d). The gradients of the features
+/// outside W are brought up to date once, when the sweeps end (`finish`: O((d − |W|) · changed)).
+struct GramSweeper<'a> {
+    problem: &'a Problem,
+    gram: &'a [f64],
+    state: &'a mut State,
+    working: &'a [usize],
+    /// `G[W, W]`, column-major `|W| × |W|`.
+    block: Vec<f64>,
+    /// `g_W`.
+    gradient: Vec<f64>,
+    /// `w_W` when the sweeps started.
+    start: Vec<f64>,
+    l1: f64,
+    l2: f64,
+}
+
+impl<'a> GramSweeper<'a> {
+    fn new(problem: &'a Problem, gram: &'a [f64], state: &'a mut State, working: &'a [usize], l1: f64, l2: f64) -> Self {
+        let d = problem.d;
+        let (cached, mut block) = std::mem::take(&mut state.block);
+        if cached != working {
+            block.clear();
+            for &j in working {
+                let column = &gram[j * d..(j + 1) * d];
+                block.extend(working.iter().map(|&k| column[k]));
+            }
+        }
+        let gradient = working.iter().map(|&j| state.aux[j]).collect();
+        let start = working.iter().map(|&j| state.w[j]).collect();
+        Self { problem, gram, state, working, block, gradient, start, l1, l2 }
+    }
+
+    /// Writes the packed gradients back and updates those outside W: `g_k −= Σ_j G[k, j] Δw_j`.
+    fn finish(self) {
+        let d = self.problem.d;
+        let mut outside = vec![true; d];
+        for (&j, g) in self.working.iter().zip(&self.gradient) {
+            self.state.aux[j] = *g;
+            outside[j] = false;
+        }
+        let outside: Vec<usize> = (0..d).filter(|&k| outside[k]).collect();
+        for (&j, old) in self.working.iter().zip(&self.start) {
+            let delta = self.state.w[j] - old;
+            if delta != 0.0 {
+                let column = &self.gram[j * d..(j + 1) * d];
+                for &k in &outside {
+                    self.state.aux[k] -= delta * column[k];
+                }
+            }
+        }
+        self.state.block = (self.working.to_vec(), self.block);
+    }
+}
+
+impl Sweeper for GramSweeper<'_> {
+    fn pass(&mut self, items: &[usize]) -> f64 {
+        let m = self.working.len();
+        let mut max_change = 0.0_f64;
+        for &item in items {
+            let j = self.working[item];
+            let old = self.state.w[j];
+            let new = self.problem.step(j, self.gradient[item], old, self.l1, self.l2);
+            if new != old {
+                let delta = new - old;
+                self.gradient.iter_mut().zip(&self.block[item * m..(item + 1) * m]).for_each(|(g, gjk)| *g -= delta * gjk);
+                self.state.w[j] = new;
+                self.state.ever_active[j] = true;
+                max_change = max_change.max(self.problem.col_sq[j] * delta * delta);
+            }
+        }
+        max_change
+    }
+    fn nonzero(&self, item: usize) -> bool {
+        self.state.w[self.working[item]] != 0.0
+    }
+}
+
+/// `G = X_cᵀX_c / n` (column-major `d × d`) and `c = X_cᵀy_c / n` from the rows of `train`,
+/// centred by `x_mean` (`y_c` already centred).
 ///
-/// Column blocks of fixed width are computed independently (rayon) and only their upper part
-/// `G[0..c₁, c₀..c₁]` is multiplied, the rest mirrored: half the flops of a full product. Every
-/// entry is computed by one sequential faer product over a partition that does not depend on the
-/// thread count, so the result is bit-identical on any number of threads.
-fn gram_matrix(rows: &[f64], n: usize, d: usize) -> Vec<f64> {
+/// The rows are centred in blocks of `ROWS` into one small buffer (row-major, that is `X_cᵀ`
+/// column-major), and each block's product is added to the result: no centred copy of the data
+/// is made. Column blocks of fixed width are accumulated independently (rayon) and only their
+/// upper part `G[0..c₁, c₀..c₁]` is multiplied, the rest mirrored: half the flops of a full
+/// product. Every entry is the same sequence of sequential faer products whatever the thread
+/// count (the row and column partitions are fixed), so the result is bit-identical on any number
+/// of threads.
+fn gram_matrix(train: &View<'_>, x_mean: &[f64], yc: &[f64]) -> (Vec<f64>, Vec<f64>) {
     use rayon::prelude::*;
     const BLOCK: usize = 64;
-    let xt = faer::MatRef::from_column_major_slice(rows, d, n);
+    const ROWS: usize = 256;
+    let (n, d) = (train.len(), x_mean.len());
     let inv_n = 1.0 / n as f64;
-    let blocks: Vec<faer::Mat<f64>> = (0..d.div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
+    let mut blocks: Vec<faer::Mat<f64>> =
+        (0..d.div_ceil(BLOCK)).map(|b| faer::Mat::<f64>::zeros(((b + 1) * BLOCK).min(d), ((b + 1) * BLOCK).min(d) - b * BLOCK)).collect();
+    let mut xty = vec![0.0; d];
+    let mut buffer = Vec::with_capacity(ROWS * d);
+    for i0 in (0..n).step_by(ROWS) {
+        let i1 = (i0 + ROWS).min(n);
+        buffer.clear();
+        for i in i0..i1 {
+            buffer.extend(train.x(i).iter().zip(x_mean).map(|(v, m)| v - m));
+        }
+        for (row, yi) in buffer.chunks_exact(d.max(1)).zip(&yc[i0..i1]) {
+            xty.iter_mut().zip(row).for_each(|(c, v)| *c += v * yi);
+        }
+        let xt = faer::MatRef::from_column_major_slice(&buffer, d, i1 - i0);
+        blocks.par_iter_mut().enumerate().for_each(|(b, g)| {
             let (c0, c1) = (b * BLOCK, ((b + 1) * BLOCK).min(d));
-            let mut g = faer::Mat::<f64>::zeros(c1, c1 - c0);
             faer::linalg::matmul::matmul(
                 g.as_mut(),
-                faer::Accum::Replace,
+                faer::Accum::Add,
                 xt.subrows(0, c1),
                 xt.subrows(c0, c1 - c0).transpose(),
                 inv_n,
                 faer::Par::Seq,
             );
-            g
-        })
-        .collect();
+        });
+    }
+    xty.iter_mut().for_each(|c| *c *= inv_n);
     let mut out = vec![0.0; d * d];
     for (b, g) in blocks.iter().enumerate() {
         let c0 = b * BLOCK;
@@ -297,7 +432,7 @@ fn gram_matrix(rows: &[f64], n: usize, d: usize) -> Vec<f64> {
             }
         }
     }
-    out
+    (out, xty)
 }
 
 /// `S(z, t) = sign(z) max(|z| − t, 0)`.

@@ -6,6 +6,8 @@
 //! check are skipped anyway). Near the optimum, where f moves below its rounding error, a step
 //! that keeps f within rounding and shrinks `‖∇f‖_∞` is accepted too. Stops when `‖∇f‖_∞ ≤ tol`.
 
+use std::collections::VecDeque;
+
 use crate::error::{Error, Result};
 use crate::family::lasso::dot;
 
@@ -13,8 +15,25 @@ const MEMORY: usize = 10;
 const ARMIJO: f64 = 1e-4;
 const MAX_HALVINGS: usize = 60;
 
-/// Minimises `objective` from `theta` (updated in place). `objective(θ, ∇)` returns `f(θ)` and
-/// writes `∇f(θ)`. Returns the number of iterations.
+/// The curvature pairs `(s, y, 1/sᵀy)`, newest last; kept between the solves of a path.
+pub(super) type Memory = VecDeque<(Vec<f64>, Vec<f64>, f64)>;
+
+/// Carries the pairs of `f_λ` over to `f_λ'` when the two differ by `((λ' − λ)/2)‖w‖²` on the
+/// components where `penalised(i)`: the gradient differences move by exactly `(λ' − λ) s_i` there,
+/// so the pairs stay exact curvature information of the new objective. Pairs whose `sᵀy` is no
+/// longer clearly positive are dropped.
+pub(super) fn shift_memory(memory: &mut Memory, delta: f64, penalised: impl Fn(usize) -> bool) {
+    memory.retain_mut(|(s, y, rho)| {
+        y.iter_mut().zip(s.iter()).enumerate().filter(|(i, _)| penalised(*i)).for_each(|(_, (yi, si))| *yi += delta * si);
+        let sy = dot(s, y);
+        *rho = 1.0 / sy;
+        sy > 1e-12 * dot(s, s).sqrt() * dot(y, y).sqrt()
+    });
+}
+
+/// Minimises `objective` from `theta` (updated in place), starting from the curvature pairs in
+/// `pairs` (empty for a cold start; left holding the last pairs). `objective(θ, ∇)` returns `f(θ)`
+/// and writes `∇f(θ)`. Returns the number of iterations.
 ///
 /// # Errors
 /// [`Error::Numerical`] when `max_iter` iterations do not reach the tolerance, or the line
@@ -22,6 +41,7 @@ const MAX_HALVINGS: usize = 60;
 pub(super) fn minimize(
     objective: &mut dyn FnMut(&[f64], &mut [f64]) -> f64,
     theta: &mut [f64],
+    pairs: &mut Memory,
     tol: f64,
     max_iter: usize,
     what: &dyn Fn() -> String,
@@ -29,7 +49,6 @@ pub(super) fn minimize(
     let p = theta.len();
     let mut grad = vec![0.0; p];
     let mut f = objective(theta, &mut grad);
-    let mut pairs: std::collections::VecDeque<(Vec<f64>, Vec<f64>, f64)> = std::collections::VecDeque::new();
     let mut direction = vec![0.0; p];
     let mut trial = vec![0.0; p];
     let mut trial_grad = vec![0.0; p];

@@ -1,4 +1,4 @@
-//! Penalised logistic regression (L2: binary and multinomial; L1: binary) along a λ path with warm starts.
+//! Penalised logistic regression (L2 and L1, binary and multinomial) along a λ path with warm starts.
 //!
 //! # Objective
 //! With classes `k ∈ K` present in the training rows and logits `z_ik = b_k + x_iᵀ w_k`:
@@ -38,10 +38,13 @@
 //! # L1 penalty
 //! `--param penalty=l1` replaces `(λ/2)‖w‖²` by `λ‖w‖₁` (same `C = 1/(nλ)` translation as
 //! scikit-learn's `l1_ratio=1`), solved by proximal Newton with coordinate descent on the
-//! quadratic model (`l1.rs`), warm-started along the path. Binary problems only: with more than
-//! two classes it is refused with [`Error::Unsupported`] (the multinomial L1 solver is not
-//! written). Its default grid: 50 log-spaced values from λ₀ (the smallest λ with w = 0) down to
-//! `10⁻³ λ₀`.
+//! quadratic model (`l1.rs`), warm-started along the path. With three or more classes the
+//! penalty is `λ Σ_k ‖w_k‖₁` on the symmetric (softmax) parameterisation, every coefficient
+//! penalised separately (glmnet's *ungrouped* multinomial lasso, and scikit-learn's
+//! `LogisticRegression(l1_ratio=1, solver="saga")` objective for several classes), solved by
+//! block coordinate descent over the classes, each block a binary proximal-Newton solve with the
+//! other classes' logits as an offset. Its default grid: 50 log-spaced values from λ₀ (the
+//! smallest λ with w = 0) down to `10⁻³ λ₀`.
 
 mod l1;
 mod lbfgs;
@@ -59,7 +62,7 @@ use crate::predictions::{PathPredictions, Predictions};
 pub enum Penalty {
     /// `(λ/2) Σ_k ‖w_k‖²` (binary and multinomial).
     L2,
-    /// `λ ‖w‖₁` (binary only).
+    /// `λ Σ_k ‖w_k‖₁` (binary and multinomial, ungrouped).
     L1,
 }
 
@@ -87,14 +90,8 @@ impl LogisticFamily {
     /// Sets the penalty.
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for [`Penalty::L1`] with more than two classes.
+    /// None today (kept fallible for penalties that need a check against the classes).
     pub fn with_penalty(mut self, penalty: Penalty) -> Result<Self> {
-        if penalty == Penalty::L1 && self.n_classes > 2 {
-            return Err(Error::Unsupported {
-                what: "`penalty=l1` for family `logistic` with more than two classes".into(),
-                reason: "only the binary L1 solver is implemented".into(),
-            });
-        }
         self.penalty = penalty;
         Ok(self)
     }
@@ -115,20 +112,26 @@ impl LogisticFamily {
         Ok(self)
     }
 
-    fn solve(&self, problem: &Problem, theta: &mut [f64], lambda: f64) -> Result<()> {
+    /// Solves at `lambda` from `theta`; `memory` carries the L-BFGS pairs along a path (the
+    /// previous λ's, shifted to this λ by `lbfgs::shift_memory`).
+    fn solve(&self, problem: &Problem, theta: &mut [f64], memory: &mut lbfgs::Memory, lambda: f64) -> Result<()> {
         if self.penalty == Penalty::L1 {
-            let (columns, y) = problem.binary_columns();
-            return l1::solve(&columns, &y, theta, lambda, self.tol, self.max_iter);
+            let columns = problem.columns();
+            if problem.n_free() == 1 {
+                let y: Vec<f64> = problem.y.iter().map(|&c| c as f64).collect();
+                return l1::solve(&columns, &y, theta, lambda, self.tol, self.max_iter);
+            }
+            return l1::solve_multinomial(&columns, &problem.y, theta, lambda, self.tol, self.max_iter);
         }
         let mut objective = |t: &[f64], g: &mut [f64]| problem.value_gradient(t, g, lambda);
-        lbfgs::minimize(&mut objective, theta, self.tol, self.max_iter, &|| format!("logistic regression at lambda = {lambda}"))?;
+        lbfgs::minimize(&mut objective, theta, memory, self.tol, self.max_iter, &|| format!("logistic regression at lambda = {lambda}"))?;
         Ok(())
     }
 
     fn fit_lambda(&self, train: &View<'_>, lambda: f64) -> Result<LogisticModel> {
         let problem = Problem::new(train, self.n_classes)?;
         let mut theta = vec![0.0; problem.n_params()];
-        self.solve(&problem, &mut theta, lambda)?;
+        self.solve(&problem, &mut theta, &mut lbfgs::Memory::new(), lambda)?;
         Ok(problem.model(&theta, lambda))
     }
 }
@@ -136,7 +139,7 @@ impl LogisticFamily {
 /// Builds the logistic-regression family (`--param tol=`, `max_iter=`, `penalty=l2`).
 ///
 /// # Errors
-/// [`Error::TaskMismatch`] on regression data, [`Error::Unsupported`] for `penalty=l1`, invalid or
+/// [`Error::TaskMismatch`] on regression data, invalid or
 /// unknown parameters.
 pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     params.check_known("logistic", super::FamilyKind::Logistic.settings())?;
@@ -216,9 +219,17 @@ impl Family for LogisticFamily {
         let problem = Problem::new(train, self.n_classes)?;
         let mut theta = vec![0.0; problem.n_params()];
         let mut models = vec![None; self.grid.len()];
+        let mut memory = lbfgs::Memory::new();
+        let mut previous: Option<f64> = None;
+        let d = problem.d;
         for m in (0..self.grid.len()).rev() {
             let lambda = self.grid.value(m);
-            self.solve(&problem, &mut theta, lambda)?;
+            if let Some(p) = previous {
+                // Same loss, penalty moved from p to λ on the weights (not the intercepts).
+                lbfgs::shift_memory(&mut memory, lambda - p, |i| i % (d + 1) != d);
+            }
+            self.solve(&problem, &mut theta, &mut memory, lambda)?;
+            previous = Some(lambda);
             models[m] = Some(problem.model(&theta, lambda));
         }
         Ok(Box::new(LogisticPath { models: models.into_iter().flatten().collect() }))
@@ -299,6 +310,7 @@ impl Problem {
         let offset = k - k_free; // 1 for the binary parameterisation
         grad.iter_mut().for_each(|g| *g = 0.0);
         let mut logits = vec![0.0; k];
+        let mut proba = vec![0.0; k];
         let mut loss = 0.0;
         for (row, &yi) in self.x.chunks_exact(d.max(1)).take(self.n).zip(&self.y) {
             let row = &row[..d];
@@ -306,10 +318,13 @@ impl Problem {
                 let block = &theta[f * (d + 1)..(f + 1) * (d + 1)];
                 logits[f + offset] = block[d] + dot(&block[..d], row);
             }
-            let lse = log_sum_exp(&logits);
-            loss += lse - logits[yi];
+            // One exponential per logit: the log-sum-exp and the probabilities share them.
+            let top = logits.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+            proba.iter_mut().zip(&logits).for_each(|(p, z)| *p = (z - top).exp());
+            let sum: f64 = proba.iter().sum();
+            loss += top + sum.ln() - logits[yi];
             for f in 0..k_free {
-                let residual = (logits[f + offset] - lse).exp() - f64::from(u8::from(yi == f + offset));
+                let residual = proba[f + offset] / sum - f64::from(u8::from(yi == f + offset));
                 let block = &mut grad[f * (d + 1)..(f + 1) * (d + 1)];
                 block[..d].iter_mut().zip(row).for_each(|(g, x)| *g += residual * x);
                 block[d] += residual;
@@ -327,8 +342,8 @@ impl Problem {
         loss * inv_n + 0.5 * lambda * penalty
     }
 
-    /// Binary problems: the centred features column-major and the 0/1 targets (for the L1 solver).
-    fn binary_columns(&self) -> (Vec<f64>, Vec<f64>) {
+    /// The centred features column-major (for the L1 solvers).
+    fn columns(&self) -> Vec<f64> {
         let (n, d) = (self.n, self.d);
         let mut columns = vec![0.0; n * d];
         for (i, row) in self.x.chunks_exact(d.max(1)).take(n).enumerate() {
@@ -336,7 +351,7 @@ impl Problem {
                 columns[j * n + i] = row[j];
             }
         }
-        (columns, self.y.iter().map(|&c| c as f64).collect())
+        columns
     }
 
     /// The model in the original (uncentred) feature units.

@@ -85,17 +85,19 @@ fn binary_decision_is_the_logit_of_class_one() {
     }
 }
 
-fn l1_family(lambdas: Vec<f64>) -> LogisticFamily {
-    LogisticFamily::new(lambdas, 2).unwrap().with_penalty(Penalty::L1).unwrap().with_tol(1e-10).unwrap()
+fn l1_family(lambdas: Vec<f64>, k: usize) -> LogisticFamily {
+    LogisticFamily::new(lambdas, k).unwrap().with_penalty(Penalty::L1).unwrap().with_tol(1e-10).unwrap()
 }
 
 #[test]
-fn l1_path_equals_cold_refit() {
-    let data = class_data(150, 6, 2, 21);
-    let rows: Vec<usize> = (0..150).collect();
-    let (train, val) = rows.split_at(100);
-    let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-3.5 + 0.4 * f64::from(i))).collect();
-    path_equals_refit(&l1_family(lambdas), &data.view(train), &data.view(val), 1e-6);
+fn l1_path_equals_cold_refit_binary_and_multinomial() {
+    for (k, d, seed) in [(2usize, 6, 21), (3, 5, 31)] {
+        let data = class_data(150, d, k as u32, seed);
+        let rows: Vec<usize> = (0..150).collect();
+        let (train, val) = rows.split_at(100);
+        let lambdas: Vec<f64> = (0..8).map(|i| 10f64.powf(-3.5 + 0.4 * f64::from(i))).collect();
+        path_equals_refit(&l1_family(lambdas, k), &data.view(train), &data.view(val), 1e-6);
+    }
 }
 
 /// Subgradient optimality of `(1/n) Σ loss + λ‖w‖₁` at every grid point, computed from the
@@ -104,7 +106,7 @@ fn l1_path_equals_cold_refit() {
 fn l1_solutions_satisfy_the_optimality_conditions() {
     let data = class_data(120, 5, 2, 8);
     let all = data.all();
-    let fam = l1_family((0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect());
+    let fam = l1_family((0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect(), 2);
     let path = fam.fit_path(&all).unwrap();
     let mut sizes = Vec::new();
     for m in 0..fam.grid().len() {
@@ -128,4 +130,73 @@ fn l1_solutions_satisfy_the_optimality_conditions() {
     assert!(sizes.windows(2).all(|s| s[0] >= s[1]), "{sizes:?}");
     assert!(sizes[0] >= 2, "{sizes:?}"); // features 0 and 1 carry the classes
     assert_eq!(*sizes.last().unwrap(), 0);
+}
+
+/// Subgradient optimality of `(1/n) Σ_i [log Σ_k e^{z_ik} − z_{i,y_i}] + λ Σ_k ‖w_k‖₁` at every
+/// grid point, from the predicted probabilities: `∂_{b_k} = (1/n) Σ_i (p_ik − 1[y_i = k]) ≈ 0`,
+/// `|g_kj| ≤ λ` where `w_kj = 0`, `g_kj = −λ sign(w_kj)` elsewhere, `g_kj = (1/n) Σ_i x_ij (p_ik − 1[y_i = k])`.
+#[test]
+fn l1_multinomial_solutions_satisfy_the_optimality_conditions() {
+    for k in [3usize, 4] {
+        let (n, d) = (160, 6);
+        let data = class_data(n, d, k as u32, 40 + k as u64);
+        let all = data.all();
+        let lambdas: Vec<f64> = (0..10).map(|i| 10f64.powf(-3.0 + 0.3 * f64::from(i))).collect();
+        let fam = l1_family(lambdas, k);
+        let path = fam.fit_path(&all).unwrap();
+        let mut sizes = Vec::new();
+        for m in 0..fam.grid().len() {
+            let lambda = fam.grid().value(m);
+            let Model::Logistic(model) = path.model(m).unwrap() else { panic!() };
+            assert_eq!(model.intercepts().len(), k);
+            let Predictions::Classes { proba: Some(p), .. } = model.predict(&all).unwrap() else { panic!() };
+            for c in 0..k {
+                let resid: Vec<f64> = (0..n).map(|i| p[k * i + c] - f64::from(u8::from(all.class(i) as usize == c))).collect();
+                assert!(resid.iter().sum::<f64>().abs() / n as f64 <= 1e-9, "k {k} m {m} class {c}: intercept gradient");
+                for j in 0..d {
+                    let g = (0..n).map(|i| all.x(i)[j] * resid[i]).sum::<f64>() / n as f64;
+                    let w = model.coefficients()[c * d + j];
+                    if w == 0.0 {
+                        assert!(g.abs() <= lambda + 1e-9, "k {k} m {m} class {c} j {j}: |{g}| > {lambda}");
+                    } else {
+                        assert!((g + lambda * w.signum()).abs() <= 1e-9, "k {k} m {m} class {c} j {j}: {g}");
+                    }
+                }
+            }
+            sizes.push(model.coefficients().iter().filter(|w| **w != 0.0).count());
+        }
+        assert!(sizes[0] >= k, "{sizes:?}");
+        assert_eq!(*sizes.last().unwrap(), 0, "{sizes:?}");
+    }
+}
+
+#[test]
+fn l1_multinomial_objective_is_minimal_against_perturbations() {
+    // The objective at the solution is not beaten by small moves of any coefficient or intercept.
+    let (n, d, k) = (120, 4, 3);
+    let data = class_data(n, d, k as u32, 77);
+    let all = data.all();
+    let lambda = 0.01;
+    let Model::Logistic(model) = l1_family(vec![lambda], k).fit(&all, 0).unwrap() else { panic!() };
+    let objective = |w: &[f64], b: &[f64]| {
+        let mut loss = 0.0;
+        for i in 0..n {
+            let z: Vec<f64> = (0..k).map(|c| b[c] + dot(&w[c * d..(c + 1) * d], all.x(i))).collect();
+            loss += log_sum_exp(&z) - z[all.class(i) as usize];
+        }
+        loss / n as f64 + lambda * w.iter().map(|v| v.abs()).sum::<f64>()
+    };
+    let (w, b) = (model.coefficients().to_vec(), model.intercepts().to_vec());
+    let best = objective(&w, &b);
+    for idx in 0..w.len() + b.len() {
+        for step in [1e-4, -1e-4] {
+            let (mut w2, mut b2) = (w.clone(), b.clone());
+            if idx < w.len() {
+                w2[idx] += step
+            } else {
+                b2[idx - w.len()] += step
+            }
+            assert!(objective(&w2, &b2) >= best - 1e-12, "coordinate {idx} step {step}");
+        }
+    }
 }
