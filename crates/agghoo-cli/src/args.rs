@@ -187,7 +187,7 @@ pub struct ReproduceArgs {
 }
 
 const STUDY_EXAMPLES: &str = "Examples:
-  agghoo study --quick                      # 6 sets, 10 outer splits, about a minute
+  agghoo study --quick                      # 6 sets, 10 outer splits, about 15 s
   agghoo study                              # the full study (39 sets, 100 outer splits)
   agghoo study --sets iris,boston --families knn,cart --reps 20 --out results/small
 

@@ -1,5 +1,5 @@
 //! Families: grids of learning rules `(A_m), m ∈ M` that evaluate a whole hyperparameter path
-//! per training set (SPEC § Path evaluation). See `family/README.md` for the design.
+//! per training set (docs/PROCEDURES.md § Path evaluation). See `family/README.md` for the design.
 //!
 //! Every family has
 //! - a validated configuration built from [`FamilyParams`] and the data ([`build`]),
@@ -67,7 +67,7 @@ pub trait Family: Send + Sync {
     }
     /// For linear smoothers `ŷ = S y` (ridge, kernel ridge, k-NN regression): the fitted values
     /// on `train` and the diagonal of `S` for every grid point, from which closed-form
-    /// leave-one-out and GCV follow (SPEC § Risk estimators). `None` for other families.
+    /// leave-one-out and GCV follow (docs/PROCEDURES.md § Closed-form leave-one-out and GCV). `None` for other families.
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
         let _ = train;
         None

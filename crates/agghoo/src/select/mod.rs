@@ -1,4 +1,4 @@
-//! Selection and aggregation procedures (SPEC § Selection and aggregation): hold-out, CV
+//! Selection and aggregation procedures (docs/PROCEDURES.md § Selection and aggregation): hold-out, CV
 //! selection (with the one-standard-error rule), Agghoo, Majhoo, ACV, EKCV, subagged hold-out.
 //!
 //! Every procedure starts from the same per-split work of the engine ([`evaluate_splits`]): fit the family's

@@ -1,4 +1,4 @@
-//! The procedures of SPEC's table, as one function over a [`Method`].
+//! The selection procedures (docs/PROCEDURES.md § Selection and aggregation), as one function over a [`Method`].
 //!
 //! | method | members |
 //! |---|---|

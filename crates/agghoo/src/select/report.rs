@@ -27,7 +27,7 @@ pub struct SplitReport {
 /// The cross-validation curve `CV(A_m)` with its standard error.
 ///
 /// `mean[m] = Σ_j w_j R_j(m)` with `w_j = |Tᶜ_j| / Σ_k |Tᶜ_k|` (the size-weighted mean of
-/// SPEC; the plain mean when blocks are equal); `standard_error[m]` = sample standard deviation
+/// docs/PROCEDURES.md § Cross-validation estimates; the plain mean when blocks are equal); `standard_error[m]` = sample standard deviation
 /// of the `R_j(m)` over splits divided by √V (0 when V = 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CvCurve {
