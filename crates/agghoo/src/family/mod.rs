@@ -15,6 +15,7 @@
 mod composite;
 mod grid;
 mod model;
+pub mod numerics;
 mod params;
 mod width;
 

@@ -46,6 +46,7 @@
 //! The gap costs the full gradient: O(d) in covariance mode, O(n d) in residual mode, the same
 //! product the KKT check needs, so it is computed once per convergence, not per pass.
 
+use crate::family::numerics::vector::{dot, soft_threshold};
 use crate::data::View;
 use crate::error::{Error, Result};
 
@@ -435,31 +436,3 @@ fn gram_matrix(train: &View<'_>, x_mean: &[f64], yc: &[f64]) -> (Vec<f64>, Vec<f
     (out, xty)
 }
 
-/// `S(z, t) = sign(z) max(|z| − t, 0)`.
-pub(in crate::family) fn soft_threshold(z: f64, t: f64) -> f64 {
-    if z > t {
-        z - t
-    } else if z < -t {
-        z + t
-    } else {
-        0.0
-    }
-}
-
-/// `aᵀb` in a fixed summation order.
-pub(in crate::family) fn dot(a: &[f64], b: &[f64]) -> f64 {
-    // Four accumulators: lets the compiler vectorise without reordering across calls (the order
-    // is fixed, so results are reproducible).
-    let mut acc = [0.0; 4];
-    let chunks = a.len() / 4;
-    for k in 0..chunks {
-        for l in 0..4 {
-            acc[l] += a[4 * k + l] * b[4 * k + l];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for k in 4 * chunks..a.len() {
-        s += a[k] * b[k];
-    }
-    s
-}

@@ -40,12 +40,12 @@ mod cd;
 use serde::{Deserialize, Serialize};
 
 use self::cd::{Problem, Settings};
+use super::numerics::vector::dot;
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
 
-pub(super) use self::cd::{dot, soft_threshold};
 
 /// The mixing parameter ρ of the elastic-net penalty; always in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -21,7 +21,7 @@
 //! large d; not done).
 
 use crate::error::{Error, Result};
-use crate::family::lasso::{dot, soft_threshold};
+use crate::family::numerics::vector::{dot, soft_threshold};
 
 /// Solves at `lambda` from `theta = [w (d values), b]` (updated in place). `x` holds the
 /// centred features column-major (`x[j * n + i]`), `y` the 0/1 targets.

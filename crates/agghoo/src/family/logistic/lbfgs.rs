@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use crate::error::{Error, Result};
-use crate::family::lasso::dot;
+use crate::family::numerics::vector::dot;
 
 const MEMORY: usize = 10;
 const ARMIJO: f64 = 1e-4;

@@ -51,7 +51,8 @@ mod lbfgs;
 
 use serde::{Deserialize, Serialize};
 
-use super::lasso::{check_max_iter, check_tol, dot};
+use super::lasso::{check_max_iter, check_tol};
+use super::numerics::vector::dot;
 use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Target, Task, View};
 use crate::error::{Error, Result};

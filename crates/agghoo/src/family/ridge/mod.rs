@@ -49,11 +49,9 @@
 //! overflows is [`Error::Numerical`].
 //!
 //! Agghoo: the average of V ridge models is one ridge model ([`RidgeModel::merge_mean`]).
-//! Linear algebra is faer's, run sequentially (see `linalg.rs`): splits are the unit of
+//! Linear algebra is faer's, run sequentially (see `family/numerics/linalg.rs`): splits are the unit of
 //! parallelism, and results do not depend on the number of threads.
 
-mod kernel;
-mod linalg;
 mod model;
 mod solve;
 #[cfg(test)]
@@ -61,7 +59,7 @@ mod tests;
 
 use faer::{Mat, MatRef};
 
-pub use self::kernel::Kernel;
+pub use super::numerics::kernel::Kernel;
 pub use self::model::RidgeModel;
 use self::model::predict_columns;
 use self::solve::{Form, Problem, Solution, Spectrum, gather_finite};

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use faer::{Mat, MatRef};
 use serde::{Deserialize, Serialize};
 
-use super::kernel::Kernel;
-use super::linalg;
+use crate::family::numerics::kernel::Kernel;
+use crate::family::numerics::linalg;
 use super::solve::gather_finite;
 use crate::data::View;
 use crate::error::{Error, Result};

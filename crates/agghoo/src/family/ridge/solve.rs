@@ -17,8 +17,8 @@
 
 use faer::{Mat, MatRef};
 
-use super::kernel::Kernel;
-use super::linalg;
+use crate::family::numerics::kernel::Kernel;
+use crate::family::numerics::linalg;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::SmootherPath;

@@ -84,7 +84,7 @@
 //! Agghoo's default for classes), like the other multi-class classifiers; the score mean is
 //! refused for more than two classes ([`Error::TaskMismatch`]).
 
-pub(crate) mod kernel;
+pub(crate) mod cache;
 mod ovo;
 pub(crate) mod smo;
 
@@ -95,7 +95,8 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use self::kernel::{KernelCache, Points, gaussian};
+use self::cache::{KernelCache, Points};
+use super::numerics::kernel::Kernel;
 use self::smo::{Dual, Solution};
 use super::{Family, FamilyParams, FittedPath, Grid, KernelWidth, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
@@ -226,7 +227,7 @@ impl SvmFamily {
     fn problem(&self, train: &View<'_>) -> Result<(Points, Problem)> {
         let n = train.len();
         let x = train.gather_x();
-        let points = Points { gamma: self.gamma_for(train, &x)?, x, d: train.n_features() };
+        let points = Points { kernel: Kernel::rbf(self.gamma_for(train, &x)?)?, x, d: train.n_features() };
         let problem = match self.kind {
             SvmKind::Svc => {
                 let y: Vec<f64> = (0..n).map(|i| if train.class(i) == 1 { 1.0 } else { -1.0 }).collect();
@@ -465,7 +466,7 @@ impl FittedPath for SvmPath {
         used.iter().for_each(|&i| support.extend_from_slice(self.points.row(i)));
         let coefs: Vec<Vec<f64>> = self.betas.iter().map(|b| used.iter().map(|&i| b[i]).collect()).collect();
         let coef_refs: Vec<&[f64]> = coefs.iter().map(Vec::as_slice).collect();
-        let decisions = decision_values(validation, &support, self.points.d, self.points.gamma, &coef_refs, &self.biases);
+        let decisions = decision_values(validation, &support, self.points.d, &self.points.kernel, &coef_refs, &self.biases);
         decisions.into_iter().map(|d| predictions(self.kind, d)).collect()
     }
     fn model(&self, grid_index: usize) -> Result<Model> {
@@ -500,7 +501,7 @@ impl SvmModel {
                 coef.push(b);
             }
         }
-        Self { machine: kind, gamma: points.gamma, n_features: points.d, support, coef, bias }
+        Self { machine: kind, gamma: points.gamma(), n_features: points.d, support, coef, bias }
     }
 
     /// Checks a deserialized model: `n_features` values per support vector, one coefficient per
@@ -571,7 +572,7 @@ impl SvmModel {
     pub fn decision(&self, rows: &View<'_>) -> Result<Vec<f64>> {
         check_features(self.n_features, rows)?;
         self.check_shape()?;
-        let mut d = decision_values(rows, &self.support, self.n_features, self.gamma, &[&self.coef], &[self.bias]);
+        let mut d = decision_values(rows, &self.support, self.n_features, &Kernel::rbf(self.gamma)?, &[&self.coef], &[self.bias]);
         Ok(d.pop().unwrap_or_default())
     }
 
@@ -629,7 +630,7 @@ fn check_features(n_features: usize, rows: &View<'_>) -> Result<()> {
 /// Decision values of several expansions over the same support vectors:
 /// `out[g][i] = Σ_s coefs[g][s] K(x_s, rows_i) + biases[g]`. Rows in parallel, each row's sums
 /// in support order, so the result does not depend on the thread count.
-fn decision_values(rows: &View<'_>, support: &[f64], d: usize, gamma: f64, coefs: &[&[f64]], biases: &[f64]) -> Vec<Vec<f64>> {
+fn decision_values(rows: &View<'_>, support: &[f64], d: usize, kernel: &Kernel, coefs: &[&[f64]], biases: &[f64]) -> Vec<Vec<f64>> {
     let n_sv = coefs.first().map_or(0, |c| c.len());
     let per_row: Vec<Vec<f64>> = (0..rows.len())
         .into_par_iter()
@@ -637,10 +638,7 @@ fn decision_values(rows: &View<'_>, support: &[f64], d: usize, gamma: f64, coefs
         .map_init(
             || vec![0.0; n_sv],
             |k, i| {
-                let x = rows.x(i);
-                for (s, ks) in k.iter_mut().enumerate() {
-                    *ks = gaussian(&support[s * d..(s + 1) * d], x, gamma);
-                }
+                kernel.eval_rows(rows.x(i), support, d, k);
                 coefs.iter().zip(biases).map(|(c, b)| c.iter().zip(k.iter()).map(|(c, k)| c * k).sum::<f64>() + b).collect()
             },
         )

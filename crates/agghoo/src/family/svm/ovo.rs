@@ -6,13 +6,14 @@
 //! kernel matrix is computed once and every pair's solver reads its sub-block through a shared
 //! handle (the pair's variables carry their training-set positions as kernel rows); otherwise
 //! each pair gets its own cache over its own rows. Both read the same kernel values (the same
-//! `gaussian` on the same points), so the solutions are identical bit for bit. Pairs are solved
+//! the same kernel on the same points), so the solutions are identical bit for bit. Pairs are solved
 //! in parallel; each pair is deterministic, so the result does not depend on the thread count.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::kernel::{KernelCache, Points};
+use super::cache::{KernelCache, Points};
+use crate::family::numerics::kernel::Kernel;
 use super::{Problem, SvmFamily, check_features, check_kernel_model, decision_values, one_class};
 use crate::data::View;
 use crate::error::{Error, Result};
@@ -48,7 +49,7 @@ impl Pair {
             None => {
                 let mut x = Vec::with_capacity(self.rows.len() * points.d);
                 self.rows.iter().for_each(|&i| x.extend_from_slice(points.row(i)));
-                (self.problem(train, false), KernelCache::new(Points { x, d: points.d, gamma: points.gamma }))
+                (self.problem(train, false), KernelCache::new(Points { x, d: points.d, kernel: points.kernel }))
             }
         }
     }
@@ -89,7 +90,7 @@ fn pairs(train: &View<'_>) -> Result<(Vec<u32>, Vec<Pair>)> {
 
 fn points_of(fam: &SvmFamily, train: &View<'_>) -> Result<Points> {
     let x = train.gather_x();
-    Ok(Points { gamma: fam.gamma_for(train, &x)?, x, d: train.n_features() })
+    Ok(Points { kernel: Kernel::rbf(fam.gamma_for(train, &x)?)?, x, d: train.n_features() })
 }
 
 /// The cold fit at box bound `c` (the reference path): every pair's binary C-SVC from α = 0 on a
@@ -122,7 +123,7 @@ pub(super) fn fit_path(fam: &SvmFamily, train: &View<'_>) -> Result<OneVsOnePath
     let (classes, pairs) = pairs(train)?;
     let points = points_of(fam, train)?;
     let n_t = train.len();
-    let shared = (n_t <= super::kernel::FULL_MATRIX_MAX_ROWS).then(|| KernelCache::new(points.clone()));
+    let shared = (n_t <= super::cache::FULL_MATRIX_MAX_ROWS).then(|| KernelCache::new(points.clone()));
     let per_pair: Vec<(Vec<Vec<f64>>, Vec<f64>)> = pairs
         .par_iter()
         .map(|pair| {
@@ -179,7 +180,7 @@ impl FittedPath for OneVsOnePath {
             }
         }
         let refs: Vec<&[f64]> = coefs.iter().map(Vec::as_slice).collect();
-        let decisions = decision_values(validation, &support, self.points.d, self.points.gamma, &refs, &biases);
+        let decisions = decision_values(validation, &support, self.points.d, &self.points.kernel, &refs, &biases);
         let classes: Vec<(u32, u32)> = self.pairs.iter().map(|p| (p.positive, p.negative)).collect();
         decisions.chunks(self.pairs.len().max(1)).map(|per_pair| vote(per_pair, &classes, self.n_classes, validation.len())).collect()
     }
@@ -282,7 +283,7 @@ impl OneVsOneSvc {
                 PairMachine { positive: pair.positive, negative: pair.negative, support_index, coef, bias }
             })
             .collect();
-        Self { gamma: points.gamma, n_features: points.d, n_classes, classes, support, pairs: machines }
+        Self { gamma: points.gamma(), n_features: points.d, n_classes, classes, support, pairs: machines }
     }
 
     /// K, the number of classes predicted.
@@ -327,7 +328,7 @@ impl OneVsOneSvc {
             .collect();
         let refs: Vec<&[f64]> = coefs.iter().map(Vec::as_slice).collect();
         let biases: Vec<f64> = self.pairs.iter().map(|p| p.bias).collect();
-        Ok(decision_values(rows, &self.support, self.n_features, self.gamma, &refs, &biases))
+        Ok(decision_values(rows, &self.support, self.n_features, &Kernel::rbf(self.gamma)?, &refs, &biases))
     }
 
     /// What prediction indexes by: whole support vectors, and per pair as many coefficients as

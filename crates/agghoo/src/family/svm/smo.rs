@@ -25,7 +25,7 @@
 //!   increases, feasibility is kept and the stopping rule is unchanged.
 //! - Warm start: any feasible α with its gradient `G = Qα + p`.
 
-use super::kernel::KernelCache;
+use super::cache::KernelCache;
 use crate::error::{Error, Result};
 
 const TAU: f64 = 1e-12;

@@ -44,7 +44,7 @@ fn primal(model: &SvmModel, train: &View<'_>, c: f64, epsilon: f64) -> f64 {
     let mut norm = 0.0;
     for s in 0..n_sv {
         for t in 0..n_sv {
-            norm += model.dual_coef()[s] * model.dual_coef()[t] * gaussian(model.support_vector(s), model.support_vector(t), model.gamma());
+            norm += model.dual_coef()[s] * model.dual_coef()[t] * Kernel::rbf(model.gamma()).unwrap().eval(model.support_vector(s), model.support_vector(t));
         }
     }
     let loss: f64 = (0..train.len())

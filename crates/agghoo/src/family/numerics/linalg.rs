@@ -12,7 +12,7 @@ use faer::{Accum, Conj, Mat, MatRef, Par};
 use crate::error::{Error, Result};
 
 /// `a · b`.
-pub(super) fn mul(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
+pub(in crate::family) fn mul(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut out = Mat::zeros(a.nrows(), b.ncols());
     faer::linalg::matmul::matmul(out.as_mut(), Accum::Replace, a, b, 1.0, Par::Seq);
     out
@@ -23,7 +23,7 @@ pub(super) fn mul(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
 ///
 /// # Errors
 /// [`Error::Numerical`] when the QR iteration does not converge (non-finite input).
-pub(super) fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<(Vec<f64>, Mat<f64>)> {
+pub(in crate::family) fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<(Vec<f64>, Mat<f64>)> {
     let n = a.nrows();
     let mut vectors = Mat::zeros(n, n);
     let mut values = faer::diag::Diag::zeros(n);
@@ -38,7 +38,7 @@ pub(super) fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<(Vec<f64>, Mat<f64>)
 ///
 /// # Errors
 /// [`Error::Numerical`] naming the pivot when `a` is not numerically positive definite.
-pub(super) fn cholesky_solve(a: MatRef<'_, f64>, rhs: MatRef<'_, f64>) -> Result<Mat<f64>> {
+pub(in crate::family) fn cholesky_solve(a: MatRef<'_, f64>, rhs: MatRef<'_, f64>) -> Result<Mat<f64>> {
     let n = a.nrows();
     let mut factor = a.to_owned();
     let mut buffer = MemBuffer::new(llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default()));

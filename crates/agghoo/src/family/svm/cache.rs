@@ -1,4 +1,5 @@
-//! The Gaussian kernel `K(x, x') = exp(−γ ‖x − x'‖²)` and the kernel cache the SMO solver reads.
+//! The kernel cache the SMO solver reads (the kernel itself is the shared
+//! [`Kernel`](crate::family::numerics::kernel::Kernel) of kernel ridge and the SVMs).
 //!
 //! Two storages behind one interface ([`KernelCache`]):
 //! - [`KernelCache::Full`]: the whole `n × n` matrix, computed once (rows in parallel). Chosen
@@ -15,24 +16,19 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::family::numerics::kernel::Kernel;
+
 /// Largest training set whose kernel matrix is stored in full.
 pub(crate) const FULL_MATRIX_MAX_ROWS: usize = 4000;
 /// Memory budget of the LRU row cache (bytes).
 pub(crate) const LRU_BUDGET_BYTES: usize = 256 << 20;
 
-/// `exp(−γ ‖a − b‖²)`.
-#[inline]
-pub(crate) fn gaussian(a: &[f64], b: &[f64], gamma: f64) -> f64 {
-    let d2: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
-    (-gamma * d2).exp()
-}
-
-/// Row-major points (`n × d`) and the kernel's γ.
+/// Row-major points (`n × d`) and the kernel.
 #[derive(Clone, Debug)]
 pub(crate) struct Points {
     pub x: Vec<f64>,
     pub d: usize,
-    pub gamma: f64,
+    pub kernel: Kernel,
 }
 
 impl Points {
@@ -42,11 +38,13 @@ impl Points {
     pub fn row(&self, i: usize) -> &[f64] {
         &self.x[i * self.d..(i + 1) * self.d]
     }
+    /// γ of the Gaussian kernel (the SVMs' points always carry one: they are built with
+    /// [`Kernel::rbf`]).
+    pub fn gamma(&self) -> f64 {
+        self.kernel.gamma().unwrap_or(f64::NAN)
+    }
     fn fill_row(&self, i: usize, out: &mut [f64]) {
-        let xi = self.row(i);
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = gaussian(xi, self.row(j), self.gamma);
-        }
+        self.kernel.eval_rows(self.row(i), &self.x, self.d, out);
     }
 }
 
@@ -160,7 +158,7 @@ mod tests {
     #[test]
     fn lru_rows_equal_full_rows() {
         let x: Vec<f64> = (0..50).map(|i| ((i * 7) % 13) as f64 * 0.3).collect();
-        let pts = Points { x, d: 2, gamma: 0.7 };
+        let pts = Points { x, d: 2, kernel: Kernel::rbf(0.7).unwrap() };
         let mut full = KernelCache::with_limit(pts.clone(), 100, 0);
         let mut lru = KernelCache::with_limit(pts, 0, 8 * 25 * 3); // 3 rows
         for &(i, j) in &[(0, 1), (2, 3), (0, 4), (24, 0), (1, 1), (5, 24)] {

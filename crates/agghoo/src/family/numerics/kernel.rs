@@ -88,10 +88,33 @@ impl Kernel {
         }
     }
 
+    /// `out[j] = k(x, row j of points)` for the `d`-column rows of `points` (row-major), each
+    /// value exactly [`Kernel::eval`] (the SVMs' kernel rows and decision values).
+    pub fn eval_rows(&self, x: &[f64], points: &[f64], d: usize, out: &mut [f64]) {
+        let rows = points.chunks_exact(d.max(1));
+        match self.0 {
+            // One match per row of the matrix, not per entry; the arithmetic is `eval`'s.
+            KernelKind::Rbf { gamma } => {
+                for (o, z) in out.iter_mut().zip(rows) {
+                    *o = (-gamma * x.iter().zip(z).map(|(a, b)| (a - b) * (a - b)).sum::<f64>()).exp();
+                }
+            }
+            _ => out.iter_mut().zip(rows).for_each(|(o, z)| *o = self.eval(x, z)),
+        }
+    }
+
+    /// The scale γ (`None` for the linear kernel).
+    pub fn gamma(&self) -> Option<f64> {
+        match self.0 {
+            KernelKind::Linear => None,
+            KernelKind::Rbf { gamma } | KernelKind::Polynomial { gamma, .. } => Some(gamma),
+        }
+    }
+
     /// The matrix `k(a_i, b_j)` for the rows of `a` (n_a × d) and `b` (n_b × d). Inner products
     /// come from one matrix product; squared distances are `‖a‖² + ‖b‖² − 2⟨a, b⟩` clamped at 0
     /// (as scikit-learn's `euclidean_distances`).
-    pub(super) fn gram(&self, a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
+    pub(in crate::family) fn gram(&self, a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
         let mut inner = linalg::mul(a, b.transpose());
         match self.0 {
             KernelKind::Linear => {}
@@ -117,7 +140,7 @@ impl Kernel {
     }
 
     /// `Σ_i k(x_i, x_i)` over the rows of `x` (the trace of the Gram matrix, for the default grid).
-    pub(super) fn trace(&self, x: MatRef<'_, f64>) -> f64 {
+    pub(in crate::family) fn trace(&self, x: MatRef<'_, f64>) -> f64 {
         let mut row = vec![0.0; x.ncols()];
         (0..x.nrows())
             .map(|i| {
