@@ -53,6 +53,8 @@ mod predictions;
 pub mod resample;
 mod seed;
 pub mod select;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod treecv;
 
 pub use error::{Error, ErrorKind, Result};

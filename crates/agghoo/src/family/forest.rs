@@ -519,7 +519,7 @@ impl FittedPath for ForestPath<'_> {
 mod tests {
     use super::*;
     use crate::data::generators::genuer;
-    use crate::family::conformance::path_equals_refit;
+    use crate::testing::path_equals_refit;
 
     fn small(n_trees: usize) -> ForestOptions {
         ForestOptions { n_trees, ..ForestOptions::default() }

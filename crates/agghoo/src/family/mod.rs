@@ -7,7 +7,7 @@
 //! - [`Family::fit_path`], which does the shared work once per training set and returns a
 //!   [`FittedPath`]: predictions of *every* grid point on a validation view, and the fitted
 //!   model at any grid point without refitting where the family allows it,
-//! - conformance tests: fast path = slow path.
+//! - the conformance suite ([`crate::testing`]): fast path = slow path, and more.
 //!
 //! Fitted models are values of the closed enum [`Model`] so that they serialize into a versioned
 //! model file without a plugin registry; adding a family adds a variant.
@@ -29,7 +29,7 @@ pub mod svm;
 
 pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, FamilyAxes, GridPoint, setting_axes};
 pub use grid::{Grid, Scale};
-pub use model::{Model, Predictor};
+pub use model::{CustomModel, CustomPredictor, Model, Predictor};
 pub use params::{FamilyParams, GridSpec};
 pub use width::KernelWidth;
 
@@ -304,44 +304,6 @@ fn build_plain(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preproce
         FamilyKind::Cart => cart::build(params, data),
         FamilyKind::Forest => forest::build(params, data),
         FamilyKind::Logistic => logistic::build(params, data),
-    }
-}
-
-/// Conformance checks every family's tests call: the fast path equals the slow path.
-#[cfg(test)]
-pub(crate) mod conformance {
-    use super::*;
-    use crate::predictions::Predictions;
-
-    /// Asserts `fit_path(train).predict(val)` equals refitting each grid point, to `tol`
-    /// (absolute, on values, probabilities and decision scores; labels exactly).
-    pub fn path_equals_refit(family: &dyn Family, train: &View<'_>, validation: &View<'_>, tol: f64) {
-        let fast = family.fit_path(train).expect("fast path").predict(validation).expect("fast predict");
-        let slow = RefitPath::new(family, train.clone()).predict(validation).expect("slow predict");
-        assert_eq!(fast.len(), family.grid().len());
-        for (m, (a, b)) in fast.iter().zip(&slow).enumerate() {
-            match (a, b) {
-                (Predictions::Real(a), Predictions::Real(b)) => {
-                    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                        assert!((x - y).abs() <= tol * (1.0 + y.abs()), "grid {m} row {i}: {x} vs {y}");
-                    }
-                }
-                (Predictions::Classes { labels: la, .. }, Predictions::Classes { labels: lb, .. }) => {
-                    assert_eq!(la, lb, "grid {m}: labels differ");
-                }
-                _ => panic!("grid {m}: prediction kinds differ"),
-            }
-        }
-        // The path's model at each grid point predicts like the refit.
-        let path = family.fit_path(train).expect("fast path");
-        #[allow(clippy::needless_range_loop)]
-        for m in 0..family.grid().len() {
-            let from_path = path.model(m).expect("model").predict(validation).expect("predict");
-            assert_eq!(from_path.len(), validation.len());
-            if let (Predictions::Classes { labels: a, .. }, Predictions::Classes { labels: b, .. }) = (&from_path, &slow[m]) {
-                assert_eq!(a, b, "model at grid {m}");
-            }
-        }
     }
 }
 

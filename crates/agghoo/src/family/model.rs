@@ -16,7 +16,36 @@ pub trait Predictor {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions>;
 }
 
-/// A fitted model of any family (one grid point), serializable into a model file.
+/// The fitted model of a family defined outside this crate (a [`Family`](super::Family)
+/// implemented by a user of the library, see [`CustomModel`]).
+pub trait CustomPredictor: Predictor + Send + Sync + std::fmt::Debug {
+    /// The task the model predicts and its number of classes (0 for regression).
+    fn output(&self) -> (Task, usize);
+}
+
+/// A fitted model of a family defined outside this crate: it predicts, votes and averages like
+/// any other member, but it has no place in the closed model-file format, so a selection whose
+/// members hold one cannot be saved ([`FittedModel::save`](crate::select::FittedModel::save)
+/// refuses it with [`Error::Unsupported`]). Two custom models are equal when they are the same
+/// allocation.
+#[derive(Clone, Debug)]
+pub struct CustomModel(pub std::sync::Arc<dyn CustomPredictor>);
+
+impl CustomModel {
+    /// Wraps a user's fitted model.
+    pub fn new(model: impl CustomPredictor + 'static) -> Self {
+        CustomModel(std::sync::Arc::new(model))
+    }
+}
+
+impl PartialEq for CustomModel {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// A fitted model of any family (one grid point), serializable into a model file (all but
+/// [`Model::Custom`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Model {
@@ -36,6 +65,9 @@ pub enum Model {
     Forest(forest::ForestModel),
     /// Logistic regression.
     Logistic(logistic::LogisticModel),
+    /// A model of a family defined outside this crate (never in a model file).
+    #[serde(skip)]
+    Custom(CustomModel),
     /// A per-fold preprocessing followed by a model.
     Pipeline {
         /// Categorical encoding / imputation / standardisation fitted on the training rows.
@@ -56,6 +88,7 @@ impl Predictor for Model {
             Model::Cart(m) => m.predict(rows),
             Model::Forest(m) => m.predict(rows),
             Model::Logistic(m) => m.predict(rows),
+            Model::Custom(m) => m.0.predict(rows),
             Model::Pipeline { transform, inner } => {
                 let transformed = transform.apply(rows)?;
                 inner.predict(&transformed.all())
@@ -119,6 +152,9 @@ impl Model {
             Model::Cart(m) => m.validate(n_features)?,
             Model::Forest(m) => m.validate(n_features)?,
             Model::Logistic(m) => m.validate(n_features)?,
+            Model::Custom(_) => {
+                return Err(Error::CorruptModel("a model of a family defined outside agghoo has no model-file form".into()));
+            }
             Model::Pipeline { transform, inner } => {
                 transform.validate(n_features)?;
                 return inner.validate(transform.n_outputs(n_features), task, n_classes);
@@ -145,7 +181,18 @@ impl Model {
             Model::Cart(m) => m.output(),
             Model::Forest(m) => m.output(),
             Model::Logistic(m) => (Task::Classification, m.n_classes()),
+            Model::Custom(m) => m.0.output(),
             Model::Pipeline { inner, .. } => inner.output(),
+        }
+    }
+
+    /// True when the model (or the model inside its pipeline) is a [`Model::Custom`], which a
+    /// model file cannot hold.
+    pub fn is_custom(&self) -> bool {
+        match self {
+            Model::Custom(_) => true,
+            Model::Pipeline { inner, .. } => inner.is_custom(),
+            _ => false,
         }
     }
 

@@ -319,8 +319,15 @@ impl FittedModel {
     /// Writes the model as JSON.
     ///
     /// # Errors
-    /// [`Error::Io`].
+    /// [`Error::Io`]; [`Error::Unsupported`] for a model of a family defined outside agghoo
+    /// ([`Model::Custom`](crate::family::Model::Custom)), which the file format cannot hold.
     pub fn save(&self, path: &Path) -> Result<()> {
+        if self.members.iter().any(|m| m.model.is_custom()) {
+            return Err(Error::Unsupported {
+                what: format!("saving a model of the family `{}`", self.family),
+                reason: "it is defined outside agghoo, and a model file holds only agghoo's own families".into(),
+            });
+        }
         let text = serde_json::to_string(self).map_err(|e| Error::BadFile { path: path.into(), message: e.to_string() })?;
         std::fs::write(path, text).map_err(|source| Error::Io { path: path.into(), source })
     }

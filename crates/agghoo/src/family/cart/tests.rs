@@ -1,6 +1,6 @@
 use super::*;
 use crate::data::Target;
-use crate::family::conformance::path_equals_refit;
+use crate::testing::path_equals_refit;
 use rand::{RngExt, SeedableRng};
 
 fn random_data(n: usize, d: usize, classes: Option<u32>, seed: u64) -> Dataset {

@@ -46,9 +46,9 @@
 //! The gap costs the full gradient: O(d) in covariance mode, O(n d) in residual mode, the same
 //! product the KKT check needs, so it is computed once per convergence, not per pass.
 
-use crate::family::numerics::vector::{dot, soft_threshold};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::family::numerics::vector::{dot, soft_threshold};
 
 /// The training data of one fit, centred, with the cached quantities coordinate descent needs.
 pub(super) struct Problem {
@@ -435,4 +435,3 @@ fn gram_matrix(train: &View<'_>, x_mean: &[f64], yc: &[f64]) -> (Vec<f64>, Vec<f
     }
     (out, xty)
 }
-

@@ -46,7 +46,6 @@ use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
 
-
 /// The mixing parameter ρ of the elastic-net penalty; always in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct L1Ratio(f64);

@@ -1,6 +1,6 @@
 use super::*;
 use crate::data::Target;
-use crate::family::conformance::path_equals_refit;
+use crate::testing::path_equals_refit;
 use rand::{RngExt, SeedableRng};
 
 /// `y = x₀ − 2x₁ + 0.5x₂ + noise` with correlated features (so screening has work to do).

@@ -1,5 +1,5 @@
 use super::*;
-use crate::family::conformance::path_equals_refit;
+use crate::testing::path_equals_refit;
 use rand::{RngExt, SeedableRng};
 
 /// Overlapping Gaussian-ish classes: class c shifts feature c.

@@ -59,10 +59,10 @@ mod tests;
 
 use faer::{Mat, MatRef};
 
-pub use super::numerics::kernel::Kernel;
 pub use self::model::RidgeModel;
 use self::model::predict_columns;
 use self::solve::{Form, Problem, Solution, Spectrum, gather_finite};
+pub use super::numerics::kernel::Kernel;
 use super::{Family, FamilyParams, FittedPath, Grid, KernelWidth, Model, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use faer::{Mat, MatRef};
 use serde::{Deserialize, Serialize};
 
-use crate::family::numerics::kernel::Kernel;
-use crate::family::numerics::linalg;
 use super::solve::gather_finite;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::Predictor;
+use crate::family::numerics::kernel::Kernel;
+use crate::family::numerics::linalg;
 use crate::predictions::{PathPredictions, Predictions};
 
 /// A fitted ridge or kernel ridge model `f(x) = ⟨w, x⟩ + b` or `f(x) = Σ_i α_i k(x_i, x) + b`.

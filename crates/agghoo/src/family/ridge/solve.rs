@@ -17,11 +17,11 @@
 
 use faer::{Mat, MatRef};
 
-use crate::family::numerics::kernel::Kernel;
-use crate::family::numerics::linalg;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::SmootherPath;
+use crate::family::numerics::kernel::Kernel;
+use crate::family::numerics::linalg;
 
 /// What is being fitted: linear ridge, or kernel ridge with its kernel and intercept rule.
 #[derive(Clone, Copy, Debug, PartialEq)]

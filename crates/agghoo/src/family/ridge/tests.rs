@@ -2,9 +2,9 @@ use rand::{RngExt, SeedableRng};
 
 use super::*;
 use crate::data::Target;
-use crate::family::conformance::path_equals_refit;
 use crate::family::{GridSpec, Predictor};
 use crate::predictions::Predictions;
+use crate::testing::path_equals_refit;
 
 /// y = Xβ + 0.3·noise with β_j = (−1)^j / (j + 1), X ~ U(−2, 2) plus an offset, so the intercept matters.
 fn random_data(n: usize, d: usize, seed: u64) -> Dataset {

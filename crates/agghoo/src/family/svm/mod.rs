@@ -96,8 +96,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use self::cache::{KernelCache, Points};
-use super::numerics::kernel::Kernel;
 use self::smo::{Dual, Solution};
+use super::numerics::kernel::Kernel;
 use super::{Family, FamilyParams, FittedPath, Grid, KernelWidth, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};

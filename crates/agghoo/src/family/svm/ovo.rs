@@ -13,10 +13,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::cache::{KernelCache, Points};
-use crate::family::numerics::kernel::Kernel;
 use super::{Problem, SvmFamily, check_features, check_kernel_model, decision_values, one_class};
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::family::numerics::kernel::Kernel;
 use crate::family::{FittedPath, Model};
 use crate::parallel::CollectOrdered;
 use crate::predictions::{PathPredictions, Predictions};

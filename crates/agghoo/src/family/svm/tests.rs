@@ -44,7 +44,9 @@ fn primal(model: &SvmModel, train: &View<'_>, c: f64, epsilon: f64) -> f64 {
     let mut norm = 0.0;
     for s in 0..n_sv {
         for t in 0..n_sv {
-            norm += model.dual_coef()[s] * model.dual_coef()[t] * Kernel::rbf(model.gamma()).unwrap().eval(model.support_vector(s), model.support_vector(t));
+            norm += model.dual_coef()[s]
+                * model.dual_coef()[t]
+                * Kernel::rbf(model.gamma()).unwrap().eval(model.support_vector(s), model.support_vector(t));
         }
     }
     let loss: f64 = (0..train.len())
@@ -391,7 +393,7 @@ fn vote_by_hand(decisions: &[Vec<f64>], pairs: &[(u32, u32)], k: usize, row: usi
 
 #[test]
 fn ovo_path_equals_cold_refit() {
-    use crate::family::conformance::path_equals_refit;
+    use crate::testing::path_equals_refit;
     let data = class_blobs(240, 3, 11);
     let (tr, va) = split(240, 180);
     let (train, val) = (data.view(&tr), data.view(&va));
@@ -504,7 +506,7 @@ fn ovo_class_absent_from_training() {
     assert!(va.iter().any(|&i| labels[i] == 2), "the validation rows hold the absent class");
     let fam = SvmFamily::new(SvmKind::Svc, paper_lambdas(tr.len()), false, settings(0.5, 0.0, 1e-9)).unwrap();
     let (train, val) = (data.view(&tr), data.view(&va));
-    crate::family::conformance::path_equals_refit(&fam, &train, &val, 1e-6);
+    crate::testing::path_equals_refit(&fam, &train, &val, 1e-6);
     let model = ovo_model(fam.fit(&train, 8).unwrap());
     assert_eq!(model.classes(), [0, 1, 3]);
     assert_eq!(model.pairs(), vec![(0, 1), (0, 3), (1, 3)]);
