@@ -110,6 +110,33 @@ pub fn column(values: &[f64]) -> Vec<String> {
     values.iter().map(|v| format!("{v:.decimals$}")).collect()
 }
 
+/// A table of numbers formatted column by column with [`column`]: `rows[i][j]` is row i's
+/// value in column j, `None` printed as `—`. Returns the cells in the same shape.
+pub fn columns(rows: &[Vec<Option<f64>>]) -> Vec<Vec<String>> {
+    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut out: Vec<Vec<String>> = rows.iter().map(|r| vec![String::new(); r.len()]).collect();
+    for j in 0..width {
+        let present: Vec<(usize, f64)> = rows.iter().enumerate().filter_map(|(i, r)| r.get(j).copied().flatten().map(|v| (i, v))).collect();
+        let text = column(&present.iter().map(|p| p.1).collect::<Vec<_>>());
+        for (i, r) in rows.iter().enumerate() {
+            if r.len() > j {
+                out[i][j] = "—".into();
+            }
+        }
+        for ((i, _), t) in present.iter().zip(text) {
+            out[*i][j] = t;
+        }
+    }
+    out
+}
+
+/// `mean ± se` cells of one column: the means formatted as one column, the standard errors as
+/// another (`—` for a missing standard error).
+pub fn plus_minus_column(means: &[f64], standard_errors: &[Option<f64>]) -> Vec<String> {
+    let rows: Vec<Vec<Option<f64>>> = means.iter().zip(standard_errors).map(|(m, s)| vec![Some(*m), *s]).collect();
+    columns(&rows).into_iter().map(|r| format!("{} ± {}", r[0], r[1])).collect()
+}
+
 /// A compact number for tables: 4 significant digits.
 pub fn num(x: f64) -> String {
     if x == 0.0 || (1e-3..1e5).contains(&x.abs()) {
@@ -131,5 +158,12 @@ mod tests {
         assert_eq!(column(&[1.0, 3.0, 49.0]), ["1", "3", "49"]);
         assert_eq!(column(&[1e-5, 0.1, 10.0]), ["1.000e-5", "1.000e-1", "1.000e1"]);
         assert_eq!(column(&[12.5, 3.25]), ["12.50", "3.25"]);
+    }
+
+    #[test]
+    fn columns_format_each_column_alone_and_mark_missing_values() {
+        let cells = super::columns(&[vec![Some(0.05), Some(1.0)], vec![Some(0.15), None], vec![Some(0.1), Some(3.0)]]);
+        assert_eq!(cells, [vec!["0.0500", "1"], vec!["0.1500", "—"], vec!["0.1000", "3"]]);
+        assert_eq!(super::plus_minus_column(&[0.25, 0.125], &[Some(0.01), None]), ["0.2500 ± 0.01000", "0.1250 ± —"]);
     }
 }

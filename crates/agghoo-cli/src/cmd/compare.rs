@@ -11,7 +11,7 @@ use agghoo::select::SelectConfig;
 use serde::Serialize;
 
 use crate::args::{CompareArgs, PlanKind, UsageError};
-use crate::output::{self, num};
+use crate::output;
 use crate::source;
 
 #[derive(Serialize)]
@@ -91,19 +91,28 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         data.n_rows()
     ))?;
     let mut t = output::table(&["procedure", "risk", "standard error"]);
-    for p in &report.procedures {
-        t.add_row(vec![p.label.clone(), num(p.estimate), p.standard_error.map_or("—".into(), num)]);
+    let cells = output::columns(&report.procedures.iter().map(|p| vec![Some(p.estimate), p.standard_error]).collect::<Vec<_>>());
+    for (p, c) in report.procedures.iter().zip(cells) {
+        t.add_row(std::iter::once(p.label.clone()).chain(c).collect::<Vec<_>>());
     }
     output::print(&t.to_string())?;
     let mut t = output::table(&["a − b", "mean difference", "corrected t (Nadeau–Bengio)", "p-value", "5×2cv p-value"]);
-    for c in &report.comparisons {
-        t.add_row(vec![
-            format!("{} − {}", c.a, c.b),
-            num(c.mean_difference),
-            c.corrected_t_test.statistic.map_or("—".into(), num),
-            num(c.corrected_t_test.p_value),
-            c.five_by_two_cv.as_ref().map_or("—".into(), |f| num(f.p_value)),
-        ]);
+    let cells = output::columns(
+        &report
+            .comparisons
+            .iter()
+            .map(|c| {
+                vec![
+                    Some(c.mean_difference),
+                    c.corrected_t_test.statistic,
+                    Some(c.corrected_t_test.p_value),
+                    c.five_by_two_cv.as_ref().map(|f| f.p_value),
+                ]
+            })
+            .collect::<Vec<_>>(),
+    );
+    for (c, cells) in report.comparisons.iter().zip(cells) {
+        t.add_row(std::iter::once(format!("{} − {}", c.a, c.b)).chain(cells).collect::<Vec<_>>());
     }
     output::print(&t.to_string())
 }

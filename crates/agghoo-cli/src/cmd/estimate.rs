@@ -144,36 +144,47 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         data.n_rows()
     ))?;
     let mut t = output::table(&["loss", "estimate", "standard error"]);
-    for s in &estimate.summaries {
-        t.add_row(vec![s.loss.clone(), num(s.estimate), s.standard_error.map_or("—".into(), num)]);
+    let cells = output::columns(&estimate.summaries.iter().map(|s| vec![Some(s.estimate), s.standard_error]).collect::<Vec<_>>());
+    for (s, c) in estimate.summaries.iter().zip(cells) {
+        t.add_row(std::iter::once(s.loss.clone()).chain(c).collect::<Vec<_>>());
     }
     output::print(&t.to_string())?;
     if let Some(g) = estimate.gcv {
         output::print(&format!("GCV: {}", num(g)))?;
     }
     if let Some(b) = &bootstrap {
-        let mut t = output::table(&["bootstrap estimator", "value"]);
-        t.add_row(vec!["apparent R_D(f)".into(), num(b.apparent)]);
-        t.add_row(vec!["naive".into(), format!("{} ± {}", num(b.naive), b.naive_standard_error.map_or("—".into(), num))]);
-        t.add_row(vec![
-            format!("leave-one-out Err(1) (|D'| = {})", b.n_covered),
-            format!("{} ± {}", num(b.loo_bootstrap), b.loo_bootstrap_standard_error.map_or("—".into(), num)),
-        ]);
-        t.add_row(vec![".632".into(), num(b.point632)]);
-        t.add_row(vec![format!(".632+ (γ̂ = {}, r̂ = {})", num(b.no_information), num(b.relative_overfitting)), num(b.point632_plus)]);
+        let mut t = output::table(&["bootstrap estimator", "value", "standard error"]);
+        let rows = [
+            ("apparent R_D(f)".to_string(), b.apparent, None),
+            ("naive".into(), b.naive, Some(b.naive_standard_error)),
+            (format!("leave-one-out Err(1) (|D'| = {})", b.n_covered), b.loo_bootstrap, Some(b.loo_bootstrap_standard_error)),
+            (".632".into(), b.point632, None),
+            (format!(".632+ (γ̂ = {}, r̂ = {})", num(b.no_information), num(b.relative_overfitting)), b.point632_plus, None),
+        ];
+        // Estimators without a standard error show an empty cell; one that has none on this data, `—`.
+        let cells = output::columns(&rows.iter().map(|r| vec![Some(r.1), r.2.flatten()]).collect::<Vec<_>>());
+        for (r, c) in rows.iter().zip(cells) {
+            t.add_row(vec![r.0.clone(), c[0].clone(), if r.2.is_some() { c[1].clone() } else { String::new() }]);
+        }
         output::print(&t.to_string())?;
     }
     if let Some(l) = &learning {
         let mut t = output::table(&["training size", "estimate", "standard error"]);
-        for p in &l.points {
-            t.add_row(vec![p.n_train.to_string(), num(p.summaries[0].estimate), p.summaries[0].standard_error.map_or("—".into(), num)]);
+        let cells = output::columns(
+            &l.points.iter().map(|p| vec![Some(p.summaries[0].estimate), p.summaries[0].standard_error]).collect::<Vec<_>>(),
+        );
+        for (p, c) in l.points.iter().zip(cells) {
+            t.add_row(std::iter::once(p.n_train.to_string()).chain(c).collect::<Vec<_>>());
         }
         output::print(&format!("learning curve\n{t}"))?;
     }
     if let Some(v) = &validation {
         let mut t = output::table(&[&estimate.hyperparameter, "CV risk", "standard error"]);
-        for p in &v.points {
-            t.add_row(vec![num(p.value), num(p.summaries[0].estimate), p.summaries[0].standard_error.map_or("—".into(), num)]);
+        let cells = output::columns(
+            &v.points.iter().map(|p| vec![Some(p.value), Some(p.summaries[0].estimate), p.summaries[0].standard_error]).collect::<Vec<_>>(),
+        );
+        for c in cells {
+            t.add_row(c);
         }
         output::print(&format!("validation curve\n{t}"))?;
     }

@@ -73,13 +73,20 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
         data.n_features()
     ))?;
     let mut t = output::table(&["estimate", "risk", "standard error"]);
-    t.add_row(vec!["honest (selection inside every training fold)".into(), num(report.honest.mean), num(report.honest.standard_error)]);
-    t.add_row(vec!["naive (selection on all data, then CV)".into(), num(report.naive.mean), num(report.naive.standard_error)]);
+    let cells = output::columns(&[
+        vec![Some(report.honest.mean), Some(report.honest.standard_error)],
+        vec![Some(report.naive.mean), Some(report.naive.standard_error)],
+    ]);
+    for (label, c) in ["honest (selection inside every training fold)", "naive (selection on all data, then CV)"].into_iter().zip(cells) {
+        t.add_row(std::iter::once(label.to_string()).chain(c).collect::<Vec<_>>());
+    }
     output::print(&t.to_string())?;
     output::print(&format!("selection bias (naive − honest): {}", num(report.selection_bias)))?;
     let mut t = output::table(&["feature", "chosen in folds", "fraction"]);
-    for f in report.frequency.iter().take(20) {
-        t.add_row(vec![f.name.clone(), f.count.to_string(), num(f.fraction)]);
+    let shown: Vec<_> = report.frequency.iter().take(20).collect();
+    let fractions = output::column(&shown.iter().map(|f| f.fraction).collect::<Vec<_>>());
+    for (f, fraction) in shown.iter().zip(fractions) {
+        t.add_row(vec![f.name.clone(), f.count.to_string(), fraction]);
     }
     output::print(&format!("stability (mean Jaccard between folds: {})\n{t}", num(report.mean_jaccard)))?;
     output::print(&format!("selected on all data: {}", report.naive_selection.names.join(", ")))

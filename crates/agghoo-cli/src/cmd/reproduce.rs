@@ -103,7 +103,6 @@ fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
         }
         by_method.entry(&r.method).or_default().push(r);
     }
-    let cell = |r: &Row| format!("{} ± {}", output::num(r.mean), output::num(r.standard_error));
     for method in order {
         let rows = &by_method[method];
         let mut vs: Vec<usize> = rows.iter().filter_map(|r| r.v).collect();
@@ -118,12 +117,23 @@ fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
             .chain(columns.iter().map(|v| v.map_or_else(|| result.metric.clone(), |v| format!("V = {v}"))))
             .collect();
         let mut table = output::table(&header.iter().map(String::as_str).collect::<Vec<_>>());
-        for &tau in &taus {
-            let mut line = vec![format!("{tau}")];
-            for &v in &columns {
-                line.push(rows.iter().find(|r| r.tau == Some(tau) && r.v == v).map_or_else(String::new, |r| cell(r)));
-            }
-            table.add_row(line);
+        // One number format per column of V.
+        let by_column: Vec<Vec<String>> = columns
+            .iter()
+            .map(|&v| {
+                let present: Vec<Option<&Row>> =
+                    taus.iter().map(|&tau| rows.iter().copied().find(|r| r.tau == Some(tau) && r.v == v)).collect();
+                let found: Vec<&Row> = present.iter().flatten().copied().collect();
+                let mut text = output::plus_minus_column(
+                    &found.iter().map(|r| r.mean).collect::<Vec<_>>(),
+                    &found.iter().map(|r| Some(r.standard_error)).collect::<Vec<_>>(),
+                )
+                .into_iter();
+                present.iter().map(|p| if p.is_some() { text.next().unwrap_or_default() } else { String::new() }).collect()
+            })
+            .collect();
+        for (i, &tau) in taus.iter().enumerate() {
+            table.add_row(std::iter::once(format!("{tau}")).chain(by_column.iter().map(|c| c[i].clone())).collect::<Vec<_>>());
         }
         output::print(&format!(
             "{}: {} ({}), mean ± standard error over {} repetitions",
@@ -132,8 +142,13 @@ fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
         output::print(&table.to_string())?;
     }
     let mut table = output::table(&["method", result.metric.as_str(), "paper"]);
-    for r in result.rows.iter().filter(|r| r.tau.is_none()) {
-        table.add_row(vec![r.method.clone(), cell(r), r.paper.map_or_else(|| "-".into(), output::num)]);
+    let references: Vec<&Row> = result.rows.iter().filter(|r| r.tau.is_none()).collect();
+    let cells = output::plus_minus_column(
+        &references.iter().map(|r| r.mean).collect::<Vec<_>>(),
+        &references.iter().map(|r| Some(r.standard_error)).collect::<Vec<_>>(),
+    );
+    for (r, cell) in references.iter().zip(cells) {
+        table.add_row(vec![r.method.clone(), cell, r.paper.map_or_else(|| "-".into(), output::num)]);
     }
     if let Some(b) = result.bayes_risk {
         output::print(&format!("Bayes risk ≈ {b} (excess risks are above it)"))?;
@@ -161,19 +176,29 @@ fn print_treecv_tables(result: &ExperimentResult) -> anyhow::Result<()> {
         };
         let mut time = output::table(&header("k", &["passes tree", "passes standard"]).iter().map(String::as_str).collect::<Vec<_>>());
         let mut estimate = output::table(&header("k", &[]).iter().map(String::as_str).collect::<Vec<_>>());
-        for &k in &ks {
+        // Estimates: one number format per column (method-order), over the values of k.
+        let estimates: Vec<Vec<String>> = labels
+            .iter()
+            .map(|l| {
+                let found: Vec<&Row> = ks.iter().filter_map(|&k| find(l, k)).collect();
+                let mut text = output::plus_minus_column(
+                    &found.iter().map(|r| r.mean).collect::<Vec<_>>(),
+                    &found.iter().map(|r| Some(r.standard_error)).collect::<Vec<_>>(),
+                )
+                .into_iter();
+                ks.iter().map(|&k| if find(l, k).is_some() { text.next().unwrap_or_default() } else { "skipped".into() }).collect()
+            })
+            .collect();
+        for (i, &k) in ks.iter().enumerate() {
             let (mut t, mut e) = (vec![k.to_string()], vec![k.to_string()]);
-            for l in &labels {
+            for (l, column) in labels.iter().zip(&estimates) {
+                e.push(column[i].clone());
                 match find(l, k) {
                     Some(r) => {
                         let cpu = r.cpu_seconds.map_or_else(String::new, |c| format!(" ({})", output::num(c)));
                         t.push(format!("{}{cpu}", r.seconds.map_or_else(|| "-".into(), output::num)));
-                        e.push(format!("{} ± {}", output::num(r.mean), output::num(r.standard_error)));
                     }
-                    None => {
-                        t.push("skipped".into());
-                        e.push("skipped".into());
-                    }
+                    None => t.push("skipped".into()),
                 }
             }
             for m in [&labels[0], &labels[2]] {

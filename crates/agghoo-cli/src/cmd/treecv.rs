@@ -97,8 +97,15 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
             return output::print_json("treecv", lambda_text, Some(seed.0), &grid);
         }
         let mut t = output::table(&["λ", "TreeCV risk", "standard error"]);
-        for ((v, e), se) in grid.values.iter().zip(&grid.estimates).zip(&grid.standard_errors) {
-            t.add_row(vec![num(*v), num(*e), num(*se)]);
+        let rows: Vec<Vec<Option<f64>>> = grid
+            .values
+            .iter()
+            .zip(&grid.estimates)
+            .zip(&grid.standard_errors)
+            .map(|((v, e), se)| vec![Some(*v), Some(*e), Some(*se)])
+            .collect();
+        for c in output::columns(&rows) {
+            t.add_row(c);
         }
         output::print(&format!("PEGASOS λ selected by {k}-fold TreeCV on {description} (n = {n_rows})\n{t}"))?;
         return output::print(&format!("selected λ = {}", num(grid.values[grid.best_index])));

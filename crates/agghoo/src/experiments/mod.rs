@@ -316,10 +316,8 @@ pub fn mean_and_se(values: &[f64]) -> Result<(f64, f64)> {
     if let Some(v) = values.iter().find(|v| !v.is_finite()) {
         return Err(Error::NonFiniteRisk(format!("a repetition's risk is {v}")));
     }
-    let r = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / r;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (r - 1.0);
-    Ok((mean, (var / r).sqrt()))
+    let (mean, se) = crate::engine::summarize(values, None);
+    Ok((mean, se.unwrap_or(0.0)))
 }
 
 #[cfg(test)]

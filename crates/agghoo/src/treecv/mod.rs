@@ -302,8 +302,8 @@ pub fn assemble_report(
     let n: usize = chunk_sizes.iter().sum();
     let chunk_losses: Vec<f64> = sums.iter().zip(&chunk_sizes).map(|(s, &c)| s / c as f64).collect();
     let estimate = sums.iter().sum::<f64>() / n as f64;
-    let mean = chunk_losses.iter().sum::<f64>() / k as f64;
-    let var = chunk_losses.iter().map(|l| (l - mean) * (l - mean)).sum::<f64>() / (k - 1) as f64;
+    // The standard error of the plain mean of the chunk losses (0 for a single chunk).
+    let standard_error = crate::engine::summarize(&chunk_losses, None).1.unwrap_or(0.0);
     Ok(TreeCvReport {
         learner: learner.to_string(),
         method: config.method,
@@ -313,7 +313,7 @@ pub fn assemble_report(
         estimate,
         chunk_losses,
         chunk_sizes,
-        standard_error: (var / k as f64).sqrt(),
+        standard_error,
         n_point_updates,
         passes: n_point_updates as f64 / n as f64,
         wall_seconds,
