@@ -8,7 +8,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def cli():
-    """The `agghoo` binary: ./test.sh exports AGGHOO_CLI (the build `cargo test` made); outside it,
+    """The `agghoo` binary: ./test.sh exports AGGHOO_CLI (the release build `cargo test --release` made); outside it,
     one on PATH. Inside ./test.sh a missing binary fails the test instead of skipping it."""
     path = os.environ.get("AGGHOO_CLI") or shutil.which("agghoo")
     if path is None or not os.path.exists(path):
