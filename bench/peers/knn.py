@@ -2,14 +2,18 @@
 problem, n = 500, k in {1, 3, ..., 199}, Monte-Carlo V = 10, tau = 0.8.
 
 - sklearn: KNeighborsClassifier refit for every k on every split (the scikit-learn way);
-- numpy: vectorised, neighbours sorted once per validation point, votes by cumulative sums.
+- numpy: vectorised, neighbours sorted once per validation point, votes by cumulative sums;
+- brute (n = 100 000, d = 10 and d = 50, the k-NN problem with uniform noise features appended):
+  scikit-learn's `NearestNeighbors(199, algorithm="brute").kneighbors` of each split's validation
+  rows among its training rows, then a cumulative vote over k — what a NumPy user with brute force
+  does at large n. Skipped with --quick.
 Prints `case<TAB>median seconds`.
 """
 import sys
 import time
 
 import numpy as np
-from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 
 def problem(n, rng):
@@ -57,6 +61,24 @@ def majhoo_numpy(x, y, sp):
     return members
 
 
+def majhoo_brute(x, y, sp):
+    members = []
+    for tr, va in sp:
+        nn = NearestNeighbors(n_neighbors=int(KS[-1]), algorithm="brute").fit(x[tr])
+        order = nn.kneighbors(x[va], return_distance=False)
+        ones = np.cumsum(y[tr][order], axis=1)
+        kk = np.arange(1, KS[-1] + 1)
+        pred = (ones[:, KS - 1] * 2 > kk[KS - 1]).astype(int)
+        risks = (pred != y[va][:, None]).mean(0)
+        members.append((tr, KS[int(np.argmin(risks))]))
+    return members
+
+
+def with_noise(n, extra, rng):
+    x, y = problem(n, rng)
+    return np.hstack([x, rng.random((n, extra))]), y
+
+
 def median_time(f, reps):
     ts = []
     for _ in range(reps):
@@ -73,6 +95,12 @@ def main():
     sp = splits(500, 10, 0.8, rng)
     print(f"knn_agghoo_n500_sklearn\t{median_time(lambda: majhoo_sklearn(x, y, sp), 1 if quick else 3):.6f}")
     print(f"knn_agghoo_n500_numpy\t{median_time(lambda: majhoo_numpy(x, y, sp), 5 if quick else 30):.6f}")
+    if quick:
+        return
+    for extra in (8, 48):
+        x, y = with_noise(100_000, extra, rng)
+        sp = splits(100_000, 10, 0.8, rng)
+        print(f"knn_agghoo_n100000_d{2 + extra}_brute\t{median_time(lambda: majhoo_brute(x, y, sp), 1):.6f}", flush=True)
 
 
 if __name__ == "__main__":
