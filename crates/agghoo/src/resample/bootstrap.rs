@@ -14,6 +14,14 @@ pub struct Bootstrap {
 }
 
 impl Bootstrap {
+    /// B resamples.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for B = 0.
+    pub fn new(n_resamples: usize) -> Result<Self> {
+        check_count("resamples", n_resamples, 1, "at least 1")?;
+        Ok(Self { n_resamples })
+    }
     /// Draws the resamples. Training rows repeat (sorted); validation = rows not drawn.
     /// A resample with no out-of-bag row (probability n!/nⁿ) is drawn again from the same
     /// stream, so every split can be validated.
@@ -46,6 +54,15 @@ impl Bootstrap {
             })
             .collect::<Result<Vec<_>>>()?;
         Splits::new(n, splits)
+    }
+}
+
+impl super::Resampling for Bootstrap {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        self.instantiate(ctx.n_rows, seed)
+    }
+    fn describe(&self) -> String {
+        format!("bootstrap B={}", self.n_resamples)
     }
 }
 

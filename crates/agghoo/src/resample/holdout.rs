@@ -33,3 +33,12 @@ impl HoldOut {
         MonteCarlo { n_splits: 1, train_fraction: self.train_fraction, stratify: self.stratify }.instantiate_with(ctx, seed)
     }
 }
+
+impl super::Resampling for HoldOut {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        self.instantiate(ctx, seed)
+    }
+    fn describe(&self) -> String {
+        format!("hold-out τ={}{}", self.train_fraction.get(), if self.stratify { " stratified" } else { "" })
+    }
+}

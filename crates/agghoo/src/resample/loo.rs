@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Split, Splits};
 use crate::error::{Error, Result};
+use crate::seed::Seed;
 
 /// Leave-one-out (V = n).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +22,16 @@ impl LeaveOneOut {
         super::check_plan_size(format_args!("leave-one-out on {n} rows"), n as u128, n)?;
         let splits = (0..n).map(|i| Split::new((0..n).filter(|&j| j != i).collect(), vec![i])).collect::<Result<Vec<_>>>()?;
         Splits::new(n, splits)
+    }
+}
+
+impl super::Resampling for LeaveOneOut {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        let _ = seed;
+        self.instantiate(ctx.n_rows)
+    }
+    fn describe(&self) -> String {
+        "leave-one-out".into()
     }
 }
 

@@ -38,6 +38,16 @@ fn binomial_text(total: u128) -> String {
 }
 
 impl LeavePOut {
+    /// Leave-p-out with at most `max_splits` splits.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for p = 0 or `max_splits` = 0 (p ≥ n is refused when the
+    /// plan meets the data).
+    pub fn new(p: usize, max_splits: usize) -> Result<Self> {
+        check_count("p", p, 1, "at least 1")?;
+        check_count("max-splits", max_splits, 1, "at least 1")?;
+        Ok(Self { p, max_splits })
+    }
     /// Instantiates the plan (subsets in lexicographic order when enumerated).
     ///
     /// # Errors
@@ -104,6 +114,15 @@ impl LeavePOut {
             })
             .collect::<Result<Vec<_>>>()?;
         Splits::new(n, splits)
+    }
+}
+
+impl super::Resampling for LeavePOut {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        self.instantiate(ctx.n_rows, seed)
+    }
+    fn describe(&self) -> String {
+        format!("leave-{}-out", self.p)
     }
 }
 

@@ -108,6 +108,21 @@ impl<'a> PlanContext<'a> {
     }
 }
 
+/// One kind of resampling plan: a recipe that draws concrete splits from what it may know of the
+/// data ([`PlanContext`]: the row count, classes for stratification, groups) and a seed. Every
+/// plan of [`Plan`] implements it in its own file; [`Plan`] dispatches to it. Adding a plan is one
+/// file implementing this trait, one [`Plan`] variant and its [`Plan::parse`] form.
+pub trait Resampling {
+    /// Draws the splits (the same splits for the same context and seed).
+    ///
+    /// # Errors
+    /// The plan's own errors: too few rows, missing strata or groups, a plan too large for the
+    /// limits.
+    fn draw(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits>;
+    /// A short human-readable description, for tables.
+    fn describe(&self) -> String;
+}
+
 /// Every plan of `docs/PROCEDURES.md` § Plans, as one value that can be parsed from the CLI, stored in a report and
 /// instantiated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -165,13 +180,13 @@ impl Plan {
         let real = |s: &str| s.parse::<f64>().map_err(|_| bad());
         let plan = match parts.as_slice() {
             ["vfold", v] => Plan::VFold(VFold { stratify, ..VFold::new(int(v)?)? }),
-            ["repeated", v, r] => Plan::RepeatedVFold(RepeatedVFold { n_folds: int(v)?, n_repeats: int(r)?, stratify }),
-            ["5x2"] => Plan::RepeatedVFold(RepeatedVFold { n_folds: 2, n_repeats: 5, stratify }),
+            ["repeated", v, r] => Plan::RepeatedVFold(RepeatedVFold { stratify, ..RepeatedVFold::new(int(v)?, int(r)?)? }),
+            ["5x2"] => Plan::RepeatedVFold(RepeatedVFold { stratify, ..RepeatedVFold::new(2, 5)? }),
             ["mc", v, t] => Plan::MonteCarlo(MonteCarlo { stratify, ..MonteCarlo::new(int(v)?, real(t)?)? }),
             ["holdout", t] => Plan::HoldOut(HoldOut { stratify, ..HoldOut::new(real(t)?)? }),
             ["loo"] => Plan::LeaveOneOut(LeaveOneOut),
-            ["lpo", p, max] => Plan::LeavePOut(LeavePOut { p: int(p)?, max_splits: int(max)?.max(1) }),
-            ["bootstrap", b] => Plan::Bootstrap(Bootstrap { n_resamples: int(b)? }),
+            ["lpo", p, max] => Plan::LeavePOut(LeavePOut::new(int(p)?, int(max)?.max(1))?),
+            ["bootstrap", b] => Plan::Bootstrap(Bootstrap::new(int(b)?)?),
             ["time", s, options @ ..] => {
                 let mut plan = TimeSeries::new(int(s)?)?;
                 for option in options {
@@ -204,17 +219,22 @@ impl Plan {
         if ctx.n_rows == 0 {
             return Err(Error::TooFewRows { what: "resampling".into(), needed: 2, found: 0 });
         }
+        self.resampling().draw(ctx, seed)
+    }
+
+    /// The plan as its kind of [`Resampling`].
+    pub fn resampling(&self) -> &dyn Resampling {
         match self {
-            Plan::HoldOut(p) => p.instantiate(ctx, seed),
-            Plan::VFold(p) => p.instantiate_with(ctx, seed),
-            Plan::GroupVFold(p) => p.instantiate(ctx, seed),
-            Plan::RepeatedVFold(p) => p.instantiate(ctx, seed),
-            Plan::MonteCarlo(p) => p.instantiate_with(ctx, seed),
-            Plan::LeaveOneOut(p) => p.instantiate(ctx.n_rows),
-            Plan::LeavePOut(p) => p.instantiate(ctx.n_rows, seed),
-            Plan::Bootstrap(p) => p.instantiate(ctx.n_rows, seed),
-            Plan::UserFolds(p) => p.instantiate(ctx.n_rows),
-            Plan::TimeSeries(p) => p.instantiate(ctx.n_rows),
+            Plan::HoldOut(p) => p,
+            Plan::VFold(p) => p,
+            Plan::GroupVFold(p) => p,
+            Plan::RepeatedVFold(p) => p,
+            Plan::MonteCarlo(p) => p,
+            Plan::LeaveOneOut(p) => p,
+            Plan::LeavePOut(p) => p,
+            Plan::Bootstrap(p) => p,
+            Plan::UserFolds(p) => p,
+            Plan::TimeSeries(p) => p,
         }
     }
 
@@ -235,28 +255,7 @@ impl Plan {
 
     /// A short human-readable description, for tables.
     pub fn describe(&self) -> String {
-        match self {
-            Plan::HoldOut(p) => format!("hold-out τ={}{}", p.train_fraction.get(), if p.stratify { " stratified" } else { "" }),
-            Plan::VFold(p) => format!("{}-fold{}", p.n_folds, if p.stratify { " stratified" } else { "" }),
-            Plan::GroupVFold(p) => format!("{}-fold by group", p.n_folds),
-            Plan::RepeatedVFold(p) => format!("{}×{}-fold{}", p.n_repeats, p.n_folds, if p.stratify { " stratified" } else { "" }),
-            Plan::MonteCarlo(p) => {
-                format!("Monte-Carlo V={} τ={}{}", p.n_splits, p.train_fraction.get(), if p.stratify { " stratified" } else { "" })
-            }
-            Plan::LeaveOneOut(_) => "leave-one-out".into(),
-            Plan::LeavePOut(p) => format!("leave-{}-out", p.p),
-            Plan::Bootstrap(p) => format!("bootstrap B={}", p.n_resamples),
-            Plan::UserFolds(_) => "user folds".into(),
-            Plan::TimeSeries(p) => {
-                let mut text = format!("{} time-ordered splits", p.n_splits);
-                for (name, value) in [("gap", Some(p.gap).filter(|&g| g > 0)), ("max train", p.max_train_size), ("test", p.test_size)] {
-                    if let Some(v) = value {
-                        text.push_str(&format!(" {name}={v}"));
-                    }
-                }
-                text
-            }
-        }
+        self.resampling().describe()
     }
 }
 
@@ -285,4 +284,26 @@ pub(crate) fn check_count(name: &'static str, value: usize, min: usize, expected
         return Err(Error::invalid(name, expected, value));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every plan's constructor refuses what its instantiation would refuse, so a bad plan fails
+    /// when it is written, not when it meets the data; every plan draws through one trait.
+    #[test]
+    fn plans_validate_when_built_and_draw_through_one_trait() {
+        for bad in ["bootstrap:0", "lpo:0:5", "repeated:1:3", "repeated:5:0", "vfold:1", "mc:0:0.5", "holdout:1.5", "time:0"] {
+            assert!(matches!(Plan::parse(bad, false), Err(Error::InvalidParameter { .. })), "{bad}");
+        }
+        let ctx = PlanContext::rows(20);
+        for text in ["vfold:4", "repeated:2:3", "5x2", "mc:3:0.7", "loo", "holdout:0.6", "lpo:2:10", "bootstrap:4", "time:3"] {
+            let plan = Plan::parse(text, false).unwrap();
+            let direct = plan.resampling().draw(&ctx, Seed(3)).unwrap();
+            assert_eq!(plan.instantiate(&ctx, Seed(3)).unwrap(), direct, "{text}");
+            assert_eq!(plan.describe(), plan.resampling().describe());
+        }
+        assert_eq!(Plan::parse("lpo:2:10", false).unwrap().describe(), "leave-2-out");
+    }
 }

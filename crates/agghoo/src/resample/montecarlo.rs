@@ -120,6 +120,15 @@ impl MonteCarlo {
     }
 }
 
+impl super::Resampling for MonteCarlo {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        self.instantiate_with(ctx, seed)
+    }
+    fn describe(&self) -> String {
+        format!("Monte-Carlo V={} τ={}{}", self.n_splits, self.train_fraction.get(), if self.stratify { " stratified" } else { "" })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

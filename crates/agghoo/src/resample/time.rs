@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Split, Splits, check_count};
 use crate::error::{Error, Result};
+use crate::seed::Seed;
 
 /// scikit-learn's `TimeSeriesSplit(n_splits, max_train_size, test_size, gap)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +91,22 @@ impl TimeSeries {
             })
             .collect::<Result<Vec<_>>>()?;
         Splits::new(n, splits)
+    }
+}
+
+impl super::Resampling for TimeSeries {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        let _ = seed;
+        self.instantiate(ctx.n_rows)
+    }
+    fn describe(&self) -> String {
+        let mut text = format!("{} time-ordered splits", self.n_splits);
+        for (name, value) in [("gap", Some(self.gap).filter(|&g| g > 0)), ("max train", self.max_train_size), ("test", self.test_size)] {
+            if let Some(v) = value {
+                text.push_str(&format!(" {name}={v}"));
+            }
+        }
+        text
     }
 }
 

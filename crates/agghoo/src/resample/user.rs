@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::Splits;
 use super::vfold::splits_from_blocks;
 use crate::error::{Error, Result};
+use crate::seed::Seed;
 
 /// A fold id per row; split j validates on the rows of the j-th distinct id (ids sorted).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +33,16 @@ impl UserFolds {
         }
         let block_of: Vec<usize> = self.fold_of_row.iter().map(|f| ids.binary_search(&f).unwrap_or(0)).collect();
         splits_from_blocks(n, &block_of, ids.len())
+    }
+}
+
+impl super::Resampling for UserFolds {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        let _ = seed;
+        self.instantiate(ctx.n_rows)
+    }
+    fn describe(&self) -> String {
+        "user folds".into()
     }
 }
 

@@ -172,6 +172,15 @@ pub struct RepeatedVFold {
 }
 
 impl RepeatedVFold {
+    /// V-fold repeated R times, unstratified.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for V < 2 or R = 0.
+    pub fn new(n_folds: usize, n_repeats: usize) -> Result<Self> {
+        VFold::new(n_folds)?;
+        check_count("repeats", n_repeats, 1, "at least 1")?;
+        Ok(Self { n_folds, n_repeats, stratify: false })
+    }
     /// Draws R·V splits; repetition r uses a child seed derived from r.
     ///
     /// # Errors
@@ -187,6 +196,33 @@ impl RepeatedVFold {
             all.extend(s.iter().cloned());
         }
         Splits::new(ctx.n_rows, all)
+    }
+}
+
+impl super::Resampling for VFold {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        self.instantiate_with(ctx, seed)
+    }
+    fn describe(&self) -> String {
+        format!("{}-fold{}", self.n_folds, if self.stratify { " stratified" } else { "" })
+    }
+}
+
+impl super::Resampling for GroupVFold {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        self.instantiate(ctx, seed)
+    }
+    fn describe(&self) -> String {
+        format!("{}-fold by group", self.n_folds)
+    }
+}
+
+impl super::Resampling for RepeatedVFold {
+    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
+        self.instantiate(ctx, seed)
+    }
+    fn describe(&self) -> String {
+        format!("{}×{}-fold{}", self.n_repeats, self.n_folds, if self.stratify { " stratified" } else { "" })
     }
 }
 
