@@ -114,20 +114,18 @@ pub fn column(values: &[f64]) -> Vec<String> {
 /// value in column j, `None` printed as `—`. Returns the cells in the same shape.
 pub fn columns(rows: &[Vec<Option<f64>>]) -> Vec<Vec<String>> {
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut out: Vec<Vec<String>> = rows.iter().map(|r| vec![String::new(); r.len()]).collect();
-    for j in 0..width {
-        let present: Vec<(usize, f64)> = rows.iter().enumerate().filter_map(|(i, r)| r.get(j).copied().flatten().map(|v| (i, v))).collect();
-        let text = column(&present.iter().map(|p| p.1).collect::<Vec<_>>());
-        for (i, r) in rows.iter().enumerate() {
-            if r.len() > j {
-                out[i][j] = "—".into();
-            }
-        }
-        for ((i, _), t) in present.iter().zip(text) {
-            out[*i][j] = t;
-        }
-    }
-    out
+    // Each column's cells, formatted together, then read back row by row.
+    let by_column: Vec<std::vec::IntoIter<String>> =
+        (0..width).map(|j| column(&rows.iter().filter_map(|r| r.get(j).copied().flatten()).collect::<Vec<_>>()).into_iter()).collect();
+    let mut by_column = by_column;
+    rows.iter()
+        .map(|r| {
+            r.iter()
+                .zip(by_column.iter_mut())
+                .map(|(v, cells)| if v.is_some() { cells.next().unwrap_or_default() } else { "—".into() })
+                .collect()
+        })
+        .collect()
 }
 
 /// `mean ± se` cells of one column: the means formatted as one column, the standard errors as
