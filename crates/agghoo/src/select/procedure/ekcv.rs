@@ -46,18 +46,13 @@ impl Procedure for Ekcv {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{context, grid, outcomes};
+    use super::super::tests::{context, grid, three_splits};
     use super::*;
     use crate::family::Scale;
 
-    /// Selections 2, 0, 1: grid values 4, 1, 2.
-    fn selections() -> Vec<crate::engine::SplitOutcome> {
-        outcomes([[0.4, 0.3, 0.2, 0.5], [0.1, 0.3, 0.2, 0.5], [0.4, 0.1, 0.2, 0.5]], [10, 10, 10])
-    }
-
     #[test]
     fn averages_the_selected_values_in_the_grids_scale() {
-        let o = selections();
+        let o = three_splits(); // selections 2, 0, 1: grid values 4, 1, 2
         let g = grid(Scale::Linear, false);
         let choice = Ekcv.choose(&context(&o, &g, Aggregation::Vote)).unwrap();
         let mean = (4.0 + 1.0 + 2.0) / 3.0;

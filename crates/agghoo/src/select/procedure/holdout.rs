@@ -37,13 +37,13 @@ impl Procedure for HoldOut {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{context, grid, outcomes};
+    use super::super::tests::{context, grid, three_splits};
     use super::*;
     use crate::family::Scale;
 
     #[test]
     fn picks_split_zeros_member() {
-        let o = outcomes([[0.4, 0.3, 0.2, 0.5], [0.1, 0.3, 0.2, 0.5], [0.4, 0.1, 0.2, 0.5]], [10, 10, 10]);
+        let o = three_splits();
         let g = grid(Scale::Integer, false);
         let choice = HoldOut.choose(&context(&o[..1], &g, Aggregation::Vote)).unwrap();
         assert_eq!(choice.members, [MemberChoice::FromSplit { split: 0, grid_index: 2 }]);

@@ -308,6 +308,11 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// Three splits of 10 validation rows selecting grid points 2, 0, 1.
+    pub(crate) fn three_splits() -> Vec<SplitOutcome> {
+        outcomes([[0.4, 0.3, 0.2, 0.5], [0.1, 0.3, 0.2, 0.5], [0.4, 0.1, 0.2, 0.5]], [10, 10, 10])
+    }
+
     /// A 4-point grid `[1, 2, 4, 8]`.
     pub(crate) fn grid(scale: Scale, larger_is_simpler: bool) -> Grid {
         Grid::new("k", vec![1.0, 2.0, 4.0, 8.0], scale, larger_is_simpler).unwrap()

@@ -57,7 +57,7 @@ impl Procedure for Subagging {
 #[cfg(test)]
 mod tests {
     use super::super::MemberChoice;
-    use super::super::tests::{context, grid, outcomes};
+    use super::super::tests::{context, grid, three_splits};
     use super::*;
     use crate::family::Scale;
     use crate::resample::{Plan, PlanContext as Context, VFold};
@@ -66,9 +66,8 @@ mod tests {
 
     #[test]
     fn every_inner_split_member_combined() {
-        let o = outcomes([[0.4, 0.3, 0.2, 0.5], [0.1, 0.3, 0.2, 0.5], [0.4, 0.1, 0.2, 0.5]], [10, 10, 10]);
-        let g = grid(Scale::Integer, false);
-        let choice = Subagging.choose(&context(&o, &g, Aggregation::Mean)).unwrap();
+        let o = three_splits();
+        let choice = Subagging.choose(&context(&o, &grid(Scale::Integer, false), Aggregation::Mean)).unwrap();
         assert_eq!(choice.members[2], MemberChoice::FromSplit { split: 2, grid_index: 1 });
         assert_eq!((choice.members.len(), choice.aggregation), (3, Aggregation::Mean));
     }
