@@ -9,8 +9,8 @@
 //!   ([`family::build`]`(Cart, default, D)`), the same grid on every training set;
 //! - for each τ, `V_max = max V` Monte-Carlo splits of D (training sets of size `⌊τn⌋`,
 //!   [`MonteCarlo`]); every V is a prefix of the same splits (as in [`super::knn`]);
-//!   Majhoo(τ, V) = majority vote ([`Aggregation::Vote`]) of `A_{α̂_{T_j}}(D_{T_j})`, j ≤ V;
-//! - 10-fold CV = `A_{α̂}(D)`, `α̂` the argmin of the 10-fold mean validation 0–1 risk
+//!   Majhoo(τ, V) = majority vote ([`Majhoo`]'s choice) of `A_{α̂_{T_j}}(D_{T_j})`, j ≤ V;
+//! - 10-fold CV = `A_{α̂}(D)`, `α̂` the argmin of the 10-fold mean validation 0–1 risk ([`Cv`]'s choice)
 //!   (ties → the first grid point, the full tree end of the grid);
 //! - the oracle = `min_α ℓ(f*, A_α(D))` over the grid (trees on D, risk on the test points);
 //! - random forests with 10 and 500 trees on D (default mtry = ⌊√d⌋), one fit each.
@@ -25,7 +25,7 @@
 //! every experiment builds; tagging rows by d keeps the framework untouched and costs one more
 //! pass per repetition (the trees are cheap; the 500-tree forest dominates).
 
-use super::{Config, ExperimentResult, Row, members_on, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, members_on, predict_split_members, refit_index, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::generators::{genuer, genuer_bayes, genuer_eta};
 use crate::data::{Dataset, View};
@@ -35,7 +35,8 @@ use crate::family::{self, FamilyKind, FamilyParams, Predictor};
 use crate::loss::Loss;
 use crate::resample::{MonteCarlo, VFold};
 use crate::seed::{Purpose, Seed};
-use crate::select::{Aggregation, EvalOptions, TieRule, aggregate, argmin, cv_curve, evaluate_splits};
+use crate::select::procedure::{Cv, Majhoo};
+use crate::select::{ChoiceContext, EvalOptions, Procedure, TieRule, evaluate_splits};
 
 /// The experiment's name in results.
 pub const NAME: &str = "cart";
@@ -110,19 +111,23 @@ pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
     let seed = repetition_seed(config.seed, r).child(Purpose::Experiment, d as u64);
     let options = EvalOptions { losses: vec![Loss::ZeroOne], tie: TieRule::First, keep_selected_model: true, ..EvalOptions::default() };
     let folds = VFold::new(FOLDS)?.instantiate(n, seed.child(Purpose::Splits, 0))?;
-    let cv = on_sample[argmin(&cv_curve(&evaluate_splits(family.as_ref(), &sample, &folds, &options)?).mean, TieRule::First)?];
+    let fold_outcomes = evaluate_splits(family.as_ref(), &sample, &folds, &options)?;
+    let cv = on_sample[refit_index(&Cv.choose(&ChoiceContext::new(family.as_ref(), &fold_outcomes))?)?];
 
     let v_max = config.vs.iter().copied().max().unwrap_or(1);
     let mut majhoo = Vec::new();
     for &tau in &config.taus {
         let splits = MonteCarlo::new(v_max, tau)?.instantiate(n, seed.child(Purpose::Splits, 1))?;
         let outcomes = evaluate_splits(family.as_ref(), &sample, &splits, &options)?;
-        let (members, member_risks) = members_on(&outcomes, &test)?;
+        let members = members_on(&outcomes, &test)?;
         majhoo.push(
             config
                 .vs
                 .iter()
-                .map(|&v| points.excess(&aggregate(&members[..v], &member_risks[..v], Aggregation::Vote)?))
+                .map(|&v| {
+                    let choice = Majhoo.choose(&ChoiceContext::new(family.as_ref(), &outcomes[..v]))?;
+                    points.excess(&predict_split_members(&choice, &outcomes, &members)?)
+                })
                 .collect::<Result<_>>()?,
         );
     }

@@ -10,9 +10,9 @@
 //!   V = 10 are the first ten of V = 20 and every V is a prefix of one evaluation. The same
 //!   repetition seed is used for every τ (split j's permutation is shared, training sets are
 //!   nested across τ: common random numbers make the τ-curves smoother, not biased);
-//! - Majhoo(τ, V) = majority vote ([`aggregate`], [`Aggregation::Vote`]) of the first V members
+//! - Majhoo(τ, V) = majority vote ([`Majhoo`]'s choice, [`Aggregation::Vote`](crate::select::Aggregation::Vote)) of the first V members
 //!   `A_{m̂_{T_j}}(D_{T_j})`; Monte-Carlo CV(τ, V) = `A_{k̂}(D)` with
-//!   `k̂ = argmin_k` of the mean validation 0–1 risk of the same V splits (ties → smaller k);
+//!   `k̂ = argmin_k` of the mean validation 0–1 risk of the same V splits ([`Cv`]'s choice; ties → smaller k);
 //!   the oracle is `min_k ℓ(f*, A_k(D))`. CV's final predictor and the oracle's candidates are all
 //!   the k-NN on D at some k, so ONE k-NN path on D predicting the test points gives both.
 //!
@@ -33,7 +33,7 @@
 use crate::parallel::CollectOrdered;
 use rayon::prelude::*;
 
-use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, predict_split_members, refit_index, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::generators::{knn_bayes, knn_eta, knn_problem_stream};
 use crate::data::{Dataset, Task, View};
@@ -43,7 +43,8 @@ use crate::family::knn::KnnFamily;
 use crate::loss::Loss;
 use crate::resample::{MonteCarlo, Split, Splits};
 use crate::seed::Seed;
-use crate::select::{Aggregation, EvalOptions, TieRule, aggregate, argmin, cv_curve, evaluate_splits};
+use crate::select::procedure::{Cv, Majhoo};
+use crate::select::{ChoiceContext, EvalOptions, Procedure, TieRule, evaluate_splits};
 
 /// The experiment's name in results.
 pub const NAME: &str = "knn";
@@ -161,12 +162,13 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
                 path.pop().ok_or_else(|| Error::Internal("empty k-NN path".into()))
             })
             .collect_ordered()?;
-        let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
         let (mut maj_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
-            maj_tau.push(points.excess(&aggregate(&members[..v], &member_risks[..v], Aggregation::Vote)?)?);
+            // The procedures' choices from the first V outcomes (first-minimiser ties, the vote).
+            let ctx = ChoiceContext::new(&family, &outcomes[..v]);
+            maj_tau.push(points.excess(&predict_split_members(&Majhoo.choose(&ctx)?, &outcomes, &members)?)?);
             // The τ grid is a prefix of the grid on D: index k̂ reads A_k̂(D) directly.
-            cv_tau.push(on_sample[argmin(&cv_curve(&outcomes[..v]).mean, TieRule::First)?]);
+            cv_tau.push(on_sample[refit_index(&Cv.choose(&ctx)?)?]);
         }
         majhoo.push(maj_tau);
         cv.push(cv_tau);

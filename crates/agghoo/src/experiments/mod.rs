@@ -260,21 +260,54 @@ impl ExperimentResult {
 }
 
 /// The selected member of every split (kept by `evaluate_splits` with `keep_selected_model`)
-/// predicting `test`, in split order, with each member's validation risk (the vote's tie rule).
+/// predicting `test`, in split order.
 ///
 /// # Errors
 /// A split without a kept model; prediction errors.
-pub(crate) fn members_on(
-    outcomes: &[crate::select::SplitOutcome],
-    test: &crate::data::View<'_>,
-) -> Result<(Vec<crate::Predictions>, Vec<f64>)> {
+pub(crate) fn members_on(outcomes: &[crate::select::SplitOutcome], test: &crate::data::View<'_>) -> Result<Vec<crate::Predictions>> {
     use crate::family::Predictor;
-    use crate::parallel::CollectOrdered;
-    let members = outcomes
+    outcomes
         .par_iter()
         .map(|o| o.model.as_ref().ok_or_else(|| Error::Internal("a split kept no model".into()))?.predict(test))
-        .collect_ordered()?;
-    Ok((members, outcomes.iter().map(|o| o.risks[0][o.selected]).collect()))
+        .collect_ordered()
+}
+
+/// The test predictions of a procedure's choice whose members are split models (Agghoo, Majhoo),
+/// read from `predictions[j]`, split j's selected model predicting the test rows, and combined as
+/// the choice says (the vote's tie rule reads the members' validation risks).
+///
+/// # Errors
+/// A member that is not a split's selected model; the aggregation's errors.
+pub(crate) fn predict_split_members(
+    choice: &crate::select::Choice,
+    outcomes: &[crate::select::SplitOutcome],
+    predictions: &[crate::Predictions],
+) -> Result<crate::Predictions> {
+    use crate::select::MemberChoice;
+    let members = choice
+        .members
+        .iter()
+        .map(|member| match *member {
+            MemberChoice::FromSplit { split, grid_index } if outcomes.get(split).is_some_and(|o| o.selected == grid_index) => {
+                predictions.get(split).cloned().ok_or_else(|| Error::Internal(format!("split {split} has no member predictions")))
+            }
+            _ => Err(Error::Internal(format!("member {member:?} is not a split's selected model"))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let risks: Vec<f64> = choice.members.iter().map(|m| m.validation_risk(outcomes).unwrap_or(0.0)).collect();
+    crate::select::aggregate(&members, &risks, choice.aggregation)
+}
+
+/// The grid point of a one-member choice refitted on the whole sample (CV's `m̂`): the index
+/// into the sample's path.
+///
+/// # Errors
+/// Another choice.
+pub(crate) fn refit_index(choice: &crate::select::Choice) -> Result<usize> {
+    match choice.members.as_slice() {
+        [crate::select::MemberChoice::Refit { grid_index, .. }] => Ok(*grid_index),
+        members => Err(Error::Internal(format!("expected one refit, got {members:?}"))),
+    }
 }
 
 /// Runs `rep(r)` for r = 0..R in parallel, returns the results in repetition order and calls
@@ -323,6 +356,59 @@ pub fn mean_and_se(values: &[f64]) -> Result<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The experiments' CV and Agghoo / Majhoo results, now read from the procedures' choices,
+    /// equal bit for bit the computations they replaced (kept here): the argmin of the CV curve of
+    /// the first V outcomes, and the aggregate of the first V split members with their risks — on
+    /// the k-NN (vote), CART (vote) and ε-SVR (mean) experiments' families and problems.
+    #[test]
+    fn procedure_choices_equal_the_former_computations() {
+        use crate::data::generators::{SvrNoise, genuer, knn_problem, svr_problem_with};
+        use crate::family::{self, FamilyKind, FamilyParams, GridSpec};
+        use crate::loss::Loss;
+        use crate::resample::MonteCarlo;
+        use crate::select::procedure::{Agghoo, Cv, Majhoo};
+        use crate::select::{Aggregation, ChoiceContext, EvalOptions, Procedure, TieRule, aggregate, argmin, cv_curve, evaluate_splits};
+
+        let svr_params =
+            FamilyParams::with_grid(GridSpec::Values(svr::c_grid())).set("grid", "C").set("gamma", svr::GAMMA).set("epsilon", svr::EPSILON);
+        let cases: Vec<(crate::data::Dataset, FamilyKind, FamilyParams, Loss, &dyn Procedure, Aggregation)> = vec![
+            (
+                knn_problem(120, Seed(3)).unwrap(),
+                FamilyKind::Knn,
+                FamilyParams::with_grid(GridSpec::parse("1:29:2").unwrap()),
+                Loss::ZeroOne,
+                &Majhoo,
+                Aggregation::Vote,
+            ),
+            (genuer(120, 7, Seed(1), 0).unwrap(), FamilyKind::Cart, FamilyParams::default(), Loss::ZeroOne, &Majhoo, Aggregation::Vote),
+            (
+                svr_problem_with(120, Seed(1), 0, SvrNoise::VARIANCES).unwrap(),
+                FamilyKind::Svr,
+                svr_params,
+                Loss::Absolute,
+                &Agghoo,
+                Aggregation::Mean,
+            ),
+        ];
+        for (data, kind, params, loss, procedure, aggregation) in cases {
+            let family = family::build(kind, &params, &data).unwrap();
+            let splits = MonteCarlo::new(6, 0.7).unwrap().instantiate(data.n_rows(), Seed(5)).unwrap();
+            let options = EvalOptions { losses: vec![loss], tie: TieRule::First, keep_selected_model: true, ..EvalOptions::default() };
+            let outcomes = evaluate_splits(family.as_ref(), &data, &splits, &options).unwrap();
+            let members = members_on(&outcomes, &data.all()).unwrap();
+            let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
+            for v in 1..=outcomes.len() {
+                let ctx = ChoiceContext::new(family.as_ref(), &outcomes[..v]);
+                let former_cv = argmin(&cv_curve(&outcomes[..v]).mean, TieRule::First).unwrap();
+                assert_eq!(refit_index(&Cv.choose(&ctx).unwrap()).unwrap(), former_cv, "{kind:?} V = {v}");
+                let former = aggregate(&members[..v], &member_risks[..v], aggregation).unwrap();
+                let choice = procedure.choose(&ctx).unwrap();
+                assert_eq!(choice.aggregation, aggregation);
+                assert_eq!(predict_split_members(&choice, &outcomes, &members).unwrap(), former, "{kind:?} V = {v}");
+            }
+        }
+    }
 
     #[test]
     fn mean_and_se_by_hand() {

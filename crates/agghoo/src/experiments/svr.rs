@@ -12,8 +12,8 @@
 //!   (`--param grid=C`) is exactly the papers' grid on every split and on D;
 //! - for each τ, `V_max = max V` Monte-Carlo splits of D (training sets of size `⌊τn⌋`);
 //!   every V is a prefix of the same splits (as in [`super::knn`]). Selection loss |y − f(x)|;
-//!   Agghoo(τ, V) = the mean ([`Aggregation::Mean`]) of `A_{λ̂_{T_j}}(D_{T_j})`, j ≤ V;
-//!   Monte-Carlo CV(τ, V) = `A_{λ̂}(D)`, λ̂ the argmin of the mean validation risk of the same V
+//!   Agghoo(τ, V) = the mean ([`Agghoo`]'s choice) of `A_{λ̂_{T_j}}(D_{T_j})`, j ≤ V;
+//!   Monte-Carlo CV(τ, V) = `A_{λ̂}(D)` ([`Cv`]'s choice), λ̂ the argmin of the mean validation risk of the same V
 //!   splits (ties → the first grid point);
 //! - the oracle = `min_λ ℓ(s, A_λ(D))`, trained on **D** (the paper leaves it open; the alternative, an
 //!   oracle trained on a sample of size n_t, is one of the readings of [`run_readings`]).
@@ -28,7 +28,7 @@
 //! (the difference has variance ≤ `(f − s)²`). The estimate of one repetition may be slightly
 //! negative; its mean is an unbiased estimate of the excess risk.
 
-use super::{Config, ExperimentResult, Row, members_on, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, members_on, predict_split_members, refit_index, repetition_seed, run_repetitions};
 use crate::Predictions;
 use crate::data::Dataset;
 use crate::data::generators::{SvrNoise, svr_problem_with, svr_regression_function};
@@ -37,7 +37,8 @@ use crate::family::{self, FamilyKind, FamilyParams, GridSpec};
 use crate::loss::Loss;
 use crate::resample::MonteCarlo;
 use crate::seed::Seed;
-use crate::select::{Aggregation, EvalOptions, TieRule, aggregate, argmin, cv_curve, evaluate_splits};
+use crate::select::procedure::{Agghoo, Cv};
+use crate::select::{ChoiceContext, EvalOptions, Procedure, TieRule, evaluate_splits};
 use serde::{Deserialize, Serialize};
 
 /// The experiment's name in results.
@@ -213,11 +214,13 @@ pub fn repetition_with(config: &Config, reading: Reading, r: u64) -> Result<Repe
             let path = split_family.fit_path(&first)?.predict(&test)?;
             oracle_per_tau.push(path.iter().map(excess).collect::<Result<Vec<f64>>>()?.into_iter().fold(f64::INFINITY, f64::min));
         }
-        let (members, member_risks) = members_on(&outcomes, &test)?;
+        let members = members_on(&outcomes, &test)?;
         let (mut agg_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
-            agg_tau.push(excess(&aggregate(&members[..v], &member_risks[..v], Aggregation::Mean)?)?);
-            cv_tau.push(on_sample[argmin(&cv_curve(&outcomes[..v]).mean, TieRule::First)?]);
+            // The procedures' choices from the first V outcomes (first-minimiser ties, the mean).
+            let ctx = ChoiceContext::new(split_family, &outcomes[..v]);
+            agg_tau.push(excess(&predict_split_members(&Agghoo.choose(&ctx)?, &outcomes, &members)?)?);
+            cv_tau.push(on_sample[refit_index(&Cv.choose(&ctx)?)?]);
         }
         agghoo.push(agg_tau);
         cv.push(cv_tau);

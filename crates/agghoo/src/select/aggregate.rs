@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::Task;
 use crate::error::{Error, Result};
 use crate::predictions::Predictions;
 
@@ -25,6 +26,16 @@ pub enum Aggregation {
     /// Binary classification: sign of the averaged decision scores (Agghoo on a surrogate);
     /// a zero average predicts class 0.
     ScoreMean,
+}
+
+impl Aggregation {
+    /// The task's default: the mean for regression, the vote for classification.
+    pub fn default_for(task: Task) -> Self {
+        match task {
+            Task::Classification => Aggregation::Vote,
+            Task::Regression => Aggregation::Mean,
+        }
+    }
 }
 
 /// Combines member predictions (`predictions[j]` for member j, all for the same rows).

@@ -2,9 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::config::SelectConfig;
 use super::model_file::FittedModel;
-use super::procedures::{SelectConfig, conclude, evaluation_options, evaluation_splits};
 use super::report::Report;
+use super::run::{conclude, evaluation_options, evaluation_splits};
 use crate::data::Dataset;
 use crate::engine::{EvalOptions, Job, Sequential, SplitOutcome, check_evaluation, evaluate_units};
 use crate::error::{Error, Result};

@@ -8,17 +8,22 @@
 //! with ties, voting and averaging live once here, never inside a family.
 
 mod aggregate;
+mod config;
 mod job;
+mod method;
 mod model_file;
-mod procedures;
+pub mod procedure;
 mod report;
+mod run;
 
 pub use aggregate::{Aggregation, aggregate};
+pub use config::SelectConfig;
 pub use job::{PreparedSelect, SelectJob};
+pub use method::Method;
 pub use model_file::{DataFingerprint, FittedModel, Hash64, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema};
-pub(crate) use procedures::cv_curve;
-pub use procedures::{Method, SelectConfig, conclude, evaluation_options, evaluation_splits, risk_curve, select};
-pub use report::{CvCurve, Report, SplitReport};
+pub use procedure::{Choice, ChoiceContext, MemberChoice, Procedure, procedure};
+pub use report::{CvCurve, Report, SplitReport, cv_curve, risk_curve};
+pub use run::{conclude, evaluation_options, evaluation_splits, select};
 
 // The engine's per-split evaluation, re-exported where procedures are documented.
 pub(crate) use crate::engine::summarize;

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::aggregate::{Aggregation, aggregate};
-use super::procedures::Method;
+use super::method::Method;
 use crate::data::{Dataset, Target, Task};
 use crate::error::{Error, Result};
 use crate::family::{Model, Predictor};

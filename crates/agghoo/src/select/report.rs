@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::aggregate::Aggregation;
-use super::procedures::Method;
+use super::method::Method;
+use crate::engine::{SplitOutcome, summarize};
 use crate::resample::Splits;
 
 /// One split's result.
@@ -74,4 +75,65 @@ pub struct Report {
     /// per-axis average, possibly off the grid).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_point: Option<crate::family::GridPoint>,
+}
+
+/// The CV curve of per-split outcomes: size-weighted mean over splits and the standard error
+/// (see [`CvCurve`]).
+pub fn cv_curve(outcomes: &[SplitOutcome]) -> CvCurve {
+    let risks: Vec<&[f64]> = outcomes.iter().map(|o| o.risks[0].as_slice()).collect();
+    let sizes: Vec<usize> = outcomes.iter().map(|o| o.n_validation).collect();
+    risk_curve(&risks, &sizes)
+}
+
+/// The CV curve of per-split risks `risks[j][g]` (split j, grid point g) on validation sets of
+/// `sizes[j]` rows: for each grid point the mean over splits weighted by validation size, and
+/// the standard error of the plain mean (0 for one split). A split with fewer risks than the
+/// first counts as NaN where it has none.
+///
+/// ```
+/// use agghoo::select::risk_curve;
+/// let curve = risk_curve(&[&[0.2, 0.1], &[0.4, 0.1]], &[10, 30]);
+/// assert!((curve.mean[0] - 0.35).abs() < 1e-15 && curve.standard_error[1] == 0.0);
+/// ```
+pub fn risk_curve(risks: &[&[f64]], sizes: &[usize]) -> CvCurve {
+    let m = risks.first().map_or(0, |r| r.len());
+    let weights: Vec<f64> = sizes.iter().map(|&n| n as f64).collect();
+    let (mean, standard_error) = (0..m)
+        .map(|g| {
+            let values: Vec<f64> = risks.iter().map(|r| r.get(g).copied().unwrap_or(f64::NAN)).collect();
+            let (mean, se) = summarize(&values, Some(&weights));
+            (mean, se.unwrap_or(0.0))
+        })
+        .unzip();
+    CvCurve { mean, standard_error }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{TieRule, argmin};
+
+    fn outcome(errors: usize, n_validation: usize, other: usize) -> SplitOutcome {
+        let risks = vec![vec![errors as f64 / n_validation as f64, other as f64 / n_validation as f64]];
+        SplitOutcome { risks, selected: 0, n_train: 400, n_validation, model: None, predictions: None }
+    }
+
+    /// 5-fold CV of 442 rows (validation sizes 89, 89, 88, 88, 88): grid point 0 makes one error
+    /// in the last fold, grid point 1 one error in the second — the same total, a tie under the
+    /// 0–1 loss. Their size-weighted means differ in the last bit; the documented tie rule decides.
+    #[test]
+    fn equal_error_totals_tie_exactly_in_the_cv_curve() {
+        let sizes = [89, 89, 88, 88, 88];
+        let outcomes: Vec<SplitOutcome> =
+            sizes.iter().enumerate().map(|(j, &n)| outcome(usize::from(j == 4), n, usize::from(j == 1))).collect();
+        let curve = cv_curve(&outcomes);
+        assert_ne!(curve.mean[0], curve.mean[1], "the rounding this test is about");
+        assert_eq!(argmin(&curve.mean, TieRule::First).unwrap(), 0);
+        assert_eq!(argmin(&curve.mean, TieRule::Last).unwrap(), 1);
+        // a real difference (one more error) is never a tie
+        let worse: Vec<SplitOutcome> =
+            sizes.iter().enumerate().map(|(j, &n)| outcome(usize::from(j == 4), n, usize::from(j <= 1))).collect();
+        let curve = cv_curve(&worse);
+        assert_eq!(argmin(&curve.mean, TieRule::Last).unwrap(), 0);
+    }
 }
