@@ -513,6 +513,9 @@ impl Family for OnePoint<'_> {
     fn fit_path<'b>(&'b self, train: &View<'b>) -> Result<Box<dyn FittedPath + 'b>> {
         Ok(Box::new(RefitPath::new(self, train.clone())))
     }
+    fn exact_loo(&self) -> bool {
+        self.inner.exact_loo()
+    }
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
         let m = self.grid_index;
         self.inner.linear_smoother(train).map(|r| {

@@ -150,24 +150,17 @@ impl FamilyParams {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the unknown key and the known ones.
     pub fn check_known(&self, family: &'static str, known: &[&str]) -> Result<()> {
-        if let Some(k) = self.values.keys().find(|k| !known.contains(&k.as_str())) {
-            return Err(Error::InvalidParameter {
-                name: "param",
-                expected: "a parameter of the family",
-                got: format!("`{k}` (family {family} knows: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
-            });
+        match self.values.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(k) => Err(unknown_key(family, known, k)),
+            None => Ok(()),
         }
-        Ok(())
     }
     /// A real parameter, or `default`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when present but not a finite number.
     pub fn f64(&self, key: &'static str, default: f64) -> Result<f64> {
-        match self.values.get(key) {
-            None => Ok(default),
-            Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| Error::invalid(key, "a finite number", v)),
-        }
+        self.values.get(key).map_or(Ok(default), |v| parse_f64(key, v))
     }
     /// A count parameter (an integer, or `1e3`), or `default`. Counts that allocate are then
     /// checked against their limit by the family ([`crate::limits`]).
@@ -175,12 +168,7 @@ impl FamilyParams {
     /// # Errors
     /// [`Error::InvalidParameter`] when present but not a non-negative integer.
     pub fn usize(&self, key: &'static str, default: usize) -> Result<usize> {
-        match self.values.get(key) {
-            None => Ok(default),
-            Some(v) => crate::limits::parse_count(v)
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| Error::invalid(key, "a non-negative integer", v)),
-        }
+        self.values.get(key).map_or(Ok(default), |v| parse_usize(key, v))
     }
     /// A text parameter, or `default`.
     pub fn text<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
@@ -196,4 +184,29 @@ impl FamilyParams {
             None => Ok(default()),
         }
     }
+}
+
+/// The error of a setting `key` the family does not know; the message lists the known ones.
+pub(crate) fn unknown_key(family: &'static str, known: &[&str], key: &str) -> Error {
+    Error::InvalidParameter {
+        name: "param",
+        expected: "a parameter of the family",
+        got: format!("`{key}` (family {family} knows: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
+    }
+}
+
+/// Parses the value of the real setting `key`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `key` when `value` is not a finite number.
+pub(crate) fn parse_f64(key: &'static str, value: &str) -> Result<f64> {
+    value.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| Error::invalid(key, "a finite number", value))
+}
+
+/// Parses the value of the count setting `key` (an integer, or `1e3`).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `key` when `value` is not a non-negative integer.
+pub(crate) fn parse_usize(key: &'static str, value: &str) -> Result<usize> {
+    crate::limits::parse_count(value).and_then(|n| usize::try_from(n).ok()).ok_or_else(|| Error::invalid(key, "a non-negative integer", value))
 }
