@@ -473,6 +473,7 @@ mod tests {
     use super::*;
     use crate::data::generators::genuer;
     use crate::family::conformance::path_equals_refit;
+    use crate::data::Dataset;
     use crate::family::{FamilyKind, FamilyParams};
 
     fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
