@@ -406,3 +406,128 @@ impl Rule {
         self.spec()?.build_for(data, preprocess)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Seed;
+    use crate::data::generators::{knn_problem, svr_problem};
+
+    /// A value of each setting that differs from its default, with the JSON field it sets.
+    fn sample(kind: FamilyKind, key: &str) -> (&'static str, &'static str) {
+        match (kind, key) {
+            (_, "weights") => ("distance", "weights"),
+            (_, "kernel") => ("polynomial", "kernel"),
+            (_, "gamma") => ("0.25", "gamma"),
+            (_, "coef0") => ("2", "coef0"),
+            (_, "degree") => ("4", "degree"),
+            (_, "intercept") => ("true", "intercept"),
+            (_, "l1_ratio") => ("0.3", "l1_ratio"),
+            (_, "tol") => ("0.002", "tol"),
+            (_, "max_iter") => ("7", "max_iter"),
+            (_, "precompute") => ("gram", "precompute"),
+            (_, "epsilon") => ("0.2", "epsilon"),
+            (_, "shrinking") => ("false", "shrinking"),
+            (FamilyKind::Forest, "grid") => ("min_samples_leaf", "axis"),
+            (_, "grid") => ("C", "axis"),
+            (_, "criterion") => ("entropy", "criterion"),
+            (_, "min_samples_leaf") => ("3", "min_samples_leaf"),
+            (_, "max_depth") => ("5", "max_depth"),
+            (_, "trees") => ("9", "trees"),
+            (_, "mtry") => ("2", "mtry"),
+            (_, "seed") => ("11", "seed"),
+            (_, "penalty") => ("l1", "penalty"),
+            (kind, key) => panic!("no sample for {}: {key}", kind.name()),
+        }
+    }
+
+    #[test]
+    fn every_default_config_round_trips_through_json() {
+        for kind in FamilyKind::ALL {
+            let spec = FamilySpec::default_for(kind);
+            let json = serde_json::to_string(&spec).unwrap();
+            let back: FamilySpec = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, spec, "{json}");
+            assert_eq!(back.kind(), kind);
+            // A bare tag is the default configuration.
+            let bare: FamilySpec = serde_json::from_str(&format!(r#"{{"family":"{}"}}"#, kind.name())).unwrap();
+            assert_eq!(bare, spec, "{}", kind.name());
+        }
+        // Each config alone, too.
+        let knn = crate::family::knn::KnnConfig::default();
+        assert_eq!(serde_json::from_str::<crate::family::knn::KnnConfig>(&serde_json::to_string(&knn).unwrap()).unwrap(), knn);
+        let forest = crate::family::forest::ForestConfig::default();
+        assert_eq!(serde_json::from_str::<crate::family::forest::ForestConfig>(&serde_json::to_string(&forest).unwrap()).unwrap(), forest);
+    }
+
+    #[test]
+    fn from_params_sets_every_cli_setting_as_a_typed_field() {
+        for kind in FamilyKind::ALL {
+            let default = serde_json::to_value(FamilySpec::default_for(kind)).unwrap();
+            for key in kind.settings() {
+                let (value, field) = sample(kind, key);
+                let spec = FamilySpec::from_params(kind, &FamilyParams::default().set(key, value)).unwrap();
+                let json = serde_json::to_value(&spec).unwrap();
+                assert_ne!(json[field], default[field], "{} {key}", kind.name());
+                let typed = json[field].to_string();
+                assert!(typed.trim_matches('"').eq_ignore_ascii_case(value) || typed.parse::<f64>() == value.parse::<f64>(), "{key}: {typed}");
+                // The composite form carries the same setting on its member.
+                let axes = vec![crate::family::AxisSpec { name: spec.path_axis().into(), values: "1,2".into() }];
+                let composite = FamilySpec::from_params(kind, &FamilyParams { axes, ..FamilyParams::default().set(key, value) }).unwrap();
+                let FamilySpec::Composite(c) = composite else { panic!("composite") };
+                assert_eq!(c.members, vec![spec]);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_typed_errors_naming_the_parameter() {
+        let err = FamilySpec::from_params(FamilyKind::Knn, &FamilyParams::default().set("k", 3)).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidParameter { name: "param", expected: "a parameter of the family", got } if got == "`k` (family knn knows: weights)"),
+            "{err}"
+        );
+        let err = FamilySpec::from_params(FamilyKind::Ridge, &FamilyParams::default().set("alpha", 1)).unwrap_err();
+        assert!(err.to_string().contains("family ridge knows: none"), "{err}");
+        let err = FamilySpec::from_params(FamilyKind::Svc, &FamilyParams::default().set("epsilon", 0.1)).unwrap_err();
+        assert!(err.to_string().contains("family svc knows: gamma, tol, shrinking, grid"), "{err}");
+        let named = |r: Result<Box<dyn Family>>| match r {
+            Err(Error::InvalidParameter { name, .. }) => name,
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("built"),
+        };
+        let data = knn_problem(60, Seed(1)).unwrap();
+        let zero = FamilySpec::Knn(crate::family::knn::KnnConfig { grid: Some(GridSpec::Values(vec![0.0, 1.0])), ..Default::default() });
+        assert_eq!(named(zero.build(&data)), "grid");
+        let reg = svr_problem(40, Seed(1), 0).unwrap();
+        let negative = FamilySpec::Svr(SvmConfig { gamma: crate::family::KernelWidth::Fixed(-1.0), ..SvmConfig::svr() });
+        assert_eq!(named(negative.build(&reg)), "gamma");
+        assert!(serde_json::from_str::<FamilySpec>(r#"{"family":"svr","gamma":-1}"#).is_err());
+        assert!(serde_json::from_str::<FamilySpec>(r#"{"family":"svc","epsilon":0.1}"#).is_err());
+        assert!(serde_json::from_str::<FamilySpec>(r#"{"family":"knn","k":3}"#).is_err());
+        let ratio = FamilySpec::Lasso(LassoConfig { l1_ratio: Some(1.5), ..LassoConfig::lasso() });
+        assert_eq!(named(ratio.build(&reg)), "l1_ratio");
+    }
+
+    #[test]
+    fn enet_and_lasso_share_a_config_with_their_own_default_ratio() {
+        let reg = svr_problem(40, Seed(1), 0).unwrap();
+        let enet: FamilySpec = serde_json::from_str(r#"{"family":"enet","tol":1e-6}"#).unwrap();
+        let FamilySpec::Enet(ref c) = enet else { panic!("enet") };
+        assert_eq!((c.kind, c.l1_ratio().unwrap().get()), (LassoKind::Enet, 0.5));
+        assert_eq!(enet.build(&reg).unwrap().name(), "enet");
+        let params = FamilyParams::default().set("tol", 1e-6);
+        let from_params = crate::family::build(FamilyKind::Enet, &params, &reg).unwrap();
+        assert_eq!(from_params.grid().values(), enet.build(&reg).unwrap().grid().values());
+    }
+
+    #[test]
+    fn a_rule_is_the_family_at_one_value() {
+        let data = knn_problem(60, Seed(1)).unwrap();
+        let rule = Rule { family: FamilySpec::default_for(FamilyKind::Knn), value: 7.0 };
+        let family = rule.build(&data).unwrap();
+        assert_eq!((family.name(), family.grid().values()), ("knn", &[7.0][..]));
+        let composite = FamilySpec::from_params(FamilyKind::Knn, &FamilyParams { union: vec![FamilyKind::Logistic], ..FamilyParams::default() });
+        assert!(Rule { family: composite.unwrap(), value: 1.0 }.build(&data).is_err());
+    }
+}
