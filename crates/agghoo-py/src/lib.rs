@@ -314,8 +314,7 @@ fn compare<'py>(
     let outer = plan_for(outer, stratify, data.task())?;
     let made = compute(py, threads, move || {
         let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
-        let config =
-            NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(spec, inner, procedures) };
+        let config = NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(spec, inner, procedures) };
         if job {
             let nested = NestedJob { config, outer };
             nested.prepare(&data)?;

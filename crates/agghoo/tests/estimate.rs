@@ -301,7 +301,11 @@ fn bootstrap_out_of_bag_is_the_complement_and_coverage_is_reported() {
 }
 
 fn nested_config(procedures: Vec<SelectConfig>, grid: &str, inner: Plan) -> NestedConfig {
-    NestedConfig::new(FamilySpec::from_params(FamilyKind::Knn, &FamilyParams::with_grid(GridSpec::parse(grid).unwrap())).unwrap(), inner, procedures)
+    NestedConfig::new(
+        FamilySpec::from_params(FamilyKind::Knn, &FamilyParams::with_grid(GridSpec::parse(grid).unwrap())).unwrap(),
+        inner,
+        procedures,
+    )
 }
 
 #[test]

@@ -81,7 +81,8 @@ fn estimates_distribute_bit_for_bit_including_the_closed_form() {
         let sp = splits(&data, plan, 1);
         let fam = family::build(FamilyKind::Ridge, &params, &data).unwrap();
         let local = estimate_risk(fam.as_ref(), 0, &data, &sp, &EstimateConfig::default()).unwrap();
-        let job = EstimateJob::new(FamilySpec::from_params(FamilyKind::Ridge, &params).unwrap(), 0, EstimateConfig::default(), &data, &sp).unwrap();
+        let job = EstimateJob::new(FamilySpec::from_params(FamilyKind::Ridge, &params).unwrap(), 0, EstimateConfig::default(), &data, &sp)
+            .unwrap();
         assert_eq!(job.closed_form, closed, "{plan}");
         assert_eq!(job.n_units(), if closed { 0 } else { sp.len() });
         assert_eq!(distributed(&job, &data, 2), local, "{plan}");
@@ -95,7 +96,8 @@ fn nested_cv_distributes_one_outer_split_per_unit() {
     let params = FamilyParams::with_grid(GridSpec::parse("1:15:2").unwrap());
     let procedures = ["agghoo", "cv", "cv+1se", "subagging"].iter().map(|m| SelectConfig::for_procedure(m, Seed(0)).unwrap()).collect();
     let inner = Plan::parse("mc:5:0.8", false).unwrap();
-    let config = NestedConfig { seed: Seed(11), ..NestedConfig::new(FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(), inner, procedures) };
+    let config =
+        NestedConfig { seed: Seed(11), ..NestedConfig::new(FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(), inner, procedures) };
     let outer = splits(&data, "vfold:5", 2);
     let local = nested_cv(&data, &outer, &config).unwrap();
     let job = NestedJob { config, outer };
@@ -108,7 +110,8 @@ fn units_out_of_range_and_missing_outcomes_are_errors() {
     let data = generators::knn_problem(60, Seed(1)).unwrap();
     let params = FamilyParams::with_grid(GridSpec::parse("1:9:2").unwrap());
     let sp = splits(&data, "vfold:3", 1);
-    let job = SelectJob::new(FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(), SelectConfig::new(Method::Agghoo), &data, &sp).unwrap();
+    let job =
+        SelectJob::new(FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(), SelectConfig::new(Method::Agghoo), &data, &sp).unwrap();
     let prepared = job.prepare(&data).unwrap();
     assert!(matches!(job.evaluate(&prepared, &data, &[0, 3], &Sequential), Err(crate::Error::InvalidParameter { .. })));
     let two = job.evaluate(&prepared, &data, &[0, 1], &Sequential).unwrap();

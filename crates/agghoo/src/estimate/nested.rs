@@ -95,16 +95,7 @@ impl NestedConfig {
 
     /// Nested CV of `procedures` of `family` with `inner_plan`, task loss, seed 0.
     pub fn new(family: FamilySpec, inner_plan: Plan, procedures: Vec<SelectConfig>) -> Self {
-        Self {
-            family,
-            inner_plan,
-            procedures,
-            loss: None,
-            seed: Seed(0),
-            keep_inner_splits: false,
-            progress: None,
-            compared: Vec::new(),
-        }
+        Self { family, inner_plan, procedures, loss: None, seed: Seed(0), keep_inner_splits: false, progress: None, compared: Vec::new() }
     }
 }
 

@@ -64,7 +64,12 @@ pub fn repetition(config: &Config, r: u64) -> Result<[f64; 5]> {
     let path = cart.fit_path(&train.all())?.predict(&test.all())?;
     let oracle = path.iter().map(risk).collect::<Result<Vec<f64>>>()?.into_iter().fold(f64::INFINITY, f64::min);
     let forest = |trees: usize| -> Result<f64> {
-        let config = ForestConfig { trees, seed: seed.child(Purpose::Learner, 0).0, grid: Some(GridSpec::Values(vec![3.0])), ..ForestConfig::default() };
+        let config = ForestConfig {
+            trees,
+            seed: seed.child(Purpose::Learner, 0).0,
+            grid: Some(GridSpec::Values(vec![3.0])),
+            ..ForestConfig::default()
+        };
         let fam = FamilySpec::Forest(config).build(&train)?;
         risk(&fam.fit(&train.all(), 0)?.predict(&test.all())?)
     };

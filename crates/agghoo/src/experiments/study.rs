@@ -607,8 +607,12 @@ fn test_risk(model: &FittedModel, test: &Dataset, loss: Loss) -> Result<f64> {
 fn forest_risk(train: &Dataset, test: &Dataset, trees: usize, seed: Seed, loss: Loss) -> Result<f64> {
     let preprocess = FamilyKind::Forest.preprocess(train, false, MissingCategory::Level);
     let mtry = family::forest::default_mtry(train.task(), train.n_features());
-    let config =
-        ForestConfig { trees, seed: seed.child(Purpose::Learner, 0).0, grid: Some(GridSpec::Values(vec![mtry as f64])), ..ForestConfig::default() };
+    let config = ForestConfig {
+        trees,
+        seed: seed.child(Purpose::Learner, 0).0,
+        grid: Some(GridSpec::Values(vec![mtry as f64])),
+        ..ForestConfig::default()
+    };
     let forest = FamilySpec::Forest(config).build_for(train, &preprocess)?;
     let preprocess = crate::data::Preprocess { impute_median: train.has_missing() || test.has_missing(), ..preprocess };
     let model = refit_all(forest.as_ref(), train, &preprocess, |all| forest.fit(all, 0))?;

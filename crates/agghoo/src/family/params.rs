@@ -208,5 +208,7 @@ pub(crate) fn parse_f64(key: &'static str, value: &str) -> Result<f64> {
 /// # Errors
 /// [`Error::InvalidParameter`] naming `key` when `value` is not a non-negative integer.
 pub(crate) fn parse_usize(key: &'static str, value: &str) -> Result<usize> {
-    crate::limits::parse_count(value).and_then(|n| usize::try_from(n).ok()).ok_or_else(|| Error::invalid(key, "a non-negative integer", value))
+    crate::limits::parse_count(value)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| Error::invalid(key, "a non-negative integer", value))
 }

@@ -350,7 +350,9 @@ impl FamilySpec {
             FamilySpec::Cart(c) => c.build(data),
             FamilySpec::Forest(c) => c.build(data),
             FamilySpec::Logistic(c) => c.build(data),
-            FamilySpec::Composite(_) => Err(Error::invalid("family", "a plain family (a member of a composite family)", "a composite family")),
+            FamilySpec::Composite(_) => {
+                Err(Error::invalid("family", "a plain family (a member of a composite family)", "a composite family"))
+            }
         }
     }
 }
@@ -470,7 +472,10 @@ mod tests {
                 let json = serde_json::to_value(&spec).unwrap();
                 assert_ne!(json[field], default[field], "{} {key}", kind.name());
                 let typed = json[field].to_string();
-                assert!(typed.trim_matches('"').eq_ignore_ascii_case(value) || typed.parse::<f64>() == value.parse::<f64>(), "{key}: {typed}");
+                assert!(
+                    typed.trim_matches('"').eq_ignore_ascii_case(value) || typed.parse::<f64>() == value.parse::<f64>(),
+                    "{key}: {typed}"
+                );
                 // The composite form carries the same setting on its member.
                 let axes = vec![crate::family::AxisSpec { name: spec.path_axis().into(), values: "1,2".into() }];
                 let composite = FamilySpec::from_params(kind, &FamilyParams { axes, ..FamilyParams::default().set(key, value) }).unwrap();
@@ -527,7 +532,8 @@ mod tests {
         let rule = Rule { family: FamilySpec::default_for(FamilyKind::Knn), value: 7.0 };
         let family = rule.build(&data).unwrap();
         assert_eq!((family.name(), family.grid().values()), ("knn", &[7.0][..]));
-        let composite = FamilySpec::from_params(FamilyKind::Knn, &FamilyParams { union: vec![FamilyKind::Logistic], ..FamilyParams::default() });
+        let composite =
+            FamilySpec::from_params(FamilyKind::Knn, &FamilyParams { union: vec![FamilyKind::Logistic], ..FamilyParams::default() });
         assert!(Rule { family: composite.unwrap(), value: 1.0 }.build(&data).is_err());
     }
 }

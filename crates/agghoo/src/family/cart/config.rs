@@ -29,7 +29,12 @@ pub(crate) fn set_tree_setting(
 }
 
 /// The validated tree settings for `data`'s task.
-pub(crate) fn tree_settings(data: &Dataset, criterion: Option<Criterion>, min_samples_leaf: usize, max_depth: Option<usize>) -> Result<TreeSettings> {
+pub(crate) fn tree_settings(
+    data: &Dataset,
+    criterion: Option<Criterion>,
+    min_samples_leaf: usize,
+    max_depth: Option<usize>,
+) -> Result<TreeSettings> {
     let task = data.task();
     TreeSettings::new(task, data.target().n_classes(), criterion.unwrap_or(Criterion::default_for(task)), min_samples_leaf, max_depth)
 }

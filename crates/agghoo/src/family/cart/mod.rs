@@ -27,8 +27,8 @@ pub(crate) mod tree;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub(crate) use self::config::{set_tree_setting, tree_settings};
 pub use self::config::CartConfig;
+pub(crate) use self::config::{set_tree_setting, tree_settings};
 use self::prune::Pruning;
 pub use self::tree::Criterion;
 use self::tree::{GrowConfig, Presorted, Tree, grow};

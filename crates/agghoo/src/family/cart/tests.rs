@@ -1,9 +1,9 @@
 use super::*;
+use crate::data::Dataset;
 use crate::data::Target;
 use crate::family::conformance::path_equals_refit;
-use rand::{RngExt, SeedableRng};
-use crate::data::Dataset;
 use crate::family::{FamilyKind, FamilyParams};
+use rand::{RngExt, SeedableRng};
 
 fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     crate::family::build(FamilyKind::Cart, params, data)

@@ -30,10 +30,10 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use self::config::{ForestAxis, ForestConfig};
 use super::cart::leaves::LeafTree;
 use super::cart::tree::{Criterion, FeatureSampler, Node, Presorted, Tree, grow};
 use super::cart::{TreeSettings, check_features, corrupted_tree, output_width, predictions_from_values};
-pub use self::config::{ForestAxis, ForestConfig};
 use super::{Family, FittedPath, Grid, Model, Predictor};
 use crate::data::{Task, View};
 use crate::error::{Error, Result};
@@ -471,9 +471,9 @@ impl FittedPath for ForestPath<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::Dataset;
     use crate::data::generators::genuer;
     use crate::family::conformance::path_equals_refit;
-    use crate::data::Dataset;
     use crate::family::{FamilyKind, FamilyParams};
 
     fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {

@@ -36,9 +36,9 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use self::config::KnnConfig;
 use self::gemm::QUERY_BLOCK;
 use self::neighbors::{NeighborIndex, Scratch, by_column, distances_by_column, sort_by_distance};
-pub use self::config::KnnConfig;
 use super::{Family, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};

@@ -122,7 +122,8 @@ impl LassoConfig {
             Some(g) => g.values()?,
             None => default_grid(data, l1_ratio),
         };
-        let family = LassoFamily::new(name, lambdas, l1_ratio)?.with_tol(self.tol)?.with_max_iter(self.max_iter)?.with_precompute(self.precompute);
+        let family =
+            LassoFamily::new(name, lambdas, l1_ratio)?.with_tol(self.tol)?.with_max_iter(self.max_iter)?.with_precompute(self.precompute);
         Ok(Box::new(family))
     }
 }

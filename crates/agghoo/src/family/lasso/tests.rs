@@ -1,8 +1,8 @@
 use super::*;
 use crate::data::Target;
 use crate::family::conformance::path_equals_refit;
-use rand::{RngExt, SeedableRng};
 use crate::family::{FamilyKind, FamilyParams};
+use rand::{RngExt, SeedableRng};
 
 fn build_enet(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     crate::family::build(FamilyKind::Enet, params, data)

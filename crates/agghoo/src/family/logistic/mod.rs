@@ -52,8 +52,8 @@ mod lbfgs;
 
 use serde::{Deserialize, Serialize};
 
-use super::lasso::{check_max_iter, check_tol, dot};
 pub use self::config::LogisticConfig;
+use super::lasso::{check_max_iter, check_tol, dot};
 use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Target, Task, View};
 use crate::error::{Error, Result};

@@ -1,12 +1,12 @@
 use rand::{RngExt, SeedableRng};
 
 use super::*;
+use crate::data::Dataset;
 use crate::data::Target;
 use crate::family::conformance::path_equals_refit;
+use crate::family::{FamilyKind, FamilyParams};
 use crate::family::{GridSpec, Predictor};
 use crate::predictions::Predictions;
-use crate::data::Dataset;
-use crate::family::{FamilyKind, FamilyParams};
 
 fn build_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
     crate::family::build(FamilyKind::Ridge, params, data)

@@ -89,8 +89,8 @@ pub(crate) mod kernel;
 mod ovo;
 pub(crate) mod smo;
 
-pub(crate) use self::config::{deserialize_svc, deserialize_svr};
 pub use self::config::{SvmAxis, SvmConfig};
+pub(crate) use self::config::{deserialize_svc, deserialize_svr};
 pub use self::ovo::OneVsOneSvc;
 
 use std::collections::HashMap;

@@ -2,8 +2,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::*;
-use crate::data::{Dataset, Target};
 use crate::data::generators::svr_problem;
+use crate::data::{Dataset, Target};
 use crate::family::{FamilyKind, FamilyParams, GridSpec};
 use crate::seed::{Purpose, Seed};
 use rand::RngExt;
