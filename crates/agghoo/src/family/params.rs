@@ -1,5 +1,6 @@
-//! Family parameters as the user gives them (`--grid`, `--param key=value`), parsed once at the
-//! edge and validated by each family's constructor.
+//! Family parameters as the user gives them (`--grid`, `--param key=value`): the string edge,
+//! turned into a typed [`FamilySpec`](super::FamilySpec) by
+//! [`FamilySpec::from_params`](super::FamilySpec::from_params).
 
 use std::collections::BTreeMap;
 
@@ -153,35 +154,6 @@ impl FamilyParams {
         match self.values.keys().find(|k| !known.contains(&k.as_str())) {
             Some(k) => Err(unknown_key(family, known, k)),
             None => Ok(()),
-        }
-    }
-    /// A real parameter, or `default`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when present but not a finite number.
-    pub fn f64(&self, key: &'static str, default: f64) -> Result<f64> {
-        self.values.get(key).map_or(Ok(default), |v| parse_f64(key, v))
-    }
-    /// A count parameter (an integer, or `1e3`), or `default`. Counts that allocate are then
-    /// checked against their limit by the family ([`crate::limits`]).
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when present but not a non-negative integer.
-    pub fn usize(&self, key: &'static str, default: usize) -> Result<usize> {
-        self.values.get(key).map_or(Ok(default), |v| parse_usize(key, v))
-    }
-    /// A text parameter, or `default`.
-    pub fn text<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
-        self.values.get(key).map_or(default, String::as_str)
-    }
-    /// The grid values, or `default` when no grid was given.
-    ///
-    /// # Errors
-    /// As [`GridSpec::values`].
-    pub fn grid_or(&self, default: impl FnOnce() -> Vec<f64>) -> Result<Vec<f64>> {
-        match &self.grid {
-            Some(g) => g.values(),
-            None => Ok(default()),
         }
     }
 }

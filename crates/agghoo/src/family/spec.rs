@@ -168,7 +168,8 @@ impl FamilySpec {
         Ok(spec)
     }
 
-    /// The family's kind (a composite's first member's).
+    /// The family's kind: a composite's first member's (`knn` for a composite without members,
+    /// which does not build).
     pub fn kind(&self) -> FamilyKind {
         match self {
             FamilySpec::Knn(_) => FamilyKind::Knn,
