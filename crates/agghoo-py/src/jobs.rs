@@ -6,7 +6,7 @@ use agghoo::Seed;
 use agghoo::data::Dataset;
 use agghoo::engine::{self, Job as _, Rayon};
 use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, RiskEstimate, bootstrap_risk_on};
-use agghoo::family::{self, Family};
+use agghoo::family::Family;
 use agghoo::features::HonestJob;
 use agghoo::incremental::Incremental;
 use agghoo::resample::Splits;
@@ -216,7 +216,7 @@ impl Job {
                 Kind::Estimate { job, bootstrap } => {
                     let estimate = assemble(job, &data, &outcomes)?;
                     // The bootstrap estimators need the rule on the client; the plain estimate does not.
-                    let rule = bootstrap.map(|_| family::build_for(job.family, &job.params, &data, &job.config.preprocess)).transpose()?;
+                    let rule = bootstrap.map(|_| job.family.build_for(&data, &job.config.preprocess)).transpose()?;
                     Output::Text(estimate_json(&data, &job.splits, &job.config, estimate, bootstrap.zip(rule.as_deref()))?)
                 }
                 Kind::Nested(j) => Output::Text(to_json(&assemble(j, &data, &outcomes)?)?),

@@ -10,7 +10,7 @@ mod jobs;
 
 use agghoo::data::{Dataset, MissingCategory, Preprocess, Target, Task};
 use agghoo::engine::Job as _;
-use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
+use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
 use agghoo::loss::Loss;
 use agghoo::resample::{Plan, PlanContext, TrainFraction};
 use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, SelectJob, TieRule};
@@ -60,14 +60,16 @@ fn target(y: &[f64], class_names: Option<Vec<String>>) -> Outcome<Target> {
     })
 }
 
-/// A family and its parameters as the CLI's `--family`, `--grid` and `--param KEY=VALUE` give them.
-fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String)>) -> Outcome<(FamilyKind, FamilyParams)> {
+/// The family spec of the CLI's `--family`, `--grid` (named `axes` too) and `--param KEY=VALUE`
+/// (the string edge).
+fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String)>, axes: Vec<(String, String)>) -> Outcome<FamilySpec> {
     let kind = FamilyKind::parse(family)?;
-    let mut family_params = FamilyParams { grid, ..FamilyParams::default() };
+    let axes = axes.into_iter().map(|(name, values)| agghoo::family::AxisSpec { name, values }).collect();
+    let mut family_params = FamilyParams { grid, axes, ..FamilyParams::default() };
     for (k, v) in params {
         family_params.insert_pair(&format!("{k}={v}"))?;
     }
-    Ok((kind, family_params))
+    Ok(FamilySpec::from_params(kind, &family_params)?)
 }
 
 /// Categorical columns as the Python layer passes them: (column index, text of each row or
@@ -173,9 +175,8 @@ fn select<'py>(
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    let (kind, mut family_params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
     // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
-    family_params.axes = axes.into_iter().map(|(name, values)| agghoo::family::AxisSpec { name, values }).collect();
+    let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
     let method = self::method(method)?;
     let plan = plan_for(plan, stratify, data.task())?;
     let mut config = SelectConfig::new(method);
@@ -187,16 +188,16 @@ fn select<'py>(
         config.inner_fraction = TrainFraction::new(tau).map_err(Failure::from)?;
     }
     config.seed = Seed(seed);
-    config.preprocess = kind.preprocess(&data, standardize, missing_category);
+    config.preprocess = spec.preprocess(&data, standardize, missing_category);
     if job {
         let made = compute(py, threads, move || {
             let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
-            Ok(SelectJob::new(kind, family_params, config, &data, &splits)?)
+            Ok(SelectJob::new(spec, config, &data, &splits)?)
         })?;
         return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names).into_py(py);
     }
     let (model, report) = compute(py, threads, move || {
-        let fam = family::build_for(kind, &family_params, &data, &config.preprocess)?;
+        let fam = spec.build_for(&data, &config.preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
         Ok(agghoo::select::select(fam.as_ref(), &data, &splits, &config)?)
     })?;
@@ -238,12 +239,12 @@ fn estimate<'py>(
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    let (kind, params) = family_spec(family, Some(GridSpec::Values(vec![value])), params)?;
+    let spec = Rule { family: family_spec(family, None, params, Vec::new())?, value }.spec().map_err(Failure::from)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
     let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
     let plan = plan_for(plan, stratify, data.task())?;
     let made = compute(py, threads, move || {
-        let preprocess = kind.preprocess(&data, standardize, missing_category);
+        let preprocess = spec.preprocess(&data, standardize, missing_category);
         let splits = plan.instantiate(&PlanContext::of(&data), Seed(seed))?;
         let config = EstimateConfig {
             losses,
@@ -253,10 +254,10 @@ fn estimate<'py>(
             progress: None,
         };
         if job {
-            let estimate_job = EstimateJob::new(kind, params, 0, config, &data, &splits)?;
+            let estimate_job = EstimateJob::new(spec, 0, config, &data, &splits)?;
             return Ok(jobs::Made::job(jobs::Kind::Estimate { job: estimate_job, bootstrap }));
         }
-        let rule = family::build_for(kind, &params, &data, &config.preprocess)?;
+        let rule = spec.build_for(&data, &config.preprocess)?;
         let estimate = agghoo::estimate::estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
         Ok(jobs::Made::Text(jobs::estimate_json(&data, &splits, &config, estimate, bootstrap.map(|seed| (seed, rule.as_ref())))?))
     })?;
@@ -295,10 +296,10 @@ fn compare<'py>(
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    let (kind, params) = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params)?;
+    let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, Vec::new())?;
     let seed = Seed(seed);
     let loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    let preprocess = kind.preprocess(&data, standardize, missing_category);
+    let preprocess = spec.preprocess(&data, standardize, missing_category);
     let procedures = methods
         .iter()
         .map(|m| {
@@ -313,8 +314,7 @@ fn compare<'py>(
     let outer = plan_for(outer, stratify, data.task())?;
     let made = compute(py, threads, move || {
         let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
-        let config =
-            NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(kind, params, inner, procedures) };
+        let config = NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(spec, inner, procedures) };
         if job {
             let nested = NestedJob { config, outer };
             nested.prepare(&data)?;

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use agghoo::data::{CsvOptions, Dataset, MissingPolicy, Target, read_csv};
 use agghoo::estimate::{self, BootstrapConfig, NestedConfig};
-use agghoo::family::{self, FamilyKind, FamilyParams, GridSpec};
+use agghoo::family::{self, FamilyKind, FamilyParams, FamilySpec, GridSpec};
 use agghoo::resample::{Plan, VFold};
 use agghoo::select::{Method, SelectConfig};
 use agghoo::{Purpose, Seed};
@@ -44,8 +44,7 @@ fn breast_cancer() -> Dataset {
 fn nested(data: &Dataset, method: Method, seed: u64) -> f64 {
     let outer = VFold::new(10).expect("plan").instantiate(data.n_rows(), Seed(seed)).expect("outer");
     let mut config = NestedConfig::new(
-        FamilyKind::Knn,
-        FamilyParams::with_grid(GridSpec::parse("1:99:2").expect("grid")),
+        FamilySpec::from_params(FamilyKind::Knn, &FamilyParams::with_grid(GridSpec::parse("1:99:2").expect("grid"))).expect("spec"),
         Plan::VFold(VFold::new(10).expect("plan")),
         vec![SelectConfig::new(method)],
     );

@@ -5,7 +5,7 @@ use agghoo::estimate::{
     self, BootstrapConfig, ClosedFormPolicy, EstimateConfig, EstimateMethod, LearningCurveConfig, NestedConfig, OutOfFoldCombination,
     ValidationCurve,
 };
-use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec, Predictor};
+use agghoo::family::{self, Family, FamilyKind, FamilyParams, FamilySpec, GridSpec, Predictor};
 use agghoo::resample::{Bootstrap, LeaveOneOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Split, Splits, VFold};
 use agghoo::select::{self, Method, SelectConfig};
 use agghoo::{Error, Loss, Purpose, Seed};
@@ -301,7 +301,11 @@ fn bootstrap_out_of_bag_is_the_complement_and_coverage_is_reported() {
 }
 
 fn nested_config(procedures: Vec<SelectConfig>, grid: &str, inner: Plan) -> NestedConfig {
-    NestedConfig::new(FamilyKind::Knn, FamilyParams::with_grid(GridSpec::parse(grid).unwrap()), inner, procedures)
+    NestedConfig::new(
+        FamilySpec::from_params(FamilyKind::Knn, &FamilyParams::with_grid(GridSpec::parse(grid).unwrap())).unwrap(),
+        inner,
+        procedures,
+    )
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Feature selection: filters, searches, wrappers and honest evaluation.
 
 use agghoo::data::{Dataset, Preprocess, Target, Task, View};
-use agghoo::family::{self, Family, FamilyKind, FamilyParams, Grid, GridSpec, Model, knn::KnnFamily};
+use agghoo::family::forest::ForestConfig;
+use agghoo::family::lasso::LassoConfig;
+use agghoo::family::{self, Family, FamilyKind, FamilyParams, FamilySpec, Grid, GridSpec, Model, Rule, knn::KnnFamily};
 use agghoo::features::{
     CfsScorer, Change, Discreteness, EmbeddedMethod, Filter, HonestConfig, Importance, Learner, Scorer, ScorerSpec, SearchConfig,
     SearchMethod, Selector, Stopping, WrapperScorer, cfs_merit, evaluate_honestly, mutual_information, rank_features, search,
@@ -31,7 +33,7 @@ fn gaussian(n: usize, d: usize, mix: f64, seed: u64) -> Vec<f64> {
 }
 
 fn knn_learner(k: usize) -> Learner {
-    Learner { family: FamilyKind::Knn, params: FamilyParams::with_grid(GridSpec::Values(vec![k as f64])) }
+    Learner { family: Rule { family: FamilySpec::default_for(FamilyKind::Knn), value: k as f64 }.spec().unwrap() }
 }
 
 fn vfold(data: &Dataset, v: usize, seed: u64) -> Splits {
@@ -108,7 +110,7 @@ fn sfs_finds_the_informative_features_first() {
     let x = gaussian(n, d, 0.0, 12);
     let labels = (0..n).map(|i| u32::from(x[i * d + 1] + x[i * d + 4] > 0.0)).collect();
     let data = classification(x, d, labels);
-    let fam = family::build(FamilyKind::Knn, &knn_learner(7).params, &data).unwrap();
+    let fam = knn_learner(7).family.build(&data).unwrap();
     let splits = vfold(&data, 5, 1);
     let wrapper = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
     let report = search(&wrapper, &SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 2 })).unwrap();
@@ -176,7 +178,7 @@ fn exhaustive_equals_brute_force() {
     let x = gaussian(n, d, 0.0, 5);
     let labels = (0..n).map(|i| u32::from(x[i * d] - x[i * d + 3] > 0.0)).collect();
     let data = classification(x, d, labels);
-    let fam = family::build(FamilyKind::Knn, &knn_learner(5).params, &data).unwrap();
+    let fam = knn_learner(5).family.build(&data).unwrap();
     let splits = vfold(&data, 4, 2);
     let w = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
     let report = search(&w, &SearchConfig::new(SearchMethod::Exhaustive, Stopping::Range { min: 1, max: 5 })).unwrap();
@@ -191,7 +193,7 @@ fn stopping_rules_pick_the_right_size() {
     let x = gaussian(n, d, 0.0, 8);
     let labels = (0..n).map(|i| u32::from(x[i * d] + x[i * d + 1] > 0.0)).collect();
     let data = classification(x, d, labels);
-    let fam = family::build(FamilyKind::Knn, &knn_learner(9).params, &data).unwrap();
+    let fam = knn_learner(9).family.build(&data).unwrap();
     let splits = vfold(&data, 5, 3);
     let w = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
     let best = search(&w, &SearchConfig::new(SearchMethod::Sfs, Stopping::Best)).unwrap();
@@ -213,7 +215,7 @@ fn search_results_do_not_depend_on_the_thread_count() {
     let labels = (0..n).map(|i| u32::from(x[i * d + 2] > 0.2)).collect();
     let data = classification(x, d, labels);
     let run = || {
-        let fam = family::build(FamilyKind::Knn, &knn_learner(5).params, &data).unwrap();
+        let fam = knn_learner(5).family.build(&data).unwrap();
         let splits = vfold(&data, 5, 3);
         let w = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
         search(&w, &SearchConfig::new(SearchMethod::Sffs, Stopping::Count { n_features: 5 })).unwrap()
@@ -435,7 +437,7 @@ fn embedded_methods_find_the_informative_features() {
     let reg = Dataset::new(x.clone(), names(d), Target::Real(y), "y").unwrap();
     let lasso = EmbeddedMethod::LassoSupport {
         elastic_net: false,
-        params: FamilyParams::default(),
+        config: LassoConfig::lasso(),
         plan: Plan::VFold(VFold::new(5).unwrap()),
         standardize: false,
     };
@@ -447,12 +449,12 @@ fn embedded_methods_find_the_informative_features() {
     let labels = (0..n).map(|i| u32::from(x[i * d + 1] + x[i * d + 4] > 0.0)).collect();
     let cls = classification(x, d, labels);
     for importance in [Importance::Impurity, Importance::Permutation] {
-        let params = FamilyParams::default().set("trees", 60);
-        let forest = EmbeddedMethod::ForestImportance { params, importance, n_features: 2 };
+        let config = ForestConfig { trees: 60, ..ForestConfig::default() };
+        let forest = EmbeddedMethod::ForestImportance { config, importance, n_features: 2 };
         let r = agghoo::features::embedded_select(&forest, &cls, Seed(3)).unwrap();
         assert_eq!(r.selected, vec![1, 4], "{importance:?}: {:?}", r.scores);
     }
-    let too_many = EmbeddedMethod::ForestImportance { params: FamilyParams::default(), importance: Importance::Impurity, n_features: 9 };
+    let too_many = EmbeddedMethod::ForestImportance { config: ForestConfig::default(), importance: Importance::Impurity, n_features: 9 };
     assert!(matches!(agghoo::features::embedded_select(&too_many, &cls_data_for_errors(), Seed(0)), Err(Error::InvalidParameter { .. })));
 }
 
@@ -467,7 +469,7 @@ fn standardised_lasso_selection_does_not_depend_on_units() {
     let scaled = Dataset::new(rescaled, names(d), Target::Real(y), "y").unwrap();
     let method = |standardize| EmbeddedMethod::LassoSupport {
         elastic_net: false,
-        params: FamilyParams::default(),
+        config: LassoConfig::lasso(),
         plan: Plan::VFold(VFold::new(5).unwrap()),
         standardize,
     };
@@ -511,7 +513,7 @@ fn nested_wrapper_with_a_one_point_grid_equals_the_fixed_wrapper() {
     let labels = (0..n).map(|i| u32::from(x[i * d + 1] - x[i * d + 4] > 0.0)).collect();
     let data = classification(x, d, labels);
     let splits = vfold(&data, 4, 2);
-    let one = family::build(FamilyKind::Knn, &knn_learner(5).params, &data).unwrap();
+    let one = knn_learner(5).family.build(&data).unwrap();
     let fixed = WrapperScorer::new(one.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
     let nested = WrapperScorer::new(one.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap().with_inner_selection(
         Plan::VFold(VFold::new(3).unwrap()),
@@ -545,7 +547,7 @@ fn an_empty_selection_is_refused_everywhere() {
     let data = Dataset::new(x, names(d), Target::Real(y), "y").unwrap();
     let selector = Selector::Embedded(EmbeddedMethod::LassoSupport {
         elastic_net: false,
-        params: FamilyParams::with_grid(GridSpec::Values(vec![1e6])),
+        config: LassoConfig { grid: Some(GridSpec::Values(vec![1e6])), ..LassoConfig::lasso() },
         plan: Plan::VFold(VFold::new(3).unwrap()),
         standardize: false,
     });
@@ -553,7 +555,7 @@ fn an_empty_selection_is_refused_everywhere() {
         Err(Error::EmptySelection { selector, .. }) => assert_eq!(selector, "lasso-support"),
         other => panic!("expected EmptySelection, got {other:?}"),
     }
-    let learner = Learner { family: FamilyKind::Knn, params: FamilyParams::with_grid(GridSpec::Values(vec![3.0])) };
+    let learner = knn_learner(3);
     let config = HonestConfig { selector, learner, loss: None, preprocess: Preprocess::default(), seed: Seed(0) };
     let outer = VFold::new(3).unwrap().instantiate(n, Seed(1)).unwrap();
     match evaluate_honestly(&data, &outer, &config) {
@@ -596,7 +598,7 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
         (
             Selector::Embedded(EmbeddedMethod::LassoSupport {
                 elastic_net: false,
-                params: FamilyParams::default(),
+                config: LassoConfig::lasso(),
                 plan: inner.clone(),
                 standardize: false,
             }),
@@ -604,7 +606,7 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
         ),
         (
             Selector::Embedded(EmbeddedMethod::ForestImportance {
-                params: FamilyParams::default().set("trees", 20),
+                config: ForestConfig { trees: 20, ..ForestConfig::default() },
                 importance: Importance::Impurity,
                 n_features: 2,
             }),
@@ -612,7 +614,7 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
         ),
         (
             Selector::Embedded(EmbeddedMethod::ForestImportance {
-                params: FamilyParams::default().set("trees", 20),
+                config: ForestConfig { trees: 20, ..ForestConfig::default() },
                 importance: Importance::Permutation,
                 n_features: 2,
             }),

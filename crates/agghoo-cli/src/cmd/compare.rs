@@ -56,18 +56,20 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let outer = outer_plan.instantiate(&PlanContext::of(data), seed)?;
     let bar = output::progress(outer.len() as u64, "outer splits", args.output.json);
     let tick = bar.clone();
+    let (family, compared) = NestedConfig::families_from_params(kind, &params, &compared).map_err(|e| match e {
+        agghoo::Error::InvalidParameter { name: name @ ("grid" | "family"), expected, got } if !compared.is_empty() => {
+            UsageError(format!("--{name} {got}: expected {expected}")).into()
+        }
+        other => anyhow::Error::from(other),
+    })?;
     let config = NestedConfig {
         loss: args.loss.as_deref().map(Loss::parse).transpose()?,
         seed,
         keep_inner_splits: false,
         progress: Some(Arc::new(move |k| tick.inc(k))),
         compared,
-        ..NestedConfig::new(kind, params, inner.clone(), procedures)
+        ..NestedConfig::new(family, inner.clone(), procedures)
     };
-    config.families().map_err(|e| match e {
-        agghoo::Error::InvalidParameter { name, expected, got } => UsageError(format!("--{name} {got}: expected {expected}")).into(),
-        other => anyhow::Error::from(other),
-    })?;
     let report = nested_cv(data, &outer, &config)?;
     bar.finish_and_clear();
     if args.output.json {

@@ -8,7 +8,7 @@ use agghoo::estimate::{
     BootstrapConfig, ClosedFormPolicy, EstimateConfig, LearningCurveConfig, bootstrap_risk_on, estimate_risk, learning_curve,
     validation_curve,
 };
-use agghoo::family::{self, FamilyParams, GridSpec};
+use agghoo::family::{FamilySpec, Rule};
 use agghoo::loss::Loss;
 use serde::Serialize;
 
@@ -40,7 +40,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     source::single_family(&args.family, "estimate")?;
     let loaded = source::load(&args.data, Some(&args.plan), seed)?;
     let data = &loaded.data;
-    let (kind, mut params, bare) = source::family_params(&args.family)?;
+    let (kind, params, bare) = source::family_params(&args.family)?;
     // `--value V`; the older spelling `--param V` (a bare number) is read the same way.
     let value = match (args.value, bare.as_slice(), &params.grid) {
         (Some(v), [], _) => v,
@@ -53,11 +53,11 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
             );
         }
     };
-    // The curve over the whole grid needs the family's grid; the rule is a one-point family.
-    let full_grid = params.grid.take();
-    params.grid = Some(GridSpec::Values(vec![value]));
+    // The curve over the whole grid needs the family's grid (the one given, or its default); the
+    // rule is the family at one value.
+    let spec = FamilySpec::from_params(kind, &params)?;
     let preprocess = source::preprocess(&args.family, &loaded);
-    let rule = family::build_for(kind, &params, data, &preprocess)?;
+    let rule = Rule { family: spec.clone(), value }.build_for(data, &preprocess)?;
     let losses = parse_losses(args.loss.as_deref())?;
     let (splits, plan_text) = source::splits(&args.plan, PlanKind::Vfold, &loaded, seed)?;
     let bar = output::progress(splits.len() as u64, "splits", args.output.json);
@@ -93,12 +93,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         None => None,
     };
     let validation = if args.validation_curve {
-        let grid_family = family::build_for(
-            kind,
-            &FamilyParams { grid: full_grid, values: params.values.clone(), ..FamilyParams::default() },
-            data,
-            &preprocess,
-        )?;
+        let grid_family = spec.build_for(data, &preprocess)?;
         Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess)?)
     } else {
         None

@@ -6,7 +6,7 @@ use super::*;
 use crate::Seed;
 use crate::data::{Dataset, Preprocess, generators};
 use crate::estimate::{EstimateConfig, EstimateJob, NestedConfig, NestedJob, estimate_risk, nested_cv};
-use crate::family::{self, FamilyKind, FamilyParams, GridSpec};
+use crate::family::{self, FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
 use crate::resample::{Plan, PlanContext, Splits};
 use crate::select::{self, Method, SelectConfig, SelectJob};
 
@@ -43,7 +43,7 @@ fn selection_is_identical_under_every_executor_and_any_distribution() {
         let sp = splits(&data, "vfold:7", 9);
         let fam = family::build(FamilyKind::Knn, &params, &data).unwrap();
         let (model, report) = select::select(fam.as_ref(), &data, &sp, &config).unwrap();
-        let job = SelectJob::new(FamilyKind::Knn, params.clone(), config, &data, &sp).unwrap();
+        let job = SelectJob::new(FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(), config, &data, &sp).unwrap();
         let executors: [&dyn Executor; 4] = [&Sequential, &Rayon, &Reversed, &Shuffled(1)];
         for e in executors {
             let (m, r) = run(&job, &data, e).unwrap();
@@ -67,7 +67,7 @@ fn a_regression_path_family_with_preprocessing_distributes_bit_for_bit() {
     let sp = splits(&data, "mc:6:0.7", 4);
     let fam = family::build_for(FamilyKind::Ridge, &params, &data, &config.preprocess).unwrap();
     let (model, report) = select::select(fam.as_ref(), &data, &sp, &config).unwrap();
-    let job = SelectJob::new(FamilyKind::Ridge, params, config, &data, &sp).unwrap();
+    let job = SelectJob::new(FamilySpec::from_params(FamilyKind::Ridge, &params).unwrap(), config, &data, &sp).unwrap();
     let (m, r) = distributed(&job, &data, 2);
     assert_eq!(r, report);
     assert_eq!(serde_json::to_string(&m).unwrap(), serde_json::to_string(&model).unwrap());
@@ -81,7 +81,8 @@ fn estimates_distribute_bit_for_bit_including_the_closed_form() {
         let sp = splits(&data, plan, 1);
         let fam = family::build(FamilyKind::Ridge, &params, &data).unwrap();
         let local = estimate_risk(fam.as_ref(), 0, &data, &sp, &EstimateConfig::default()).unwrap();
-        let job = EstimateJob::new(FamilyKind::Ridge, params.clone(), 0, EstimateConfig::default(), &data, &sp).unwrap();
+        let job = EstimateJob::new(FamilySpec::from_params(FamilyKind::Ridge, &params).unwrap(), 0, EstimateConfig::default(), &data, &sp)
+            .unwrap();
         assert_eq!(job.closed_form, closed, "{plan}");
         assert_eq!(job.n_units(), if closed { 0 } else { sp.len() });
         assert_eq!(distributed(&job, &data, 2), local, "{plan}");
@@ -95,7 +96,8 @@ fn nested_cv_distributes_one_outer_split_per_unit() {
     let params = FamilyParams::with_grid(GridSpec::parse("1:15:2").unwrap());
     let procedures = ["agghoo", "cv", "cv+1se", "subagging"].iter().map(|m| SelectConfig::for_procedure(m, Seed(0)).unwrap()).collect();
     let inner = Plan::parse("mc:5:0.8", false).unwrap();
-    let config = NestedConfig { seed: Seed(11), ..NestedConfig::new(FamilyKind::Knn, params, inner, procedures) };
+    let config =
+        NestedConfig { seed: Seed(11), ..NestedConfig::new(FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(), inner, procedures) };
     let outer = splits(&data, "vfold:5", 2);
     let local = nested_cv(&data, &outer, &config).unwrap();
     let job = NestedJob { config, outer };
@@ -108,7 +110,8 @@ fn units_out_of_range_and_missing_outcomes_are_errors() {
     let data = generators::knn_problem(60, Seed(1)).unwrap();
     let params = FamilyParams::with_grid(GridSpec::parse("1:9:2").unwrap());
     let sp = splits(&data, "vfold:3", 1);
-    let job = SelectJob::new(FamilyKind::Knn, params, SelectConfig::new(Method::Agghoo), &data, &sp).unwrap();
+    let job =
+        SelectJob::new(FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(), SelectConfig::new(Method::Agghoo), &data, &sp).unwrap();
     let prepared = job.prepare(&data).unwrap();
     assert!(matches!(job.evaluate(&prepared, &data, &[0, 3], &Sequential), Err(crate::Error::InvalidParameter { .. })));
     let two = job.evaluate(&prepared, &data, &[0, 1], &Sequential).unwrap();
@@ -125,7 +128,7 @@ fn honest_feature_selection_distributes_one_outer_fold_per_unit() {
         scorer: ScorerSpec::Cfs,
         search: SearchConfig::new(SearchMethod::parse("sffs").unwrap(), Stopping::parse("3").unwrap()),
     };
-    let learner = Learner { family: FamilyKind::Knn, params: FamilyParams::with_grid(GridSpec::Values(vec![5.0])) };
+    let learner = Learner { family: Rule { family: FamilySpec::default_for(FamilyKind::Knn), value: 5.0 }.spec().unwrap() };
     let config = HonestConfig { selector, learner, loss: None, preprocess: Preprocess::default(), seed: Seed(3) };
     let outer = splits(&data, "vfold:4", 6);
     let local = evaluate_honestly(&data, &outer, &config).unwrap();

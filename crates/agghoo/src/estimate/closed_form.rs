@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Preprocess, Task};
 use crate::error::{Error, Result};
-use crate::family::{Family, FamilyKind, SmootherPath};
+use crate::family::{Family, SmootherPath};
 
 /// Closed-form leave-one-out and GCV along a family's grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -110,7 +110,7 @@ fn gcv(y: &[f64], fitted: &[f64], trace: f64) -> Result<f64> {
 
 /// True for the families whose smoother satisfies the leave-one-out lemma (module docs).
 pub(crate) fn lemma_holds(family: &dyn Family) -> bool {
-    matches!(FamilyKind::parse(family.name()), Ok(FamilyKind::Ridge | FamilyKind::KernelRidge))
+    family.exact_loo()
 }
 
 /// Closed-form leave-one-out and GCV of every grid point of `family` on all rows of `data`.

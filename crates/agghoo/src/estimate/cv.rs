@@ -31,8 +31,8 @@ use super::closed_form;
 use crate::data::{Dataset, Preprocess, Task, View};
 use crate::engine::{EvalOptions, Job, Progress, Sequential, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, summarize};
 use crate::error::{Error, Result};
+use crate::family::FamilySpec;
 use crate::family::{Family, FittedPath, Grid, Model, RefitPath, Scale, SmootherPath};
-use crate::family::{FamilyKind, FamilyParams};
 use crate::loss::Loss;
 use crate::predictions::Predictions;
 use crate::resample::Splits;
@@ -275,10 +275,8 @@ fn resampling_estimate(
 /// closed-form leave-one-out applies: the client computes it in [`Job::assemble`]).
 #[derive(Clone, Serialize, Deserialize)]
 pub struct EstimateJob {
-    /// The family, rebuilt on the data by [`family::build_for`](crate::family::build_for).
-    pub family: FamilyKind,
-    /// Its parameters.
-    pub params: FamilyParams,
+    /// The family (grid, settings), rebuilt on the data by [`FamilySpec::build_for`].
+    pub family: FamilySpec,
     /// The rule's grid index.
     pub grid_index: usize,
     /// The estimate's options.
@@ -295,15 +293,8 @@ impl EstimateJob {
     ///
     /// # Errors
     /// As [`estimate_risk`] before any fit.
-    pub fn new(
-        family: FamilyKind,
-        params: FamilyParams,
-        grid_index: usize,
-        config: EstimateConfig,
-        data: &Dataset,
-        splits: &Splits,
-    ) -> Result<Self> {
-        let mut job = Self { family, params, grid_index, config, splits: splits.clone(), closed_form: false };
+    pub fn new(family: FamilySpec, grid_index: usize, config: EstimateConfig, data: &Dataset, splits: &Splits) -> Result<Self> {
+        let mut job = Self { family, grid_index, config, splits: splits.clone(), closed_form: false };
         // The family is built once, by `prepare` (which also runs every check of the evaluation).
         let prepared = job.prepare(data)?;
         let rule = OnePoint::new(prepared.family.as_ref(), grid_index)?;
@@ -329,7 +320,7 @@ impl Job for EstimateJob {
     }
 
     fn prepare(&self, data: &Dataset) -> Result<PreparedEstimate> {
-        let family = crate::family::build_for(self.family, &self.params, data, &self.config.preprocess)?;
+        let family = self.family.build_for(data, &self.config.preprocess)?;
         let losses = resolve_losses(&self.config.losses, data.task());
         let options = resampling_options(&self.config, &losses);
         {
@@ -512,6 +503,9 @@ impl Family for OnePoint<'_> {
     }
     fn fit_path<'b>(&'b self, train: &View<'b>) -> Result<Box<dyn FittedPath + 'b>> {
         Ok(Box::new(RefitPath::new(self, train.clone())))
+    }
+    fn exact_loo(&self) -> bool {
+        self.inner.exact_loo()
     }
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
         let m = self.grid_index;

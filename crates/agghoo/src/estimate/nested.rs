@@ -28,7 +28,7 @@ use super::compare::{PairedComparison, compare_paired};
 use crate::data::Dataset;
 use crate::engine::{self, Job, Progress, Rayon, summarize};
 use crate::error::{Error, Result};
-use crate::family::{self, FamilyKind, FamilyParams};
+use crate::family::{FamilyKind, FamilyParams, FamilySpec};
 use crate::loss::Loss;
 use crate::resample::{Plan, PlanContext, Split, Splits};
 use crate::seed::{Purpose, Seed};
@@ -37,10 +37,8 @@ use crate::select::{self, Method, SelectConfig};
 /// Options of [`nested_cv`] (a serde value without its progress callback).
 #[derive(Clone, Serialize, Deserialize)]
 pub struct NestedConfig {
-    /// The family, rebuilt on each outer training set.
-    pub family: FamilyKind,
-    /// The family's parameters (grid, settings).
-    pub params: FamilyParams,
+    /// The family (grid, settings), rebuilt on each outer training set.
+    pub family: FamilySpec,
     /// The inner plan each procedure selects with.
     pub inner_plan: Plan,
     /// The procedures to evaluate (their `seed` is replaced by the per-outer-split seed).
@@ -55,50 +53,49 @@ pub struct NestedConfig {
     #[serde(skip)]
     pub progress: Option<Progress>,
     /// Further families compared with `family` on the same outer and inner splits (a benchmark of
-    /// families): every procedure is run on each family over its own grid, which takes the named
-    /// axes of `params` it has ([`FamilyParams::for_family`]). Empty: one family.
+    /// families): every procedure is run on each family over its own grid (see
+    /// [`NestedConfig::families_from_params`]). Empty: one family.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub compared: Vec<FamilyKind>,
+    pub compared: Vec<FamilySpec>,
 }
 
 impl NestedConfig {
-    /// The families compared with their parameters: `family` alone, or each of `family` and
-    /// [`compared`](Self::compared) with the axes it has.
+    /// The families compared: `family` alone, or `family` and [`compared`](Self::compared).
+    pub fn families(&self) -> Vec<&FamilySpec> {
+        std::iter::once(&self.family).chain(&self.compared).collect()
+    }
+
+    /// The specs of `kind` and the `compared` kinds as the user gave their parameters (the
+    /// edge): `kind` alone with `params`, or each family with the named axes of `params` it has
+    /// ([`FamilyParams::for_family`]). Returns `family` and [`compared`](Self::compared).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for an axis none of the families has, or a grid without a
-    /// name when several families are compared.
-    pub fn families(&self) -> Result<Vec<(FamilyKind, FamilyParams)>> {
-        if self.compared.is_empty() {
-            return Ok(vec![(self.family, self.params.clone())]);
+    /// [`Error::InvalidParameter`] for an axis none of the families has, a grid without a name
+    /// when several families are compared; [`FamilySpec::from_params`]'s errors.
+    pub fn families_from_params(kind: FamilyKind, params: &FamilyParams, compared: &[FamilyKind]) -> Result<(FamilySpec, Vec<FamilySpec>)> {
+        if compared.is_empty() {
+            return Ok((FamilySpec::from_params(kind, params)?, Vec::new()));
         }
-        if self.params.grid.is_some() {
+        if params.grid.is_some() {
             return Err(Error::invalid("grid", "NAME=VALUES with several families (which family's axis?)", "a grid without a name"));
         }
-        let kinds: Vec<FamilyKind> = std::iter::once(self.family).chain(self.compared.iter().copied()).collect();
-        if let Some(axis) = self.params.axes.iter().find(|a| !kinds.iter().any(|k| k.has_axis(&a.name))) {
+        let kinds: Vec<FamilyKind> = std::iter::once(kind).chain(compared.iter().copied()).collect();
+        if let Some(axis) = params.axes.iter().find(|a| !kinds.iter().any(|k| k.has_axis(&a.name))) {
             return Err(Error::InvalidParameter {
                 name: "grid",
                 expected: "an axis of one of the families compared",
                 got: format!("`{}` ({})", axis.name, kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")),
             });
         }
-        Ok(kinds.into_iter().map(|k| (k, self.params.for_family(k))).collect())
+        let specs = kinds.into_iter().map(|k| FamilySpec::from_params(k, &params.for_family(k))).collect::<Result<Vec<_>>>()?;
+        let mut specs = specs.into_iter();
+        let first = specs.next().ok_or_else(|| Error::Internal("no family to compare".into()))?;
+        Ok((first, specs.collect()))
     }
 
     /// Nested CV of `procedures` of `family` with `inner_plan`, task loss, seed 0.
-    pub fn new(family: FamilyKind, params: FamilyParams, inner_plan: Plan, procedures: Vec<SelectConfig>) -> Self {
-        Self {
-            family,
-            params,
-            inner_plan,
-            procedures,
-            loss: None,
-            seed: Seed(0),
-            keep_inner_splits: false,
-            progress: None,
-            compared: Vec::new(),
-        }
+    pub fn new(family: FamilySpec, inner_plan: Plan, procedures: Vec<SelectConfig>) -> Self {
+        Self { family, inner_plan, procedures, loss: None, seed: Seed(0), keep_inner_splits: false, progress: None, compared: Vec::new() }
     }
 }
 
@@ -195,7 +192,6 @@ impl Job for NestedJob {
         if self.config.procedures.is_empty() {
             return Err(Error::invalid("methods", "at least one procedure", "none"));
         }
-        self.config.families()?;
         let loss = self.config.loss.unwrap_or(Loss::default_for(data.task()));
         loss.check_task(data.task())?;
         Ok(loss)
@@ -230,9 +226,9 @@ pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Resul
 fn assemble(data: &Dataset, outer: &Splits, config: &NestedConfig, loss: Loss, outcomes: Vec<OuterOutcome>) -> Result<NestedReport> {
     let weights: Vec<f64> = outer.iter().map(|s| s.validation().len() as f64).collect();
     let labels = labels(&config.procedures);
-    let families = config.families()?;
+    let families = config.families();
     let several = families.len() > 1;
-    let rows = families.iter().flat_map(|(kind, _)| config.procedures.iter().enumerate().map(move |(p, procedure)| (*kind, p, procedure)));
+    let rows = families.iter().flat_map(|spec| config.procedures.iter().enumerate().map(move |(p, procedure)| (spec.kind(), p, procedure)));
     let procedures: Vec<ProcedureRisk> = rows
         .enumerate()
         .map(|(p, (kind, label, procedure))| {
@@ -260,7 +256,7 @@ fn assemble(data: &Dataset, outer: &Splits, config: &NestedConfig, loss: Loss, o
     }
     let inner_splits = config.keep_inner_splits.then(|| outcomes.into_iter().filter_map(|o| o.inner_splits).collect());
     Ok(NestedReport {
-        family: families.iter().map(|(k, _)| k.name()).collect::<Vec<_>>().join(","),
+        family: families.iter().map(|f| f.kind().name()).collect::<Vec<_>>().join(","),
         loss: loss.name(),
         n_rows: data.n_rows(),
         inner_plan: config.inner_plan.describe(),
@@ -281,19 +277,19 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
     let test = data.select_rows(split.validation())?;
     let seed = config.seed.child(Purpose::Inner, j as u64);
     let inner = config.inner_plan.instantiate(&PlanContext::of(&train), seed)?;
-    let families = config.families()?;
+    let families = config.families();
     let mut results = Vec::with_capacity(families.len() * config.procedures.len());
-    for (kind, params) in &families {
+    for spec in &families {
         // Data-dependent defaults on the data as the (first) procedure's fits see it; with several
         // families, each encodes categorical columns its own way.
         let own = |p: crate::data::Preprocess| match (families.len() > 1, p.categorical) {
             (true, Some(c)) => {
-                crate::data::Preprocess { categorical: Some(crate::data::CategoryOptions { encoding: kind.encoding(), ..c }), ..p }
+                crate::data::Preprocess { categorical: Some(crate::data::CategoryOptions { encoding: spec.encoding(), ..c }), ..p }
             }
             _ => p,
         };
         let preprocess = own(config.procedures.first().map(|p| p.preprocess).unwrap_or_default());
-        let family = family::build_for(*kind, params, &train, &preprocess)?;
+        let family = spec.build_for(&train, &preprocess)?;
         let grid = family.grid();
         for procedure in &config.procedures {
             let procedure = SelectConfig { seed, progress: None, preprocess: own(procedure.preprocess), ..procedure.clone() };

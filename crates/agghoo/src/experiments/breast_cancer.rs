@@ -18,7 +18,8 @@
 use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
 use crate::data::{Dataset, MissingPolicy, Preprocess, bundled};
 use crate::error::Result;
-use crate::family::{self, FamilyKind, FamilyParams, GridSpec, Predictor};
+use crate::family::forest::ForestConfig;
+use crate::family::{FamilyKind, FamilySpec, GridSpec, Predictor};
 use crate::loss::Loss;
 use crate::resample::{MonteCarlo, VFold};
 use crate::seed::{Purpose, Seed};
@@ -54,7 +55,7 @@ pub fn repetition(config: &Config, r: u64) -> Result<[f64; 5]> {
     let train = impute.apply(&all.view(split.train()))?;
     let test = impute.apply(&all.view(split.validation()))?;
     let risk = |p: &crate::Predictions| Loss::ZeroOne.risk(p, &test.all()).map(|x| 100.0 * x);
-    let cart = family::build(FamilyKind::Cart, &FamilyParams::default(), &train)?;
+    let cart = FamilySpec::default_for(FamilyKind::Cart).build(&train)?;
     let n = train.n_rows();
     let vfold = VFold::new(10)?.instantiate(n, seed.child(Purpose::Splits, 0))?;
     let (cv, _) = select::select(cart.as_ref(), &train, &vfold, &SelectConfig::new(Method::Cv))?;
@@ -63,9 +64,13 @@ pub fn repetition(config: &Config, r: u64) -> Result<[f64; 5]> {
     let path = cart.fit_path(&train.all())?.predict(&test.all())?;
     let oracle = path.iter().map(risk).collect::<Result<Vec<f64>>>()?.into_iter().fold(f64::INFINITY, f64::min);
     let forest = |trees: usize| -> Result<f64> {
-        let params =
-            FamilyParams::with_grid(GridSpec::Values(vec![3.0])).set("trees", trees).set("seed", seed.child(Purpose::Learner, 0).0);
-        let fam = family::build(FamilyKind::Forest, &params, &train)?;
+        let config = ForestConfig {
+            trees,
+            seed: seed.child(Purpose::Learner, 0).0,
+            grid: Some(GridSpec::Values(vec![3.0])),
+            ..ForestConfig::default()
+        };
+        let fam = FamilySpec::Forest(config).build(&train)?;
         risk(&fam.fit(&train.all(), 0)?.predict(&test.all())?)
     };
     Ok([risk(&cv.predict(&test)?)?, risk(&agghoo.predict(&test)?)?, oracle, forest(10)?, forest(500)?])

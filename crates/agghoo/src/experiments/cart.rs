@@ -6,7 +6,7 @@
 //! - a sample D of n points and an independent test sample of m points from [`genuer`]
 //!   (stream r, the test points are rows `n..n+m` of the same draw);
 //! - the family is CART with the α grid of the pruning sequence of the tree grown on D
-//!   ([`family::build`]`(Cart, default, D)`), the same grid on every training set;
+//!   ([`FamilySpec::build`](crate::family::FamilySpec::build) of the default CART spec on D), the same grid on every training set;
 //! - for each τ, `V_max = max V` Monte-Carlo splits of D (training sets of size `⌊τn⌋`,
 //!   [`MonteCarlo`]); every V is a prefix of the same splits (as in [`super::knn`]);
 //!   Majhoo(τ, V) = majority vote ([`Majhoo`]'s choice) of `A_{α̂_{T_j}}(D_{T_j})`, j ≤ V;
@@ -31,7 +31,7 @@ use crate::data::generators::{genuer, genuer_bayes, genuer_eta};
 use crate::data::{Dataset, View};
 use crate::error::{Error, Result};
 use crate::family::forest::{ForestModel, ForestOptions};
-use crate::family::{self, FamilyKind, FamilyParams, Predictor};
+use crate::family::{FamilyKind, FamilySpec, Predictor};
 use crate::loss::Loss;
 use crate::resample::{MonteCarlo, VFold};
 use crate::seed::{Purpose, Seed};
@@ -103,7 +103,7 @@ pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
     let test_data: Dataset = data.select_rows(&(n..n + m).collect::<Vec<_>>())?;
     let test = test_data.all();
     let points = TestPoints::new(&test);
-    let family = family::build(FamilyKind::Cart, &FamilyParams::default(), &sample)?;
+    let family = FamilySpec::default_for(FamilyKind::Cart).build(&sample)?;
 
     let on_sample = family.fit_path(&sample.all())?.predict(&test)?.iter().map(|p| points.excess(p)).collect::<Result<Vec<f64>>>()?;
     let oracle = on_sample.iter().copied().fold(f64::INFINITY, f64::min);

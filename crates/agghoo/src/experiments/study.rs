@@ -55,7 +55,9 @@ use crate::data::{Dataset, MissingCategory, MissingPolicy, Task};
 use crate::engine::{EvalOptions, Sequential, SplitOutcome, TieRule, evaluate_units, refit_all};
 use crate::error::{Error, Result};
 use crate::estimate::corrected_resampled_t_test;
-use crate::family::{self, FamilyKind, FamilyParams, GridSpec, Predictor};
+use crate::family::forest::ForestConfig;
+use crate::family::logistic::LogisticConfig;
+use crate::family::{self, FamilyKind, FamilySpec, GridSpec, Predictor};
 use crate::loss::Loss;
 use crate::resample::{MonteCarlo, PlanContext, Splits, VFold};
 use crate::seed::{Purpose, Seed};
@@ -110,13 +112,13 @@ impl StudyFamily {
         }
     }
 
-    /// The family's parameters: its defaults, except the logistic model's gradient tolerance,
+    /// The family's spec: its defaults, except the logistic model's gradient tolerance,
     /// 10⁻⁴ (scikit-learn's default for `LogisticRegression`) instead of the library's 10⁻⁶,
     /// which costs several times more on the many-class sets at no visible change in risk.
-    pub fn params(self, task: Task) -> FamilyParams {
+    pub fn spec(self, task: Task) -> FamilySpec {
         match self.kind(task) {
-            FamilyKind::Logistic => FamilyParams::default().set("tol", 1e-4),
-            _ => FamilyParams::default(),
+            FamilyKind::Logistic => FamilySpec::Logistic(LogisticConfig { tol: 1e-4, ..LogisticConfig::default() }),
+            kind => FamilySpec::default_for(kind),
         }
     }
 
@@ -533,7 +535,7 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
     // Imputation is on whenever the set has missing values (a training sample without any may
     // still meet them in its test rows); the medians are fitted inside each training set.
     let preprocess = kind.preprocess(data, family.standardize(), MissingCategory::Level);
-    let learner = family::build_for(kind, &family.params(task), &train, &preprocess)?;
+    let learner = family.spec(task).build_for(&train, &preprocess)?;
 
     let ctx = PlanContext::of(&train);
     let vfold = match task {
@@ -605,9 +607,13 @@ fn test_risk(model: &FittedModel, test: &Dataset, loss: Loss) -> Result<f64> {
 fn forest_risk(train: &Dataset, test: &Dataset, trees: usize, seed: Seed, loss: Loss) -> Result<f64> {
     let preprocess = FamilyKind::Forest.preprocess(train, false, MissingCategory::Level);
     let mtry = family::forest::default_mtry(train.task(), train.n_features());
-    let params =
-        FamilyParams::with_grid(GridSpec::Values(vec![mtry as f64])).set("trees", trees).set("seed", seed.child(Purpose::Learner, 0).0);
-    let forest = family::build_for(FamilyKind::Forest, &params, train, &preprocess)?;
+    let config = ForestConfig {
+        trees,
+        seed: seed.child(Purpose::Learner, 0).0,
+        grid: Some(GridSpec::Values(vec![mtry as f64])),
+        ..ForestConfig::default()
+    };
+    let forest = FamilySpec::Forest(config).build_for(train, &preprocess)?;
     let preprocess = crate::data::Preprocess { impute_median: train.has_missing() || test.has_missing(), ..preprocess };
     let model = refit_all(forest.as_ref(), train, &preprocess, |all| forest.fit(all, 0))?;
     loss.risk(&model.predict(&test.all())?, &test.all())
@@ -728,7 +734,7 @@ mod tests {
         te.sort_unstable();
         let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
         let pre = FamilyKind::Knn.preprocess(&data, true, MissingCategory::Level);
-        let knn = family::build_for(FamilyKind::Knn, &FamilyParams::default(), &train, &pre).unwrap();
+        let knn = FamilySpec::default_for(FamilyKind::Knn).build_for(&train, &pre).unwrap();
         let ctx = PlanContext::of(&train);
         let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
         let mc = MonteCarlo::new(10, 0.5).unwrap().instantiate(60, seed.child(Purpose::Splits, 2)).unwrap();

@@ -33,7 +33,8 @@ use crate::Predictions;
 use crate::data::Dataset;
 use crate::data::generators::{SvrNoise, svr_problem_with, svr_regression_function};
 use crate::error::Result;
-use crate::family::{self, FamilyKind, FamilyParams, GridSpec};
+use crate::family::svm::{SvmAxis, SvmConfig};
+use crate::family::{FamilySpec, GridSpec, KernelWidth};
 use crate::loss::Loss;
 use crate::resample::MonteCarlo;
 use crate::seed::Seed;
@@ -182,8 +183,7 @@ pub fn repetition_with(config: &Config, reading: Reading, r: u64) -> Result<Repe
     let sample = data.select_rows(&(0..n).collect::<Vec<_>>())?;
     let test_data: Dataset = data.select_rows(&(n..n + m).collect::<Vec<_>>())?;
     let test = test_data.all();
-    let params = FamilyParams::with_grid(GridSpec::Values(c_grid())).set("grid", "C").set("gamma", GAMMA).set("epsilon", EPSILON);
-    let family = family::build(FamilyKind::Svr, &params, &sample)?;
+    let family = svr_spec(c_grid()).build(&sample)?;
     let loss = Loss::Absolute;
     let floor = loss.risk(&Predictions::Real((0..m).map(|i| svr_regression_function(test.x(i)[0])).collect()), &test)?;
     let excess = |p: &Predictions| -> Result<f64> { Ok(loss.risk(p, &test)? - floor) };
@@ -203,8 +203,7 @@ pub fn repetition_with(config: &Config, reading: Reading, r: u64) -> Result<Repe
             DataTerm::PerSample => {
                 let n_t = splits.as_slice()[0].train().len() as f64;
                 let grid: Vec<f64> = c_grid().iter().map(|c| c * n_t / n as f64).collect();
-                let params = FamilyParams::with_grid(GridSpec::Values(grid)).set("grid", "C").set("gamma", GAMMA).set("epsilon", EPSILON);
-                Some(family::build(FamilyKind::Svr, &params, &sample)?)
+                Some(svr_spec(grid).build(&sample)?)
             }
         };
         let split_family = on_splits.as_deref().unwrap_or(family.as_ref());
@@ -292,6 +291,17 @@ pub fn summarize(config: &Config, reps: &[Repetition]) -> Result<ExperimentResul
     }
     rows.push(row("oracle", None, None, reps.iter().map(|r| r.oracle).collect())?);
     Ok(ExperimentResult::new(NAME, "excess risk E|Y - f(X)| - E|Y - s(X)|", config, Some(NOISE_RISK), rows))
+}
+
+/// The ε-SVR of the experiment over the C values `grid` (γ and ε fixed).
+fn svr_spec(grid: Vec<f64>) -> FamilySpec {
+    FamilySpec::Svr(SvmConfig {
+        gamma: KernelWidth::Fixed(GAMMA),
+        epsilon: Some(EPSILON),
+        axis: SvmAxis::C,
+        grid: Some(GridSpec::Values(grid)),
+        ..SvmConfig::svr()
+    })
 }
 
 #[cfg(test)]

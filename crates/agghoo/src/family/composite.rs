@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Family, FamilyKind, FamilyParams, FittedPath, Grid, GridSpec, Model, Scale};
+use super::{CompositeSpec, Family, FamilyKind, FamilySpec, FittedPath, Grid, GridSpec, Model, Scale};
 use crate::data::{Dataset, Preprocess, Task, View};
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -157,11 +157,6 @@ pub fn setting_axes(kind: FamilyKind) -> &'static [(&'static str, AxisKind)] {
     }
 }
 
-/// True when `params` asks for a composite family: named axes, or several families.
-pub(crate) fn is_composite(params: &FamilyParams) -> bool {
-    !params.axes.is_empty() || !params.union.is_empty()
-}
-
 /// A part: a family with its non-path settings fixed.
 struct Part {
     family: Box<dyn Family>,
@@ -173,13 +168,12 @@ struct Part {
     offset: usize,
 }
 
-/// A composite family: a product grid, a union of families, or both. Built by
-/// [`build_for`](super::build_for) when the parameters name axes (`FamilyParams::axes`) or
-/// other families (`FamilyParams::union`).
+/// A composite family: a product grid, a union of families, or both. Built from a
+/// [`FamilySpec::Composite`] by [`FamilySpec::build_for`].
 pub struct Composite {
     families: Vec<FamilyAxes>,
-    /// Per family, the parameters its parts were built from (without the non-path settings).
-    params: Vec<FamilyParams>,
+    /// Per family, the spec its parts were built from (without the non-path settings).
+    specs: Vec<FamilySpec>,
     parts: Vec<Part>,
     grid: Grid,
     label: String,
@@ -191,81 +185,49 @@ impl std::fmt::Debug for Composite {
     }
 }
 
-/// Builds the composite family of `kind` (and `params.union`) over `params.axes`.
+/// Builds the composite family of `spec`'s members over its axes.
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for a family named twice, an axis named twice, an axis no family
-/// has (naming the axes each family has), an axis also given as a `--param` setting, a bare grid
-/// with several families, or bad axis values; each part's build errors.
-pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &Preprocess) -> Result<Box<dyn Family>> {
-    let kinds: Vec<FamilyKind> = std::iter::once(kind).chain(params.union.iter().copied()).collect();
+/// [`Error::InvalidParameter`] for no member or a composite member, a family named twice, an
+/// axis named twice, an axis no family has (naming the axes each family has), or bad axis
+/// values; each part's build errors.
+pub(crate) fn build(spec: &CompositeSpec, data: &Dataset, preprocess: &Preprocess) -> Result<Box<dyn Family>> {
+    if spec.members.is_empty() || spec.members.iter().any(FamilySpec::is_composite) {
+        return Err(Error::invalid("family", "plain families as the members of a composite family", "none or a composite member"));
+    }
+    let kinds: Vec<FamilyKind> = spec.members.iter().map(FamilySpec::kind).collect();
     if let Some(k) = kinds.iter().enumerate().find(|(i, k)| kinds[..*i].contains(k)).map(|(_, k)| k) {
         return Err(Error::InvalidParameter { name: "family", expected: "each family named once", got: format!("`{}` twice", k.name()) });
     }
-    if let Some(a) = params.axes.iter().enumerate().find(|(i, a)| params.axes[..*i].iter().any(|b| b.name == a.name)).map(|(_, a)| a) {
+    let axes = &spec.axes;
+    if let Some(a) = axes.iter().enumerate().find(|(i, a)| axes[..*i].iter().any(|b| b.name == a.name)).map(|(_, a)| a) {
         return Err(Error::InvalidParameter { name: "grid", expected: "each axis given once", got: format!("`{}` twice", a.name) });
     }
-    if kinds.len() > 1 && params.grid.is_some() {
-        return Err(Error::invalid("grid", "NAME=VALUES with several families (which family's axis?)", "a grid without a name"));
-    }
-    let base = FamilyParams { axes: Vec::new(), union: Vec::new(), ..params.clone() };
-    if kinds.len() > 1 {
-        // In a union, a setting goes to the families that know it.
-        if let Some(key) = base.values.keys().find(|k| !kinds.iter().any(|f| f.settings().contains(&k.as_str()))) {
-            return Err(Error::InvalidParameter {
-                name: "param",
-                expected: "a parameter of one of the families",
-                got: format!(
-                    "`{key}` ({})",
-                    kinds
-                        .iter()
-                        .map(|f| format!(
-                            "{} knows {}",
-                            f.name(),
-                            if f.settings().is_empty() { "none".into() } else { f.settings().join(", ") }
-                        ))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ),
-            });
-        }
-    }
-    let mut used = vec![false; params.axes.len()];
+    let mut used = vec![false; axes.len()];
     let mut families = Vec::new();
-    let mut family_params = Vec::new();
+    let mut family_specs = Vec::new();
     let mut parts = Vec::new();
     let mut offset = 0;
     let mut path_names = Vec::new();
-    for (member, &kind) in kinds.iter().enumerate() {
+    for (member, (&kind, base)) in kinds.iter().zip(&spec.members).enumerate() {
         // The path axis is the grid of the family built with its settings as given.
-        let mut base = base.clone();
-        if kinds.len() > 1 {
-            base.values.retain(|k, _| kind.settings().contains(&k.as_str()));
-        }
-        let plain = super::build_plain(kind, &base, data, preprocess)?;
+        let plain = base.build_plain(data, preprocess)?;
         let path_name = plain.grid().name().to_string();
         path_names.push(format!("{} has {}", kind.name(), axis_list(kind, &path_name)));
         let mut own = base.clone();
         let mut settings: Vec<Axis> = Vec::new();
-        for (i, spec) in params.axes.iter().enumerate() {
+        for (i, spec) in axes.iter().enumerate() {
             if spec.name == path_name {
-                if own.grid.is_some() {
+                if own.grid().is_some() {
                     return Err(Error::InvalidParameter {
                         name: "grid",
                         expected: "each axis given once",
                         got: format!("`{path_name}` given both by name and as a grid without a name"),
                     });
                 }
-                own.grid = Some(GridSpec::parse(&spec.values)?);
+                own.set_grid(Some(GridSpec::parse(&spec.values)?))?;
                 used[i] = true;
             } else if let Some(&(_, axis_kind)) = setting_axes(kind).iter().find(|(n, _)| *n == spec.name) {
-                if base.values.contains_key(&spec.name) {
-                    return Err(Error::InvalidParameter {
-                        name: "grid",
-                        expected: "an axis not also fixed by --param",
-                        got: format!("`{}` given both as a grid axis and as a parameter", spec.name),
-                    });
-                }
                 settings.push(Axis { name: spec.name.clone(), kind: axis_kind, values: axis_values(spec, axis_kind)?, path: false });
                 used[i] = true;
             }
@@ -283,9 +245,9 @@ pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, pre
             }
             let mut p = own.clone();
             for (axis, &i) in settings.iter().zip(&idx) {
-                p.values.insert(axis.name.clone(), axis.values[i].to_string());
+                p.set(&axis.name, &axis.values[i].to_string())?;
             }
-            let family = super::build_plain(kind, &p, data, preprocess)?;
+            let family = p.build_plain(data, preprocess)?;
             path_values.extend_from_slice(family.grid().values());
             let n = family.grid().len();
             parts.push(Part { family, member, settings: idx, offset });
@@ -300,13 +262,13 @@ pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, pre
             path: true,
         };
         families.push(FamilyAxes { family: kind, axes: std::iter::once(path).chain(settings).collect() });
-        family_params.push(own);
+        family_specs.push(own);
     }
     if let Some(i) = used.iter().position(|u| !u) {
         return Err(Error::InvalidParameter {
             name: "grid",
             expected: "an axis of the family",
-            got: format!("`{}` ({})", params.axes[i].name, path_names.join("; ")),
+            got: format!("`{}` ({})", axes[i].name, path_names.join("; ")),
         });
     }
     if let Some(p) = parts.iter().find(|p| p.family.task() != parts[0].family.task()) {
@@ -319,7 +281,7 @@ pub(crate) fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset, pre
     }
     let grid = Grid::new("grid point", (0..offset).map(|m| m as f64).collect(), Scale::Linear, true)?;
     let label = kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(",");
-    Ok(Box::new(Composite { families, params: family_params, parts, grid, label }))
+    Ok(Box::new(Composite { families, specs: family_specs, parts, grid, label }))
 }
 
 /// `k, weights` — the axes of `kind`, for error messages.
@@ -539,14 +501,14 @@ impl Composite {
             return part.family.fit_value(train, choice.path_value);
         }
         let member = &self.families[part.member];
-        let mut params = self.params[part.member].clone();
+        let mut spec = self.specs[part.member].clone();
         for (a, axis) in member.axes.iter().enumerate().skip(1) {
-            params.values.insert(axis.name.clone(), axis.values[part.settings[a - 1]].to_string());
+            spec.set(&axis.name, &axis.values[part.settings[a - 1]].to_string())?;
         }
         for (name, value) in &choice.off_grid {
-            params.values.insert(name.clone(), value.clone());
+            spec.set(name, value)?;
         }
-        super::build_plain(member.family, &params, data, preprocess)?.fit_value(train, choice.path_value)
+        spec.build_plain(data, preprocess)?.fit_value(train, choice.path_value)
     }
 }
 

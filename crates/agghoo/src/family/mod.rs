@@ -2,7 +2,9 @@
 //! per training set (docs/PROCEDURES.md § Path evaluation). See `family/README.md` for the design.
 //!
 //! Every family has
-//! - a validated configuration built from [`FamilyParams`] and the data ([`build`]),
+//! - a typed configuration (`config.rs` of its folder: [`knn::KnnConfig`], …), one variant of
+//!   [`FamilySpec`], from which it is built on the data ([`FamilySpec::build`]); the CLI's
+//!   strings ([`FamilyParams`]) become a spec at the edge ([`FamilySpec::from_params`]),
 //! - [`Family::fit`], the slow, obviously correct fit of one grid point,
 //! - [`Family::fit_path`], which does the shared work once per training set and returns a
 //!   [`FittedPath`]: predictions of *every* grid point on a validation view, and the fitted
@@ -16,7 +18,8 @@ mod composite;
 mod grid;
 mod model;
 pub mod numerics;
-mod params;
+pub(crate) mod params;
+mod spec;
 mod width;
 
 pub mod cart;
@@ -31,6 +34,7 @@ pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, 
 pub use grid::{Grid, Scale};
 pub use model::{CustomModel, CustomPredictor, Model, Predictor};
 pub use params::{FamilyParams, GridSpec};
+pub use spec::{CompositeSpec, FamilySpec, Rule};
 pub use width::KernelWidth;
 
 use crate::data::{Dataset, Task, View};
@@ -72,6 +76,12 @@ pub trait Family: Send + Sync {
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
         let _ = train;
         None
+    }
+    /// True when the [`linear_smoother`](Family::linear_smoother)'s closed-form leave-one-out is
+    /// exact (the leave-one-out lemma holds: ridge, kernel ridge), false otherwise (k-NN: a left-out
+    /// row changes the neighbour sets).
+    fn exact_loo(&self) -> bool {
+        false
     }
     /// Checks that every grid point can be fitted on `n_train` rows (for example k ≤ n_train for
     /// k-NN). Called once per plan before any work, so a bad grid fails fast with a clear error.
@@ -252,59 +262,22 @@ impl FamilyKind {
     }
 }
 
-/// Builds the family `kind` for `data` (grids may depend on the data: CART's pruning sequence,
-/// the Lasso's λ_max).
+/// Builds the family `kind` with the parameters as the user gave them: the edge wrapper of
+/// [`FamilySpec::from_params`] and [`FamilySpec::build`].
 ///
 /// # Errors
-/// [`Error::ConstantTarget`]; invalid parameters, an empty grid, a task the family does not support.
+/// As [`FamilySpec::from_params`] and [`FamilySpec::build`].
 pub fn build(kind: FamilyKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    build_for(kind, params, data, &crate::data::Preprocess::default())
+    FamilySpec::from_params(kind, params)?.build(data)
 }
 
-/// As [`build`], for fits that will see `data` through `preprocess` (fitted inside each training
-/// set): data-dependent defaults (the Lasso's λ_max, logistic regression's λ grid, kernel
-/// scales, CART's pruning sequence) are computed on all rows preprocessed the same way, so that
-/// with `standardize` a default grid is on the scale of the standardised features the fits use.
-/// Missing values are always median-imputed for the defaults.
-///
-/// With named axes or other families in `params` ([`FamilyParams::axes`], [`FamilyParams::union`])
-/// the family is a [`Composite`]: a product grid, a union, or both.
+/// As [`build`], for fits that will see `data` through `preprocess`: the edge wrapper of
+/// [`FamilySpec::from_params`] and [`FamilySpec::build_for`] (see there).
 ///
 /// # Errors
-/// As [`build`]; the axis errors of a composite family (an axis no family has, named twice, …).
+/// As [`FamilySpec::from_params`] and [`FamilySpec::build_for`].
 pub fn build_for(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
-    if composite::is_composite(params) {
-        return composite::build(kind, params, data, preprocess);
-    }
-    build_plain(kind, params, data, preprocess)
-}
-
-/// [`build_for`] of one family over its own grid.
-fn build_plain(kind: FamilyKind, params: &FamilyParams, data: &Dataset, preprocess: &crate::data::Preprocess) -> Result<Box<dyn Family>> {
-    data.check_learnable()?;
-    preprocess.check_encodes(data)?;
-    // The fits themselves still preprocess inside each training set (`select::evaluate_splits`).
-    let prepared;
-    let defaults = crate::data::Preprocess { impute_median: data.has_missing(), ..*preprocess };
-    let data = if defaults.is_identity() {
-        data
-    } else {
-        let all = data.all();
-        prepared = defaults.fit(&all).apply(&all)?;
-        &prepared
-    };
-    match kind {
-        FamilyKind::Knn => knn::build(params, data),
-        FamilyKind::Ridge => ridge::build_ridge(params, data),
-        FamilyKind::KernelRidge => ridge::build_kernel_ridge(params, data),
-        FamilyKind::Lasso => lasso::build_lasso(params, data),
-        FamilyKind::Enet => lasso::build_enet(params, data),
-        FamilyKind::Svc => svm::build_svc(params, data),
-        FamilyKind::Svr => svm::build_svr(params, data),
-        FamilyKind::Cart => cart::build(params, data),
-        FamilyKind::Forest => forest::build(params, data),
-        FamilyKind::Logistic => logistic::build(params, data),
-    }
+    FamilySpec::from_params(kind, params)?.build_for(data, preprocess)
 }
 
 #[cfg(test)]

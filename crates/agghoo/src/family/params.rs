@@ -1,5 +1,6 @@
-//! Family parameters as the user gives them (`--grid`, `--param key=value`), parsed once at the
-//! edge and validated by each family's constructor.
+//! Family parameters as the user gives them (`--grid`, `--param key=value`): the string edge,
+//! turned into a typed [`FamilySpec`](super::FamilySpec) by
+//! [`FamilySpec::from_params`](super::FamilySpec::from_params).
 
 use std::collections::BTreeMap;
 
@@ -150,50 +151,36 @@ impl FamilyParams {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the unknown key and the known ones.
     pub fn check_known(&self, family: &'static str, known: &[&str]) -> Result<()> {
-        if let Some(k) = self.values.keys().find(|k| !known.contains(&k.as_str())) {
-            return Err(Error::InvalidParameter {
-                name: "param",
-                expected: "a parameter of the family",
-                got: format!("`{k}` (family {family} knows: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
-            });
-        }
-        Ok(())
-    }
-    /// A real parameter, or `default`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when present but not a finite number.
-    pub fn f64(&self, key: &'static str, default: f64) -> Result<f64> {
-        match self.values.get(key) {
-            None => Ok(default),
-            Some(v) => v.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| Error::invalid(key, "a finite number", v)),
+        match self.values.keys().find(|k| !known.contains(&k.as_str())) {
+            Some(k) => Err(unknown_key(family, known, k)),
+            None => Ok(()),
         }
     }
-    /// A count parameter (an integer, or `1e3`), or `default`. Counts that allocate are then
-    /// checked against their limit by the family ([`crate::limits`]).
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] when present but not a non-negative integer.
-    pub fn usize(&self, key: &'static str, default: usize) -> Result<usize> {
-        match self.values.get(key) {
-            None => Ok(default),
-            Some(v) => crate::limits::parse_count(v)
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| Error::invalid(key, "a non-negative integer", v)),
-        }
+}
+
+/// The error of a setting `key` the family does not know; the message lists the known ones.
+pub(crate) fn unknown_key(family: &'static str, known: &[&str], key: &str) -> Error {
+    Error::InvalidParameter {
+        name: "param",
+        expected: "a parameter of the family",
+        got: format!("`{key}` (family {family} knows: {})", if known.is_empty() { "none".into() } else { known.join(", ") }),
     }
-    /// A text parameter, or `default`.
-    pub fn text<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
-        self.values.get(key).map_or(default, String::as_str)
-    }
-    /// The grid values, or `default` when no grid was given.
-    ///
-    /// # Errors
-    /// As [`GridSpec::values`].
-    pub fn grid_or(&self, default: impl FnOnce() -> Vec<f64>) -> Result<Vec<f64>> {
-        match &self.grid {
-            Some(g) => g.values(),
-            None => Ok(default()),
-        }
-    }
+}
+
+/// Parses the value of the real setting `key`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `key` when `value` is not a finite number.
+pub(crate) fn parse_f64(key: &'static str, value: &str) -> Result<f64> {
+    value.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| Error::invalid(key, "a finite number", value))
+}
+
+/// Parses the value of the count setting `key` (an integer, or `1e3`).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `key` when `value` is not a non-negative integer.
+pub(crate) fn parse_usize(key: &'static str, value: &str) -> Result<usize> {
+    crate::limits::parse_count(value)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| Error::invalid(key, "a non-negative integer", value))
 }

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 
 use super::FamilyParams;
 
-/// How γ is chosen.
+/// How γ is chosen. In a JSON spec: a number, `"scale"` or `"auto"`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum KernelWidth {
     /// A fixed γ > 0.
@@ -23,25 +23,49 @@ pub enum KernelWidth {
     Auto,
 }
 
+/// What a `gamma` value must be.
+const EXPECTED: &str = "a finite number > 0, scale (1/(d·Var X) of each training set) or auto (1/d)";
+
 impl KernelWidth {
+    /// Parses a `gamma` value: a finite number > 0, `scale` or `auto`.
+    ///
+    /// ```
+    /// use agghoo::family::KernelWidth;
+    /// assert_eq!(KernelWidth::parse("scale")?, KernelWidth::Scale);
+    /// assert_eq!(KernelWidth::parse("0.5")?, KernelWidth::Fixed(0.5));
+    /// assert!(KernelWidth::parse("-1").is_err());
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `gamma` for another value.
+    pub fn parse(text: &str) -> Result<Self> {
+        let width = match text.trim() {
+            "scale" => KernelWidth::Scale,
+            "auto" => KernelWidth::Auto,
+            v => KernelWidth::Fixed(v.parse::<f64>().map_err(|_| Error::invalid("gamma", EXPECTED, v))?),
+        };
+        width.validate()?;
+        Ok(width)
+    }
+
+    /// Checks a fixed γ is a finite number > 0.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `gamma`.
+    pub fn validate(self) -> Result<()> {
+        match self {
+            KernelWidth::Fixed(g) if !(g > 0.0 && g.is_finite()) => Err(Error::invalid("gamma", EXPECTED, g)),
+            _ => Ok(()),
+        }
+    }
+
     /// Reads the `gamma` parameter: a finite number > 0, `scale` or `auto`; `default` without it.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for another value.
     pub fn from_params(params: &FamilyParams, default: KernelWidth) -> Result<Self> {
-        let expected = "a finite number > 0, scale (1/(d·Var X) of each training set) or auto (1/d)";
-        let width = match params.values.get("gamma").map(|v| v.trim()) {
-            None => default,
-            Some("scale") => KernelWidth::Scale,
-            Some("auto") => KernelWidth::Auto,
-            Some(v) => KernelWidth::Fixed(v.parse::<f64>().map_err(|_| Error::invalid("gamma", expected, v))?),
-        };
-        if let KernelWidth::Fixed(g) = width {
-            if !(g > 0.0 && g.is_finite()) {
-                return Err(Error::invalid("gamma", expected, g));
-            }
-        }
-        Ok(width)
+        params.values.get("gamma").map_or(Ok(default), |v| Self::parse(v))
     }
 
     /// γ for the row-major training features `x` with `d` columns.
@@ -75,6 +99,36 @@ impl KernelWidth {
         } else {
             Err(Error::invalid("gamma", "a finite number > 0 (the features' variance is not finite)", gamma))
         }
+    }
+}
+
+/// The JSON form: a number, or the name of a rule.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum WidthRepr {
+    Fixed(f64),
+    Rule(String),
+}
+
+impl serde::Serialize for KernelWidth {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match *self {
+            KernelWidth::Fixed(g) => WidthRepr::Fixed(g),
+            KernelWidth::Scale => WidthRepr::Rule("scale".into()),
+            KernelWidth::Auto => WidthRepr::Rule("auto".into()),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for KernelWidth {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let width = match WidthRepr::deserialize(deserializer)? {
+            WidthRepr::Fixed(g) => KernelWidth::Fixed(g),
+            WidthRepr::Rule(r) => KernelWidth::parse(&r).map_err(serde::de::Error::custom)?,
+        };
+        width.validate().map_err(serde::de::Error::custom)?;
+        Ok(width)
     }
 }
 

@@ -23,7 +23,9 @@ use serde::{Deserialize, Serialize};
 use super::FeatureScore;
 use crate::data::{Dataset, Preprocess};
 use crate::error::{Error, Result};
-use crate::family::{self, FamilyKind, FamilyParams, Model};
+use crate::family::forest::ForestConfig;
+use crate::family::lasso::LassoConfig;
+use crate::family::{FamilySpec, Model};
 use crate::resample::{HoldOut, Plan, PlanContext};
 use crate::seed::{Purpose, Seed};
 use crate::select::{self, Method, SelectConfig};
@@ -47,8 +49,8 @@ pub enum EmbeddedMethod {
     LassoSupport {
         /// Elastic net instead of the Lasso.
         elastic_net: bool,
-        /// The family's parameters (grid of λ, mixing).
-        params: FamilyParams,
+        /// The family's configuration (grid of λ, mixing; its kind follows `elastic_net`).
+        config: LassoConfig,
         /// The plan of the CV choice of λ.
         plan: Plan,
         /// Standardise the features inside every training set (see the module docs).
@@ -57,8 +59,8 @@ pub enum EmbeddedMethod {
     },
     /// The `n_features` most important features of a random forest.
     ForestImportance {
-        /// The forest's parameters (its first grid point is used).
-        params: FamilyParams,
+        /// The forest's configuration (its first grid point is used).
+        config: ForestConfig,
         /// Which importance.
         importance: Importance,
         /// How many features to keep (≥ 1).
@@ -90,10 +92,10 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
     data.check_numeric("feature selection")?;
     data.check_learnable()?;
     match method {
-        EmbeddedMethod::LassoSupport { elastic_net, params, plan, standardize } => {
-            let kind = if *elastic_net { FamilyKind::Enet } else { FamilyKind::Lasso };
+        EmbeddedMethod::LassoSupport { elastic_net, config, plan, standardize } => {
+            let spec = if *elastic_net { FamilySpec::Enet(config.clone()) } else { FamilySpec::Lasso(config.clone()) };
             let preprocess = Preprocess { impute_median: data.has_missing(), standardize: *standardize, categorical: None };
-            let fam = family::build_for(kind, params, data, &preprocess)?;
+            let fam = spec.build_for(data, &preprocess)?;
             let splits = plan.instantiate(&PlanContext::of(data), seed.child(Purpose::Inner, 0))?;
             let config = SelectConfig { preprocess, ..SelectConfig::new(Method::Cv) };
             let (model, report) = select::select(fam.as_ref(), data, &splits, &config)?;
@@ -103,7 +105,7 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
             scores.retain(|s| s.score > 0.0);
             Ok(report_from(if *elastic_net { "enet-support" } else { "lasso-support" }, data, scores, usize::MAX, report.final_value))
         }
-        EmbeddedMethod::ForestImportance { params, importance, n_features } => {
+        EmbeddedMethod::ForestImportance { config, importance, n_features } => {
             if *n_features == 0 || *n_features > data.n_features() {
                 return Err(Error::InvalidParameter {
                     name: "features",
@@ -113,7 +115,7 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
             }
             // Forests read raw values: impute the rows the selection is given (module docs).
             let data = &*super::impute_own_medians(data)?;
-            let fam = family::build(FamilyKind::Forest, params, data)?;
+            let fam = FamilySpec::Forest(config.clone()).build(data)?;
             let importances = match importance {
                 Importance::Impurity => forest_importances(&fam.fit(&data.all(), 0)?, ImportanceOn::Impurity)?,
                 Importance::Permutation => {

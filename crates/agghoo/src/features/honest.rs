@@ -29,7 +29,9 @@ use super::{
 use crate::data::{Dataset, Preprocess};
 use crate::engine::{self, Job, Rayon};
 use crate::error::{Error, Result};
-use crate::family::{self, Family, FamilyKind, FamilyParams};
+use crate::family::forest::ForestConfig;
+use crate::family::lasso::LassoConfig;
+use crate::family::{Family, FamilyKind, FamilySpec, Rule};
 use crate::loss::Loss;
 use crate::resample::{Plan, PlanContext, Splits};
 use crate::seed::{Purpose, Seed};
@@ -38,20 +40,18 @@ use crate::select::{EvalOptions, SplitOutcome, cv_curve, evaluate_splits};
 /// A learner at a fixed hyperparameter: a family whose grid has exactly one value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Learner {
-    /// The family.
-    pub family: FamilyKind,
-    /// Its parameters; the grid must have one value (for example `k = 5`).
-    pub params: FamilyParams,
+    /// The family; its grid must have one value (for example `k = 5`: see [`Rule::spec`]).
+    pub family: FamilySpec,
 }
 
 impl Learner {
     /// Builds the family for `data` as the fits will see it after `preprocess` (so data-dependent
-    /// defaults are computed on that scale, as [`family::build_for`] does for the CLI).
+    /// defaults are computed on that scale, as [`FamilySpec::build_for`] does for the CLI).
     ///
     /// # Errors
     /// The family's build errors; [`Error::InvalidParameter`] when the grid has several values.
     pub fn build(&self, data: &Dataset, preprocess: &Preprocess) -> Result<Box<dyn Family>> {
-        let fam = family::build_for(self.family, &self.params, data, preprocess)?;
+        let fam = self.family.build_for(data, preprocess)?;
         if fam.grid().len() != 1 {
             return Err(Error::invalid(
                 "grid",
@@ -114,7 +114,7 @@ impl Learner {
         let (family, value) = text.split_once(':').ok_or_else(|| Error::invalid("learner", "FAMILY:VALUE, e.g. knn:5", text))?;
         let family = FamilyKind::parse(family)?;
         let value: f64 = value.trim().parse().map_err(|_| Error::invalid("learner", "FAMILY:VALUE with a number as VALUE", text))?;
-        Ok(Self { family, params: FamilyParams::with_grid(crate::family::GridSpec::Values(vec![value])) })
+        Ok(Self { family: Rule { family: FamilySpec::default_for(family), value }.spec()? })
     }
 }
 
@@ -145,12 +145,12 @@ impl Selector {
             },
             "lasso" | "enet" => Selector::Embedded(EmbeddedMethod::LassoSupport {
                 elastic_net: method == "enet",
-                params: FamilyParams::default(),
+                config: if method == "enet" { LassoConfig::enet() } else { LassoConfig::lasso() },
                 plan: inner.clone(),
                 standardize: preprocess.standardize,
             }),
             "forest-impurity" | "forest-permutation" => Selector::Embedded(EmbeddedMethod::ForestImportance {
-                params: FamilyParams::default(),
+                config: ForestConfig::default(),
                 importance: if method == "forest-impurity" { super::Importance::Impurity } else { super::Importance::Permutation },
                 n_features: count()?,
             }),

@@ -9,24 +9,24 @@ use super::run::{conclude, evaluation_options, evaluation_splits};
 use crate::data::Dataset;
 use crate::engine::{EvalOptions, Job, Sequential, SplitOutcome, check_evaluation, evaluate_units};
 use crate::error::{Error, Result};
-use crate::family::{self, Family, FamilyKind, FamilyParams};
+use crate::family::{Family, FamilySpec};
 use crate::resample::Splits;
 
 /// Everything a worker needs to evaluate any split of a selection procedure: the family spec
-/// (rebuilt on the data by [`family::build_for`], a pure function of spec and data), the procedure
+/// (rebuilt on the data by [`FamilySpec::build_for`], a pure function of spec and data), the procedure
 /// and the instantiated splits it evaluates. Its units are those splits; assembling them is
 /// [`conclude`](super::conclude), so `engine::run(&job, …)` equals [`select`](super::select).
 ///
 /// ```
 /// use agghoo::{Seed, data::generators, engine::{self, Job, Rayon, Sequential}};
-/// use agghoo::family::{FamilyKind, FamilyParams, GridSpec};
+/// use agghoo::family::{FamilySpec, GridSpec, knn::KnnConfig};
 /// use agghoo::resample::{MonteCarlo, Plan, PlanContext};
 /// use agghoo::select::{Method, SelectConfig, SelectJob};
 ///
 /// let data = generators::knn_problem(200, Seed(1))?;
 /// let splits = Plan::MonteCarlo(MonteCarlo::new(6, 0.8)?).instantiate(&PlanContext::of(&data), Seed(2))?;
-/// let params = FamilyParams::with_grid(GridSpec::parse("1:29:2")?);
-/// let job = SelectJob::new(FamilyKind::Knn, params, SelectConfig::new(Method::Majhoo), &data, &splits)?;
+/// let family = FamilySpec::Knn(KnnConfig { grid: Some(GridSpec::parse("1:29:2")?), ..KnnConfig::default() });
+/// let job = SelectJob::new(family, SelectConfig::new(Method::Majhoo), &data, &splits)?;
 /// // Units may be evaluated in blocks, anywhere (the job and its outcomes are serde values)…
 /// let job: SelectJob = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
 /// let prepared = job.prepare(&data)?;
@@ -41,10 +41,8 @@ use crate::resample::Splits;
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SelectJob {
-    /// The family.
-    pub family: FamilyKind,
-    /// Its parameters (grid, settings).
-    pub params: FamilyParams,
+    /// The family (grid, settings).
+    pub family: FamilySpec,
     /// The procedure.
     pub config: SelectConfig,
     /// The splits the procedure evaluates ([`evaluation_splits`] of the plan's splits).
@@ -63,9 +61,9 @@ impl SelectJob {
     ///
     /// # Errors
     /// As [`select`](super::select) before any fit.
-    pub fn new(family: FamilyKind, params: FamilyParams, config: SelectConfig, data: &Dataset, splits: &Splits) -> Result<Self> {
+    pub fn new(family: FamilySpec, config: SelectConfig, data: &Dataset, splits: &Splits) -> Result<Self> {
         let units = evaluation_splits(splits, &config)?;
-        let job = Self { family, params, config, units };
+        let job = Self { family, config, units };
         job.prepare(data)?;
         Ok(job)
     }
@@ -82,7 +80,7 @@ impl Job for SelectJob {
 
     fn prepare(&self, data: &Dataset) -> Result<PreparedSelect> {
         let options = evaluation_options(&self.config, data)?;
-        let family = family::build_for(self.family, &self.params, data, &self.config.preprocess)?;
+        let family = self.family.build_for(data, &self.config.preprocess)?;
         check_evaluation(family.as_ref(), data, &self.units, &options)?;
         Ok(PreparedSelect { family, options })
     }

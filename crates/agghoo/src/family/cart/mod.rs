@@ -16,9 +16,10 @@
 //! classes, `decision = p_1 − p_0` (positive for class 1).
 //!
 //! Default grid: the distinct α's of the pruning sequence of the tree grown on the *full* sample
-//! given to [`build`], so every split is evaluated on the same grid (as in the papers); a split's
+//! given to [`CartConfig::build`], so every split is evaluated on the same grid (as in the papers); a split's
 //! own tree may have other breakpoints, and `T(α)` is defined at any α ≥ 0.
 
+mod config;
 pub(crate) mod leaves;
 mod prune;
 pub(crate) mod tree;
@@ -26,11 +27,13 @@ pub(crate) mod tree;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use self::config::CartConfig;
+pub(crate) use self::config::{set_tree_setting, tree_settings};
 use self::prune::Pruning;
 pub use self::tree::Criterion;
 use self::tree::{GrowConfig, Presorted, Tree, grow};
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
-use crate::data::{Dataset, Task, View};
+use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
+use crate::data::{Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
 
@@ -42,21 +45,6 @@ pub(crate) struct TreeSettings {
 }
 
 impl TreeSettings {
-    /// Reads `criterion`, `min_samples_leaf` and `max_depth` from `params` for `data`'s task.
-    pub fn from_params(params: &FamilyParams, data: &Dataset) -> Result<Self> {
-        let task = data.task();
-        let criterion = match params.values.get("criterion") {
-            Some(c) => Criterion::parse(c, task)?,
-            None => Criterion::default_for(task),
-        };
-        let min_samples_leaf = params.usize("min_samples_leaf", 1)?;
-        let max_depth = match params.values.get("max_depth") {
-            None => None,
-            Some(_) => Some(params.usize("max_depth", 0)?),
-        };
-        Self::new(task, data.target().n_classes(), criterion, min_samples_leaf, max_depth)
-    }
-
     pub fn new(task: Task, n_classes: usize, criterion: Criterion, min_samples_leaf: usize, max_depth: Option<usize>) -> Result<Self> {
         criterion.check_task(task)?;
         if min_samples_leaf == 0 {
@@ -170,26 +158,6 @@ pub struct PruningPath {
     pub alphas: Vec<f64>,
     /// `R(T_k)`, the total leaf impurity of the tree after k cuts.
     pub impurities: Vec<f64>,
-}
-
-/// Builds the CART family. Parameters: `criterion` (`gini` default, `entropy`; `squared_error`
-/// for regression), `min_samples_leaf` (default 1), `max_depth` (default unlimited).
-/// Default grid: the distinct α's of the pruning sequence of the full sample.
-///
-/// # Errors
-/// As [`CartFamily::new`]; unknown parameters; NaN features when the default grid is asked for
-/// (give `--grid` or impute first).
-pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("cart", super::FamilyKind::Cart.settings())?;
-    let settings = TreeSettings::from_params(params, data)?;
-    let alphas = match &params.grid {
-        Some(g) => g.values()?,
-        None => {
-            let tree = grow(&Presorted::new(&data.all())?, None, &settings.config, None);
-            Pruning::of(&tree).distinct_alphas()
-        }
-    };
-    Ok(Box::new(CartFamily::with_settings(alphas, settings)?))
 }
 
 impl Family for CartFamily {

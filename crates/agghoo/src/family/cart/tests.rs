@@ -1,7 +1,13 @@
 use super::*;
+use crate::data::Dataset;
 use crate::data::Target;
+use crate::family::{FamilyKind, FamilyParams};
 use crate::testing::path_equals_refit;
 use rand::{RngExt, SeedableRng};
+
+fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    crate::family::build(FamilyKind::Cart, params, data)
+}
 
 fn random_data(n: usize, d: usize, classes: Option<u32>, seed: u64) -> Dataset {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);

@@ -35,14 +35,21 @@ impl Criterion {
     /// # Errors
     /// [`Error::InvalidParameter`] for another name or a criterion of the other task.
     pub fn parse(text: &str, task: Task) -> Result<Self> {
-        let c = match text {
-            "gini" => Criterion::Gini,
-            "entropy" => Criterion::Entropy,
-            "squared_error" | "mse" => Criterion::SquaredError,
-            _ => return Err(Error::invalid("criterion", "gini, entropy or squared_error", text)),
-        };
+        let c = Self::parse_name(text)?;
         c.check_task(task)?;
         Ok(c)
+    }
+    /// Parses `gini`, `entropy` or `squared_error` (`mse`), whatever the task.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for another name.
+    pub fn parse_name(text: &str) -> Result<Self> {
+        match text {
+            "gini" => Ok(Criterion::Gini),
+            "entropy" => Ok(Criterion::Entropy),
+            "squared_error" | "mse" => Ok(Criterion::SquaredError),
+            _ => Err(Error::invalid("criterion", "gini, entropy or squared_error", text)),
+        }
     }
     /// The default of a task: Gini for classification, squared error for regression.
     pub fn default_for(task: Task) -> Self {

@@ -27,6 +27,7 @@
 //! Selection needs only the risk curves: [`FittedPath::risks`] computes the 0–1 risk (or any
 //! regression loss) from the winning classes directly, without building probability vectors.
 
+mod config;
 mod gemm;
 mod neighbors;
 
@@ -35,9 +36,10 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use self::config::KnnConfig;
 use self::gemm::QUERY_BLOCK;
 use self::neighbors::{NeighborIndex, Scratch, by_column, distances_by_column, sort_by_distance};
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
+use super::{Family, FittedPath, Grid, Model, Predictor, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -259,18 +261,6 @@ impl KnnFamily {
     fn ks(&self) -> Vec<usize> {
         self.grid.values().iter().map(|&k| k as usize).collect()
     }
-}
-
-/// Builds the k-NN family. Default grid: odd k from 1 to min(99, n/2).
-///
-/// # Errors
-/// As [`KnnFamily::new`]; unknown parameters.
-pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("knn", super::FamilyKind::Knn.settings())?;
-    let kmax = 99.min(data.n_rows() / 2).max(1);
-    let ks = params.grid_or(|| (1..=kmax).step_by(2).map(|k| k as f64).collect())?;
-    let weights = Weights::parse(params.text("weights", "uniform"))?;
-    Ok(Box::new(KnnFamily::new(ks, data.task(), data.target().n_classes())?.with_weights(weights).sharing_with(data)))
 }
 
 impl Family for KnnFamily {

@@ -17,7 +17,7 @@
 //! # Grid
 //! `lambda`, log scale, larger is simpler, stored ascending (grid order for the tie rule); the path
 //! runs it descending. Default: 100 log-spaced values from `λ_max = max_j |x_jᵀ(y − ȳ)| / (n ρ)`
-//! (the smallest λ with w = 0, computed on the centred data given to [`build_lasso`]) down to
+//! (the smallest λ with w = 0, computed on the centred data given to [`LassoConfig::build`]) down to
 //! `λ_max · 10⁻³`. Each training split has its own λ_max, slightly different from the full data's;
 //! the grid is fixed once so that every split evaluates the same rules. For ρ < 10⁻³ the formula
 //! uses ρ = 10⁻³ (λ_max is infinite at ρ = 0; glmnet does the same).
@@ -36,12 +36,15 @@
 //! `precompute` = `auto` | `gram` | `residual` (`auto`: Gram matrix when n > d and d ≤ 4096).
 
 mod cd;
+mod config;
 
 use serde::{Deserialize, Serialize};
 
 use self::cd::{Problem, Settings};
+pub(crate) use self::config::deserialize_enet;
+pub use self::config::{LassoConfig, LassoKind};
 use super::numerics::vector::dot;
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
+use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
@@ -68,9 +71,11 @@ impl L1Ratio {
 }
 
 /// How coordinate descent reads the gradient (see `cd.rs`): both give the same solution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Precompute {
-    /// Gram matrix when n > d and d ≤ 4096, residuals otherwise.
+    /// Gram matrix when n > d and d ≤ 4096, residuals otherwise (the default).
+    #[default]
     Auto,
     /// Always the Gram matrix `XᵀX/n` (covariance updates).
     Gram,
@@ -79,7 +84,11 @@ pub enum Precompute {
 }
 
 impl Precompute {
-    fn parse(text: &str) -> Result<Self> {
+    /// Parses `auto`, `gram` or `residual`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `precompute` for another value.
+    pub fn parse(text: &str) -> Result<Self> {
         match text {
             "auto" => Ok(Self::Auto),
             "gram" => Ok(Self::Gram),
@@ -187,38 +196,6 @@ fn check_regression(task: Task, name: &'static str) -> Result<()> {
             "family `{name}` is a regression method and needs a real-valued target (use `logistic` for classes)"
         ))),
     }
-}
-
-/// Builds the Lasso (ρ = 1 unless `l1_ratio` is given).
-///
-/// # Errors
-/// [`Error::TaskMismatch`] on classification data; invalid or unknown parameters.
-pub fn build_lasso(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    build_named("lasso", 1.0, params, data)
-}
-
-/// Builds the elastic net (ρ = 0.5 unless `l1_ratio` is given).
-///
-/// # Errors
-/// As [`build_lasso`].
-pub fn build_enet(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    build_named("enet", 0.5, params, data)
-}
-
-fn build_named(name: &'static str, default_ratio: f64, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known(name, super::FamilyKind::Lasso.settings())?;
-    check_regression(data.task(), name)?;
-    let l1_ratio = L1Ratio::new(params.f64("l1_ratio", default_ratio)?)?;
-    let precompute = Precompute::parse(params.text("precompute", "auto"))?;
-    let lambdas = match &params.grid {
-        Some(g) => g.values()?,
-        None => default_grid(data, l1_ratio),
-    };
-    let family = LassoFamily::new(name, lambdas, l1_ratio)?
-        .with_tol(params.f64("tol", 1e-7)?)?
-        .with_max_iter(params.usize("max_iter", 100_000)?)?
-        .with_precompute(precompute);
-    Ok(Box::new(family))
 }
 
 /// 100 log-spaced values from λ_max down to λ_max · 10⁻³ (see the module doc).

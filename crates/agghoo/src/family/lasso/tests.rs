@@ -1,7 +1,12 @@
 use super::*;
 use crate::data::Target;
+use crate::family::{FamilyKind, FamilyParams};
 use crate::testing::path_equals_refit;
 use rand::{RngExt, SeedableRng};
+
+fn build_enet(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    crate::family::build(FamilyKind::Enet, params, data)
+}
 
 /// `y = x₀ − 2x₁ + 0.5x₂ + noise` with correlated features (so screening has work to do).
 pub(super) fn sparse_data(n: usize, d: usize, seed: u64) -> Dataset {

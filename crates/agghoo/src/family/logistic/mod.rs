@@ -46,20 +46,23 @@
 //! other classes' logits as an offset. Its default grid: 50 log-spaced values from λ₀ (the
 //! smallest λ with w = 0) down to `10⁻³ λ₀`.
 
+mod config;
 mod l1;
 mod lbfgs;
 
 use serde::{Deserialize, Serialize};
 
+pub use self::config::LogisticConfig;
 use super::lasso::{check_max_iter, check_tol};
 use super::numerics::vector::dot;
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
+use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Target, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
 
 /// The penalty on the weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Penalty {
     /// `(λ/2) Σ_k ‖w_k‖²` (binary and multinomial).
     L2,
@@ -135,30 +138,6 @@ impl LogisticFamily {
         self.solve(&problem, &mut theta, &mut lbfgs::Memory::new(), lambda)?;
         Ok(problem.model(&theta, lambda))
     }
-}
-
-/// Builds the logistic-regression family (`--param tol=`, `max_iter=`, `penalty=l2`).
-///
-/// # Errors
-/// [`Error::TaskMismatch`] on regression data, invalid or
-/// unknown parameters.
-pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("logistic", super::FamilyKind::Logistic.settings())?;
-    check_classification(data.task())?;
-    let penalty = match params.text("penalty", "l2") {
-        "l2" => Penalty::L2,
-        "l1" => Penalty::L1,
-        other => return Err(Error::invalid("penalty", "l2 or l1", other)),
-    };
-    let lambdas = match &params.grid {
-        Some(g) => g.values()?,
-        None => default_grid(data, penalty),
-    };
-    let family = LogisticFamily::new(lambdas, data.target().n_classes())?
-        .with_penalty(penalty)?
-        .with_tol(params.f64("tol", 1e-6)?)?
-        .with_max_iter(params.usize("max_iter", 10_000)?)?;
-    Ok(Box::new(family))
 }
 
 fn check_classification(task: Task) -> Result<()> {

@@ -21,8 +21,8 @@
 //!   does not use is an error.
 //!
 //! Regression only. Default grid: 50 values log-spaced from `10⁻⁶ t` to `10 t`, where
-//! `t = trace(A)` is the trace of the normal matrix on the data given to [`build_ridge`] /
-//! [`build_kernel_ridge`] (`Σ_ij (x_ij − x̄_j)²` for ridge, `Σ_i k(x_i, x_i)` for kernel ridge,
+//! `t = trace(A)` is the trace of the normal matrix on the data given to [`RidgeConfig::build`] /
+//! [`KernelRidgeConfig::build`] (`Σ_ij (x_ij − x̄_j)²` for ridge, `Σ_i k(x_i, x_i)` for kernel ridge,
 //! t = 1 if it is 0): the eigenvalues of `A` sum to t, so the grid spans from "every direction
 //! kept" (λ far below the spectrum) to "nearly the constant model" (effective degrees of freedom
 //! `Σ s_k/(s_k + λ) ≤ 0.1`). The grid is computed on the raw data: with per-fold standardisation
@@ -52,6 +52,7 @@
 //! Linear algebra is faer's, run sequentially (see `family/numerics/linalg.rs`): splits are the unit of
 //! parallelism, and results do not depend on the number of threads.
 
+mod config;
 mod model;
 mod solve;
 #[cfg(test)]
@@ -59,12 +60,13 @@ mod tests;
 
 use faer::{Mat, MatRef};
 
+pub use self::config::{KernelName, KernelRidgeConfig, RidgeConfig};
 pub use self::model::RidgeModel;
 use self::model::predict_columns;
 use self::solve::{Form, Problem, Solution, Spectrum, gather_finite};
 pub use super::numerics::kernel::Kernel;
-use super::{Family, FamilyParams, FittedPath, Grid, KernelWidth, Model, Scale, SmootherPath};
-use crate::data::{Dataset, Task, View};
+use super::{Family, FittedPath, Grid, KernelWidth, Model, Scale, SmootherPath};
+use crate::data::{Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::PathPredictions;
 
@@ -180,81 +182,6 @@ fn check_solution(solution: &Solution, lambda: f64) -> Result<()> {
     }
 }
 
-/// Builds `ridge` (no parameters besides the grid). Default grid: see the module docs.
-///
-/// # Errors
-/// [`Error::TaskMismatch`] for classification data; unknown parameters; an invalid grid.
-pub fn build_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("ridge", super::FamilyKind::Ridge.settings())?;
-    if data.task() != Task::Regression {
-        return Err(task_mismatch("ridge"));
-    }
-    let (n, d) = (data.n_rows(), data.n_features());
-    let x = MatRef::from_row_major_slice(data.x(), n, d);
-    let trace = (0..d)
-        .map(|j| {
-            let mean = (0..n).map(|i| x[(i, j)]).sum::<f64>() / n.max(1) as f64;
-            (0..n).map(|i| (x[(i, j)] - mean).powi(2)).sum::<f64>()
-        })
-        .sum();
-    let lambdas = params.grid_or(|| default_grid(trace))?;
-    Ok(Box::new(RidgeFamily::linear(lambdas)?))
-}
-
-/// Builds `kernel-ridge` from `kernel`, `gamma`, `coef0`, `degree`, `intercept` (module docs).
-///
-/// # Errors
-/// [`Error::TaskMismatch`] for classification data; [`Error::InvalidParameter`] for an unknown
-/// parameter, one the kernel does not use, γ ≤ 0, coef0 < 0, degree < 1, or an invalid grid.
-pub fn build_kernel_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    const NAME: &str = "kernel-ridge";
-    params.check_known(NAME, super::FamilyKind::KernelRidge.settings())?;
-    if data.task() != Task::Regression {
-        return Err(task_mismatch(NAME));
-    }
-    let d = data.n_features();
-    // The default grid's trace is computed with γ of all the rows; fits use their training set's.
-    let width = |default| KernelWidth::from_params(params, default);
-    let gamma = |width: KernelWidth| width.gamma(data.x(), d);
-    let unused = |keys: &[&'static str], kernel: &'static str| match keys.iter().find(|k| params.values.contains_key(**k)) {
-        Some(k) => Err(Error::InvalidParameter {
-            name: k,
-            expected: "a parameter of the chosen kernel",
-            got: format!("`{k}` with kernel={kernel}"),
-        }),
-        None => Ok(()),
-    };
-    let (kernel, width) = match params.text("kernel", "rbf") {
-        "linear" => {
-            unused(&["gamma", "coef0", "degree"], "linear")?;
-            (Kernel::linear(), None)
-        }
-        "rbf" | "gaussian" => {
-            unused(&["coef0", "degree"], "rbf")?;
-            let width = width(KernelWidth::Scale)?;
-            (Kernel::rbf(gamma(width)?)?, Some(width))
-        }
-        "polynomial" | "poly" => {
-            let degree = params.usize("degree", 3)?;
-            let width = width(KernelWidth::Auto)?;
-            (Kernel::polynomial(gamma(width)?, params.f64("coef0", 1.0)?, u32::try_from(degree).unwrap_or(u32::MAX))?, Some(width))
-        }
-        other => return Err(Error::invalid("kernel", "one of linear, rbf (gaussian), polynomial (poly)", other)),
-    };
-    let intercept = match params.text("intercept", "false") {
-        "true" => true,
-        "false" => false,
-        other => return Err(Error::invalid("intercept", "true or false", other)),
-    };
-    let x = MatRef::from_row_major_slice(data.x(), data.n_rows(), data.n_features());
-    let lambdas = params.grid_or(|| default_grid(kernel.trace(x)))?;
-    let family = RidgeFamily::kernel(lambdas, kernel, intercept)?;
-    Ok(Box::new(match width {
-        Some(w) => family.with_width(w),
-        None => family,
-    }))
-}
-
 /// 50 values log-spaced from `10⁻⁶ t` to `10 t` (t = 1 when t is not positive).
 fn default_grid(trace: f64) -> Vec<f64> {
     let t = if trace > 0.0 && trace.is_finite() { trace } else { 1.0 };
@@ -289,6 +216,9 @@ impl Family for RidgeFamily {
         check_solution(&solution, self.grid.value(0))?;
         let points = if form == Form::Linear { Vec::new() } else { points };
         Ok(Box::new(RidgePath { family: self, form, n_features: train.n_features(), solution, points }))
+    }
+    fn exact_loo(&self) -> bool {
+        true
     }
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
         // With γ = `scale` leaving a row out changes γ, hence the kernel: the hat matrix of the

@@ -1,10 +1,20 @@
 use rand::{RngExt, SeedableRng};
 
 use super::*;
+use crate::data::Dataset;
 use crate::data::Target;
+use crate::family::{FamilyKind, FamilyParams};
 use crate::family::{GridSpec, Predictor};
 use crate::predictions::Predictions;
 use crate::testing::path_equals_refit;
+
+fn build_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    crate::family::build(FamilyKind::Ridge, params, data)
+}
+
+fn build_kernel_ridge(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    crate::family::build(FamilyKind::KernelRidge, params, data)
+}
 
 /// y = Xβ + 0.3·noise with β_j = (−1)^j / (j + 1), X ~ U(−2, 2) plus an offset, so the intercept matters.
 fn random_data(n: usize, d: usize, seed: u64) -> Dataset {

@@ -85,9 +85,12 @@
 //! refused for more than two classes ([`Error::TaskMismatch`]).
 
 pub(crate) mod cache;
+mod config;
 mod ovo;
 pub(crate) mod smo;
 
+pub use self::config::{SvmAxis, SvmConfig};
+pub(crate) use self::config::{deserialize_svc, deserialize_svr};
 pub use self::ovo::OneVsOneSvc;
 
 use std::collections::HashMap;
@@ -98,23 +101,25 @@ use serde::{Deserialize, Serialize};
 use self::cache::{KernelCache, Points};
 use self::smo::{Dual, Solution};
 use super::numerics::kernel::Kernel;
-use super::{Family, FamilyParams, FittedPath, Grid, KernelWidth, Model, Predictor, Scale};
-use crate::data::{Dataset, Task, View};
+use super::{Family, FittedPath, Grid, KernelWidth, Model, Predictor, Scale};
+use crate::data::{Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::{PathPredictions, Predictions};
 
 /// Which machine: C-SVC (classification) or ε-SVR.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SvmKind {
-    /// C-support vector classification, hinge loss.
+    /// C-support vector classification, hinge loss (the default).
+    #[default]
     Svc,
     /// ε-support vector regression, ε-insensitive loss.
     Svr,
 }
 
 impl SvmKind {
-    fn name(self) -> &'static str {
+    /// The CLI name.
+    pub fn name(self) -> &'static str {
         match self {
             SvmKind::Svc => "svc",
             SvmKind::Svr => "svr",
@@ -351,61 +356,6 @@ impl Problem {
         }
         beta
     }
-}
-
-/// Builds the `svc` family. Params: `gamma` (a number, `scale` — the default — or `auto`; see
-/// [`KernelWidth`]), `tol` (1e-3), `shrinking` (true), `grid` = `lambda` (default) or `C`.
-///
-/// More than two classes are fitted one-vs-one (see the module doc).
-///
-/// # Errors
-/// Bad parameters; [`Error::TaskMismatch`] on regression data.
-pub fn build_svc(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("svc", super::FamilyKind::Svc.settings())?;
-    if data.task() != Task::Classification {
-        return Err(Error::TaskMismatch("family `svc` needs classification data; use `svr` for regression".into()));
-    }
-    build(SvmKind::Svc, params, data)
-}
-
-/// Builds the `svr` family. Params: `gamma` (a number, `scale` — the default — or `auto`),
-/// `epsilon` (0.1), `tol` (1e-3),
-/// `shrinking` (true), `grid` = `lambda` (default) or `C`.
-///
-/// # Errors
-/// Bad parameters; [`Error::TaskMismatch`] on classification data.
-pub fn build_svr(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("svr", super::FamilyKind::Svr.settings())?;
-    if data.task() != Task::Regression {
-        return Err(Error::TaskMismatch("family `svr` needs regression data; use `svc` for classes".into()));
-    }
-    build(SvmKind::Svr, params, data)
-}
-
-fn build(kind: SvmKind, params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    let defaults = SvmSettings::defaults(data.n_features());
-    let shrinking = match params.text("shrinking", "true") {
-        "true" | "1" | "yes" => true,
-        "false" | "0" | "no" => false,
-        other => return Err(Error::invalid("shrinking", "true or false", other)),
-    };
-    let width = KernelWidth::from_params(params, KernelWidth::Scale)?;
-    let settings = SvmSettings {
-        gamma: if let KernelWidth::Fixed(g) = width { g } else { defaults.gamma },
-        epsilon: params.f64("epsilon", defaults.epsilon)?,
-        tol: params.f64("tol", defaults.tol)?,
-        shrinking,
-    };
-    let grid_in_c = match params.text("grid", "lambda") {
-        "lambda" => false,
-        "C" | "c" => true,
-        other => return Err(Error::invalid("grid", "lambda or C", other)),
-    };
-    let n = data.n_rows().max(1) as f64;
-    let values = params.grid_or(|| {
-        if grid_in_c { (0..11).map(|k| 2f64.powi(2 * k - 5)).collect() } else { (1..=17).map(|j| 2f64.powi(j - 1) / (500.0 * n)).collect() }
-    })?;
-    Ok(Box::new(SvmFamily::new(kind, values, grid_in_c, settings)?.with_width(width)))
 }
 
 impl Family for SvmFamily {

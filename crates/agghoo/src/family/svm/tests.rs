@@ -2,9 +2,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::*;
-use crate::data::Target;
 use crate::data::generators::svr_problem;
-use crate::family::{FamilyKind, GridSpec};
+use crate::data::{Dataset, Target};
+use crate::family::{FamilyKind, FamilyParams, GridSpec};
 use crate::seed::{Purpose, Seed};
 use rand::RngExt;
 

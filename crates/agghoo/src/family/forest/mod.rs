@@ -21,6 +21,8 @@
 //! is bagging, the most data-adaptive — so `larger_is_simpler = false` for `mtry`; for
 //! `min_samples_leaf` larger leaves are simpler (`true`).
 
+mod config;
+
 use std::sync::OnceLock;
 
 use rand::RngExt;
@@ -28,11 +30,12 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub use self::config::{ForestAxis, ForestConfig};
 use super::cart::leaves::LeafTree;
 use super::cart::tree::{Criterion, FeatureSampler, Node, Presorted, Tree, grow};
 use super::cart::{TreeSettings, check_features, corrupted_tree, output_width, predictions_from_values};
-use super::{Family, FamilyParams, FittedPath, Grid, Model, Predictor, Scale};
-use crate::data::{Dataset, Task, View};
+use super::{Family, FittedPath, Grid, Model, Predictor};
+use crate::data::{Task, View};
 use crate::error::{Error, Result};
 use crate::limits;
 use crate::loss::Loss;
@@ -384,18 +387,11 @@ fn read_trees<'de, D: serde::Deserializer<'de>>(reader: D) -> std::result::Resul
         .collect()
 }
 
-/// The hyperparameter a forest family's grid sweeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Swept {
-    Mtry,
-    MinSamplesLeaf,
-}
-
 /// The random-forest family: one forest per grid value of `mtry` (or `min_samples_leaf`).
 #[derive(Clone, Debug)]
 pub struct ForestFamily {
     grid: Grid,
-    swept: Swept,
+    swept: ForestAxis,
     settings: TreeSettings,
     n_trees: usize,
     mtry: usize,
@@ -411,57 +407,14 @@ fn check_trees(n_trees: usize) -> Result<()> {
     limits::check_count(limits::Count::Trees, n_trees as u128, "a forest")
 }
 
-/// Builds the forest family. Parameters: `trees` (500), `mtry` (⌊√d⌋ / max(1, ⌊d/3⌋)),
-/// `min_samples_leaf` (1), `max_depth` (unlimited), `criterion`, `seed` (0), `grid` (`mtry`
-/// default, or `min_samples_leaf`). Default grids: `mtry` ∈ {1, 2, 4, 8, …} ∪ {default mtry, d}
-/// (values ≤ d); `min_samples_leaf` ∈ {1, 2, 5, 10, 20, 50}.
-///
-/// # Errors
-/// [`Error::InvalidParameter`] for `trees = 0`, an `mtry` (parameter or grid value) outside
-/// `1..=d`, a non-integer or zero grid value, an unknown `grid` name or parameter.
-pub fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
-    params.check_known("forest", super::FamilyKind::Forest.settings())?;
-    let settings = TreeSettings::from_params(params, data)?;
-    let d = data.n_features();
-    let n_trees = params.usize("trees", 500)?;
-    check_trees(n_trees)?;
-    let mtry = params.usize("mtry", default_mtry(data.task(), d))?;
-    check_mtry(mtry, d)?;
-    let seed = Seed(
-        params.values.get("seed").map_or(Ok(0), |s| s.parse::<u64>().map_err(|_| Error::invalid("seed", "a non-negative integer", s)))?,
-    );
-    let (swept, grid) = match params.text("grid", "mtry") {
-        "mtry" => {
-            let mut values: Vec<f64> =
-                std::iter::successors(Some(1usize), |&k| Some(2 * k)).take_while(|&k| k < d).map(|k| k as f64).collect();
-            values.extend([mtry as f64, d as f64]);
-            let values = params.grid_or(|| values)?;
-            if let Some(v) = values.iter().find(|&&v| v > d as f64) {
-                return Err(Error::InvalidParameter {
-                    name: "grid",
-                    expected: "mtry values no larger than the number of features",
-                    got: format!("{v} with {d} features"),
-                });
-            }
-            (Swept::Mtry, Grid::new("mtry", values, Scale::Integer, false)?)
-        }
-        "min_samples_leaf" => {
-            let values = params.grid_or(|| vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0])?;
-            (Swept::MinSamplesLeaf, Grid::new("min_samples_leaf", values, Scale::Integer, true)?)
-        }
-        other => return Err(Error::invalid("grid", "mtry or min_samples_leaf", other)),
-    };
-    Ok(Box::new(ForestFamily { grid, swept, settings, n_trees, mtry, n_features: d, seed }))
-}
-
 impl ForestFamily {
     fn fit_one(&self, train: &View<'_>, data: &Presorted, grid_index: usize) -> Result<ForestModel> {
         check_features(self.n_features, train)?;
         let value = self.grid.value(grid_index) as usize;
         let (mut settings, mut mtry) = (self.settings, self.mtry);
         match self.swept {
-            Swept::Mtry => mtry = value,
-            Swept::MinSamplesLeaf => settings.config.min_samples_leaf = value,
+            ForestAxis::Mtry => mtry = value,
+            ForestAxis::MinSamplesLeaf => settings.config.min_samples_leaf = value,
         }
         ForestModel::fit_presorted(train, data, &settings, self.n_trees, mtry, self.seed)
     }
@@ -518,8 +471,14 @@ impl FittedPath for ForestPath<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::Dataset;
     use crate::data::generators::genuer;
+    use crate::family::{FamilyKind, FamilyParams};
     use crate::testing::path_equals_refit;
+
+    fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+        crate::family::build(FamilyKind::Forest, params, data)
+    }
 
     fn small(n_trees: usize) -> ForestOptions {
         ForestOptions { n_trees, ..ForestOptions::default() }
