@@ -4,7 +4,9 @@
 use super::*;
 use crate::data::generators::svr_problem;
 use crate::data::{Dataset, Target};
+use crate::family::Predictor;
 use crate::family::{FamilyKind, FamilyParams, GridSpec};
+use crate::predictions::Predictions;
 use crate::seed::{Purpose, Seed};
 use rand::RngExt;
 

@@ -1,0 +1,103 @@
+use super::*;
+use crate::data::Dataset;
+use crate::data::generators::genuer;
+use crate::family::{FamilyKind, FamilyParams};
+use crate::loss::Loss;
+use crate::testing::path_equals_refit;
+
+fn build(params: &FamilyParams, data: &Dataset) -> Result<Box<dyn Family>> {
+    crate::family::build(FamilyKind::Forest, params, data)
+}
+
+fn small(n_trees: usize) -> ForestOptions {
+    ForestOptions { n_trees, ..ForestOptions::default() }
+}
+
+#[test]
+fn same_seed_on_one_and_two_threads_is_bit_identical() {
+    let data = genuer(100, 8, Seed(2), 0).unwrap();
+    let fit = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| ForestModel::fit(&data.all(), &small(300)).unwrap())
+    };
+    let one = fit(1);
+    for threads in [2, 3] {
+        let many = fit(threads);
+        assert_eq!(one, many);
+        assert_eq!(serde_json::to_string(&one).unwrap(), serde_json::to_string(&many).unwrap());
+    }
+    let other = ForestModel::fit(&data.all(), &ForestOptions { seed: Seed(3), ..small(300) }).unwrap();
+    assert_ne!(one, other);
+}
+
+#[test]
+fn oob_error_is_sane_on_an_easy_problem() {
+    // Genuer's problem has Bayes risk ≈ 0.041; a forest gets close, a constant rule gets 0.5.
+    let data = genuer(300, 10, Seed(5), 0).unwrap();
+    let forest = ForestModel::fit(&data.all(), &small(100)).unwrap();
+    let oob = forest.oob_error().unwrap();
+    assert!(oob < 0.12, "{oob}");
+    let test = genuer(1000, 10, Seed(5), 1).unwrap();
+    let risk = Loss::ZeroOne.risk(&forest.predict(&test.all()).unwrap(), &test.all()).unwrap();
+    assert!((risk - oob).abs() < 0.06, "test {risk} vs oob {oob}");
+}
+
+#[test]
+fn importances_find_the_informative_features() {
+    let data = genuer(300, 12, Seed(6), 0).unwrap();
+    let forest = ForestModel::fit(&data.all(), &small(60)).unwrap();
+    let mdi = forest.importances(Importance::Impurity).unwrap();
+    assert!((mdi.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    let test = genuer(400, 12, Seed(6), 1).unwrap();
+    let perm = forest.importances(Importance::Permutation { rows: &test.all(), seed: Seed(1) }).unwrap();
+    // X_3 (index 2) is the strongest signal; noise features (index ≥ 6) matter little.
+    for imp in [&mdi, &perm] {
+        let best_noise = imp[6..].iter().copied().fold(f64::MIN, f64::max);
+        assert!(imp[2] > 2.0 * best_noise, "{imp:?}");
+    }
+}
+
+#[test]
+fn forest_path_equals_refit() {
+    let data = genuer(120, 7, Seed(7), 0).unwrap();
+    let params = FamilyParams::with_grid(super::super::GridSpec::parse("1,3,7").unwrap()).set("trees", 15);
+    let fam = build(&params, &data).unwrap();
+    let rows: Vec<usize> = (0..120).collect();
+    path_equals_refit(fam.as_ref(), &data.view(&rows[..90]), &data.view(&rows[90..]), 0.0);
+    let fam = build(&FamilyParams::default().set("trees", 10).set("grid", "min_samples_leaf"), &data).unwrap();
+    assert_eq!(fam.grid().name(), "min_samples_leaf");
+    assert!(fam.grid().larger_is_simpler());
+    path_equals_refit(fam.as_ref(), &data.view(&rows[..90]), &data.view(&rows[90..]), 0.0);
+}
+
+#[test]
+fn regression_forest_averages_means() {
+    let x: Vec<f64> = (0..200).map(|i| f64::from(i) / 10.0).collect();
+    let y: Vec<f64> = x.iter().map(|v| if *v < 10.0 { 0.0 } else { 1.0 }).collect();
+    let data = Dataset::new(x, vec!["x".into()], crate::data::Target::Real(y), "y").unwrap();
+    let forest = ForestModel::fit(&data.all(), &small(30)).unwrap();
+    let p = forest.predict(&data.view(&[0, 199])).unwrap();
+    assert_eq!(p.values().unwrap(), [0.0, 1.0]);
+    assert!(forest.oob_error().unwrap() < 0.02);
+}
+
+#[test]
+fn bad_parameters_are_typed_errors() {
+    let data = genuer(40, 6, Seed(1), 0).unwrap();
+    let err = |p: FamilyParams| build(&p, &data).err().unwrap();
+    assert!(matches!(err(FamilyParams::default().set("trees", 0)), Error::InvalidParameter { name: "trees", .. }));
+    assert!(matches!(err(FamilyParams::default().set("mtry", 7)), Error::InvalidParameter { name: "mtry", .. }));
+    assert!(matches!(err(FamilyParams::default().set("mtry", 0)), Error::InvalidParameter { name: "mtry", .. }));
+    assert!(matches!(err(FamilyParams::default().set("min_samples_leaf", 0)), Error::InvalidParameter { name: "min_samples_leaf", .. }));
+    assert!(matches!(err(FamilyParams::default().set("grid", "depth")), Error::InvalidParameter { name: "grid", .. }));
+    assert!(matches!(
+        err(FamilyParams::with_grid(super::super::GridSpec::parse("2,9").unwrap())),
+        Error::InvalidParameter { name: "grid", .. }
+    ));
+    let opts = ForestOptions { mtry: Some(10), ..small(5) };
+    assert!(matches!(ForestModel::fit(&data.all(), &opts), Err(Error::InvalidParameter { name: "mtry", .. })));
+    // Defaults: √6 → 2 candidate features; grid 1, 2, 4 and d = 6.
+    let fam = build(&FamilyParams::default(), &data).unwrap();
+    assert_eq!(fam.grid().values(), [1.0, 2.0, 4.0, 6.0]);
+    assert!(!fam.grid().larger_is_simpler());
+}

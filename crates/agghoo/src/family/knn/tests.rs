@@ -1,0 +1,316 @@
+use super::*;
+use crate::data::Target;
+use crate::family::Predictor;
+use crate::testing::path_equals_refit;
+use rand::{RngExt, SeedableRng};
+
+fn random_data(n: usize, d: usize, classes: Option<u32>, seed: u64) -> Dataset {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let x: Vec<f64> = (0..n * d).map(|_| (rng.random_range(0..8) as f64) * 0.5).collect();
+    let target = match classes {
+        Some(k) => {
+            Target::Classes { labels: (0..n).map(|_| rng.random_range(0..k)).collect(), names: (0..k).map(|c| c.to_string()).collect() }
+        }
+        None => Target::Real((0..n).map(|_| rng.random::<f64>()).collect()),
+    };
+    Dataset::new(x, (0..d).map(|j| format!("x{j}")).collect(), target, "y").unwrap()
+}
+
+/// Independent reference: full sort per query, then count votes with the documented rule.
+fn reference(train: &View<'_>, q: &[f64], k: usize, task: Task, n_classes: usize) -> f64 {
+    let mut all: Vec<(f64, usize)> = (0..train.len()).map(|i| (train.x(i).iter().zip(q).map(|(a, b)| (a - b).powi(2)).sum(), i)).collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let nearest = &all[..k];
+    match task {
+        Task::Regression => nearest.iter().map(|&(_, i)| train.y(i)).sum::<f64>() / k as f64,
+        Task::Classification => {
+            let mut counts = vec![0; n_classes];
+            nearest.iter().for_each(|&(_, i)| counts[train.class(i) as usize] += 1);
+            let top = *counts.iter().max().unwrap();
+            // first class (in neighbour order) reaching the top count
+            nearest.iter().map(|&(_, i)| train.class(i)).find(|&c| counts[c as usize] == top).unwrap() as f64
+        }
+    }
+}
+
+/// Distance weights: the path (shared lists or a fresh search) equals a fit per k, and both
+/// equal an independent reference (full sort, weights 1/d, exact duplicates alone when present).
+#[test]
+fn distance_weights_equal_a_reference() {
+    for (classes, seed) in [(Some(2), 4), (Some(3), 5), (None, 6)] {
+        // grid-valued features: exact duplicates of validation rows among the training rows
+        let data = random_data(240, 2, classes, seed);
+        let rows: Vec<usize> = (0..240).collect();
+        let (train, val) = rows.split_at(180);
+        let ks: Vec<f64> = (1..=15).map(f64::from).collect();
+        let fam = KnnFamily::new(ks.clone(), data.task(), data.target().n_classes()).unwrap().with_weights(Weights::Distance);
+        path_equals_refit(&fam, &data.view(train), &data.view(val), 0.0);
+        let shared = fam.clone().sharing_with(&data);
+        path_equals_refit(&shared, &data.view(train), &data.view(val), 0.0);
+        let (train, val) = (data.view(train), data.view(val));
+        let path = shared.fit_path(&train).unwrap().predict(&val).unwrap();
+        for (g, &k) in ks.iter().enumerate() {
+            for i in 0..val.len() {
+                let q = val.x(i);
+                let mut all: Vec<(f64, usize)> =
+                    (0..train.len()).map(|t| (train.x(t).iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt(), t)).collect();
+                all.sort_by(|a, b| a.0.total_cmp(&b.0).then(train.rows()[a.1].cmp(&train.rows()[b.1])));
+                let nearest = &all[..k as usize];
+                let exact = nearest.iter().any(|n| n.0 == 0.0);
+                let w = |r: f64| if exact { f64::from(u8::from(r == 0.0)) } else { 1.0 / r };
+                match &path[g] {
+                    Predictions::Real(v) => {
+                        let (s, t) = nearest.iter().fold((0.0, 0.0), |(s, t), n| (s + w(n.0) * train.y(n.1), t + w(n.0)));
+                        assert!((v[i] - s / t).abs() <= 1e-12 * (1.0 + v[i].abs()), "k {k} row {i}");
+                    }
+                    Predictions::Classes { labels, proba, .. } => {
+                        let kc = data.target().n_classes();
+                        let mut tally = vec![0.0; kc];
+                        nearest.iter().for_each(|n| tally[train.class(n.1) as usize] += w(n.0));
+                        let top = tally.iter().copied().fold(0.0, f64::max);
+                        let total: f64 = tally.iter().sum();
+                        let p = &proba.as_ref().unwrap()[i * kc..(i + 1) * kc];
+                        assert!(p.iter().zip(&tally).all(|(a, b)| (a - b / total).abs() < 1e-12), "k {k} row {i}");
+                        assert!((tally[labels[i] as usize] - top).abs() <= 1e-12 * top, "k {k} row {i}: not a heaviest class");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn path_equals_fresh_fit_at_every_k() {
+    for (classes, seed) in [(Some(2), 1), (Some(3), 2), (None, 3)] {
+        for (n, d) in [(60, 2), (2500, 3)] {
+            let data = random_data(n, d, classes, seed);
+            let rows: Vec<usize> = (0..n).collect();
+            let (train, val) = rows.split_at(n * 3 / 4);
+            let fam = KnnFamily::new((1..=25).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap();
+            path_equals_refit(&fam, &data.view(train), &data.view(val), 1e-12);
+        }
+    }
+}
+
+#[test]
+fn shared_lists_equal_a_fresh_search() {
+    for classes in [Some(2), Some(3), None] {
+        let data = random_data(300, 2, classes, 17);
+        let fam = KnnFamily::new((1..=40).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap().sharing_with(&data);
+        assert!(fam.shared.is_some());
+        // sorted, unsorted and bootstrap-like (repeated) training rows
+        let sorted: Vec<usize> = (0..200).collect();
+        let unsorted: Vec<usize> = (0..200).rev().collect();
+        let repeated: Vec<usize> = (0..200).map(|i| (i * 7) % 150).collect();
+        let val: Vec<usize> = (200..300).collect();
+        for train in [sorted, unsorted, repeated] {
+            path_equals_refit(&fam, &data.view(&train), &data.view(&val), 0.0);
+        }
+        // Training rows on one side only: the validation rows' nearest candidates are mostly
+        // not training rows, so the walk runs past the cached prefix into the whole list.
+        let (left, right): (Vec<usize>, Vec<usize>) = (0..300).partition(|&r| data.row(r)[0] < 1.0);
+        assert!(left.len() >= 40 && right.len() > 100);
+        path_equals_refit(&fam, &data.view(&left), &data.view(&right), 0.0);
+        let fresh = KnnFamily::new((1..=40).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap().sharing_with(&data);
+        path_equals_refit(&fresh, &data.view(&left), &data.view(&right), 0.0);
+        let Lists::PerRow { full, .. } = &fresh.shared.as_ref().unwrap().lists else { unreachable!("small data: per-row lists") };
+        assert!(full.iter().any(|l| l.get().is_some()), "the fallback was exercised");
+    }
+}
+
+#[test]
+fn table_lists_equal_a_fresh_search_and_fall_back_exactly() {
+    // d = 3 (the tree answers the table), d = 24 (the product search); grid-valued features
+    // give exact ties and duplicated points.
+    for (classes, d) in [(Some(2), 3), (Some(3), 24), (None, 24)] {
+        let n = 1300;
+        let data = random_data(n, d, classes, 31);
+        let ks: Vec<f64> = (1..=41).step_by(2).map(f64::from).collect();
+        let fam = KnnFamily::new(ks, data.task(), data.target().n_classes()).unwrap().sharing(&data, n, true);
+        let shared = Arc::clone(fam.shared.as_ref().unwrap());
+        assert!(matches!(shared.lists, Lists::Table { .. }));
+        let val: Vec<usize> = (0..n).filter(|r| r % 5 == 2).collect();
+        let train: Vec<usize> = (0..n).filter(|r| r % 5 != 2).collect();
+        let repeated: Vec<usize> = (0..n * 3 / 4).map(|i| (i * 7) % n / 5 * 5).collect();
+        path_equals_refit(&fam, &data.view(&train), &data.view(&val), 0.0);
+        assert_eq!(shared.fallbacks.load(std::sync::atomic::Ordering::Relaxed), 0, "an even split fits in the table");
+        path_equals_refit(&fam, &data.view(&repeated), &data.view(&val), 0.0);
+        // Training rows on one side only: validation rows' lists (mostly other validation
+        // rows) run short, and those rows are searched per split.
+        let (left, right): (Vec<usize>, Vec<usize>) = (0..n).partition(|&r| data.row(r)[0] < 1.5);
+        assert!(left.len() >= 41 && right.len() > 100);
+        path_equals_refit(&fam, &data.view(&left), &data.view(&right), 0.0);
+        assert!(shared.fallbacks.load(std::sync::atomic::Ordering::Relaxed) > 0, "the fallback was exercised");
+        // and against the independent full sort, for a few rows
+        let predicted = fam.fit_path(&data.view(&left)).unwrap().predict(&data.view(&right)).unwrap();
+        for (g, &k) in fam.ks().iter().enumerate() {
+            for i in (0..right.len()).step_by(37) {
+                let want = reference(&data.view(&left), data.row(right[i]), k, data.task(), data.target().n_classes());
+                assert!((predicted[g].value(i) - want).abs() < 1e-12, "d={d} k={k} row={i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_table_beyond_the_memory_limit_is_not_used() {
+    let data = random_data(200, 2, Some(2), 5);
+    let fam = KnnFamily::new(vec![1.0, 5.0], Task::Classification, 2).unwrap().sharing(&data, 200, true);
+    let shared = fam.shared.as_ref().unwrap();
+    assert!(shared.fits(200));
+    // 200 rows × 200 entries is 160 kB: within the limit; a limit-sized request is refused
+    // only for data with more rows than the table can hold.
+    let rows_at_limit = SHARED_TABLE_MAX_BYTES / size_of::<u32>() / 200 + 1;
+    assert!(rows_at_limit > 200);
+    let big = random_data(rows_at_limit.min(400_000), 1, Some(2), 6);
+    let wide = KnnFamily::new(vec![1.0], Task::Classification, 2).unwrap().sharing(&big, big.n_rows(), true);
+    assert!(!wide.shared.as_ref().unwrap().fits(200));
+    assert!(wide.shared.as_ref().unwrap().fits(100));
+}
+
+#[test]
+fn risk_shortcut_equals_predictions_and_loss() {
+    for (classes, losses) in [
+        (Some(2), vec![Loss::ZeroOne]),
+        (Some(3), vec![Loss::ZeroOne]),
+        (None, vec![Loss::Squared, Loss::Absolute, Loss::Pinball { q: 0.3 }]),
+    ] {
+        let data = random_data(300, 2, classes, 29);
+        let ks: Vec<f64> = (1..=61).step_by(3).map(f64::from).collect();
+        let plain = KnnFamily::new(ks.clone(), data.task(), data.target().n_classes()).unwrap();
+        let shared = plain.clone().sharing_with(&data);
+        let val: Vec<usize> = (0..300).filter(|r| r % 4 == 0).collect();
+        let trains: [Vec<usize>; 2] = [(0..300).filter(|r| r % 4 != 0).collect(), (0..225).map(|i| (i * 7) % 300 / 4 * 4 + 1).collect()];
+        for train in &trains {
+            for fam in [&plain, &shared] {
+                let path = fam.fit_path(&data.view(train)).unwrap();
+                let val = data.view(&val);
+                let fast = path.risks(&val, &losses).expect("shortcut applies").unwrap();
+                let predictions = path.predict(&val).unwrap();
+                for (loss, curve) in losses.iter().zip(&fast) {
+                    let slow: Vec<f64> = predictions.iter().map(|p| loss.risk(p, &val).unwrap()).collect();
+                    assert_eq!(curve.iter().map(|r| r.to_bits()).collect::<Vec<_>>(), slow.iter().map(|r| r.to_bits()).collect::<Vec<_>>());
+                }
+                if classes.is_some() {
+                    assert!(path.risks(&val, &[Loss::LogLoss]).is_none(), "log-loss needs probabilities");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn lists_among_the_first_rows_equal_a_fresh_search() {
+    // sample rows 0..200 are the candidates; rows 200..300 are "test" points
+    let data = random_data(300, 2, Some(2), 23);
+    let fam = KnnFamily::new((1..=41).step_by(2).map(f64::from).collect(), data.task(), 2).unwrap().sharing_with_first(&data, 200);
+    let narrow = fam.with_grid(vec![7.0]).unwrap();
+    assert!(narrow.shared.is_some() && narrow.ks() == [7]);
+    let train: Vec<usize> = (0..200).filter(|r| r % 3 != 0).collect();
+    let val: Vec<usize> = (0..200).filter(|r| r % 3 == 0).collect();
+    let test: Vec<usize> = (200..300).collect();
+    for f in [&fam, &narrow] {
+        path_equals_refit(f, &data.view(&train), &data.view(&val), 0.0);
+        path_equals_refit(f, &data.view(&train), &data.view(&test), 0.0);
+    }
+    // a training view reaching past the candidates falls back to a fresh search
+    let wide: Vec<usize> = (100..250).collect();
+    path_equals_refit(&fam, &data.view(&wide), &data.view(&test[50..]), 0.0);
+    assert!(KnnFamily::new(vec![3.0], Task::Classification, 2).unwrap().with_grid(vec![]).is_err());
+}
+
+#[test]
+fn agrees_with_independent_reference() {
+    for classes in [Some(2), Some(4), None] {
+        let data = random_data(300, 2, classes, 11);
+        let rows: Vec<usize> = (0..300).collect();
+        let (train, val) = rows.split_at(200);
+        let (train, val) = (data.view(train), data.view(val));
+        let fam = KnnFamily::new(vec![1.0, 2.0, 4.0, 9.0, 30.0], data.task(), data.target().n_classes()).unwrap();
+        let path = fam.fit_path(&train).unwrap().predict(&val).unwrap();
+        for (g, &k) in fam.ks().iter().enumerate() {
+            for i in 0..val.len() {
+                let want = reference(&train, val.x(i), k, data.task(), data.target().n_classes());
+                assert!((path[g].value(i) - want).abs() < 1e-12, "k={k} row={i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hand_computed_example() {
+    // x: 0, 1, 2, 10 with classes a, a, b, b; query 1.6 → neighbours 2 (0.4), 1 (0.6), 0, 10.
+    let d = Dataset::new(
+        vec![0.0, 1.0, 2.0, 10.0, 1.6],
+        vec!["x".into()],
+        Target::Classes { labels: vec![0, 0, 1, 1, 0], names: vec!["a".into(), "b".into()] },
+        "y",
+    )
+    .unwrap();
+    let fam = KnnFamily::new(vec![1.0, 2.0, 3.0, 4.0], Task::Classification, 2).unwrap();
+    let p = fam.fit_path(&d.view(&[0, 1, 2, 3])).unwrap().predict(&d.view(&[4])).unwrap();
+    // k=1: b; k=2: tie 1–1, b's member is nearest → b; k=3: a (2 vs 1); k=4: tie 2–2, b nearest → b
+    let labels: Vec<u32> = p.iter().map(|q| q.labels().unwrap()[0]).collect();
+    assert_eq!(labels, [1, 1, 0, 1]);
+    // regression on the same points, y = class index: k=3 → (1 + 0 + 0)/3
+    let r = Dataset::new(vec![0.0, 1.0, 2.0, 10.0, 1.6], vec!["x".into()], Target::Real(vec![0.0, 0.0, 1.0, 1.0, 0.0]), "y").unwrap();
+    let fam = KnnFamily::new(vec![3.0], Task::Regression, 0).unwrap();
+    let p = fam.fit_path(&r.view(&[0, 1, 2, 3])).unwrap().predict(&r.view(&[4])).unwrap();
+    assert!((p[0].value(0) - 1.0 / 3.0).abs() < 1e-15);
+}
+
+#[test]
+fn smoother_fitted_values_and_leverages() {
+    // x: 0, 0, 0, 5 (three duplicates). From x = 0 the list is positions 0, 1, 2, 3.
+    let d = Dataset::new(vec![0.0, 0.0, 0.0, 5.0], vec!["x".into()], Target::Real(vec![1.0, 2.0, 4.0, 8.0]), "y").unwrap();
+    let fam = KnnFamily::new(vec![1.0, 2.0, 4.0], Task::Regression, 0).unwrap();
+    let s = fam.linear_smoother(&d.all()).unwrap().unwrap();
+    // k = 1: every duplicate's nearest is position 0; only row 0 (and the lone row 3) is its own.
+    assert_eq!(s.leverage[0], [1.0, 0.0, 0.0, 1.0]);
+    // k = 2: rows 0 and 1 are in their lists (0, 1), row 2 is not; row 3's list is 3, 0.
+    assert_eq!(s.leverage[1], [0.5, 0.5, 0.0, 0.5]);
+    assert_eq!(s.leverage[2], [0.25; 4]);
+    assert_eq!(s.fitted[1], [1.5, 1.5, 1.5, 4.5]);
+    for (m, f) in s.fitted.iter().enumerate() {
+        let refit = fam.fit(&d.all(), m).unwrap().predict(&d.all()).unwrap();
+        assert_eq!(refit.values().unwrap(), f.as_slice());
+    }
+    let classes = random_data(20, 2, Some(2), 1);
+    assert!(KnnFamily::new(vec![1.0], Task::Classification, 2).unwrap().linear_smoother(&classes.all()).is_none());
+}
+
+#[test]
+fn features_that_would_overflow_distances_are_refused() {
+    let big = Dataset::new(vec![0.0, 1e200, 2.0, 3.0], vec!["x".into()], Target::Real(vec![0.0, 1.0, 2.0, 3.0]), "y").unwrap();
+    let fam = KnnFamily::new(vec![1.0], Task::Regression, 0).unwrap();
+    let err = fam.fit_path(&big.view(&[0, 1, 2])).err().expect("overflow refused");
+    assert!(matches!(&err, Error::Numerical(m) if m.contains("overflow")), "{err}");
+    // a clean training set, a huge query point
+    let path = fam.fit_path(&big.view(&[0, 2, 3])).unwrap();
+    assert!(matches!(path.predict(&big.view(&[1])), Err(Error::Numerical(_))));
+    let model = fam.fit(&big.view(&[0, 2, 3]), 0).unwrap();
+    assert!(matches!(model.predict(&big.view(&[1])), Err(Error::Numerical(_))));
+    // just below the limit works: 1e153 in one dimension
+    let ok = Dataset::new(vec![0.0, 1e153, 2.0], vec!["x".into()], Target::Real(vec![0.0, 1.0, 2.0]), "y").unwrap();
+    assert!(fam.fit_path(&ok.all()).unwrap().predict(&ok.all()).is_ok());
+}
+
+#[test]
+fn a_directly_deserialized_inconsistent_model_errs_instead_of_panicking() {
+    let data = random_data(30, 2, Some(2), 3);
+    let Model::Knn(mut m) = KnnFamily::new(vec![3.0], Task::Classification, 2).unwrap().fit(&data.all(), 0).unwrap() else {
+        unreachable!()
+    };
+    m.y.truncate(10);
+    assert!(matches!(m.predict(&data.all()), Err(Error::CorruptModel(_))));
+}
+
+#[test]
+fn k_larger_than_training_set_is_an_error() {
+    let data = random_data(10, 1, Some(2), 0);
+    let fam = KnnFamily::new(vec![1.0, 11.0], Task::Classification, 2).unwrap();
+    assert!(matches!(fam.fit_path(&data.all()), Err(Error::InvalidParameter { .. })));
+    assert!(KnnFamily::new(vec![], Task::Classification, 2).is_err());
+    assert!(KnnFamily::new(vec![0.0], Task::Classification, 2).is_err());
+    assert!(KnnFamily::new(vec![1.5], Task::Classification, 2).is_err());
+}
