@@ -130,6 +130,7 @@ pub(super) fn minimize(
     )))
 }
 
-fn norm_inf(v: &[f64]) -> f64 {
+/// The largest absolute component.
+pub(super) fn norm_inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0_f64, |m, x| m.max(x.abs()))
 }
