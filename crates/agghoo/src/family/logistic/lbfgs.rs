@@ -130,7 +130,6 @@ pub(super) fn minimize(
     )))
 }
 
-/// The largest absolute component.
-pub(super) fn norm_inf(v: &[f64]) -> f64 {
+fn norm_inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0_f64, |m, x| m.max(x.abs()))
 }

@@ -48,7 +48,6 @@
 
 mod l1;
 mod lbfgs;
-mod newton;
 
 use serde::{Deserialize, Serialize};
 
@@ -113,10 +112,9 @@ impl LogisticFamily {
         Ok(self)
     }
 
-    /// Solves at `lambda` from `theta`; `carried` holds what a path carries from one λ to the
-    /// next: the loss Hessian for Newton's method, or the L-BFGS pairs (the previous λ's, shifted
-    /// to this λ by `lbfgs::shift_memory`).
-    fn solve(&self, problem: &Problem, theta: &mut [f64], carried: &mut Carried, lambda: f64) -> Result<()> {
+    /// Solves at `lambda` from `theta`; `memory` carries the L-BFGS pairs along a path (the
+    /// previous λ's, shifted to this λ by `lbfgs::shift_memory`).
+    fn solve(&self, problem: &Problem, theta: &mut [f64], memory: &mut lbfgs::Memory, lambda: f64) -> Result<()> {
         if self.penalty == Penalty::L1 {
             let columns = problem.columns();
             if problem.n_free() == 1 {
@@ -125,39 +123,17 @@ impl LogisticFamily {
             }
             return l1::solve_multinomial(&columns, &problem.y, theta, lambda, self.tol, self.max_iter);
         }
-        if let Some(previous) = carried.lambda.replace(lambda) {
-            // Same loss, penalty moved from `previous` to λ on the weights (not the intercepts).
-            let d = problem.d;
-            lbfgs::shift_memory(&mut carried.memory, lambda - previous, |i| i % (d + 1) != d);
-        }
-        if problem.n_params() <= newton::MAX_PARAMS
-            && newton::minimize(problem, theta, &mut carried.hessian, lambda, self.tol, self.max_iter)?.is_some()
-        {
-            return Ok(());
-        }
         let mut objective = |t: &[f64], g: &mut [f64]| problem.value_gradient(t, g, lambda);
-        let what = || format!("logistic regression at lambda = {lambda}");
-        lbfgs::minimize(&mut objective, theta, &mut carried.memory, self.tol, self.max_iter, &what)?;
+        lbfgs::minimize(&mut objective, theta, memory, self.tol, self.max_iter, &|| format!("logistic regression at lambda = {lambda}"))?;
         Ok(())
     }
 
     fn fit_lambda(&self, train: &View<'_>, lambda: f64) -> Result<LogisticModel> {
         let problem = Problem::new(train, self.n_classes)?;
         let mut theta = vec![0.0; problem.n_params()];
-        self.solve(&problem, &mut theta, &mut Carried::default(), lambda)?;
+        self.solve(&problem, &mut theta, &mut lbfgs::Memory::new(), lambda)?;
         Ok(problem.model(&theta, lambda))
     }
-}
-
-/// What an L2 path carries from one λ to the next (see [`LogisticFamily::solve`]).
-#[derive(Default)]
-struct Carried {
-    /// The λ last solved.
-    lambda: Option<f64>,
-    /// Newton's loss Hessian (problems of at most `newton::MAX_PARAMS` parameters).
-    hessian: newton::Curvature,
-    /// L-BFGS pairs (larger problems, or a fallback when Newton's system is not positive definite).
-    memory: lbfgs::Memory,
 }
 
 /// Builds the logistic-regression family (`--param tol=`, `max_iter=`, `penalty=l2`).
@@ -243,10 +219,17 @@ impl Family for LogisticFamily {
         let problem = Problem::new(train, self.n_classes)?;
         let mut theta = vec![0.0; problem.n_params()];
         let mut models = vec![None; self.grid.len()];
-        let mut carried = Carried::default();
+        let mut memory = lbfgs::Memory::new();
+        let mut previous: Option<f64> = None;
+        let d = problem.d;
         for m in (0..self.grid.len()).rev() {
             let lambda = self.grid.value(m);
-            self.solve(&problem, &mut theta, &mut carried, lambda)?;
+            if let Some(p) = previous {
+                // Same loss, penalty moved from p to λ on the weights (not the intercepts).
+                lbfgs::shift_memory(&mut memory, lambda - p, |i| i % (d + 1) != d);
+            }
+            self.solve(&problem, &mut theta, &mut memory, lambda)?;
+            previous = Some(lambda);
             models[m] = Some(problem.model(&theta, lambda));
         }
         Ok(Box::new(LogisticPath { models: models.into_iter().flatten().collect() }))
@@ -331,7 +314,14 @@ impl Problem {
         let mut loss = 0.0;
         for (row, &yi) in self.x.chunks_exact(d.max(1)).take(self.n).zip(&self.y) {
             let row = &row[..d];
-            let (top, sum) = self.softmax_row(theta, row, &mut logits, &mut proba);
+            for f in 0..k_free {
+                let block = &theta[f * (d + 1)..(f + 1) * (d + 1)];
+                logits[f + offset] = block[d] + dot(&block[..d], row);
+            }
+            // One exponential per logit: the log-sum-exp and the probabilities share them.
+            let top = logits.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+            proba.iter_mut().zip(&logits).for_each(|(p, z)| *p = (z - top).exp());
+            let sum: f64 = proba.iter().sum();
             loss += top + sum.ln() - logits[yi];
             for f in 0..k_free {
                 let residual = proba[f + offset] / sum - f64::from(u8::from(yi == f + offset));
@@ -350,32 +340,6 @@ impl Problem {
             block[d] *= inv_n;
         }
         loss * inv_n + 0.5 * lambda * penalty
-    }
-
-    /// Row `row`'s logits (class 0's is 0 in the binary parameterisation) and the unnormalised
-    /// probabilities `exp(z_k − max z)`; returns `(max z, Σ_k exp(z_k − max z))`. One
-    /// exponential per logit: the log-sum-exp and the probabilities share them.
-    fn softmax_row(&self, theta: &[f64], row: &[f64], logits: &mut [f64], proba: &mut [f64]) -> (f64, f64) {
-        let (d, k_free) = (self.d, self.n_free());
-        let offset = self.classes.len() - k_free;
-        for f in 0..k_free {
-            let block = &theta[f * (d + 1)..(f + 1) * (d + 1)];
-            logits[f + offset] = block[d] + dot(&block[..d], row);
-        }
-        let top = logits.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
-        proba.iter_mut().zip(logits.iter()).for_each(|(p, z)| *p = (z - top).exp());
-        (top, proba.iter().sum())
-    }
-
-    /// The probabilities of the free classes at `theta`, `n × n_free` row-major, into `out`.
-    fn free_probabilities(&self, theta: &[f64], out: &mut [f64]) {
-        let (d, k_free, k) = (self.d, self.n_free(), self.classes.len());
-        let mut logits = vec![0.0; k];
-        let mut proba = vec![0.0; k];
-        for (row, out) in self.x.chunks_exact(d.max(1)).take(self.n).zip(out.chunks_exact_mut(k_free)) {
-            let (_, sum) = self.softmax_row(theta, &row[..d], &mut logits, &mut proba);
-            out.iter_mut().zip(&proba[k - k_free..]).for_each(|(o, p)| *o = p / sum);
-        }
     }
 
     /// The centred features column-major (for the L1 solvers).
