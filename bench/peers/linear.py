@@ -50,23 +50,20 @@ def generate(out, small):
     y = (rng.random(n) < p).astype(float)
     X.astype("<f8").tofile(f"{out}/logit_x.bin")
     y.astype("<f8").tofile(f"{out}/logit_y.bin")
+    multiclass(rng, out, "logit3", n, d, 3)
+    multiclass(rng, out, "logit20", 200 if small else 2_000, d, 20)
+
+
+def multiclass(rng, out, name, n, d, k):
+    """Gaussian features, k classes drawn from a softmax of random linear scores; writes name_x/y.bin."""
     X = rng.normal(size=(n, d))
-    B = rng.normal(size=(d, 3)) * 0.4
+    B = rng.normal(size=(d, k)) * 0.4
     Z = X @ B
     P = np.exp(Z - Z.max(axis=1, keepdims=True))
     P /= P.sum(axis=1, keepdims=True)
-    y = np.array([rng.choice(3, p=row) for row in P], dtype=float)
-    X.astype("<f8").tofile(f"{out}/logit3_x.bin")
-    y.astype("<f8").tofile(f"{out}/logit3_y.bin")
-    n = 200 if small else 2_000
-    X = rng.normal(size=(n, d))
-    B = rng.normal(size=(d, 20)) * 0.4
-    Z = X @ B
-    P = np.exp(Z - Z.max(axis=1, keepdims=True))
-    P /= P.sum(axis=1, keepdims=True)
-    y = np.array([rng.choice(20, p=row) for row in P], dtype=float)
-    X.astype("<f8").tofile(f"{out}/logit20_x.bin")
-    y.astype("<f8").tofile(f"{out}/logit20_y.bin")
+    y = np.array([rng.choice(k, p=row) for row in P], dtype=float)
+    X.astype("<f8").tofile(f"{out}/{name}_x.bin")
+    y.astype("<f8").tofile(f"{out}/{name}_y.bin")
 
 
 def load(out, name, d):
