@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
 done
 DATA="${LINEAR_BENCH_DATA:-$PWD/target/linear-bench${SMALL:+-small}}"
 mkdir -p "$DATA"
-[ -f "$DATA/logit3_x.bin" ] || "$PYTHON" bench/peers/linear.py "$DATA" gen $SMALL
+[ -f "$DATA/logit20_x.bin" ] || "$PYTHON" bench/peers/linear.py "$DATA" gen $SMALL
 cargo build -q --release -p agghoo --benches
 
 table() {

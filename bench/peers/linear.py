@@ -4,7 +4,8 @@ Usage: linear.py DATA_DIR [gen] [--only TEXT]
 - `gen`: writes the benchmark problems to DATA_DIR as raw little-endian f64 files (row-major), read by both sides:
   lasso_x.bin / lasso_y.bin (n = 10 000, d = 500), lassow_x.bin / lassow_y.bin (n = 500, d = 5 000),
   logit_x.bin / logit_y.bin (n = 5 000, d = 50, binary labels 0/1),
-  logit3_x.bin / logit3_y.bin (n = 5 000, d = 50, labels 0/1/2).
+  logit3_x.bin / logit3_y.bin (n = 5 000, d = 50, labels 0/1/2),
+  logit20_x.bin / logit20_y.bin (n = 2 000, d = 50, 20 classes).
   `gen --small` writes the same files at toy sizes (a smoke test of the scripts, not a benchmark).
 - otherwise: times scikit-learn and prints `case seconds` lines (best of REPEATS runs); `--only TEXT` runs the
   cases whose name contains TEXT. Any failure raises (non-zero exit).
@@ -16,7 +17,8 @@ Cases (the Rust bench runs the same problems with the same settings):
   scikit-learn's `precompute='auto'` uses the Gram matrix, as we do.
 - {lasso,enet}_wide_tol{1e-4,1e-7}: n = 500 < d = 5 000 (no Gram matrix on either side).
 - logistic_refit_20C: `LogisticRegression(C, tol=1e-6)` (lbfgs) refitted for 20 values of C = 1/(nλ),
-  λ log-spaced from 1 to 1e-4; logistic_multi_refit_20C: the same with 3 classes (multinomial).
+  λ log-spaced from 1 to 1e-4; logistic_multi_refit_20C: the same with 3 classes (multinomial);
+  logistic_many_refit_20C: the same with 20 classes (L2 only).
 - logistic_l1_refit_20C / logistic_multi_l1_refit_20C: `LogisticRegression(C, l1_ratio=1, solver="saga",
   tol=1e-6)` for 20 λ from 1e-1 to 1e-4 (saga's tol is on the weight change, ours on the optimality error:
   not the same test; the objective is the same).
@@ -48,14 +50,20 @@ def generate(out, small):
     y = (rng.random(n) < p).astype(float)
     X.astype("<f8").tofile(f"{out}/logit_x.bin")
     y.astype("<f8").tofile(f"{out}/logit_y.bin")
+    multiclass(rng, out, "logit3", n, d, 3)
+    multiclass(rng, out, "logit20", 200 if small else 2_000, d, 20)
+
+
+def multiclass(rng, out, name, n, d, k):
+    """Gaussian features, k classes drawn from a softmax of random linear scores; writes name_x/y.bin."""
     X = rng.normal(size=(n, d))
-    B = rng.normal(size=(d, 3)) * 0.4
+    B = rng.normal(size=(d, k)) * 0.4
     Z = X @ B
     P = np.exp(Z - Z.max(axis=1, keepdims=True))
     P /= P.sum(axis=1, keepdims=True)
-    y = np.array([rng.choice(3, p=row) for row in P], dtype=float)
-    X.astype("<f8").tofile(f"{out}/logit3_x.bin")
-    y.astype("<f8").tofile(f"{out}/logit3_y.bin")
+    y = np.array([rng.choice(k, p=row) for row in P], dtype=float)
+    X.astype("<f8").tofile(f"{out}/{name}_x.bin")
+    y.astype("<f8").tofile(f"{out}/{name}_y.bin")
 
 
 def load(out, name, d):
@@ -98,10 +106,10 @@ def main():
                     X, y = load(out, data_name, d)
                 print(f"{case} {best(lambda: path(X, y, rho, tol)):.6f}", flush=True)
 
-    for data_name, prefix in [("logit", "logistic"), ("logit3", "logistic_multi")]:
+    for data_name, prefix in [("logit", "logistic"), ("logit3", "logistic_multi"), ("logit20", "logistic_many")]:
         for penalty, high, suffix in [("l2", 1.0, ""), ("l1", 0.1, "_l1")]:
             case = f"{prefix}{suffix}_refit_20C"
-            if only not in case:
+            if only not in case or (data_name == "logit20" and penalty == "l1"):
                 continue
             X, y = load(out, data_name, 50)
             n = len(y)
