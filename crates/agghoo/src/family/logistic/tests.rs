@@ -1,4 +1,5 @@
 use super::*;
+use crate::predictions::Predictions;
 use crate::testing::path_equals_refit;
 use rand::{RngExt, SeedableRng};
 
