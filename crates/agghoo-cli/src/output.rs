@@ -115,9 +115,8 @@ pub fn column(values: &[f64]) -> Vec<String> {
 pub fn columns(rows: &[Vec<Option<f64>>]) -> Vec<Vec<String>> {
     let width = rows.iter().map(Vec::len).max().unwrap_or(0);
     // Each column's cells, formatted together, then read back row by row.
-    let by_column: Vec<std::vec::IntoIter<String>> =
+    let mut by_column: Vec<std::vec::IntoIter<String>> =
         (0..width).map(|j| column(&rows.iter().filter_map(|r| r.get(j).copied().flatten()).collect::<Vec<_>>()).into_iter()).collect();
-    let mut by_column = by_column;
     rows.iter()
         .map(|r| {
             r.iter()

@@ -93,6 +93,18 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     ))
 }
 
+/// The `mean ± standard error` cells of one table column, in one number format; `missing` where
+/// a row has no result.
+fn estimate_column(rows: &[Option<&Row>], missing: &str) -> Vec<String> {
+    let found: Vec<&Row> = rows.iter().flatten().copied().collect();
+    let mut text = output::plus_minus_column(
+        &found.iter().map(|r| r.mean).collect::<Vec<_>>(),
+        &found.iter().map(|r| Some(r.standard_error)).collect::<Vec<_>>(),
+    )
+    .into_iter();
+    rows.iter().map(|r| if r.is_some() { text.next().unwrap_or_default() } else { missing.to_string() }).collect()
+}
+
 /// One table per method with a τ (rows τ, columns V), then the reference lines (oracle).
 fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
     let mut by_method: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
@@ -123,13 +135,7 @@ fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
             .map(|&v| {
                 let present: Vec<Option<&Row>> =
                     taus.iter().map(|&tau| rows.iter().copied().find(|r| r.tau == Some(tau) && r.v == v)).collect();
-                let found: Vec<&Row> = present.iter().flatten().copied().collect();
-                let mut text = output::plus_minus_column(
-                    &found.iter().map(|r| r.mean).collect::<Vec<_>>(),
-                    &found.iter().map(|r| Some(r.standard_error)).collect::<Vec<_>>(),
-                )
-                .into_iter();
-                present.iter().map(|p| if p.is_some() { text.next().unwrap_or_default() } else { String::new() }).collect()
+                estimate_column(&present, "")
             })
             .collect();
         for (i, &tau) in taus.iter().enumerate() {
@@ -143,10 +149,7 @@ fn print_tables(result: &ExperimentResult) -> anyhow::Result<()> {
     }
     let mut table = output::table(&["method", result.metric.as_str(), "paper"]);
     let references: Vec<&Row> = result.rows.iter().filter(|r| r.tau.is_none()).collect();
-    let cells = output::plus_minus_column(
-        &references.iter().map(|r| r.mean).collect::<Vec<_>>(),
-        &references.iter().map(|r| Some(r.standard_error)).collect::<Vec<_>>(),
-    );
+    let cells = estimate_column(&references.iter().copied().map(Some).collect::<Vec<_>>(), "");
     for (r, cell) in references.iter().zip(cells) {
         table.add_row(vec![r.method.clone(), cell, r.paper.map_or_else(|| "-".into(), output::num)]);
     }
@@ -177,18 +180,8 @@ fn print_treecv_tables(result: &ExperimentResult) -> anyhow::Result<()> {
         let mut time = output::table(&header("k", &["passes tree", "passes standard"]).iter().map(String::as_str).collect::<Vec<_>>());
         let mut estimate = output::table(&header("k", &[]).iter().map(String::as_str).collect::<Vec<_>>());
         // Estimates: one number format per column (method-order), over the values of k.
-        let estimates: Vec<Vec<String>> = labels
-            .iter()
-            .map(|l| {
-                let found: Vec<&Row> = ks.iter().filter_map(|&k| find(l, k)).collect();
-                let mut text = output::plus_minus_column(
-                    &found.iter().map(|r| r.mean).collect::<Vec<_>>(),
-                    &found.iter().map(|r| Some(r.standard_error)).collect::<Vec<_>>(),
-                )
-                .into_iter();
-                ks.iter().map(|&k| if find(l, k).is_some() { text.next().unwrap_or_default() } else { "skipped".into() }).collect()
-            })
-            .collect();
+        let estimates: Vec<Vec<String>> =
+            labels.iter().map(|l| estimate_column(&ks.iter().map(|&k| find(l, k)).collect::<Vec<_>>(), "skipped")).collect();
         for (i, &k) in ks.iter().enumerate() {
             let (mut t, mut e) = (vec![k.to_string()], vec![k.to_string()]);
             for (l, column) in labels.iter().zip(&estimates) {

@@ -167,6 +167,22 @@ pub(crate) fn unknown_key(family: &'static str, known: &[&str], key: &str) -> Er
     }
 }
 
+/// A solver tolerance: positive and finite (the iterative solvers' `tol`).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `tol`.
+pub(crate) fn check_tol(tol: f64) -> Result<f64> {
+    if tol > 0.0 && tol.is_finite() { Ok(tol) } else { Err(Error::invalid("tol", "positive and finite", tol)) }
+}
+
+/// An iteration limit: at least 1 (the iterative solvers' `max_iter`).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `max_iter`.
+pub(crate) fn check_max_iter(max_iter: usize) -> Result<usize> {
+    if max_iter > 0 { Ok(max_iter) } else { Err(Error::invalid("max_iter", "at least 1", max_iter)) }
+}
+
 /// Parses the value of the real setting `key`.
 ///
 /// # Errors

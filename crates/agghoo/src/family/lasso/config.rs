@@ -2,9 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{L1Ratio, LassoFamily, Precompute, check_max_iter, check_regression, check_tol, default_grid};
+use super::{L1Ratio, LassoFamily, Precompute, check_regression, default_grid};
 use crate::data::Dataset;
 use crate::error::Result;
+use crate::family::params::{check_max_iter, check_tol};
 use crate::family::params::{parse_f64, parse_usize, unknown_key};
 use crate::family::{Family, FamilyKind, GridSpec};
 

@@ -46,6 +46,7 @@ pub(crate) use self::config::deserialize_enet;
 pub use self::config::{LassoConfig, LassoKind};
 pub use self::model::LassoModel;
 use super::numerics::vector::dot;
+use super::params::{check_max_iter, check_tol};
 use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
@@ -179,16 +180,6 @@ impl LassoFamily {
         problem.solve(&mut state, lambda, lambda_max, &self.settings())?;
         Ok(self.model_at(&problem, state.w, lambda))
     }
-}
-
-/// A solver tolerance: positive and finite (shared with `logistic`).
-pub(super) fn check_tol(tol: f64) -> Result<f64> {
-    if tol > 0.0 && tol.is_finite() { Ok(tol) } else { Err(Error::invalid("tol", "positive and finite", tol)) }
-}
-
-/// An iteration limit: at least 1 (shared with `logistic`).
-pub(super) fn check_max_iter(max_iter: usize) -> Result<usize> {
-    if max_iter > 0 { Ok(max_iter) } else { Err(Error::invalid("max_iter", "at least 1", max_iter)) }
 }
 
 fn check_regression(task: Task, name: &'static str) -> Result<()> {

@@ -5,8 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{LogisticFamily, Penalty, check_classification, default_grid};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::family::lasso::{check_max_iter, check_tol};
-use crate::family::params::{parse_f64, parse_usize, unknown_key};
+use crate::family::params::{check_max_iter, check_tol, parse_f64, parse_usize, unknown_key};
 use crate::family::{Family, FamilyKind, GridSpec};
 
 /// The logistic-regression family's configuration (`--family logistic`).

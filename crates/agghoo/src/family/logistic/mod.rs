@@ -57,8 +57,8 @@ use serde::{Deserialize, Serialize};
 
 pub use self::config::LogisticConfig;
 pub use self::model::LogisticModel;
-use super::lasso::{check_max_iter, check_tol};
 use super::numerics::vector::dot;
+use super::params::{check_max_iter, check_tol};
 use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Target, Task, View};
 use crate::error::{Error, Result};

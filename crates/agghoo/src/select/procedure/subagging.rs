@@ -48,9 +48,9 @@ impl Procedure for Subagging {
         true
     }
 
-    /// Every inner split's selected model, in split order, combined by the context's aggregation.
+    /// Every inner split's selected model, in split order, combined as [`Agghoo`](super::Agghoo)'s.
     fn choose(&self, ctx: &ChoiceContext<'_>) -> Result<Choice> {
-        Ok(Choice::combined(ctx.split_members(), ctx.aggregation))
+        super::Agghoo.choose(ctx)
     }
 }
 
