@@ -113,8 +113,9 @@ fn gram_path_is_bit_identical_on_one_and_four_threads() {
 }
 
 /// Runs the path on the Problem level (as `fit_path` does) and returns each λ's coefficients,
-/// intercept and the number of features the KKT check re-admitted along the path.
-fn raw_path(data: &Dataset, lambdas: &[f64], rho: f64, gram: bool, tol: f64) -> (Vec<(Vec<f64>, f64)>, usize) {
+/// intercept, the number of features the KKT check re-admitted along the path and the number of
+/// direct steps on the non-zero coordinates.
+fn raw_path(data: &Dataset, lambdas: &[f64], rho: f64, gram: bool, tol: f64) -> (Vec<(Vec<f64>, f64)>, usize, usize) {
     let problem = Problem::new(&data.all(), gram);
     let settings = Settings { l1_ratio: rho, tol, max_passes: 1_000_000 };
     let mut state = problem.zero_state();
@@ -126,7 +127,7 @@ fn raw_path(data: &Dataset, lambdas: &[f64], rho: f64, gram: bool, tol: f64) -> 
         out.push((state.w.clone(), intercept));
         previous = lambda;
     }
-    (out, state.readmitted)
+    (out, state.readmitted, state.face_steps)
 }
 
 /// The largest violation of the elastic-net optimality conditions at `(w, b)` on `data`,
@@ -155,8 +156,10 @@ fn gram_path_equals_residual_path_tall_and_wide() {
         let lambda_max = Problem::new(&data.all(), false).lambda_max(1.0);
         let lambdas: Vec<f64> = (0..30).map(|k| lambda_max * 10f64.powf(-3.0 * f64::from(k) / 29.0)).collect();
         for rho in [1.0, 0.5, 0.1] {
-            let (gram, _) = raw_path(&data, &lambdas, rho, true, 1e-14);
-            let (residual, _) = raw_path(&data, &lambdas, rho, false, 1e-14);
+            let (gram, _, face_steps) = raw_path(&data, &lambdas, rho, true, 1e-14);
+            let (residual, _, none) = raw_path(&data, &lambdas, rho, false, 1e-14);
+            // The Gram path's direct steps are compared with plain descent (residual mode has none).
+            assert!(face_steps > 0 && none == 0, "n = {n}, d = {d}, rho = {rho}: {face_steps} direct steps, {none} in residual mode");
             for (k, ((wg, bg), (wr, br))) in gram.iter().zip(&residual).enumerate() {
                 let diff = wg.iter().zip(wr).map(|(a, b)| (a - b).abs()).fold((bg - br).abs(), f64::max);
                 assert!(diff < 1e-6, "n = {n}, d = {d}, rho = {rho}, lambda #{k}: Gram and residual paths differ by {diff:e}");
@@ -177,7 +180,7 @@ fn strong_rule_misses_are_readmitted_and_kkt_holds_at_every_lambda() {
     let lambda_max = Problem::new(&data.all(), false).lambda_max(1.0);
     let lambdas: Vec<f64> = (0..12).map(|k| lambda_max * 0.6f64.powi(k)).collect();
     for gram in [true, false] {
-        let (path, readmitted) = raw_path(&data, &lambdas, 1.0, gram, 1e-12);
+        let (path, readmitted, _) = raw_path(&data, &lambdas, 1.0, gram, 1e-12);
         assert!(readmitted > 0, "the strong rule made no mistake on this problem (gram = {gram})");
         for ((w, b), &lambda) in path.iter().zip(&lambdas) {
             let v = kkt_violation(&data, w, *b, lambda, 1.0);
