@@ -65,11 +65,11 @@ pub(super) struct Problem {
     /// `a_j = ‖x_j‖²/n`.
     col_sq: Vec<f64>,
     /// `c_j = x_jᵀ y_c / n`.
-    xty: Vec<f64>,
+    pub(super) xty: Vec<f64>,
     /// `‖y_c‖²/n`.
     y_var: f64,
     /// `G = X_cᵀ X_c / n`, column-major, in covariance mode.
-    gram: Option<Vec<f64>>,
+    pub(super) gram: Option<Vec<f64>>,
 }
 
 /// A direct solve on |A| non-zero coordinates is tried once coordinate descent at this λ has done
@@ -111,8 +111,26 @@ impl Problem {
         let (n, d) = (train.len(), train.n_features());
         let inv_n = 1.0 / n as f64;
         let mut x_mean = vec![0.0; d];
-        for i in 0..n {
-            x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
+        if gram {
+            // Column sums per fixed chunk of rows (in parallel), added in chunk order.
+            use rayon::prelude::*;
+            let partial: Vec<Vec<f64>> = row_chunks(n, d)
+                .into_par_iter()
+                .map(|rows| {
+                    let mut sum = vec![0.0; d];
+                    for i in rows {
+                        sum.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
+                    }
+                    sum
+                })
+                .collect();
+            for sum in &partial {
+                x_mean.iter_mut().zip(sum).for_each(|(m, v)| *m += v);
+            }
+        } else {
+            for i in 0..n {
+                x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
+            }
         }
         x_mean.iter_mut().for_each(|m| *m *= inv_n);
         let y = train.gather_y();
@@ -465,47 +483,46 @@ impl Sweeper for GramSweeper<'_> {
     }
 }
 
+/// The fixed partition of `0..n` into chunks of rows that covariance mode sums separately (in
+/// parallel) and then adds in order. It depends on `n` and `d` only, never on the thread count,
+/// so the sums are bit-identical on any number of threads. Chunks have at least 1 024 rows (one
+/// chunk up to 2 047 rows: small problems keep one sequential sum); at most four (enough for the
+/// cores of a workstation, few partial sums to add), and fewer when
+/// the partial Gram matrices (`8 d²` bytes each) would exceed 64 MiB.
+pub(super) fn row_chunks(n: usize, d: usize) -> Vec<std::ops::Range<usize>> {
+    const MIN_ROWS: usize = 1024;
+    const PARTIALS_MAX_BYTES: usize = 64 << 20;
+    let max_chunks = (PARTIALS_MAX_BYTES / (8 * d.max(1) * d.max(1))).clamp(1, 4);
+    let chunks = (n / MIN_ROWS).clamp(1, max_chunks);
+    let size = n.div_ceil(chunks);
+    (0..chunks).map(|c| (c * size).min(n)..((c + 1) * size).min(n)).collect()
+}
+
 /// `G = X_cᵀX_c / n` (column-major `d × d`) and `c = X_cᵀy_c / n` from the rows of `train`,
 /// centred by `x_mean` (`y_c` already centred).
 ///
-/// The rows are centred in blocks of `ROWS` into one small buffer (row-major, that is `X_cᵀ`
-/// column-major), and each block's product is added to the result: no centred copy of the data
-/// is made. Column blocks of fixed width are accumulated independently (rayon) and only their
-/// upper part `G[0..c₁, c₀..c₁]` is multiplied, the rest mirrored: half the flops of a full
-/// product. Every entry is the same sequence of sequential faer products whatever the thread
-/// count (the row and column partitions are fixed), so the result is bit-identical on any number
-/// of threads.
+/// Each chunk of rows (`row_chunks`, in parallel) is centred in blocks of `ROWS` rows into one
+/// small buffer (row-major, that is `X_cᵀ` column-major), and each block's product is added to the
+/// chunk's sum: no centred copy of the data is made. Within a chunk, column blocks of fixed width
+/// are accumulated independently and only their upper part `G[0..c₁, c₀..c₁]` is multiplied, the
+/// rest mirrored: half the flops of a full product. The chunks' sums are then added in chunk
+/// order. Every entry is the same sequence of sequential faer products and additions whatever
+/// the thread count (the row and column partitions are fixed), so the result is bit-identical on
+/// any number of threads.
 fn gram_matrix(train: &View<'_>, x_mean: &[f64], yc: &[f64]) -> (Vec<f64>, Vec<f64>) {
     use rayon::prelude::*;
     const BLOCK: usize = 64;
-    const ROWS: usize = 256;
     let (n, d) = (train.len(), x_mean.len());
     let inv_n = 1.0 / n as f64;
-    let mut blocks: Vec<faer::Mat<f64>> =
-        (0..d.div_ceil(BLOCK)).map(|b| faer::Mat::<f64>::zeros(((b + 1) * BLOCK).min(d), ((b + 1) * BLOCK).min(d) - b * BLOCK)).collect();
-    let mut xty = vec![0.0; d];
-    let mut buffer = Vec::with_capacity(ROWS * d);
-    for i0 in (0..n).step_by(ROWS) {
-        let i1 = (i0 + ROWS).min(n);
-        buffer.clear();
-        for i in i0..i1 {
-            buffer.extend(train.x(i).iter().zip(x_mean).map(|(v, m)| v - m));
+    let partial: Vec<(Vec<faer::Mat<f64>>, Vec<f64>)> =
+        row_chunks(n, d).into_par_iter().map(|rows| gram_chunk(train, x_mean, yc, rows, BLOCK, inv_n)).collect();
+    let mut partial = partial.into_iter();
+    let (mut blocks, mut xty) = partial.next().unwrap_or_else(|| gram_chunk(train, x_mean, yc, 0..0, BLOCK, inv_n));
+    for (more, more_xty) in partial {
+        for (g, h) in blocks.iter_mut().zip(&more) {
+            *g += h;
         }
-        for (row, yi) in buffer.chunks_exact(d.max(1)).zip(&yc[i0..i1]) {
-            xty.iter_mut().zip(row).for_each(|(c, v)| *c += v * yi);
-        }
-        let xt = faer::MatRef::from_column_major_slice(&buffer, d, i1 - i0);
-        blocks.par_iter_mut().enumerate().for_each(|(b, g)| {
-            let (c0, c1) = (b * BLOCK, ((b + 1) * BLOCK).min(d));
-            faer::linalg::matmul::matmul(
-                g.as_mut(),
-                faer::Accum::Add,
-                xt.subrows(0, c1),
-                xt.subrows(c0, c1 - c0).transpose(),
-                inv_n,
-                faer::Par::Seq,
-            );
-        });
+        xty.iter_mut().zip(&more_xty).for_each(|(c, v)| *c += v);
     }
     xty.iter_mut().for_each(|c| *c *= inv_n);
     let mut out = vec![0.0; d * d];
@@ -520,4 +537,45 @@ fn gram_matrix(train: &View<'_>, x_mean: &[f64], yc: &[f64]) -> (Vec<f64>, Vec<f
         }
     }
     (out, xty)
+}
+
+/// One chunk's upper column blocks of `X_cᵀX_c / n` and its `X_cᵀy_c` (not yet divided by n).
+fn gram_chunk(
+    train: &View<'_>,
+    x_mean: &[f64],
+    yc: &[f64],
+    rows: std::ops::Range<usize>,
+    block: usize,
+    inv_n: f64,
+) -> (Vec<faer::Mat<f64>>, Vec<f64>) {
+    use rayon::prelude::*;
+    const ROWS: usize = 256;
+    let d = x_mean.len();
+    let mut blocks: Vec<faer::Mat<f64>> =
+        (0..d.div_ceil(block)).map(|b| faer::Mat::<f64>::zeros(((b + 1) * block).min(d), ((b + 1) * block).min(d) - b * block)).collect();
+    let mut xty = vec![0.0; d];
+    let mut buffer = Vec::with_capacity(ROWS * d);
+    for i0 in rows.clone().step_by(ROWS) {
+        let i1 = (i0 + ROWS).min(rows.end);
+        buffer.clear();
+        for i in i0..i1 {
+            buffer.extend(train.x(i).iter().zip(x_mean).map(|(v, m)| v - m));
+        }
+        for (row, yi) in buffer.chunks_exact(d.max(1)).zip(&yc[i0..i1]) {
+            xty.iter_mut().zip(row).for_each(|(c, v)| *c += v * yi);
+        }
+        let xt = faer::MatRef::from_column_major_slice(&buffer, d, i1 - i0);
+        blocks.par_iter_mut().enumerate().for_each(|(b, g)| {
+            let (c0, c1) = (b * block, ((b + 1) * block).min(d));
+            faer::linalg::matmul::matmul(
+                g.as_mut(),
+                faer::Accum::Add,
+                xt.subrows(0, c1),
+                xt.subrows(c0, c1 - c0).transpose(),
+                inv_n,
+                faer::Par::Seq,
+            );
+        });
+    }
+    (blocks, xty)
 }

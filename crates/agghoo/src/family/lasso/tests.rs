@@ -1,3 +1,4 @@
+use super::cd::row_chunks;
 use super::*;
 use crate::data::Target;
 use crate::family::{FamilyKind, FamilyParams};
@@ -110,6 +111,43 @@ fn gram_path_is_bit_identical_on_one_and_four_threads() {
         })
     };
     assert_eq!(run(1), run(4));
+}
+
+#[test]
+fn chunked_gram_is_bit_identical_on_any_thread_count_and_equals_the_centred_product() {
+    // n = 5 000 rows make four chunks of rows (summed separately, then in order); d = 70 spans
+    // two column blocks.
+    let (n, d) = (5_000, 70);
+    assert_eq!(row_chunks(n, d).len(), 4);
+    assert_eq!(row_chunks(2_047, d).len(), 1);
+    assert_eq!(row_chunks(n, 2_000).len(), 2, "partials capped at 64 MiB");
+    assert!(row_chunks(n, d).iter().zip(row_chunks(n, d).iter().skip(1)).all(|(a, b)| a.end == b.start));
+    let data = sparse_data(n, d, 8);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| {
+            let p = Problem::new(&data.all(), true);
+            (p.gram.clone().unwrap(), p.xty.clone(), p.x_mean.clone())
+        })
+    };
+    let (gram, xty, mean) = run(1);
+    for threads in [2, 3, 4] {
+        assert!(run(threads) == (gram.clone(), xty.clone(), mean.clone()), "{threads} threads");
+    }
+    // Against the centred product computed directly in one sum.
+    let all = data.all();
+    let y = all.gather_y();
+    let y_mean = y.iter().sum::<f64>() / n as f64;
+    for j in 0..d {
+        let mj = (0..n).map(|i| all.x(i)[j]).sum::<f64>() / n as f64;
+        assert!((mj - mean[j]).abs() < 1e-15);
+        let c = (0..n).map(|i| (all.x(i)[j] - mj) * (y[i] - y_mean)).sum::<f64>() / n as f64;
+        assert!((c - xty[j]).abs() < 1e-13, "c[{j}]");
+        for k in 0..d {
+            let g = (0..n).map(|i| (all.x(i)[j] - mj) * (all.x(i)[k] - mean[k])).sum::<f64>() / n as f64;
+            assert!((g - gram[j * d + k]).abs() < 1e-13, "G[{j}, {k}]");
+        }
+    }
 }
 
 /// Runs the path on the Problem level (as `fit_path` does) and returns each λ's coefficients,
