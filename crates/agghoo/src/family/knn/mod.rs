@@ -118,8 +118,9 @@ enum Lists {
     /// Small data: each row's list on first use, a prefix long enough for the first caller, and
     /// the whole list if a later caller runs past it.
     PerRow { columns: Vec<f64>, prefix: Vec<OnceLock<Box<[u32]>>>, full: Vec<OnceLock<Box<[u32]>>> },
-    /// Large data: blocks of [`QUERY_BLOCK`] consecutive rows, each block's lists computed at
-    /// once (one product search) on first use, to the length its first caller wants; a caller
+    /// Large data: blocks of [`QUERY_BLOCK`] rows consecutive in the table's order (a spatial
+    /// order for the product search, see [`TableIndex`]), each block's lists computed at once on
+    /// first use, to the length its first caller wants; a caller
     /// that runs past a list searches that row per split. Blocks are computed sequentially by
     /// the thread that needs them (no nested parallelism under a lock).
     Table { index: OnceLock<TableIndex>, blocks: Vec<OnceLock<TableBlock>> },
