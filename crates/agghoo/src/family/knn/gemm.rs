@@ -22,7 +22,9 @@ const POINT_BLOCK: usize = 512;
 /// Points prepared for the product: centred copies, their squared norms, and the originals for
 /// the exact distances.
 pub(crate) struct GemmPoints {
+    /// The points in search order (`ids[p]` is the caller's id of point p; `None`: p itself).
     x: Vec<f64>,
+    ids: Option<Vec<u32>>,
     centered: Vec<f64>,
     norms: Vec<f64>,
     mean: Vec<f64>,
@@ -97,17 +99,31 @@ impl GemmPoints {
         mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
         let centered: Vec<f64> = x.chunks_exact(d.max(1)).flat_map(|row| row.iter().zip(&mean).map(|(v, m)| v - m)).collect();
         let norms = centered.chunks_exact(d.max(1)).map(|row| row.iter().map(|v| v * v).sum()).collect();
-        Self { x, centered, norms, mean, d, n }
+        Self { x, ids: None, centered, norms, mean, d, n }
+    }
+
+    /// As [`new`](Self::new), with the rows of `x` stored in `order` (a permutation of the row
+    /// ids, e.g. a spatial order: points close in `order` are close in space). Answers are the
+    /// same row ids in the same order; the order only decides which blocks of points are scanned
+    /// first by [`nearest_block`](Self::nearest_block) with a starting point (near blocks first
+    /// give a tight threshold early, hence fewer candidates).
+    pub(crate) fn in_order(x: &[f64], d: usize, order: Vec<u32>) -> Self {
+        let mut permuted = Vec::with_capacity(order.len() * d);
+        order.iter().for_each(|&i| permuted.extend_from_slice(&x[i as usize * d..(i as usize + 1) * d]));
+        Self { ids: Some(order), ..Self::new(permuted, d) }
     }
 
     /// The `min(k, n)` nearest points of each query `query(i)`, `i ∈ range` (at most
-    /// [`QUERY_BLOCK`] of them), by `(dist2, position)`, into `scratch.lists` (`scratch.width`
-    /// per query, in `range` order).
+    /// [`QUERY_BLOCK`] of them), by `(dist2, id)`, into `scratch.lists` (`scratch.width` ids
+    /// per query, in `range` order). Blocks of points are scanned from the one holding point
+    /// `near` (in search order) outwards, or from the first when `near` is `None`; the answer
+    /// does not depend on it.
     pub(crate) fn nearest_block<'q>(
         &self,
         query: &dyn Fn(usize) -> &'q [f64],
         range: std::ops::Range<usize>,
         k: usize,
+        near: Option<usize>,
         scratch: &mut GemmScratch,
     ) {
         let (d, n) = (self.d, self.n);
@@ -133,14 +149,20 @@ impl GemmPoints {
         candidates.iter_mut().for_each(Vec::clear);
         let mut thresholds = vec![f64::INFINITY; n_queries];
         // Enough room to rarely compact, little enough to stay in cache.
-        let capacity = (4 * k).max(64);
+        let capacity = (2 * k).max(64);
         let (relative, absolute) = error_bound(d);
         let lhs = faer::MatRef::from_row_major_slice(queries, n_queries, d);
-        for start in (0..n).step_by(POINT_BLOCK) {
+        // One buffer for every block of points (faer overwrites it: `Accum::Replace`).
+        products.resize(n_queries * POINT_BLOCK.min(n), 0.0);
+        let n_blocks = n.div_ceil(POINT_BLOCK);
+        let first = near.map_or(0, |p| (p / POINT_BLOCK).min(n_blocks - 1));
+        // first, first + 1, first − 1, first + 2, …: every block once.
+        let outwards =
+            (0..n_blocks).flat_map(|t| [first.checked_add(t), first.checked_sub(t + 1)]).flatten().filter(|&b| b < n_blocks).take(n_blocks);
+        for start in outwards.map(|b| b * POINT_BLOCK) {
             let end = (start + POINT_BLOCK).min(n);
             let width = end - start;
-            products.clear();
-            products.resize(n_queries * width, 0.0);
+            let products = &mut products[..n_queries * width];
             let rhs = faer::MatRef::from_row_major_slice(&self.centered[start * d..end * d], width, d);
             faer::linalg::matmul::matmul(
                 faer::MatMut::from_row_major_slice_mut(products, n_queries, width),
@@ -150,18 +172,10 @@ impl GemmPoints {
                 1.0,
                 faer::Par::Seq,
             );
+            let norms = &self.norms[start..end];
             for (b, row) in products.chunks_exact(width).enumerate() {
                 let (query_norm, list, threshold) = (query_norms[b], &mut candidates[b], &mut thresholds[b]);
-                for (j, (&product, &norm)) in row.iter().zip(&self.norms[start..end]).enumerate() {
-                    let s = query_norm + norm;
-                    let approx = s - 2.0 * product;
-                    let e = relative * s + absolute;
-                    let lower = approx - e;
-                    // `≤`: a point tied with the threshold may still win on position.
-                    if lower <= *threshold {
-                        list.push(Candidate { lower, upper: approx + e, id: (start + j) as u32 });
-                    }
-                }
+                filter_row(row, norms, query_norm, (relative, absolute), *threshold, start, list);
                 if list.len() >= capacity {
                     *threshold = compact(list, k);
                 }
@@ -172,13 +186,66 @@ impl GemmPoints {
             compact(list, k);
             let q = query(range.start + b);
             exact.clear();
-            exact.extend(list.iter().map(|c| (dist2(q, &self.x[c.id as usize * d..(c.id as usize + 1) * d]).to_bits(), c.id)));
+            let id = |p: u32| self.ids.as_ref().map_or(p, |ids| ids[p as usize]);
+            exact.extend(list.iter().map(|c| (dist2(q, &self.x[c.id as usize * d..(c.id as usize + 1) * d]).to_bits(), id(c.id))));
             // Few candidates (k and the near-ties at the boundary): a full sort is cheap.
             exact.sort_unstable();
             lists.extend(exact[..k].iter().map(|&(_, id)| id));
         }
     }
 }
+
+/// Appends to `list` every point `start + j` of a block whose lower bound `a − e` (see
+/// [`error_bound`]) is at most `threshold`, `row[j]` being its product with the query. Points are
+/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test) and
+/// only a chunk holding a candidate is walked again; the bounds are computed by the same
+/// operations in both passes, so the chunked test never drops a point the plain one keeps.
+#[inline]
+fn filter_row(
+    row: &[f64],
+    norms: &[f64],
+    query_norm: f64,
+    (relative, absolute): (f64, f64),
+    threshold: f64,
+    start: usize,
+    list: &mut Vec<Candidate>,
+) {
+    let bounds = |product: f64, norm: f64| {
+        let s = query_norm + norm;
+        let approx = s - 2.0 * product;
+        let e = relative * s + absolute;
+        (approx - e, approx + e)
+    };
+    let (rows, norm_chunks) = (row.chunks_exact(FILTER_CHUNK), norms.chunks_exact(FILTER_CHUNK));
+    let offset = row.len() - rows.remainder().len();
+    let tail = rows.remainder().iter().zip(norm_chunks.remainder()).enumerate().map(move |(j, pair)| (offset + j, pair));
+    let mut lower = [0.0f64; FILTER_CHUNK];
+    for (c, (chunk, norm)) in rows.zip(norm_chunks).enumerate() {
+        let mut hit = false;
+        for ((l, &product), &norm) in lower.iter_mut().zip(chunk).zip(norm) {
+            *l = bounds(product, norm).0;
+            hit |= *l <= threshold;
+        }
+        if hit {
+            for (j, &l) in lower.iter().enumerate() {
+                // `≤`: a point tied with the threshold may still win on position.
+                if l <= threshold {
+                    let (lower, upper) = bounds(chunk[j], norm[j]);
+                    list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
+                }
+            }
+        }
+    }
+    for (j, (&product, &norm)) in tail {
+        let (lower, upper) = bounds(product, norm);
+        if lower <= threshold {
+            list.push(Candidate { lower, upper, id: (start + j) as u32 });
+        }
+    }
+}
+
+/// Points tested at once by [`filter_row`].
+const FILTER_CHUNK: usize = 16;
 
 /// Keeps the candidates that can still be among the k nearest and returns the new threshold:
 /// the k-th smallest upper bound. At least k points lie at or below it, so a point whose lower
@@ -246,10 +313,35 @@ mod tests {
             let query = |i: usize| &queries[i * d..(i + 1) * d];
             for k in [1, 3, 64, 700] {
                 for range in [0..QUERY_BLOCK, QUERY_BLOCK..40] {
-                    points.nearest_block(&query, range.clone(), k, &mut scratch);
+                    points.nearest_block(&query, range.clone(), k, None, &mut scratch);
                     let w = scratch.width;
                     for (b, i) in range.enumerate() {
                         assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} d={d} n={n} k={k} i={i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lists_in_a_spatial_order_from_any_starting_block_equal_the_exact_order() {
+        // Points stored in a permuted order, scanned from the first, a middle and the last
+        // (partial) block: the same ids in the same order as the reference.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(47);
+        let mut scratch = GemmScratch::default();
+        for seed in 0..6usize {
+            let d = [2, 10, 24][seed % 3];
+            let n = [1300, 1537][seed % 2];
+            let x = adversarial(&mut rng, n, d, seed);
+            let order = super::super::neighbors::spatial_order(&x, d, n);
+            let points = GemmPoints::in_order(&x, d, order);
+            let query = |i: usize| &x[i * d..(i + 1) * d];
+            for near in [Some(0), Some(n / 2), Some(n - 1), Some(10 * n), None] {
+                for k in [1, 5, 343, n] {
+                    points.nearest_block(&query, 100..100 + QUERY_BLOCK, k, near, &mut scratch);
+                    let w = scratch.width;
+                    for (b, i) in (100..100 + QUERY_BLOCK).enumerate() {
+                        assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} k={k} near={near:?}");
                     }
                 }
             }

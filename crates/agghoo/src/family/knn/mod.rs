@@ -38,10 +38,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub use self::config::KnnConfig;
-use self::gemm::QUERY_BLOCK;
+use self::gemm::{GemmPoints, QUERY_BLOCK};
 pub use self::model::KnnModel;
 use self::model::check_scale;
-use self::neighbors::{NeighborIndex, Scratch, by_column, distances_by_column, sort_by_distance};
+use self::neighbors::{NeighborIndex, Scratch, Strategy, by_column, distances_by_column, sort_by_distance, spatial_order};
 use super::{Family, FittedPath, Grid, Model, Scale, SmootherPath};
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
@@ -118,11 +118,47 @@ enum Lists {
     /// Small data: each row's list on first use, a prefix long enough for the first caller, and
     /// the whole list if a later caller runs past it.
     PerRow { columns: Vec<f64>, prefix: Vec<OnceLock<Box<[u32]>>>, full: Vec<OnceLock<Box<[u32]>>> },
-    /// Large data: blocks of [`QUERY_BLOCK`] consecutive rows, each block's lists computed at
-    /// once (one product search) on first use, to the length its first caller wants; a caller
+    /// Large data: blocks of [`QUERY_BLOCK`] rows consecutive in the table's order (a spatial
+    /// order for the product search, see [`TableIndex`]), each block's lists computed at once on
+    /// first use, to the length its first caller wants; a caller
     /// that runs past a list searches that row per split. Blocks are computed sequentially by
     /// the thread that needs them (no nested parallelism under a lock).
-    Table { index: OnceLock<NeighborIndex>, blocks: Vec<OnceLock<TableBlock>> },
+    Table { index: OnceLock<TableIndex>, blocks: Vec<OnceLock<TableBlock>> },
+}
+
+/// The table's search, and the order of its rows: block b holds the rows `order[32 b..32 (b + 1)]`.
+struct TableIndex {
+    search: TableSearch,
+    order: Vec<u32>,
+    /// `rank[row]`: the row's place in `order`.
+    rank: Vec<u32>,
+}
+
+/// How a table block is computed.
+enum TableSearch {
+    /// Blocked products over the candidates in a spatial order (rows in the same order, so a
+    /// block's queries start with the points around them: a tight threshold early).
+    Products(GemmPoints),
+    /// The search [`Strategy::choose`] picks otherwise, rows in their natural order.
+    Other(NeighborIndex),
+}
+
+impl TableIndex {
+    fn new(x: &[f64], d: usize, candidates: usize) -> Self {
+        let n = x.len().checked_div(d).unwrap_or(0);
+        let points = &x[..candidates * d];
+        let (search, order) = if Strategy::for_table(candidates, d) == Strategy::Gemm {
+            let mut order = spatial_order(points, d, candidates);
+            let search = TableSearch::Products(GemmPoints::in_order(points, d, order.clone()));
+            order.extend(candidates as u32..n as u32);
+            (search, order)
+        } else {
+            (TableSearch::Other(NeighborIndex::new(points.to_vec(), d)), (0..n as u32).collect())
+        };
+        let mut rank = vec![0u32; n];
+        order.iter().enumerate().for_each(|(p, &row)| rank[row as usize] = p as u32);
+        Self { search, order, rank }
+    }
 }
 
 /// The lists of one block of rows, `width` entries each.
@@ -185,22 +221,36 @@ impl SharedNeighbors {
                 if first.len() >= want.min(self.candidates) { first } else { full[row].get_or_init(|| compute(self.candidates, scratch)) }
             }
             Lists::Table { index, blocks } => {
-                let block = row / QUERY_BLOCK;
-                let table = blocks[block].get_or_init(|| {
-                    let index = index.get_or_init(|| NeighborIndex::new(self.x[..self.candidates * d].to_vec(), d));
-                    let n_rows = self.x.len() / d.max(1);
-                    let rows = |i: usize| &self.x[i * d..(i + 1) * d];
-                    let (start, end) = (block * QUERY_BLOCK, ((block + 1) * QUERY_BLOCK).min(n_rows));
+                let index = index.get_or_init(|| TableIndex::new(&self.x, d, self.candidates));
+                let position = index.rank[row] as usize;
+                let table = blocks[position / QUERY_BLOCK].get_or_init(|| {
+                    let n_rows = index.order.len();
+                    let rows = |p: usize| {
+                        let i = index.order[p] as usize;
+                        &self.x[i * d..(i + 1) * d]
+                    };
+                    let start = position / QUERY_BLOCK * QUERY_BLOCK;
+                    let end = (start + QUERY_BLOCK).min(n_rows);
                     let width = want.min(self.candidates);
-                    let mut lists = Vec::with_capacity((end - start) * width);
-                    let mut out = Vec::new();
-                    for i in start..end {
-                        index.query_row(&rows, n_rows, i, width, scratch, &mut out);
-                        lists.extend_from_slice(&out);
-                    }
+                    let lists = match &index.search {
+                        TableSearch::Products(points) => {
+                            points.nearest_block(&rows, start..end, width, Some(start), &mut scratch.gemm);
+                            scratch.gemm.block = None;
+                            scratch.gemm.lists.clone()
+                        }
+                        TableSearch::Other(search) => {
+                            let mut lists = Vec::with_capacity((end - start) * width);
+                            let mut out = Vec::new();
+                            for p in start..end {
+                                search.query_row(&rows, n_rows, p, width, scratch, &mut out);
+                                lists.extend_from_slice(&out);
+                            }
+                            lists
+                        }
+                    };
                     TableBlock { width, lists: lists.into_boxed_slice() }
                 });
-                let at = (row % QUERY_BLOCK) * table.width;
+                let at = (position % QUERY_BLOCK) * table.width;
                 &table.lists[at..at + table.width]
             }
         }

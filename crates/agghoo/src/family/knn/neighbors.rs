@@ -28,6 +28,8 @@ const TREE_MIN_POINTS: usize = 1024;
 /// Below this many points, brute force by column wins for 2 < d < [`GEMM_MIN_DIM_SMALL`].
 const SMALL_POINTS: usize = 4096;
 const GEMM_MIN_DIM_SMALL: usize = 16;
+/// From this dimension on, an all-rows table is computed by the products rather than the tree.
+const TABLE_GEMM_MIN_DIM: usize = 6;
 
 /// Squared Euclidean distance, summed in coordinate order: the reference every search's sums
 /// equal bit for bit (see the module docs; a test checks [`distances_by_column`] against it).
@@ -84,6 +86,27 @@ impl Strategy {
         let crossover = 7.0 + 1.5 * (n as f64 / 8000.0).log2().max(0.0);
         if (d as f64) < crossover { Strategy::Tree } else { Strategy::Gemm }
     }
+
+    /// The search for a table of every row's list among `n` candidates (the rows themselves, in
+    /// a spatial order): the products from [`TABLE_GEMM_MIN_DIM`] dimensions on, where the
+    /// spatial order and the exact filter beat the tree at large n (measured, see the family's
+    /// README), and otherwise as [`choose`](Self::choose).
+    pub(crate) fn for_table(n: usize, d: usize) -> Self {
+        match Self::choose(n, d) {
+            Strategy::Tree if d >= TABLE_GEMM_MIN_DIM => Strategy::Gemm,
+            other => other,
+        }
+    }
+}
+
+/// The `n` rows of `x` (row-major, `d` columns) in the leaf order of a k-d tree: rows close in
+/// this order are close in space.
+pub(crate) fn spatial_order(x: &[f64], d: usize, n: usize) -> Vec<u32> {
+    let mut perm: Vec<u32> = (0..n as u32).collect();
+    if d > 0 {
+        KdTree::build_node(x, d, &mut perm, 0, n, &mut Vec::new());
+    }
+    perm
 }
 
 struct KdTree {
@@ -143,7 +166,7 @@ impl NeighborIndex {
                 sort_by_distance(&scratch.dist, k, &mut scratch.sort, out);
             }
             Search::Gemm(points) => {
-                points.nearest_block(&|_| q, 0..1, k, &mut scratch.gemm);
+                points.nearest_block(&|_| q, 0..1, k, None, &mut scratch.gemm);
                 scratch.gemm.block = None;
                 out.extend_from_slice(&scratch.gemm.lists);
             }
@@ -169,7 +192,7 @@ impl NeighborIndex {
         let key = (start, rows(start).as_ptr() as usize);
         let gemm = &mut scratch.gemm;
         if gemm.block != Some(key) || gemm.width != k.min(self.n) {
-            points.nearest_block(rows, start..(start + QUERY_BLOCK).min(n_queries), k, gemm);
+            points.nearest_block(rows, start..(start + QUERY_BLOCK).min(n_queries), k, None, gemm);
             gemm.block = Some(key);
         }
         let (b, w) = (i % QUERY_BLOCK, gemm.width);
@@ -184,7 +207,7 @@ pub(crate) struct Scratch {
     pub(crate) dist: Vec<f64>,
     pub(crate) sort: SortScratch,
     heap: Vec<Neighbor>,
-    gemm: GemmScratch,
+    pub(crate) gemm: GemmScratch,
 }
 
 /// The `n` rows of `x` (row-major, `d` columns) stored by column: `out[c * n + j] = x[j * d + c]`.

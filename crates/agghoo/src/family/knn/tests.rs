@@ -153,6 +153,26 @@ fn table_lists_equal_a_fresh_search_and_fall_back_exactly() {
 }
 
 #[test]
+fn table_lists_among_the_first_rows_equal_a_fresh_search() {
+    // The product search answers the table (d = 24) over the first 1 100 of 1 400 rows; rows
+    // past them are queries only, and come last in the table's order.
+    let (n, candidates, d) = (1400, 1100, 24);
+    let data = random_data(n, d, Some(3), 37);
+    let ks: Vec<f64> = (1..=41).step_by(2).map(f64::from).collect();
+    let fam = KnnFamily::new(ks, data.task(), 3).unwrap().sharing(&data, candidates, true);
+    let train: Vec<usize> = (0..candidates).filter(|r| r % 4 != 1).collect();
+    let val: Vec<usize> = (0..candidates).filter(|r| r % 4 == 1).collect();
+    let test: Vec<usize> = (candidates..n).collect();
+    path_equals_refit(&fam, &data.view(&train), &data.view(&val), 0.0);
+    path_equals_refit(&fam, &data.view(&train), &data.view(&test), 0.0);
+    let shared = fam.shared.as_ref().unwrap();
+    let Lists::Table { index, .. } = &shared.lists else { unreachable!("a table was asked for") };
+    let index = index.get().expect("computed");
+    assert!(matches!(index.search, TableSearch::Products(_)));
+    assert_eq!(index.order[candidates..], (candidates as u32..n as u32).collect::<Vec<_>>()[..]);
+}
+
+#[test]
 fn a_table_beyond_the_memory_limit_is_not_used() {
     let data = random_data(200, 2, Some(2), 5);
     let fam = KnnFamily::new(vec![1.0, 5.0], Task::Classification, 2).unwrap().sharing(&data, 200, true);
