@@ -214,13 +214,15 @@ impl Dual<'_> {
         let y = self.y;
         let c = self.c;
         let l = y.len();
-        let vars = &mut work.vars;
-        vars.clear();
-        vars.extend(active.iter().copied().filter(|&t| alpha[t] > 0.0 && alpha[t] < c));
-        let n0 = vars.len();
+        let n0 = active.iter().filter(|&&t| alpha[t] > 0.0 && alpha[t] < c).count();
         if n0 < 2 || n0 * n0 * n0 > 6 * NEWTON_COST * NEWTON_EVERY * l {
             return;
         }
+        if !work.sync(self, cache, alpha, active) {
+            return;
+        }
+        let vars = &work.vars;
+        let n0 = vars.len();
         let q = &mut work.q;
         q.clear();
         q.resize(n0 * n0, 0.0);
@@ -231,17 +233,7 @@ impl Dual<'_> {
                 q[a * n0 + b] = y[ta] * y[tb] * kr[self.row[tb]];
             }
         }
-        // the factor of A = Q_FF + μI, row-major with stride n0; its leading f × f block is the
-        // factor of the current F
         let chol = &mut work.chol;
-        chol.clear();
-        chol.extend_from_slice(q);
-        for a in 0..n0 {
-            chol[a * n0 + a] += NEWTON_RIDGE;
-        }
-        if !cholesky(chol, n0) {
-            return;
-        }
         let mut al: Vec<f64> = vars.iter().map(|&t| alpha[t]).collect();
         let mut g: Vec<f64> = vars.iter().map(|&t| grad[t]).collect();
         // active-set loop: a step blocked by the box fixes the blocking variable at its bound
@@ -260,11 +252,14 @@ impl Dual<'_> {
             match limit {
                 Some(k) => {
                     free.remove(k);
-                    cholesky_delete(chol, n0, free.len() + 1, k);
+                    cholesky_delete(chol, k);
                 }
                 None => break,
             }
         }
+        // the factor now belongs to the variables left in `free`
+        let vars = std::mem::take(&mut work.vars);
+        work.vars = free.iter().map(|&a| vars[a]).collect();
         // The step is an accelerator, never a risk: keep it only when it keeps `yᵀα` to rounding
         // and does not increase f (`Δf = ½ (G_old + G_new)ᵀ Δα` on a quadratic), else leave α as
         // SMO had it.
@@ -278,15 +273,22 @@ impl Dual<'_> {
         if drift.abs() > 1e-12 * (moved_total + c) || change > 0.0 {
             return;
         }
+        // G += Q_{·,t} Δα_t over the moved variables, two kernel rows per pass over G
+        let mut moved: Vec<(usize, f64)> = Vec::with_capacity(vars.len());
         for (a, &t) in vars.iter().enumerate() {
             let d = y[t] * (al[a] - alpha[t]);
             alpha[t] = al[a];
             if d != 0.0 {
-                let h = cache.load(self.row[t]);
-                let kr = cache.row(h);
-                for ((g, &ys), &r) in grad.iter_mut().zip(y).zip(self.row) {
-                    *g += ys * kr[r] * d;
-                }
+                moved.push((self.row[t], d));
+            }
+        }
+        for pair in moved.chunks(2) {
+            let (ra, da) = pair[0];
+            let (rb, db) = pair.get(1).copied().unwrap_or((ra, 0.0));
+            let (ha, hb) = (cache.load(ra), cache.load(rb));
+            let (ka, kb) = (cache.row(ha), cache.row(hb));
+            for ((g, &ys), &r) in grad.iter_mut().zip(y).zip(self.row) {
+                *g += ys * (ka[r] * da + kb[r] * db);
             }
         }
     }
@@ -393,12 +395,76 @@ impl Dual<'_> {
     }
 }
 
-/// Buffers of the Newton step, reused across the steps of one solve.
+/// The Newton step's state within one solve: the Cholesky factor of `Q_FF + μI` for the
+/// variables `vars` (in the factor's order), kept from one step to the next and updated for the
+/// variables that left or joined the free set (`O(|F|²)` each) instead of refactored
+/// (`O(|F|³)`): between two steps SMO changes the free set by a few variables.
 #[derive(Default)]
 struct NewtonWork {
     vars: Vec<usize>,
     q: Vec<f64>,
-    chol: Vec<f64>,
+    /// Lower-triangular factor by rows (row i has i + 1 entries).
+    chol: Vec<Vec<f64>>,
+    /// Scratch: marks of the current free variables.
+    mark: Vec<bool>,
+}
+
+impl NewtonWork {
+    /// Brings the factor to the current free variables (among `active`): drops those no longer
+    /// free, appends the new ones; refactors from scratch when more than half changed or an
+    /// update fails. False when `Q_FF + μI` is not numerically positive definite.
+    fn sync(&mut self, dual: &Dual<'_>, cache: &mut KernelCache, alpha: &[f64], active: &[usize]) -> bool {
+        let (y, c) = (dual.y, dual.c);
+        self.mark.clear();
+        self.mark.resize(y.len(), false);
+        let mut now: Vec<usize> = active.iter().copied().filter(|&t| alpha[t] > 0.0 && alpha[t] < c).collect();
+        now.iter().for_each(|&t| self.mark[t] = true);
+        let kept = self.vars.iter().filter(|&&t| self.mark[t]).count();
+        let changes = (self.vars.len() - kept) + (now.len() - kept);
+        if self.chol.len() == self.vars.len() && 2 * changes <= now.len() {
+            for k in (0..self.vars.len()).rev() {
+                if !self.mark[self.vars[k]] {
+                    self.vars.remove(k);
+                    cholesky_delete(&mut self.chol, k);
+                }
+            }
+            self.vars.iter().for_each(|&t| self.mark[t] = false);
+            let mut ok = true;
+            for &t in now.iter().filter(|&&t| self.mark[t]) {
+                let h = cache.load(dual.row[t]);
+                let kr = cache.row(h);
+                let b: Vec<f64> = self.vars.iter().map(|&s| y[s] * y[t] * kr[dual.row[s]]).collect();
+                if !cholesky_append(&mut self.chol, &b, kr[dual.row[t]] + NEWTON_RIDGE) {
+                    ok = false;
+                    break;
+                }
+                self.vars.push(t);
+            }
+            if ok {
+                return true;
+            }
+            now.sort_unstable();
+        }
+        // from scratch
+        self.vars = now;
+        self.chol.clear();
+        let n = self.vars.len();
+        for (a, &ta) in self.vars.iter().enumerate() {
+            let h = cache.load(dual.row[ta]);
+            let kr = cache.row(h);
+            let mut row: Vec<f64> = self.vars[..=a].iter().map(|&tb| y[ta] * y[tb] * kr[dual.row[tb]]).collect();
+            row[a] += NEWTON_RIDGE;
+            self.chol.push(row);
+        }
+        debug_assert_eq!(self.chol.len(), n);
+        if cholesky(&mut self.chol) {
+            true
+        } else {
+            self.vars.clear();
+            self.chol.clear();
+            false
+        }
+    }
 }
 
 /// `Σ_k a_k b_k` with four partial sums (the compiler keeps them in vector registers).
@@ -426,12 +492,12 @@ fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
 
 /// The Newton direction on the variables `free` (positions into the `n0 × n0` matrix `q`,
 /// current values `al`, gradients `g`; `chol` holds the Cholesky factor of `Q_FF + μI` for F =
-/// `free`, stride `n0`), its step length (exact line minimum clipped to the box) and the
+/// `free`, by rows), its step length (exact line minimum clipped to the box) and the
 /// position in `free` of the variable that blocks it, if any.
 #[allow(clippy::too_many_arguments)]
 fn newton_direction(
     q: &[f64],
-    chol: &[f64],
+    chol: &[Vec<f64>],
     n0: usize,
     free: &[usize],
     al: &[f64],
@@ -443,8 +509,8 @@ fn newton_direction(
     let f = free.len();
     let yf: Vec<f64> = free.iter().map(|&a| y[vars[a]]).collect();
     let gf: Vec<f64> = free.iter().map(|&a| g[a]).collect();
-    let u = cholesky_solve(chol, n0, f, &yf);
-    let w = cholesky_solve(chol, n0, f, &gf);
+    let u = cholesky_solve(chol, &yf);
+    let w = cholesky_solve(chol, &gf);
     let yu: f64 = yf.iter().zip(&u).map(|(a, b)| a * b).sum();
     let rho = yf.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() / yu;
     let mut delta: Vec<f64> = u.iter().zip(&w).map(|(u, w)| rho * u - w).collect();
@@ -477,12 +543,12 @@ fn newton_direction(
     (step.is_finite() && step >= 0.0).then_some((delta, step, limit))
 }
 
-/// In-place Cholesky `A = L Lᵀ` of a row-major `n × n` matrix (lower triangle); false when A is
-/// not numerically positive definite.
-fn cholesky(a: &mut [f64], n: usize) -> bool {
-    for j in 0..n {
-        let (done, rest) = a.split_at_mut((j + 1) * n);
-        let row_j = &mut done[j * n..];
+/// In-place Cholesky `A = L Lᵀ` of a symmetric matrix given by the lower triangle of its rows
+/// (row i: i + 1 entries); false when A is not numerically positive definite.
+fn cholesky(a: &mut [Vec<f64>]) -> bool {
+    for j in 0..a.len() {
+        let (done, rest) = a.split_at_mut(j + 1);
+        let row_j = &mut done[j];
         let d = row_j[j] - dot_slices(&row_j[..j], &row_j[..j]);
         if d.is_nan() || d <= 0.0 {
             return false;
@@ -490,57 +556,61 @@ fn cholesky(a: &mut [f64], n: usize) -> bool {
         let d = d.sqrt();
         row_j[j] = d;
         let lj = &row_j[..j];
-        for li in rest.chunks_exact_mut(n) {
+        for li in rest {
             li[j] = (li[j] - dot_slices(&li[..j], lj)) / d;
         }
     }
     true
 }
 
-/// Solves `L Lᵀ x = b` with the leading `f × f` block of the factor from [`cholesky`] (row
-/// stride `n`); both triangular solves read L by rows.
-fn cholesky_solve(l: &[f64], n: usize, f: usize, b: &[f64]) -> Vec<f64> {
+/// Solves `L Lᵀ x = b` with the factor from [`cholesky`]; both triangular solves read L by rows.
+fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
     let mut x = b.to_vec();
-    for i in 0..f {
-        let row = &l[i * n..i * n + i];
-        x[i] = (x[i] - dot_slices(row, &x[..i])) / l[i * n + i];
+    for (i, row) in l.iter().enumerate() {
+        x[i] = (x[i] - dot_slices(&row[..i], &x[..i])) / row[i];
     }
-    for i in (0..f).rev() {
-        x[i] /= l[i * n + i];
+    for (i, row) in l.iter().enumerate().rev() {
+        x[i] /= row[i];
         let xi = x[i];
-        for (xk, lik) in x[..i].iter_mut().zip(&l[i * n..i * n + i]) {
+        for (xk, lik) in x[..i].iter_mut().zip(&row[..i]) {
             *xk -= lik * xi;
         }
     }
     x
 }
 
-/// Removes variable `k` from the leading `f × f` Cholesky factor (row stride `n`): deleting
-/// row and column k of `A = L Lᵀ` leaves `L₂₂ L₂₂ᵀ + x xᵀ` below it (x the old column k), so the
-/// rows after k shift up and left and `L₂₂` gets a rank-one update (Givens-like, stable), in
-/// `O(f²)` instead of a new `O(f³)` factorisation.
-fn cholesky_delete(l: &mut [f64], n: usize, f: usize, k: usize) {
-    let mut x: Vec<f64> = (k + 1..f).map(|i| l[i * n + k]).collect();
-    for i in k + 1..f {
-        // row i becomes row i − 1 without its entry k
-        for j in 0..k {
-            l[(i - 1) * n + j] = l[i * n + j];
-        }
-        for j in k + 1..=i {
-            l[(i - 1) * n + j - 1] = l[i * n + j];
-        }
+/// Appends a variable to the factor: `b` its entries of A against the current variables, `d`
+/// its diagonal entry; the new row is `z = L⁻¹ b` and `√(d − zᵀz)`. False (factor unchanged)
+/// when that is not positive.
+fn cholesky_append(l: &mut Vec<Vec<f64>>, b: &[f64], d: f64) -> bool {
+    let mut z = b.to_vec();
+    for (i, row) in l.iter().enumerate() {
+        z[i] = (z[i] - dot_slices(&row[..i], &z[..i])) / row[i];
     }
-    // rank-one update of the trailing block (rows and columns k..f−1 of the new factor)
-    let m = f - 1;
-    for (jj, j) in (k..m).enumerate() {
-        let ljj = l[j * n + j];
-        let r = ljj.hypot(x[jj]);
-        let (cs, sn) = (r / ljj, x[jj] / ljj);
-        l[j * n + j] = r;
-        for (ii, i) in (j + 1..m).enumerate() {
-            let xi = &mut x[jj + 1 + ii];
-            let lij = (l[i * n + j] + sn * *xi) / cs;
-            l[i * n + j] = lij;
+    let e = d - dot_slices(&z, &z);
+    if e.is_nan() || e <= 0.0 {
+        return false;
+    }
+    z.push(e.sqrt());
+    l.push(z);
+    true
+}
+
+/// Removes variable `k` from the factor: deleting row and column k of `A = L Lᵀ` leaves
+/// `L₂₂ L₂₂ᵀ + x xᵀ` below it (x the old column k under the diagonal), so the later rows lose
+/// their entry k and `L₂₂` gets a rank-one update (stable rotations), in `O(f²)`.
+fn cholesky_delete(l: &mut Vec<Vec<f64>>, k: usize) {
+    l.remove(k);
+    let mut x: Vec<f64> = l[k..].iter_mut().map(|row| row.remove(k)).collect();
+    for j in k..l.len() {
+        let ljj = l[j][j];
+        let r = ljj.hypot(x[j - k]);
+        let (cs, sn) = (r / ljj, x[j - k] / ljj);
+        l[j][j] = r;
+        for i in j + 1..l.len() {
+            let xi = &mut x[i - k];
+            let lij = (l[i][j] + sn * *xi) / cs;
+            l[i][j] = lij;
             *xi = cs * *xi - sn * lij;
         }
     }
