@@ -615,3 +615,59 @@ fn cholesky_delete(l: &mut Vec<Vec<f64>>, k: usize) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Gaussian kernel matrix on 8 points plus a ridge (symmetric positive definite).
+    fn entry(i: usize, j: usize) -> f64 {
+        let x = |i: usize| (i as f64 * 0.37).sin() * 2.0;
+        (-(x(i) - x(j)).powi(2)).exp() + if i == j { 1e-3 } else { 0.0 }
+    }
+
+    fn fresh(vars: &[usize]) -> Vec<Vec<f64>> {
+        let mut l: Vec<Vec<f64>> = vars.iter().enumerate().map(|(r, &i)| vars[..=r].iter().map(|&j| entry(i, j)).collect()).collect();
+        assert!(cholesky(&mut l));
+        l
+    }
+
+    fn append(l: &mut Vec<Vec<f64>>, vars: &mut Vec<usize>, i: usize) {
+        let b: Vec<f64> = vars.iter().map(|&j| entry(j, i)).collect();
+        assert!(cholesky_append(l, &b, entry(i, i)));
+        vars.push(i);
+    }
+
+    fn assert_close(a: &[Vec<f64>], b: &[Vec<f64>]) {
+        assert_eq!(a.len(), b.len());
+        for (ra, rb) in a.iter().zip(b) {
+            assert_eq!(ra.len(), rb.len());
+            for (x, y) in ra.iter().zip(rb) {
+                assert!((x - y).abs() <= 1e-10 * (1.0 + y.abs()), "{x} vs {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn incremental_cholesky_equals_a_fresh_factorisation() {
+        let (mut l, mut vars) = (Vec::new(), Vec::new());
+        for i in 0..6 {
+            append(&mut l, &mut vars, i);
+        }
+        assert_close(&l, &fresh(&vars));
+        for k in [2, 0, 3] {
+            cholesky_delete(&mut l, k);
+            vars.remove(k);
+            assert_close(&l, &fresh(&vars));
+        }
+        append(&mut l, &mut vars, 7);
+        append(&mut l, &mut vars, 6);
+        assert_close(&l, &fresh(&vars));
+        let rhs: Vec<f64> = (0..vars.len()).map(|i| i as f64 - 1.5).collect();
+        let x = cholesky_solve(&l, &rhs);
+        for (r, &i) in vars.iter().enumerate() {
+            let ax: f64 = vars.iter().zip(&x).map(|(&j, xj)| entry(i, j) * xj).sum();
+            assert!((ax - rhs[r]).abs() < 1e-9, "row {r}: {ax} vs {}", rhs[r]);
+        }
+    }
+}
