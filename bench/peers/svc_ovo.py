@@ -73,7 +73,7 @@ results = {}
 for threads in [1, 2]:
     results[threads] = sorted(ours(threads) for _ in range(3))[1]
 pred = subprocess.run([binary, "predict", "--model", model, "--data", test], check=True, capture_output=True, text=True)
-risk = re.search(r"test risk \(01\) on \d+ rows: ([0-9.]+)", pred.stderr).group(1)
+risk = re.search(r"risk \(01\) on (?:these )?\d+ rows: ([0-9.]+)", pred.stderr).group(1)
 print(f"ours_seconds_1_thread\t{results[1]:.3f}")
 print(f"ours_seconds_2_threads\t{results[2]:.3f}")
 print(f"ours_test_error\t{risk}")

@@ -12,14 +12,18 @@
 //!   decrease `−b²/a` over `I_low` (WSS 2 of the paper, as LIBSVM 2.8+), `a ≤ 0` replaced by
 //!   τ = 1e-12.
 //! - Stopping: `m(α) − M(α) < ε` (LIBSVM's `eps`, our `tol`, default 1e-3).
-//! - Shrinking (LIBSVM's rule): every `min(l, 1000)` iterations variables at a bound whose
-//!   gradient says they will stay there leave the active set; when the gap first falls below
-//!   10ε the gradient is reconstructed and everything is unshrunk once; at the end the full
-//!   gradient is reconstructed and optimality re-checked on all variables.
+//! - Shrinking (LIBSVM's rule, more often): every `min(l, SHRINK_EVERY)` iterations (LIBSVM:
+//!   `min(l, 1000)`) variables at a bound whose gradient says they will stay there leave the
+//!   active set; when the gap first falls below 10ε everything is unshrunk once; at the end
+//!   optimality is re-checked on all variables. Working-set selection reads the active set
+//!   only, but the gradient is kept current on *every* variable (one branch-free pass per
+//!   iteration over the two kernel rows), so neither unshrinking nor the final check rebuilds
+//!   anything. LIBSVM instead updates the active gradient only and rebuilds the rest from
+//!   `G_bar` (the bounded variables' part) plus the free variables' rows; with a path's short
+//!   warm-started solves that rebuild would run at nearly every solve, and shrinking only
+//!   pays off when it runs early (hence the shorter period).
 //!   Unlike LIBSVM we keep an active *list* instead of swapping variables (the kernel cache is
-//!   shared by every grid point, so its row order must not change); the gradient of shrunk
-//!   variables is rebuilt from the rows of the nonzero α (LIBSVM keeps `G_bar` for that; the
-//!   rebuild is rare, so we spare the bookkeeping).
+//!   shared by every grid point, so its row order must not change).
 //! - Newton steps (our addition): every `NEWTON_EVERY` iterations, an exact minimisation over
 //!   the free variables with an active-set loop for the box (see `newton_step`); f never
 //!   increases, feasibility is kept and the stopping rule is unchanged.
@@ -31,6 +35,13 @@ use crate::error::{Error, Result};
 const TAU: f64 = 1e-12;
 /// SMO iterations between two Newton steps on the free variables.
 const NEWTON_EVERY: usize = 30;
+/// A Newton step runs when its factorisation (`|F|³/6` multiply-adds) costs at most this many
+/// times the `NEWTON_EVERY · l` of the SMO iterations it follows.
+const NEWTON_COST: usize = 20;
+/// SMO iterations between two shrinkings (LIBSVM: `min(l, 1000)`). The warm-started solves of a
+/// path take tens to hundreds of iterations, a shrinking costs one pass over the active set and
+/// unshrinking costs nothing (the gradient is current everywhere), so we shrink early and often.
+const SHRINK_EVERY: usize = 10;
 /// Ridge added to `Q_FF` in the Newton step (the Gaussian kernel matrix of close points is
 /// numerically singular); the step stays a descent direction for any ridge.
 const NEWTON_RIDGE: f64 = 1e-8;
@@ -85,23 +96,23 @@ impl Dual<'_> {
         let mut active: Vec<usize> = (0..l).collect();
         let mut unshrunk = false;
         let max_iter = 10_000_000usize.max(100 * l);
-        let shrink_every = l.clamp(1, 1000);
+        let shrink_every = l.clamp(1, SHRINK_EVERY);
         let mut counter = shrink_every;
+        let mut newton = NewtonWork::default();
         let mut iter = 0;
         loop {
             if self.shrinking {
                 counter -= 1;
                 if counter == 0 {
                     counter = shrink_every;
-                    self.shrink(cache, &alpha, &mut grad, &mut active, &mut unshrunk);
+                    self.shrink(&alpha, &grad, &mut active, &mut unshrunk);
                 }
             }
             let Some((i, j)) = self.select(cache, &alpha, &grad, &active) else {
                 if active.len() == l {
                     break;
                 }
-                // optimal on the active set: rebuild the full gradient, re-check on everything
-                self.reconstruct(cache, &alpha, &mut grad, &active);
+                // optimal on the active set: the gradient is current everywhere, re-check on all
                 active = (0..l).collect();
                 match self.select(cache, &alpha, &grad, &active) {
                     None => break,
@@ -171,15 +182,15 @@ impl Dual<'_> {
                     alpha[j] = sum;
                 }
             }
-            // G_t += Q_ti Δα_i + Q_tj Δα_j on the active set
+            // G_t += Q_ti Δα_i + Q_tj Δα_j on every variable, shrunk ones included (one
+            // branch-free pass; unshrinking and the final check then have nothing to rebuild)
             let di = y[i] * (alpha[i] - old_i);
             let dj = y[j] * (alpha[j] - old_j);
-            for &t in &active {
-                let r = self.row[t];
-                grad[t] += y[t] * (ki[r] * di + kj[r] * dj);
+            for ((g, &yt), &r) in grad.iter_mut().zip(y).zip(self.row) {
+                *g += yt * (ki[r] * di + kj[r] * dj);
             }
             if iter % NEWTON_EVERY == 0 {
-                self.newton_step(cache, &mut alpha, &mut grad, &active);
+                self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton);
             }
         }
         let rho = self.rho(&alpha, &grad);
@@ -192,19 +203,29 @@ impl Dual<'_> {
     /// `(Q_FF + μI) Δ = ρ y_F − G_F`, `ρ = y_Fᵀ A⁻¹ G_F / y_Fᵀ A⁻¹ y_F` (A = Q_FF + μI), which
     /// keeps `yᵀα` and is a descent direction (Cauchy–Schwarz in the A⁻¹ inner product). The step
     /// length is the exact line minimum of the true quadratic, clipped to the box, so f never
-    /// increases and feasibility is kept. Skipped when `|F|³` would cost more than the SMO
-    /// iterations it follows. This is our addition to LIBSVM's SMO: on ill-conditioned kernels
-    /// (1-D data, large C) SMO zig-zags for tens of thousands of pair updates inside a small free
-    /// set that one Newton step settles; the stopping rule is unchanged.
-    fn newton_step(&self, cache: &mut KernelCache, alpha: &mut [f64], grad: &mut [f64], active: &[usize]) {
+    /// increases and feasibility is kept; a variable that blocks the step is fixed at its bound
+    /// and the step repeated on the smaller F (the Cholesky factor of A is updated for the
+    /// removal in `O(|F|²)`, not refactored). Skipped when the factorisation (`|F|³/6`) would cost
+    /// more than `NEWTON_COST` times the SMO iterations it follows. This is our addition to
+    /// LIBSVM's SMO: on ill-conditioned kernels (1-D data, large C) and on large free sets
+    /// (overlapping classes at large C) SMO zig-zags for thousands of pair updates inside a free
+    /// set that a few Newton steps settle; the stopping rule is unchanged.
+    fn newton_step(&self, cache: &mut KernelCache, alpha: &mut [f64], grad: &mut [f64], active: &[usize], work: &mut NewtonWork) {
         let y = self.y;
         let c = self.c;
-        let vars: Vec<usize> = active.iter().copied().filter(|&t| alpha[t] > 0.0 && alpha[t] < c).collect();
-        let n0 = vars.len();
-        if n0 < 2 || n0 * n0 * n0 > 3 * NEWTON_EVERY * y.len() {
+        let l = y.len();
+        let n0 = active.iter().filter(|&&t| alpha[t] > 0.0 && alpha[t] < c).count();
+        if n0 < 2 || n0 * n0 * n0 > 6 * NEWTON_COST * NEWTON_EVERY * l {
             return;
         }
-        let mut q = vec![0.0; n0 * n0];
+        if !work.sync(self, cache, alpha, active) {
+            return;
+        }
+        let vars = &work.vars;
+        let n0 = vars.len();
+        let q = &mut work.q;
+        q.clear();
+        q.resize(n0 * n0, 0.0);
         for (a, &ta) in vars.iter().enumerate() {
             let h = cache.load(self.row[ta]);
             let kr = cache.row(h);
@@ -212,12 +233,13 @@ impl Dual<'_> {
                 q[a * n0 + b] = y[ta] * y[tb] * kr[self.row[tb]];
             }
         }
+        let chol = &mut work.chol;
         let mut al: Vec<f64> = vars.iter().map(|&t| alpha[t]).collect();
         let mut g: Vec<f64> = vars.iter().map(|&t| grad[t]).collect();
         // active-set loop: a step blocked by the box fixes the blocking variable at its bound
         let mut free: Vec<usize> = (0..n0).collect();
         while free.len() >= 2 {
-            let Some((delta, step, limit)) = newton_direction(&q, n0, &free, &al, &g, &vars, y, c) else { break };
+            let Some((delta, step, limit)) = newton_direction(q, chol, n0, &free, &al, &g, vars, y, c) else { break };
             let mut moved = vec![0.0; free.len()];
             for (k, &a) in free.iter().enumerate() {
                 let old = al[a];
@@ -225,15 +247,19 @@ impl Dual<'_> {
                 moved[k] = al[a] - old;
             }
             for (b, gb) in g.iter_mut().enumerate() {
-                *gb += free.iter().zip(&moved).map(|(&a, m)| q[b * n0 + a] * m).sum::<f64>();
+                *gb += dot(free.iter().map(|&a| q[b * n0 + a]), &moved);
             }
             match limit {
                 Some(k) => {
                     free.remove(k);
+                    cholesky_delete(chol, k);
                 }
                 None => break,
             }
         }
+        // the factor now belongs to the variables left in `free`
+        let vars = std::mem::take(&mut work.vars);
+        work.vars = free.iter().map(|&a| vars[a]).collect();
         // The step is an accelerator, never a risk: keep it only when it keeps `yᵀα` to rounding
         // and does not increase f (`Δf = ½ (G_old + G_new)ᵀ Δα` on a quadratic), else leave α as
         // SMO had it.
@@ -247,32 +273,43 @@ impl Dual<'_> {
         if drift.abs() > 1e-12 * (moved_total + c) || change > 0.0 {
             return;
         }
+        // G += Q_{·,t} Δα_t over the moved variables, two kernel rows per pass over G
+        let mut moved: Vec<(usize, f64)> = Vec::with_capacity(vars.len());
         for (a, &t) in vars.iter().enumerate() {
             let d = y[t] * (al[a] - alpha[t]);
             alpha[t] = al[a];
             if d != 0.0 {
-                let h = cache.load(self.row[t]);
-                let kr = cache.row(h);
-                for &s in active {
-                    grad[s] += y[s] * kr[self.row[s]] * d;
-                }
+                moved.push((self.row[t], d));
+            }
+        }
+        for pair in moved.chunks(2) {
+            let (ra, da) = pair[0];
+            let (rb, db) = pair.get(1).copied().unwrap_or((ra, 0.0));
+            let (ha, hb) = (cache.load(ra), cache.load(rb));
+            let (ka, kb) = (cache.row(ha), cache.row(hb));
+            for ((g, &ys), &r) in grad.iter_mut().zip(y).zip(self.row) {
+                *g += ys * (ka[r] * da + kb[r] * db);
             }
         }
     }
 
-    /// WSS 2; `None` when the gap `m − M` is below `tol` (or no pair improves).
+    /// WSS 2 over `active`; `None` when the gap `m − M` is below `tol` (or no pair improves).
+    ///
+    /// Written without data-dependent branches on the bounds (the loops run once per SMO
+    /// iteration and the bound pattern is unpredictable): with `y_t = ±1`, `−y_t G_t` is I_up's
+    /// value, `y_t G_t` I_low's, and the second-order denominator `Q_ii + Q_tt − 2 y_i y_t Q_it`
+    /// is `2 − 2 K_it` for either sign; the same numbers as LIBSVM's branches, bit for bit.
     fn select(&self, cache: &mut KernelCache, alpha: &[f64], grad: &[f64], active: &[usize]) -> Option<(usize, usize)> {
-        let y = self.y;
+        let (y, c) = (self.y, self.c);
         let mut gmax = f64::NEG_INFINITY;
         let mut gmax_idx = usize::MAX;
         for &t in active {
-            if y[t] > 0.0 {
-                if !self.upper(alpha[t]) && -grad[t] >= gmax {
-                    gmax = -grad[t];
-                    gmax_idx = t;
-                }
-            } else if !Self::lower(alpha[t]) && grad[t] >= gmax {
-                gmax = grad[t];
+            let (pos, a) = (y[t] > 0.0, alpha[t]);
+            // I_up: y = +1 below C, or y = −1 above 0
+            let up = (pos & (a < c)) | (!pos & (a > 0.0));
+            let v = -y[t] * grad[t];
+            if up & (v >= gmax) {
+                gmax = v;
                 gmax_idx = t;
             }
         }
@@ -286,27 +323,17 @@ impl Dual<'_> {
         let mut gmin_idx = usize::MAX;
         let mut obj_min = f64::INFINITY;
         for &t in active {
-            // y_i Q_it = y_t K_it
-            let yq = y[t] * ki[self.row[t]];
-            let (grad_diff, quad) = if y[t] > 0.0 {
-                if Self::lower(alpha[t]) {
-                    continue;
-                }
-                gmax2 = gmax2.max(grad[t]);
-                (gmax + grad[t], 2.0 - 2.0 * yq)
-            } else {
-                if self.upper(alpha[t]) {
-                    continue;
-                }
-                gmax2 = gmax2.max(-grad[t]);
-                (gmax - grad[t], 2.0 + 2.0 * yq)
-            };
-            if grad_diff > 0.0 {
-                let obj = -(grad_diff * grad_diff) / quad.max(TAU);
-                if obj <= obj_min {
-                    obj_min = obj;
-                    gmin_idx = t;
-                }
+            let (pos, a) = (y[t] > 0.0, alpha[t]);
+            // I_low: y = +1 above 0, or y = −1 below C
+            let low = (pos & (a > 0.0)) | (!pos & (a < c));
+            let yg = y[t] * grad[t];
+            gmax2 = if low & (yg > gmax2) { yg } else { gmax2 };
+            let grad_diff = gmax + yg;
+            let quad = 2.0 - 2.0 * ki[self.row[t]];
+            let obj = -(grad_diff * grad_diff) / quad.max(TAU);
+            if low & (grad_diff > 0.0) & (obj <= obj_min) {
+                obj_min = obj;
+                gmin_idx = t;
             }
         }
         if gmax + gmax2 < self.tol || gmin_idx == usize::MAX {
@@ -315,7 +342,10 @@ impl Dual<'_> {
         Some((i, gmin_idx))
     }
 
-    fn shrink(&self, cache: &mut KernelCache, alpha: &[f64], grad: &mut [f64], active: &mut Vec<usize>, unshrunk: &mut bool) {
+    /// LIBSVM's shrinking: drops from `active` the variables at a bound whose gradient says they
+    /// will stay there; the first time the gap falls below `10 tol` everything is unshrunk once.
+    /// The gradient is kept current on every variable, so unshrinking rebuilds nothing.
+    fn shrink(&self, alpha: &[f64], grad: &[f64], active: &mut Vec<usize>, unshrunk: &mut bool) {
         let y = self.y;
         let (mut g1, mut g2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
         for &t in active.iter() {
@@ -332,7 +362,6 @@ impl Dual<'_> {
         }
         if !*unshrunk && g1 + g2 <= self.tol * 10.0 {
             *unshrunk = true;
-            self.reconstruct(cache, alpha, grad, active);
             *active = (0..y.len()).collect();
         }
         active.retain(|&t| {
@@ -345,30 +374,6 @@ impl Dual<'_> {
                 true
             }
         });
-    }
-
-    /// Rebuilds `G_t = p_t + Σ_s Q_ts α_s` for the variables outside `active`.
-    fn reconstruct(&self, cache: &mut KernelCache, alpha: &[f64], grad: &mut [f64], active: &[usize]) {
-        let l = self.y.len();
-        if active.len() == l {
-            return;
-        }
-        let mut is_active = vec![false; l];
-        active.iter().for_each(|&t| is_active[t] = true);
-        let inactive: Vec<usize> = (0..l).filter(|&t| !is_active[t]).collect();
-        for &t in &inactive {
-            grad[t] = self.p[t];
-        }
-        for (s, &a) in alpha.iter().enumerate() {
-            if a > 0.0 {
-                let h = cache.load(self.row[s]);
-                let ks = cache.row(h);
-                let ya = self.y[s] * alpha[s];
-                for &t in &inactive {
-                    grad[t] += self.y[t] * ya * ks[self.row[t]];
-                }
-            }
-        }
     }
 
     /// LIBSVM's ρ: the mean of `y_t G_t` over free variables, else the midpoint of the bounds.
@@ -390,12 +395,109 @@ impl Dual<'_> {
     }
 }
 
+/// The Newton step's state within one solve: the Cholesky factor of `Q_FF + μI` for the
+/// variables `vars` (in the factor's order), kept from one step to the next and updated for the
+/// variables that left or joined the free set (`O(|F|²)` each) instead of refactored
+/// (`O(|F|³)`): between two steps SMO changes the free set by a few variables.
+#[derive(Default)]
+struct NewtonWork {
+    vars: Vec<usize>,
+    q: Vec<f64>,
+    /// Lower-triangular factor by rows (row i has i + 1 entries).
+    chol: Vec<Vec<f64>>,
+    /// Scratch: marks of the current free variables.
+    mark: Vec<bool>,
+}
+
+impl NewtonWork {
+    /// Brings the factor to the current free variables (among `active`): drops those no longer
+    /// free, appends the new ones; refactors from scratch when more than half changed or an
+    /// update fails. False when `Q_FF + μI` is not numerically positive definite.
+    fn sync(&mut self, dual: &Dual<'_>, cache: &mut KernelCache, alpha: &[f64], active: &[usize]) -> bool {
+        let (y, c) = (dual.y, dual.c);
+        self.mark.clear();
+        self.mark.resize(y.len(), false);
+        let mut now: Vec<usize> = active.iter().copied().filter(|&t| alpha[t] > 0.0 && alpha[t] < c).collect();
+        now.iter().for_each(|&t| self.mark[t] = true);
+        let kept = self.vars.iter().filter(|&&t| self.mark[t]).count();
+        let changes = (self.vars.len() - kept) + (now.len() - kept);
+        if self.chol.len() == self.vars.len() && 2 * changes <= now.len() {
+            for k in (0..self.vars.len()).rev() {
+                if !self.mark[self.vars[k]] {
+                    self.vars.remove(k);
+                    cholesky_delete(&mut self.chol, k);
+                }
+            }
+            self.vars.iter().for_each(|&t| self.mark[t] = false);
+            let mut ok = true;
+            for &t in now.iter().filter(|&&t| self.mark[t]) {
+                let h = cache.load(dual.row[t]);
+                let kr = cache.row(h);
+                let b: Vec<f64> = self.vars.iter().map(|&s| y[s] * y[t] * kr[dual.row[s]]).collect();
+                if !cholesky_append(&mut self.chol, &b, kr[dual.row[t]] + NEWTON_RIDGE) {
+                    ok = false;
+                    break;
+                }
+                self.vars.push(t);
+            }
+            if ok {
+                return true;
+            }
+            now.sort_unstable();
+        }
+        // from scratch
+        self.vars = now;
+        self.chol.clear();
+        let n = self.vars.len();
+        for (a, &ta) in self.vars.iter().enumerate() {
+            let h = cache.load(dual.row[ta]);
+            let kr = cache.row(h);
+            let mut row: Vec<f64> = self.vars[..=a].iter().map(|&tb| y[ta] * y[tb] * kr[dual.row[tb]]).collect();
+            row[a] += NEWTON_RIDGE;
+            self.chol.push(row);
+        }
+        debug_assert_eq!(self.chol.len(), n);
+        if cholesky(&mut self.chol) {
+            true
+        } else {
+            self.vars.clear();
+            self.chol.clear();
+            false
+        }
+    }
+}
+
+/// `Σ_k a_k b_k` with four partial sums (the compiler keeps them in vector registers).
+fn dot(a: impl Iterator<Item = f64>, b: &[f64]) -> f64 {
+    let mut s = [0.0; 4];
+    for (k, (x, y)) in a.zip(b).enumerate() {
+        s[k % 4] += x * y;
+    }
+    (s[0] + s[1]) + (s[2] + s[3])
+}
+
+/// `Σ_k a_k b_k` of two slices of equal length, four partial sums.
+fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let mut s = [0.0; 4];
+    for (x, y) in ca.zip(cb) {
+        for k in 0..4 {
+            s[k] += x[k] * y[k];
+        }
+    }
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    (s[0] + s[1]) + (s[2] + s[3]) + tail
+}
+
 /// The Newton direction on the variables `free` (positions into the `n0 × n0` matrix `q`,
-/// current values `al`, gradients `g`), its step length (exact line minimum clipped to the box)
-/// and the position in `free` of the variable that blocks it, if any.
+/// current values `al`, gradients `g`; `chol` holds the Cholesky factor of `Q_FF + μI` for F =
+/// `free`, by rows), its step length (exact line minimum clipped to the box) and the
+/// position in `free` of the variable that blocks it, if any.
 #[allow(clippy::too_many_arguments)]
 fn newton_direction(
     q: &[f64],
+    chol: &[Vec<f64>],
     n0: usize,
     free: &[usize],
     al: &[f64],
@@ -405,20 +507,10 @@ fn newton_direction(
     c: f64,
 ) -> Option<(Vec<f64>, f64, Option<usize>)> {
     let f = free.len();
-    let mut chol = vec![0.0; f * f];
-    for (i, &a) in free.iter().enumerate() {
-        for (j, &b) in free.iter().enumerate() {
-            chol[i * f + j] = q[a * n0 + b];
-        }
-        chol[i * f + i] += NEWTON_RIDGE;
-    }
-    if !cholesky(&mut chol, f) {
-        return None;
-    }
     let yf: Vec<f64> = free.iter().map(|&a| y[vars[a]]).collect();
     let gf: Vec<f64> = free.iter().map(|&a| g[a]).collect();
-    let u = cholesky_solve(&chol, f, &yf);
-    let w = cholesky_solve(&chol, f, &gf);
+    let u = cholesky_solve(chol, &yf);
+    let w = cholesky_solve(chol, &gf);
     let yu: f64 = yf.iter().zip(&u).map(|(a, b)| a * b).sum();
     let rho = yf.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() / yu;
     let mut delta: Vec<f64> = u.iter().zip(&w).map(|(u, w)| rho * u - w).collect();
@@ -432,7 +524,7 @@ fn newton_direction(
     if slope.is_nan() || slope >= 0.0 || delta.iter().any(|d| !d.is_finite()) {
         return None;
     }
-    let curvature: f64 = (0..f).map(|i| delta[i] * (0..f).map(|j| q[free[i] * n0 + free[j]] * delta[j]).sum::<f64>()).sum();
+    let curvature: f64 = free.iter().zip(&delta).map(|(&a, da)| da * dot(free.iter().map(|&b| q[a * n0 + b]), &delta)).sum();
     let mut step = if curvature > 0.0 { -slope / curvature } else { f64::INFINITY };
     let mut limit = None;
     for (k, &a) in free.iter().enumerate() {
@@ -451,44 +543,131 @@ fn newton_direction(
     (step.is_finite() && step >= 0.0).then_some((delta, step, limit))
 }
 
-/// In-place Cholesky `A = L Lᵀ` of a row-major `n × n` matrix (lower triangle); false when A is
-/// not numerically positive definite.
-fn cholesky(a: &mut [f64], n: usize) -> bool {
-    for j in 0..n {
-        let mut d = a[j * n + j];
-        for k in 0..j {
-            d -= a[j * n + k] * a[j * n + k];
-        }
+/// In-place Cholesky `A = L Lᵀ` of a symmetric matrix given by the lower triangle of its rows
+/// (row i: i + 1 entries); false when A is not numerically positive definite.
+fn cholesky(a: &mut [Vec<f64>]) -> bool {
+    for j in 0..a.len() {
+        let (done, rest) = a.split_at_mut(j + 1);
+        let row_j = &mut done[j];
+        let d = row_j[j] - dot_slices(&row_j[..j], &row_j[..j]);
         if d.is_nan() || d <= 0.0 {
             return false;
         }
         let d = d.sqrt();
-        a[j * n + j] = d;
-        for i in j + 1..n {
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= a[i * n + k] * a[j * n + k];
-            }
-            a[i * n + j] = s / d;
+        row_j[j] = d;
+        let lj = &row_j[..j];
+        for li in rest {
+            li[j] = (li[j] - dot_slices(&li[..j], lj)) / d;
         }
     }
     true
 }
 
-/// Solves `L Lᵀ x = b` with the factor from [`cholesky`].
-fn cholesky_solve(l: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+/// Solves `L Lᵀ x = b` with the factor from [`cholesky`]; both triangular solves read L by rows.
+fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
     let mut x = b.to_vec();
-    for i in 0..n {
-        for k in 0..i {
-            x[i] -= l[i * n + k] * x[k];
-        }
-        x[i] /= l[i * n + i];
+    for (i, row) in l.iter().enumerate() {
+        x[i] = (x[i] - dot_slices(&row[..i], &x[..i])) / row[i];
     }
-    for i in (0..n).rev() {
-        for k in i + 1..n {
-            x[i] -= l[k * n + i] * x[k];
+    for (i, row) in l.iter().enumerate().rev() {
+        x[i] /= row[i];
+        let xi = x[i];
+        for (xk, lik) in x[..i].iter_mut().zip(&row[..i]) {
+            *xk -= lik * xi;
         }
-        x[i] /= l[i * n + i];
     }
     x
+}
+
+/// Appends a variable to the factor: `b` its entries of A against the current variables, `d`
+/// its diagonal entry; the new row is `z = L⁻¹ b` and `√(d − zᵀz)`. False (factor unchanged)
+/// when that is not positive.
+fn cholesky_append(l: &mut Vec<Vec<f64>>, b: &[f64], d: f64) -> bool {
+    let mut z = b.to_vec();
+    for (i, row) in l.iter().enumerate() {
+        z[i] = (z[i] - dot_slices(&row[..i], &z[..i])) / row[i];
+    }
+    let e = d - dot_slices(&z, &z);
+    if e.is_nan() || e <= 0.0 {
+        return false;
+    }
+    z.push(e.sqrt());
+    l.push(z);
+    true
+}
+
+/// Removes variable `k` from the factor: deleting row and column k of `A = L Lᵀ` leaves
+/// `L₂₂ L₂₂ᵀ + x xᵀ` below it (x the old column k under the diagonal), so the later rows lose
+/// their entry k and `L₂₂` gets a rank-one update (stable rotations), in `O(f²)`.
+fn cholesky_delete(l: &mut Vec<Vec<f64>>, k: usize) {
+    l.remove(k);
+    let mut x: Vec<f64> = l[k..].iter_mut().map(|row| row.remove(k)).collect();
+    for j in k..l.len() {
+        let ljj = l[j][j];
+        let r = ljj.hypot(x[j - k]);
+        let (cs, sn) = (r / ljj, x[j - k] / ljj);
+        l[j][j] = r;
+        for i in j + 1..l.len() {
+            let xi = &mut x[i - k];
+            let lij = (l[i][j] + sn * *xi) / cs;
+            l[i][j] = lij;
+            *xi = cs * *xi - sn * lij;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Gaussian kernel matrix on 8 points plus a ridge (symmetric positive definite).
+    fn entry(i: usize, j: usize) -> f64 {
+        let x = |i: usize| (i as f64 * 0.37).sin() * 2.0;
+        (-(x(i) - x(j)).powi(2)).exp() + if i == j { 1e-3 } else { 0.0 }
+    }
+
+    fn fresh(vars: &[usize]) -> Vec<Vec<f64>> {
+        let mut l: Vec<Vec<f64>> = vars.iter().enumerate().map(|(r, &i)| vars[..=r].iter().map(|&j| entry(i, j)).collect()).collect();
+        assert!(cholesky(&mut l));
+        l
+    }
+
+    fn append(l: &mut Vec<Vec<f64>>, vars: &mut Vec<usize>, i: usize) {
+        let b: Vec<f64> = vars.iter().map(|&j| entry(j, i)).collect();
+        assert!(cholesky_append(l, &b, entry(i, i)));
+        vars.push(i);
+    }
+
+    fn assert_close(a: &[Vec<f64>], b: &[Vec<f64>]) {
+        assert_eq!(a.len(), b.len());
+        for (ra, rb) in a.iter().zip(b) {
+            assert_eq!(ra.len(), rb.len());
+            for (x, y) in ra.iter().zip(rb) {
+                assert!((x - y).abs() <= 1e-10 * (1.0 + y.abs()), "{x} vs {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn incremental_cholesky_equals_a_fresh_factorisation() {
+        let (mut l, mut vars) = (Vec::new(), Vec::new());
+        for i in 0..6 {
+            append(&mut l, &mut vars, i);
+        }
+        assert_close(&l, &fresh(&vars));
+        for k in [2, 0, 3] {
+            cholesky_delete(&mut l, k);
+            vars.remove(k);
+            assert_close(&l, &fresh(&vars));
+        }
+        append(&mut l, &mut vars, 7);
+        append(&mut l, &mut vars, 6);
+        assert_close(&l, &fresh(&vars));
+        let rhs: Vec<f64> = (0..vars.len()).map(|i| i as f64 - 1.5).collect();
+        let x = cholesky_solve(&l, &rhs);
+        for (r, &i) in vars.iter().enumerate() {
+            let ax: f64 = vars.iter().zip(&x).map(|(&j, xj)| entry(i, j) * xj).sum();
+            assert!((ax - rhs[r]).abs() < 1e-9, "row {r}: {ax} vs {}", rhs[r]);
+        }
+    }
 }

@@ -253,7 +253,7 @@ fn shrinking_does_not_change_the_optimum() {
         let (points, problem) = fam.problem(&all).unwrap();
         let mut cache = KernelCache::new(points);
         let sol = fam.solve(&problem, fam.c_value(0, all.len()), &mut cache, None).unwrap();
-        assert!(sol.iterations > 300, "enough iterations for the shrinking (every l = 300) to run");
+        assert!(sol.iterations > 100, "enough iterations for the shrinking (every 10 iterations) to run: {}", sol.iterations);
         objs.push(sol.objective);
     }
     assert!((objs[0] - objs[1]).abs() <= 1e-7 * objs[1].abs(), "{objs:?}");
