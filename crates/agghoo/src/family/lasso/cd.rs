@@ -183,11 +183,6 @@ impl Problem {
         }
     }
 
-    /// `g_j = x_jᵀ(y_c − X_c w)/n`.
-    pub fn gradient(&self, state: &State, j: usize) -> f64 {
-        if self.gram.is_some() { state.aux[j] } else { dot(&self.x[j * self.n..(j + 1) * self.n], &state.aux) / self.n as f64 }
-    }
-
     /// Every `g_j`: in covariance mode the kept `g`; in residual mode `X_cᵀ r / n` as one
     /// matrix–vector product (faer, sequential), several times faster than `d` separate dot
     /// products. It serves the KKT check and the duality gap only; coordinate steps keep their own
@@ -333,7 +328,9 @@ impl Problem {
                 state.aux.iter_mut().zip(&gram[j * d..(j + 1) * d]).for_each(|(g, gkj)| *g -= wj * gkj);
             }
         }
-        if !(self.objective(state, l1, l2) <= before) {
+        // Also false when the objective is NaN.
+        let decreased = self.objective(state, l1, l2) <= before;
+        if !decreased {
             state.w = old_w;
             state.aux = old_g;
             return false;
