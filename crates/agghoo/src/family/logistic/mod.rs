@@ -214,7 +214,7 @@ impl Family for LogisticFamily {
             let lambda = self.grid.value(m);
             if let Some(p) = previous {
                 // Same loss, penalty moved from p to λ on the weights (not the intercepts).
-                lbfgs::shift_memory(&mut memory, lambda - p, |i| i % (d + 1) != d);
+                lbfgs::shift_memory(&mut memory, lambda - p, &theta, |i| i % (d + 1) != d);
             }
             self.solve(&problem, &mut theta, &mut memory, lambda)?;
             previous = Some(lambda);
