@@ -15,15 +15,35 @@ const MEMORY: usize = 10;
 const ARMIJO: f64 = 1e-4;
 const MAX_HALVINGS: usize = 60;
 
-/// The curvature pairs `(s, y, 1/sᵀy)`, newest last; kept between the solves of a path.
-pub(super) type Memory = VecDeque<(Vec<f64>, Vec<f64>, f64)>;
+/// What one solve of a path hands to the next: the curvature pairs `(s, y, 1/sᵀy)`, newest last,
+/// and the objective and its gradient at the solution (so the next solve starts without
+/// re-evaluating them).
+#[derive(Default)]
+pub(super) struct Memory {
+    pairs: VecDeque<(Vec<f64>, Vec<f64>, f64)>,
+    last: Option<(f64, Vec<f64>)>,
+}
 
-/// Carries the pairs of `f_λ` over to `f_λ'` when the two differ by `((λ' − λ)/2)‖w‖²` on the
-/// components where `penalised(i)`: the gradient differences move by exactly `(λ' − λ) s_i` there,
-/// so the pairs stay exact curvature information of the new objective. Pairs whose `sᵀy` is no
-/// longer clearly positive are dropped.
-pub(super) fn shift_memory(memory: &mut Memory, delta: f64, penalised: impl Fn(usize) -> bool) {
-    memory.retain_mut(|(s, y, rho)| {
+impl Memory {
+    /// Empty: a cold start.
+    pub(super) fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Carries the memory of `f_λ` at `theta` over to `f_λ'` when the two differ by
+/// `((λ' − λ)/2)‖w‖²` on the components where `penalised(i)`: the gradient differences move by
+/// exactly `(λ' − λ) s_i` there, so the pairs stay exact curvature information of the new
+/// objective; the value and gradient at `theta` move by `((λ' − λ)/2) Σ θ_i²` and `(λ' − λ) θ_i`.
+/// Pairs whose `sᵀy` is no longer clearly positive are dropped.
+pub(super) fn shift_memory(memory: &mut Memory, delta: f64, theta: &[f64], penalised: impl Fn(usize) -> bool) {
+    if let Some((f, grad)) = &mut memory.last {
+        for (_, (g, t)) in grad.iter_mut().zip(theta).enumerate().filter(|(i, _)| penalised(*i)) {
+            *g += delta * t;
+            *f += 0.5 * delta * t * t;
+        }
+    }
+    memory.pairs.retain_mut(|(s, y, rho)| {
         y.iter_mut().zip(s.iter()).enumerate().filter(|(i, _)| penalised(*i)).for_each(|(_, (yi, si))| *yi += delta * si);
         let sy = dot(s, y);
         *rho = 1.0 / sy;
@@ -32,8 +52,9 @@ pub(super) fn shift_memory(memory: &mut Memory, delta: f64, penalised: impl Fn(u
 }
 
 /// Minimises `objective` from `theta` (updated in place), starting from the curvature pairs in
-/// `pairs` (empty for a cold start; left holding the last pairs). `objective(θ, ∇)` returns `f(θ)`
-/// and writes `∇f(θ)`. Returns the number of iterations.
+/// `memory` and, when it holds them, the objective and gradient at `theta` (empty for a cold
+/// start; left holding the last pairs and the value and gradient at the solution).
+/// `objective(θ, ∇)` returns `f(θ)` and writes `∇f(θ)`. Returns the number of iterations.
 ///
 /// # Errors
 /// [`Error::Numerical`] when `max_iter` iterations do not reach the tolerance, or the line
@@ -41,14 +62,20 @@ pub(super) fn shift_memory(memory: &mut Memory, delta: f64, penalised: impl Fn(u
 pub(super) fn minimize(
     objective: &mut dyn FnMut(&[f64], &mut [f64]) -> f64,
     theta: &mut [f64],
-    pairs: &mut Memory,
+    memory: &mut Memory,
     tol: f64,
     max_iter: usize,
     what: &dyn Fn() -> String,
 ) -> Result<usize> {
     let p = theta.len();
-    let mut grad = vec![0.0; p];
-    let mut f = objective(theta, &mut grad);
+    let (mut f, mut grad) = match memory.last.take() {
+        Some((f, grad)) if grad.len() == p => (f, grad),
+        _ => {
+            let mut grad = vec![0.0; p];
+            (objective(theta, &mut grad), grad)
+        }
+    };
+    let pairs = &mut memory.pairs;
     let mut direction = vec![0.0; p];
     let mut trial = vec![0.0; p];
     let mut trial_grad = vec![0.0; p];
@@ -56,6 +83,7 @@ pub(super) fn minimize(
     let mut failed_once = false;
     for iteration in 0..max_iter {
         if norm_inf(&grad) <= tol {
+            memory.last = Some((f, grad));
             return Ok(iteration);
         }
         // Two-loop recursion: direction = −H ∇f.
@@ -121,6 +149,7 @@ pub(super) fn minimize(
         f = f_new;
     }
     if norm_inf(&grad) <= tol {
+        memory.last = Some((f, grad));
         return Ok(max_iter);
     }
     Err(Error::Numerical(format!(

@@ -49,13 +49,16 @@ fn gradient_matches_finite_differences() {
         let problem = Problem::new(&data.all(), k as usize).unwrap();
         let theta: Vec<f64> = (0..problem.n_params()).map(|i| 0.1 * (i as f64).sin()).collect();
         let mut grad = vec![0.0; theta.len()];
-        problem.value_gradient(&theta, &mut grad, 0.3);
+        let mut work = Vec::new();
+        problem.value_gradient(&theta, &mut grad, 0.3, &mut work);
         let mut scratch = vec![0.0; theta.len()];
         for i in 0..theta.len() {
             let (mut up, mut down) = (theta.clone(), theta.clone());
             up[i] += 1e-6;
             down[i] -= 1e-6;
-            let numeric = (problem.value_gradient(&up, &mut scratch, 0.3) - problem.value_gradient(&down, &mut scratch, 0.3)) / 2e-6;
+            let numeric = (problem.value_gradient(&up, &mut scratch, 0.3, &mut work)
+                - problem.value_gradient(&down, &mut scratch, 0.3, &mut work))
+                / 2e-6;
             assert!((numeric - grad[i]).abs() < 1e-7, "coordinate {i}: {numeric} vs {}", grad[i]);
         }
     }

@@ -18,6 +18,29 @@ pub(in crate::family) fn mul(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64>
     out
 }
 
+/// Marks the upper halves of the vector registers clean (`vzeroupper`) after faer's wide-SIMD
+/// kernels, before scalar code that calls into libm.
+///
+/// faer's AVX-512 matrix kernels return with the upper register state dirty; glibc's `exp` and
+/// `log` wrappers are SSE-encoded, and every call then pays a state-transition stall (measured: a
+/// softmax sweep after a product ran 20× slower, nearly all of it in `exp`). A no-op where AVX is
+/// absent or the target is not x86-64. Results are unchanged: only the time is.
+pub(in crate::family) fn clear_upper_simd_state() {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: AVX is available (checked just above). `vzeroupper` zeroes bits 128 and up of the
+        // vector registers; across this call boundary no value lives there (the System V ABI
+        // makes all vector registers caller-saved), and the compiler models the intrinsic.
+        unsafe { zero_upper() }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn zero_upper() {
+    std::arch::x86_64::_mm256_zeroupper();
+}
+
 /// Symmetric eigendecomposition of `a` (its lower triangle is read): eigenvalues ascending and
 /// the orthonormal eigenvectors as columns.
 ///
