@@ -172,6 +172,7 @@ impl GemmPoints {
                 1.0,
                 faer::Par::Seq,
             );
+            crate::family::numerics::linalg::clear_upper_simd_state();
             let norms = &self.norms[start..end];
             for (b, row) in products.chunks_exact(width).enumerate() {
                 let (query_norm, list, threshold) = (query_norms[b], &mut candidates[b], &mut thresholds[b]);

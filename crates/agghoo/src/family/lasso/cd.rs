@@ -48,6 +48,7 @@
 
 use crate::data::View;
 use crate::error::{Error, Result};
+use crate::family::numerics::linalg::clear_upper_simd_state;
 use crate::family::numerics::vector::{dot, soft_threshold};
 
 /// The training data of one fit, centred, with the cached quantities coordinate descent needs.
@@ -196,6 +197,7 @@ impl Problem {
         let x = faer::MatRef::from_column_major_slice(&self.x, self.n, self.d);
         let r = faer::MatRef::from_column_major_slice(&state.aux, self.n, 1);
         faer::linalg::matmul::matmul(out.as_mut(), faer::Accum::Replace, x.transpose(), r, 1.0 / self.n as f64, faer::Par::Seq);
+        clear_upper_simd_state();
         (0..self.d).map(|j| out[(j, 0)]).collect()
     }
 
@@ -603,6 +605,7 @@ fn gram_chunk(
                 inv_n,
                 faer::Par::Seq,
             );
+            clear_upper_simd_state();
         });
     }
     (blocks, xty)
