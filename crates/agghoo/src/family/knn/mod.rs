@@ -153,12 +153,32 @@ impl TableIndex {
             order.extend(candidates as u32..n as u32);
             (search, order)
         } else {
-            (TableSearch::Other(NeighborIndex::new(points.to_vec(), d)), (0..n as u32).collect())
+            (TableSearch::Other(NeighborIndex::new(points.to_vec(), d)), scattered_order(n))
         };
         let mut rank = vec![0u32; n];
         order.iter().enumerate().for_each(|(p, &row)| rank[row as usize] = p as u32);
         Self { search, order, rank }
     }
+}
+
+/// A fixed permutation of `0..n` that scatters neighbouring rows over different table blocks:
+/// position `p` holds row `p · a mod n`, with `a` ≈ 0.618 n coprime to n. Why: splits evaluated in
+/// parallel each walk their validation rows in ascending order; with blocks of consecutive rows
+/// they asked for the same blocks in the same sequence, and one thread waited while the other
+/// computed each block (two threads ran no faster than one). Scattered, two splits' next blocks
+/// rarely coincide. A row's list does not depend on the order, only who computes it.
+fn scattered_order(n: usize) -> Vec<u32> {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    if n < 3 {
+        return (0..n as u32).collect();
+    }
+    let mut a = (n as f64 * 0.618_033_988_75) as usize | 1;
+    while gcd(a, n) != 1 {
+        a += 2;
+    }
+    (0..n).map(|p| ((p as u128 * a as u128) % n as u128) as u32).collect()
 }
 
 /// The lists of one block of rows, `width` entries each.

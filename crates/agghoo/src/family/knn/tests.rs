@@ -334,3 +334,22 @@ fn k_larger_than_training_set_is_an_error() {
     assert!(KnnFamily::new(vec![0.0], Task::Classification, 2).is_err());
     assert!(KnnFamily::new(vec![1.5], Task::Classification, 2).is_err());
 }
+
+#[test]
+fn scattered_order_is_a_permutation_that_splits_neighbouring_rows() {
+    for n in [0usize, 1, 2, 3, 10, 12, 97, 1_000, 4_096, 10_000] {
+        let order = scattered_order(n);
+        let mut seen = vec![false; n];
+        order.iter().for_each(|&r| seen[r as usize] = true);
+        assert!(order.len() == n && seen.iter().all(|&s| s), "n = {n}: not a permutation");
+        if n >= 1_000 {
+            // Rows 1..=32 (consecutive) land in more than 16 different blocks of 32 positions.
+            let mut rank = vec![0usize; n];
+            order.iter().enumerate().for_each(|(p, &r)| rank[r as usize] = p);
+            let mut blocks: Vec<usize> = (1..=32).map(|r| rank[r] / 32).collect();
+            blocks.sort_unstable();
+            blocks.dedup();
+            assert!(blocks.len() > 16, "n = {n}: rows 1..=32 share {} blocks", blocks.len());
+        }
+    }
+}
