@@ -13,6 +13,7 @@
 //! distances, and the bound, proportional to `‖q‖² + ‖x‖²`, would then keep many candidates.
 
 use super::neighbors::dist2;
+use crate::family::numerics::linalg::product;
 
 /// Queries per matrix product; also the block of rows `path_values` hands one thread.
 pub(crate) const QUERY_BLOCK: usize = 32;
@@ -164,15 +165,7 @@ impl GemmPoints {
             let width = end - start;
             let products = &mut products[..n_queries * width];
             let rhs = faer::MatRef::from_row_major_slice(&self.centered[start * d..end * d], width, d);
-            faer::linalg::matmul::matmul(
-                faer::MatMut::from_row_major_slice_mut(products, n_queries, width),
-                faer::Accum::Replace,
-                lhs,
-                rhs.transpose(),
-                1.0,
-                faer::Par::Seq,
-            );
-            crate::family::numerics::linalg::clear_upper_simd_state();
+            product(faer::MatMut::from_row_major_slice_mut(products, n_queries, width), faer::Accum::Replace, lhs, rhs.transpose(), 1.0);
             let norms = &self.norms[start..end];
             for (b, row) in products.chunks_exact(width).enumerate() {
                 let (query_norm, list, threshold) = (query_norms[b], &mut candidates[b], &mut thresholds[b]);

@@ -48,7 +48,7 @@
 
 use crate::data::View;
 use crate::error::{Error, Result};
-use crate::family::numerics::linalg::clear_upper_simd_state;
+use crate::family::numerics::linalg::{cholesky_solve, product};
 use crate::family::numerics::vector::{dot, soft_threshold};
 
 /// The training data of one fit, centred, with the cached quantities coordinate descent needs.
@@ -114,11 +114,11 @@ impl Problem {
     pub fn new(train: &View<'_>, gram: bool) -> Self {
         let (n, d) = (train.len(), train.n_features());
         let inv_n = 1.0 / n as f64;
+        // Column sums per fixed chunk of rows (in parallel), added in chunk order.
         let mut x_mean = vec![0.0; d];
-        if gram {
-            // Column sums per fixed chunk of rows (in parallel), added in chunk order.
+        let partial: Vec<Vec<f64>> = {
             use rayon::prelude::*;
-            let partial: Vec<Vec<f64>> = row_chunks(n, d)
+            row_chunks(n, d)
                 .into_par_iter()
                 .map(|rows| {
                     let mut sum = vec![0.0; d];
@@ -127,14 +127,10 @@ impl Problem {
                     }
                     sum
                 })
-                .collect();
-            for sum in &partial {
-                x_mean.iter_mut().zip(sum).for_each(|(m, v)| *m += v);
-            }
-        } else {
-            for i in 0..n {
-                x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
-            }
+                .collect()
+        };
+        for sum in &partial {
+            x_mean.iter_mut().zip(sum).for_each(|(m, v)| *m += v);
         }
         x_mean.iter_mut().for_each(|m| *m *= inv_n);
         let y = train.gather_y();
@@ -196,8 +192,7 @@ impl Problem {
         let mut out = faer::Mat::<f64>::zeros(self.d, 1);
         let x = faer::MatRef::from_column_major_slice(&self.x, self.n, self.d);
         let r = faer::MatRef::from_column_major_slice(&state.aux, self.n, 1);
-        faer::linalg::matmul::matmul(out.as_mut(), faer::Accum::Replace, x.transpose(), r, 1.0 / self.n as f64, faer::Par::Seq);
-        clear_upper_simd_state();
+        product(out.as_mut(), faer::Accum::Replace, x.transpose(), r, 1.0 / self.n as f64);
         (0..self.d).map(|j| out[(j, 0)]).collect()
     }
 
@@ -290,7 +285,6 @@ impl Problem {
     /// this step ends them once the sign pattern is right. Returns whether the step was taken (a
     /// singular `G_AA` or a non-finite result: not taken, descent goes on as before).
     fn face_step(&self, state: &mut State, gram: &[f64], l1: f64, l2: f64) -> bool {
-        use super::super::numerics::linalg::cholesky_solve;
         let d = self.d;
         let active: Vec<usize> = (0..d).filter(|&j| state.w[j] != 0.0).collect();
         let m = active.len();
@@ -513,12 +507,12 @@ impl Sweeper for GramSweeper<'_> {
     }
 }
 
-/// The fixed partition of `0..n` into chunks of rows that covariance mode sums separately (in
-/// parallel) and then adds in order. It depends on `n` and `d` only, never on the thread count,
-/// so the sums are bit-identical on any number of threads. Chunks have at least 1 024 rows (one
-/// chunk up to 2 047 rows: small problems keep one sequential sum); at most four (enough for the
-/// cores of a workstation, few partial sums to add), and fewer when
-/// the partial Gram matrices (`8 d²` bytes each) would exceed 64 MiB.
+/// The fixed partition of `0..n` into chunks of rows whose column sums (and, in covariance mode,
+/// Gram products) are computed separately, in parallel, then added in chunk order. It depends on
+/// `n` and `d` only, never on the thread count, so the sums are bit-identical on any number of
+/// threads. Chunks have at least 1 024 rows (one chunk up to 2 047 rows: small problems keep one
+/// sequential sum); at most four (enough for the cores of a workstation, few partial sums to add),
+/// and fewer when the partial Gram matrices (`8 d²` bytes each) would exceed 64 MiB.
 pub(super) fn row_chunks(n: usize, d: usize) -> Vec<std::ops::Range<usize>> {
     const MIN_ROWS: usize = 1024;
     const PARTIALS_MAX_BYTES: usize = 64 << 20;
@@ -597,15 +591,7 @@ fn gram_chunk(
         let xt = faer::MatRef::from_column_major_slice(&buffer, d, i1 - i0);
         blocks.par_iter_mut().enumerate().for_each(|(b, g)| {
             let (c0, c1) = (b * block, ((b + 1) * block).min(d));
-            faer::linalg::matmul::matmul(
-                g.as_mut(),
-                faer::Accum::Add,
-                xt.subrows(0, c1),
-                xt.subrows(c0, c1 - c0).transpose(),
-                inv_n,
-                faer::Par::Seq,
-            );
-            clear_upper_simd_state();
+            product(g.as_mut(), faer::Accum::Add, xt.subrows(0, c1), xt.subrows(c0, c1 - c0).transpose(), inv_n);
         });
     }
     (blocks, xty)

@@ -55,13 +55,12 @@ mod l1;
 mod lbfgs;
 mod model;
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, MatMut, MatRef};
 use serde::{Deserialize, Serialize};
 
 pub use self::config::LogisticConfig;
 pub use self::model::LogisticModel;
-use super::numerics::linalg::clear_upper_simd_state;
+use super::numerics::linalg::product;
 use super::numerics::vector::dot;
 use super::params::{check_max_iter, check_tol};
 use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
@@ -305,8 +304,7 @@ impl Problem {
         work.resize(k_free * n, 0.0);
         let xt = MatRef::from_column_major_slice(&self.x[..n * d], d, n);
         let weights = MatRef::from_column_major_slice_with_stride(theta, d, k_free, d + 1);
-        matmul(MatMut::from_column_major_slice_mut(work, k_free, n), Accum::Replace, weights.transpose(), xt, 1.0, Par::Seq);
-        clear_upper_simd_state();
+        product(MatMut::from_column_major_slice_mut(work, k_free, n), Accum::Replace, weights.transpose(), xt, 1.0);
         let mut log_sum = LogSum::default();
         let mut linear = 0.0;
         if k_free == 1 {
@@ -345,15 +343,7 @@ impl Problem {
         }
         let inv_n = 1.0 / n as f64;
         let residuals = MatRef::from_column_major_slice(work, k_free, n);
-        matmul(
-            MatMut::from_column_major_slice_with_stride_mut(grad, d, k_free, d + 1),
-            Accum::Replace,
-            xt,
-            residuals.transpose(),
-            inv_n,
-            Par::Seq,
-        );
-        clear_upper_simd_state();
+        product(MatMut::from_column_major_slice_with_stride_mut(grad, d, k_free, d + 1), Accum::Replace, xt, residuals.transpose(), inv_n);
         let mut penalty = 0.0;
         for (g, t) in grad.chunks_exact_mut(d + 1).zip(theta.chunks_exact(d + 1)) {
             penalty += dot(&t[..d], &t[..d]);

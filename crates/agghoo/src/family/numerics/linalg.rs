@@ -7,15 +7,23 @@
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt;
 use faer::linalg::evd::{self, ComputeEigenvectors};
-use faer::{Accum, Conj, Mat, MatRef, Par};
+use faer::{Accum, Conj, Mat, MatMut, MatRef, Par};
 
 use crate::error::{Error, Result};
 
 /// `a · b`.
 pub(in crate::family) fn mul(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut out = Mat::zeros(a.nrows(), b.ncols());
-    faer::linalg::matmul::matmul(out.as_mut(), Accum::Replace, a, b, 1.0, Par::Seq);
+    product(out.as_mut(), Accum::Replace, a, b, 1.0);
     out
+}
+
+/// `out = alpha · a · b` (`Accum::Replace`) or `out += alpha · a · b` (`Accum::Add`): faer's
+/// sequential product, followed by [`clear_upper_simd_state`]. Every product in the families goes
+/// through here, so scalar code after it never pays the AVX–SSE transition.
+pub(in crate::family) fn product(out: MatMut<'_, f64>, accum: Accum, a: MatRef<'_, f64>, b: MatRef<'_, f64>, alpha: f64) {
+    faer::linalg::matmul::matmul(out, accum, a, b, alpha, Par::Seq);
+    clear_upper_simd_state();
 }
 
 /// Marks the upper halves of the vector registers clean (`vzeroupper`) after faer's wide-SIMD
@@ -25,7 +33,7 @@ pub(in crate::family) fn mul(a: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64>
 /// `log` wrappers are SSE-encoded, and every call then pays a state-transition stall (measured: a
 /// softmax sweep after a product ran 20× slower, nearly all of it in `exp`). A no-op where AVX is
 /// absent or the target is not x86-64. Results are unchanged: only the time is.
-pub(in crate::family) fn clear_upper_simd_state() {
+fn clear_upper_simd_state() {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx") {
         // SAFETY: AVX is available (checked just above). `vzeroupper` zeroes bits 128 and up of the
