@@ -99,24 +99,27 @@ fn max_iter_exhaustion_is_a_typed_error() {
 }
 
 #[test]
-fn gram_path_is_bit_identical_on_one_and_four_threads() {
-    // d = 150 spans three Gram column blocks.
-    let data = sparse_data(300, 150, 5);
-    let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| {
-            let fam = family(&data, 0.8, "gram", 1e-7);
-            let path = fam.fit_path(&data.all()).unwrap();
-            (0..fam.grid().len()).map(|m| path.model(m).unwrap()).collect::<Vec<_>>()
-        })
-    };
-    assert_eq!(run(1), run(4));
+fn paths_are_bit_identical_on_one_and_four_threads_in_both_modes() {
+    // Gram mode: n = 3 000 rows make two chunks of rows (summed in parallel). Residual mode:
+    // d = 1 100 features make three blocks of the gradient's columns (computed in parallel).
+    for (n, d, mode) in [(3_000, 40, "gram"), (60, 1_100, "residual")] {
+        let data = sparse_data(n, d, 5);
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let fam = family(&data, 0.8, mode, 1e-7);
+                let path = fam.fit_path(&data.all()).unwrap();
+                (0..fam.grid().len()).map(|m| path.model(m).unwrap()).collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(run(1), run(4), "{mode}");
+    }
 }
 
 #[test]
 fn chunked_gram_is_bit_identical_on_any_thread_count_and_equals_the_centred_product() {
-    // n = 5 000 rows make four chunks of rows (summed separately, then in order); d = 70 spans
-    // two column blocks.
+    // n = 5 000 rows make four chunks of rows (summed separately, then in order), each of
+    // several blocks of rows.
     let (n, d) = (5_000, 70);
     assert_eq!(row_chunks(n, d).len(), 4);
     assert_eq!(row_chunks(2_047, d).len(), 1);
@@ -147,6 +150,45 @@ fn chunked_gram_is_bit_identical_on_any_thread_count_and_equals_the_centred_prod
             let g = (0..n).map(|i| (all.x(i)[j] - mj) * (all.x(i)[k] - mean[k])).sum::<f64>() / n as f64;
             assert!((g - gram[j * d + k]).abs() < 1e-13, "G[{j}, {k}]");
         }
+    }
+}
+
+#[test]
+fn shifted_one_pass_gram_is_exact_on_offset_rows_in_trending_order() {
+    // Covariance mode centres on the mean of the first rows and corrects at the end. Columns
+    // here sit at offsets up to 10⁵ with a spread of a few units, and the rows are sorted by a
+    // trend, so the first rows' mean is far (several spreads) from the overall mean in the
+    // trending columns: the correction is as large as it gets short of adversarial orders.
+    let (n, d) = (5_000, 6);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let mut x = Vec::with_capacity(n * d);
+    let mut y = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = 10.0 * i as f64 / n as f64;
+        let row: Vec<f64> = (0..d).map(|j| 1e4 * (j + 1) as f64 + t * (j % 3) as f64 + rng.random::<f64>() - 0.5).collect();
+        y.push(row[1] - row[2] + 3e3 + rng.random::<f64>());
+        x.extend(row);
+    }
+    let data = Dataset::new(x, (0..d).map(|j| format!("x{j}")).collect(), Target::Real(y), "y").unwrap();
+    let p = Problem::new(&data.all(), true);
+    let (gram, xty) = (p.gram.clone().unwrap(), p.xty.clone());
+    // Two passes, each sum directly: the reference.
+    let all = data.all();
+    let y = all.gather_y();
+    let y_mean = y.iter().sum::<f64>() / n as f64;
+    let mean: Vec<f64> = (0..d).map(|j| (0..n).map(|i| all.x(i)[j]).sum::<f64>() / n as f64).collect();
+    let centred = |i: usize, j: usize| all.x(i)[j] - mean[j];
+    for j in 0..d {
+        assert!((mean[j] - p.x_mean[j]).abs() <= 1e-13 * mean[j].abs(), "mean[{j}]: {} vs {}", p.x_mean[j], mean[j]);
+        let c = (0..n).map(|i| centred(i, j) * (y[i] - y_mean)).sum::<f64>() / n as f64;
+        for k in 0..d {
+            let g = (0..n).map(|i| centred(i, j) * centred(i, k)).sum::<f64>() / n as f64;
+            let scale = (gram[j * d + j] * gram[k * d + k]).sqrt();
+            assert!((g - gram[j * d + k]).abs() <= 1e-11 * scale, "G[{j}, {k}] = {} vs {g}", gram[j * d + k]);
+        }
+        let y_var = y.iter().map(|v| (v - y_mean).powi(2)).sum::<f64>() / n as f64;
+        let scale = (gram[j * d + j] * y_var).sqrt();
+        assert!((c - xty[j]).abs() <= 1e-11 * scale, "c[{j}] = {} vs {c}", xty[j]);
     }
 }
 

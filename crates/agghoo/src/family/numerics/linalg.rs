@@ -26,6 +26,21 @@ pub(in crate::family) fn product(out: MatMut<'_, f64>, accum: Accum, a: MatRef<'
     clear_upper_simd_state();
 }
 
+/// `out += a · b` on the part of `out` that `structure` names (e.g. its upper triangle, for a
+/// symmetric product such as `XᵀX`: about half the flops of a full one); the rest of `out` is
+/// neither read nor written. faer's sequential triangular product, followed by
+/// [`clear_upper_simd_state`] as in [`product`].
+pub(in crate::family) fn triangular_product(
+    out: MatMut<'_, f64>,
+    structure: faer::linalg::matmul::triangular::BlockStructure,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+) {
+    use faer::linalg::matmul::triangular::{BlockStructure::Rectangular, matmul};
+    matmul(out, structure, Accum::Add, a, Rectangular, b, Rectangular, 1.0, Par::Seq);
+    clear_upper_simd_state();
+}
+
 /// Marks the upper halves of the vector registers clean (`vzeroupper`) after faer's wide-SIMD
 /// kernels, before scalar code that calls into libm.
 ///
