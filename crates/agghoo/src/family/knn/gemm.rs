@@ -55,6 +55,11 @@ pub(crate) struct GemmScratch {
     products: Vec<f64>,
     candidates: Vec<Vec<Candidate>>,
     exact: Vec<(u64, u32)>,
+    /// Sort keys of the candidates' upper bounds, for [`compact`].
+    keys: Vec<i64>,
+    /// Runs the filter in the baseline instruction set even where a wider one is available
+    /// (tests of the fallback path; the answer is the same).
+    pub(crate) baseline_only: bool,
 }
 
 /// The bound `e(s) = (8d + 32) · u · s + (d + 4) · 2⁻¹⁰²²` on `|a − dist2(q, x)|`, where `a` is the
@@ -135,7 +140,7 @@ impl GemmPoints {
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { queries, query_norms, products, candidates, exact, lists, .. } = scratch;
+        let GemmScratch { queries, query_norms, products, candidates, exact, lists, keys, baseline_only, .. } = scratch;
         queries.clear();
         for i in range.clone() {
             queries.extend(query(i).iter().zip(&self.mean).map(|(v, m)| v - m));
@@ -152,6 +157,7 @@ impl GemmPoints {
         // Enough room to rarely compact, little enough to stay in cache.
         let capacity = (2 * k).max(64);
         let (relative, absolute) = error_bound(d);
+        let arch = pulp::Arch::new();
         let lhs = faer::MatRef::from_row_major_slice(queries, n_queries, d);
         // One buffer for every block of points (faer overwrites it: `Accum::Replace`).
         products.resize(n_queries * POINT_BLOCK.min(n), 0.0);
@@ -167,17 +173,26 @@ impl GemmPoints {
             let rhs = faer::MatRef::from_row_major_slice(&self.centered[start * d..end * d], width, d);
             product(faer::MatMut::from_row_major_slice_mut(products, n_queries, width), faer::Accum::Replace, lhs, rhs.transpose(), 1.0);
             let norms = &self.norms[start..end];
-            for (b, row) in products.chunks_exact(width).enumerate() {
-                let (query_norm, list, threshold) = (query_norms[b], &mut candidates[b], &mut thresholds[b]);
-                filter_row(row, norms, query_norm, (relative, absolute), *threshold, start, list);
-                if list.len() >= capacity {
-                    *threshold = compact(list, k);
-                }
-            }
+            let filter = FilterBlock {
+                products,
+                width,
+                norms,
+                query_norms,
+                candidates: &mut *candidates,
+                thresholds: &mut thresholds,
+                bound: (relative, absolute),
+                start,
+                capacity,
+                k,
+                keys: &mut *keys,
+            };
+            // The widest instruction set the processor has (the same operations in the same
+            // order on every path, hence the same candidates), or the baseline one.
+            if *baseline_only { filter.run() } else { arch.dispatch(filter) }
         }
         lists.reserve(n_queries * k);
         for (b, list) in candidates.iter_mut().enumerate() {
-            compact(list, k);
+            compact(list, k, keys);
             let q = query(range.start + b);
             exact.clear();
             let id = |p: u32| self.ids.as_ref().map_or(p, |ids| ids[p as usize]);
@@ -189,12 +204,53 @@ impl GemmPoints {
     }
 }
 
+/// The filter of one block of points for every query of a block ([`filter_row`], then
+/// [`compact`] when a list is full), as a [`pulp::WithSimd`] operation so that
+/// [`pulp::Arch::dispatch`] compiles it for the widest instruction set available (the inlined
+/// body takes the caller's target features).
+struct FilterBlock<'a> {
+    /// `products[b * width + j]`: query b's product with point `start + j`.
+    products: &'a [f64],
+    width: usize,
+    norms: &'a [f64],
+    query_norms: &'a [f64],
+    candidates: &'a mut [Vec<Candidate>],
+    thresholds: &'a mut [f64],
+    bound: (f64, f64),
+    start: usize,
+    capacity: usize,
+    k: usize,
+    keys: &'a mut Vec<i64>,
+}
+
+impl FilterBlock<'_> {
+    #[inline(always)]
+    fn run(self) {
+        let Self { products, width, norms, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
+        for (b, row) in products.chunks_exact(width).enumerate() {
+            let (list, threshold) = (&mut candidates[b], &mut thresholds[b]);
+            filter_row(row, norms, query_norms[b], bound, *threshold, start, list);
+            if list.len() >= capacity {
+                *threshold = compact(list, k, keys);
+            }
+        }
+    }
+}
+
+impl pulp::WithSimd for FilterBlock<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        self.run();
+    }
+}
+
 /// Appends to `list` every point `start + j` of a block whose lower bound `a − e` (see
 /// [`error_bound`]) is at most `threshold`, `row[j]` being its product with the query. Points are
-/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test) and
-/// only a chunk holding a candidate is walked again; the bounds are computed by the same
-/// operations in both passes, so the chunked test never drops a point the plain one keeps.
-#[inline]
+/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test) into
+/// a bit mask, and only the points whose bit is set are visited again; the bounds are computed by
+/// the same operations in both passes, so the chunked test never drops a point the plain one keeps.
+#[inline(always)]
 fn filter_row(
     row: &[f64],
     norms: &[f64],
@@ -213,21 +269,18 @@ fn filter_row(
     let (rows, norm_chunks) = (row.chunks_exact(FILTER_CHUNK), norms.chunks_exact(FILTER_CHUNK));
     let offset = row.len() - rows.remainder().len();
     let tail = rows.remainder().iter().zip(norm_chunks.remainder()).enumerate().map(move |(j, pair)| (offset + j, pair));
-    let mut lower = [0.0f64; FILTER_CHUNK];
     for (c, (chunk, norm)) in rows.zip(norm_chunks).enumerate() {
-        let mut hit = false;
-        for ((l, &product), &norm) in lower.iter_mut().zip(chunk).zip(norm) {
-            *l = bounds(product, norm).0;
-            hit |= *l <= threshold;
+        // One bit per point whose lower bound passes; the loop has no branch (vectorised).
+        let mut mask = 0u32;
+        for (j, (&product, &norm)) in chunk.iter().zip(norm).enumerate() {
+            // `≤`: a point tied with the threshold may still win on position.
+            mask |= u32::from(bounds(product, norm).0 <= threshold) << j;
         }
-        if hit {
-            for (j, &l) in lower.iter().enumerate() {
-                // `≤`: a point tied with the threshold may still win on position.
-                if l <= threshold {
-                    let (lower, upper) = bounds(chunk[j], norm[j]);
-                    list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
-                }
-            }
+        while mask != 0 {
+            let j = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let (lower, upper) = bounds(chunk[j], norm[j]);
+            list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
         }
     }
     for (j, (&product, &norm)) in tail {
@@ -245,13 +298,30 @@ const FILTER_CHUNK: usize = 16;
 /// the k-th smallest upper bound. At least k points lie at or below it, so a point whose lower
 /// bound exceeds it is farther than k others and cannot be among the k nearest, whatever its
 /// position. With fewer than k candidates nothing is dropped.
-fn compact(list: &mut Vec<Candidate>, k: usize) -> f64 {
+fn compact(list: &mut Vec<Candidate>, k: usize, keys: &mut Vec<i64>) -> f64 {
     if list.len() < k {
         return f64::INFINITY;
     }
-    let threshold = list.select_nth_unstable_by(k - 1, |a, b| a.upper.total_cmp(&b.upper)).1.upper;
+    // The k-th smallest upper bound in `f64::total_cmp` order, selected among integer keys that
+    // sort in that order (cheaper to move and compare than the candidates).
+    keys.clear();
+    keys.extend(list.iter().map(|c| total_order_key(c.upper)));
+    let threshold = total_order_value(*keys.select_nth_unstable(k - 1).1);
     list.retain(|c| c.lower <= threshold);
     threshold
+}
+
+/// An integer that sorts as `x` does under [`f64::total_cmp`] (the same transformation).
+#[inline(always)]
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The inverse of [`total_order_key`] (the transformation is an involution).
+#[inline(always)]
+fn total_order_value(key: i64) -> f64 {
+    f64::from_bits((key ^ (((key >> 63) as u64) >> 1) as i64) as u64)
 }
 
 #[cfg(test)]
