@@ -269,12 +269,23 @@ fn filter_row(
     let (rows, norm_chunks) = (row.chunks_exact(FILTER_CHUNK), norms.chunks_exact(FILTER_CHUNK));
     let offset = row.len() - rows.remainder().len();
     let tail = rows.remainder().iter().zip(norm_chunks.remainder()).enumerate().map(move |(j, pair)| (offset + j, pair));
+    let mut lower = [0.0f64; FILTER_CHUNK];
     for (c, (chunk, norm)) in rows.zip(norm_chunks).enumerate() {
-        // One bit per point whose lower bound passes; the loop has no branch (vectorised).
-        let mut mask = 0u32;
-        for (j, (&product, &norm)) in chunk.iter().zip(norm).enumerate() {
+        // The lower bounds and whether any passes, without a branch (vectorised); most chunks
+        // hold no candidate once the threshold is tight.
+        let mut hit = false;
+        for ((l, &product), &norm) in lower.iter_mut().zip(chunk).zip(norm) {
+            *l = bounds(product, norm).0;
             // `≤`: a point tied with the threshold may still win on position.
-            mask |= u32::from(bounds(product, norm).0 <= threshold) << j;
+            hit |= *l <= threshold;
+        }
+        if !hit {
+            continue;
+        }
+        // One bit per point whose lower bound passes.
+        let mut mask = 0u32;
+        for (j, &l) in lower.iter().enumerate() {
+            mask |= u32::from(l <= threshold) << j;
         }
         while mask != 0 {
             let j = mask.trailing_zeros() as usize;
