@@ -387,11 +387,14 @@ mod tests {
             let points = GemmPoints::new(x.clone(), d);
             let query = |i: usize| &queries[i * d..(i + 1) * d];
             for k in [1, 3, 64, 700] {
-                for range in [0..QUERY_BLOCK, QUERY_BLOCK..40] {
+                // The filter dispatched to the widest instruction set, and the baseline one.
+                for (range, baseline_only) in [(0..QUERY_BLOCK, false), (0..QUERY_BLOCK, true), (QUERY_BLOCK..40, false), (QUERY_BLOCK..40, true)] {
+                    scratch.baseline_only = baseline_only;
                     points.nearest_block(&query, range.clone(), k, None, &mut scratch);
                     let w = scratch.width;
                     for (b, i) in range.enumerate() {
-                        assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} d={d} n={n} k={k} i={i}");
+                        let want = reference(&x, d, query(i), k);
+                        assert_eq!(scratch.lists[b * w..(b + 1) * w], want, "seed={seed} d={d} n={n} k={k} i={i} baseline={baseline_only}");
                     }
                 }
             }
