@@ -318,7 +318,14 @@ fn compact(list: &mut Vec<Candidate>, k: usize, keys: &mut Vec<i64>) -> f64 {
     keys.clear();
     keys.extend(list.iter().map(|c| total_order_key(c.upper)));
     let threshold = total_order_value(*keys.select_nth_unstable(k - 1).1);
-    list.retain(|c| c.lower <= threshold);
+    // `retain`, without a branch: every candidate is written, the kept ones advance.
+    let mut kept = 0;
+    for read in 0..list.len() {
+        let c = list[read];
+        list[kept] = c;
+        kept += usize::from(c.lower <= threshold);
+    }
+    list.truncate(kept);
     threshold
 }
 
