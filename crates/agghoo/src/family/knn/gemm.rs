@@ -227,9 +227,11 @@ impl FilterBlock<'_> {
     #[inline(always)]
     fn run(self) {
         let Self { products, width, norms, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
+        // Norms are sums of squares: never negative, never NaN (finite features).
+        let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
         for (b, row) in products.chunks_exact(width).enumerate() {
             let (list, threshold) = (&mut candidates[b], &mut thresholds[b]);
-            filter_row(row, norms, query_norms[b], bound, *threshold, start, list);
+            filter_row(row, (norms, max_norm), query_norms[b], bound, *threshold, start, list);
             if list.len() >= capacity {
                 *threshold = compact(list, k, keys);
             }
@@ -247,13 +249,14 @@ impl pulp::WithSimd for FilterBlock<'_> {
 
 /// Appends to `list` every point `start + j` of a block whose lower bound `a − e` (see
 /// [`error_bound`]) is at most `threshold`, `row[j]` being its product with the query. Points are
-/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test) into
-/// a bit mask, and only the points whose bit is set are visited again; the bounds are computed by
-/// the same operations in both passes, so the chunked test never drops a point the plain one keeps.
+/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test),
+/// against a bound that holds for the whole block (`max_norm`: the largest of `norms`) and is
+/// never tighter than each point's own; only the points that pass it are visited again and kept
+/// if their own lower bound passes, so the candidates are exactly those of the plain test.
 #[inline(always)]
 fn filter_row(
     row: &[f64],
-    norms: &[f64],
+    (norms, max_norm): (&[f64], f64),
     query_norm: f64,
     (relative, absolute): (f64, f64),
     threshold: f64,
@@ -266,6 +269,13 @@ fn filter_row(
         let e = relative * s + absolute;
         (approx - e, approx + e)
     };
+    // The chunked test subtracts one bound for the whole block, `e_max = e(s_max)` with
+    // `s_max = fl(query_norm + max norm)`: rounding is monotone, so `s ≤ s_max`, `e(s) ≤ e_max`
+    // and `fl(approx − e_max) ≤ fl(approx − e(s))`. A point whose lower bound passes therefore
+    // passes the cheaper test too; a point that passes it is kept only if its own lower bound
+    // passes, so the candidates are exactly those of the plain test.
+    let e_max = relative * (query_norm + max_norm) + absolute;
+    let loose_lower = |product: f64, norm: f64| (query_norm + norm - 2.0 * product) - e_max;
     let (rows, norm_chunks) = (row.chunks_exact(FILTER_CHUNK), norms.chunks_exact(FILTER_CHUNK));
     let offset = row.len() - rows.remainder().len();
     let tail = rows.remainder().iter().zip(norm_chunks.remainder()).enumerate().map(move |(j, pair)| (offset + j, pair));
@@ -275,7 +285,7 @@ fn filter_row(
         // hold no candidate once the threshold is tight.
         let mut hit = false;
         for ((l, &product), &norm) in lower.iter_mut().zip(chunk).zip(norm) {
-            *l = bounds(product, norm).0;
+            *l = loose_lower(product, norm);
             // `≤`: a point tied with the threshold may still win on position.
             hit |= *l <= threshold;
         }
@@ -291,7 +301,9 @@ fn filter_row(
             let j = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let (lower, upper) = bounds(chunk[j], norm[j]);
-            list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
+            if lower <= threshold {
+                list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
+            }
         }
     }
     for (j, (&product, &norm)) in tail {
@@ -429,6 +441,43 @@ mod tests {
                         assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} k={k} near={near:?}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_chunked_filter_keeps_exactly_the_points_of_the_plain_test() {
+        // Products and norms from adversarial points, thresholds equal to some point's own lower
+        // bound (the `≤` edge), row lengths with and without a partial chunk.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(53);
+        for seed in 0..30usize {
+            let d = [1, 3, 10, 50][seed % 4];
+            let n = [7, 16, 200, 512][seed % 4];
+            let x = adversarial(&mut rng, n + 1, d, seed);
+            let points = GemmPoints::new(x, d);
+            let (norms, query_norm) = (&points.norms[1..], points.norms[0]);
+            let q = &points.centered[..d];
+            let row: Vec<f64> = (1..=n).map(|j| q.iter().zip(&points.centered[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum()).collect();
+            let bound = error_bound(d);
+            let plain = |threshold: f64| -> Vec<u32> {
+                (0..n)
+                    .filter(|&j| {
+                        let s = query_norm + norms[j];
+                        (s - 2.0 * row[j]) - (bound.0 * s + bound.1) <= threshold
+                    })
+                    .map(|j| (100 + j) as u32)
+                    .collect()
+            };
+            let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
+            let mut thresholds = vec![f64::INFINITY, -1.0, 0.0];
+            for j in [0, n / 3, n / 2, n - 1] {
+                let s = query_norm + norms[j];
+                thresholds.push((s - 2.0 * row[j]) - (bound.0 * s + bound.1));
+            }
+            for threshold in thresholds {
+                let mut list = Vec::new();
+                filter_row(&row, (norms, max_norm), query_norm, bound, threshold, 100, &mut list);
+                assert_eq!(list.iter().map(|c| c.id).collect::<Vec<_>>(), plain(threshold), "seed={seed} threshold={threshold}");
             }
         }
     }
