@@ -407,7 +407,9 @@ mod tests {
             let query = |i: usize| &queries[i * d..(i + 1) * d];
             for k in [1, 3, 64, 700] {
                 // The filter dispatched to the widest instruction set, and the baseline one.
-                for (range, baseline_only) in [(0..QUERY_BLOCK, false), (0..QUERY_BLOCK, true), (QUERY_BLOCK..40, false), (QUERY_BLOCK..40, true)] {
+                for (range, baseline_only) in
+                    [(0..QUERY_BLOCK, false), (0..QUERY_BLOCK, true), (QUERY_BLOCK..40, false), (QUERY_BLOCK..40, true)]
+                {
                     scratch.baseline_only = baseline_only;
                     points.nearest_block(&query, range.clone(), k, None, &mut scratch);
                     let w = scratch.width;

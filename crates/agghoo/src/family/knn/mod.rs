@@ -265,7 +265,14 @@ impl SharedNeighbors {
 impl SharedNeighbors {
     /// Table block `b` (rows `order[32 b..32 (b + 1)]`), computed now if no caller did before, to
     /// `want` entries per row (sequentially: no nested parallelism under the block's lock).
-    fn block<'s>(&self, index: &TableIndex, blocks: &'s [OnceLock<TableBlock>], b: usize, want: usize, scratch: &mut Scratch) -> &'s TableBlock {
+    fn block<'s>(
+        &self,
+        index: &TableIndex,
+        blocks: &'s [OnceLock<TableBlock>],
+        b: usize,
+        want: usize,
+        scratch: &mut Scratch,
+    ) -> &'s TableBlock {
         let d = self.d;
         blocks[b].get_or_init(|| {
             let n_rows = index.order.len();
