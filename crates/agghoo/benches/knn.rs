@@ -52,6 +52,20 @@ fn main() {
         time_agghoo(&small, 5);
         return;
     }
+    // `--case N:EXTRA` (repeatable): only those cases, e.g. `--case 30000:8` for n = 30 000, d = 10.
+    let args: Vec<String> = std::env::args().collect();
+    let only: Vec<(usize, usize)> = args
+        .windows(2)
+        .filter(|w| w[0] == "--case")
+        .filter_map(|w| w[1].split_once(':').and_then(|(n, e)| Some((n.parse().ok()?, e.parse().ok()?))))
+        .collect();
+    if !only.is_empty() {
+        for &(n, extra) in &only {
+            let data = problem(n, extra, 2);
+            println!("knn_agghoo_n{n}_d{}\t{:.6}", 2 + extra, time_agghoo(&data, 1));
+        }
+        return;
+    }
     println!("knn_agghoo_n500\t{:.6}", time_agghoo(&small, if quick { 20 } else { 200 }));
     for &(n, extra) in &[(10_000usize, 0usize), (30_000, 0), (100_000, 0), (100_000, 8), (100_000, 48)] {
         if quick && n > 10_000 {

@@ -55,6 +55,11 @@ pub(crate) struct GemmScratch {
     products: Vec<f64>,
     candidates: Vec<Vec<Candidate>>,
     exact: Vec<(u64, u32)>,
+    /// Sort keys of the candidates' upper bounds, for [`compact`].
+    keys: Vec<i64>,
+    /// Runs the filter in the baseline instruction set even where a wider one is available
+    /// (tests of the fallback path; the answer is the same).
+    pub(crate) baseline_only: bool,
 }
 
 /// The bound `e(s) = (8d + 32) · u · s + (d + 4) · 2⁻¹⁰²²` on `|a − dist2(q, x)|`, where `a` is the
@@ -135,7 +140,7 @@ impl GemmPoints {
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { queries, query_norms, products, candidates, exact, lists, .. } = scratch;
+        let GemmScratch { queries, query_norms, products, candidates, exact, lists, keys, baseline_only, .. } = scratch;
         queries.clear();
         for i in range.clone() {
             queries.extend(query(i).iter().zip(&self.mean).map(|(v, m)| v - m));
@@ -152,6 +157,7 @@ impl GemmPoints {
         // Enough room to rarely compact, little enough to stay in cache.
         let capacity = (2 * k).max(64);
         let (relative, absolute) = error_bound(d);
+        let arch = pulp::Arch::new();
         let lhs = faer::MatRef::from_row_major_slice(queries, n_queries, d);
         // One buffer for every block of points (faer overwrites it: `Accum::Replace`).
         products.resize(n_queries * POINT_BLOCK.min(n), 0.0);
@@ -167,17 +173,26 @@ impl GemmPoints {
             let rhs = faer::MatRef::from_row_major_slice(&self.centered[start * d..end * d], width, d);
             product(faer::MatMut::from_row_major_slice_mut(products, n_queries, width), faer::Accum::Replace, lhs, rhs.transpose(), 1.0);
             let norms = &self.norms[start..end];
-            for (b, row) in products.chunks_exact(width).enumerate() {
-                let (query_norm, list, threshold) = (query_norms[b], &mut candidates[b], &mut thresholds[b]);
-                filter_row(row, norms, query_norm, (relative, absolute), *threshold, start, list);
-                if list.len() >= capacity {
-                    *threshold = compact(list, k);
-                }
-            }
+            let filter = FilterBlock {
+                products,
+                width,
+                norms,
+                query_norms,
+                candidates: &mut *candidates,
+                thresholds: &mut thresholds,
+                bound: (relative, absolute),
+                start,
+                capacity,
+                k,
+                keys: &mut *keys,
+            };
+            // The widest instruction set the processor has (the same operations in the same
+            // order on every path, hence the same candidates), or the baseline one.
+            if *baseline_only { filter.run() } else { arch.dispatch(filter) }
         }
         lists.reserve(n_queries * k);
         for (b, list) in candidates.iter_mut().enumerate() {
-            compact(list, k);
+            compact(list, k, keys);
             let q = query(range.start + b);
             exact.clear();
             let id = |p: u32| self.ids.as_ref().map_or(p, |ids| ids[p as usize]);
@@ -189,15 +204,59 @@ impl GemmPoints {
     }
 }
 
+/// The filter of one block of points for every query of a block ([`filter_row`], then
+/// [`compact`] when a list is full), as a [`pulp::WithSimd`] operation so that
+/// [`pulp::Arch::dispatch`] compiles it for the widest instruction set available (the inlined
+/// body takes the caller's target features).
+struct FilterBlock<'a> {
+    /// `products[b * width + j]`: query b's product with point `start + j`.
+    products: &'a [f64],
+    width: usize,
+    norms: &'a [f64],
+    query_norms: &'a [f64],
+    candidates: &'a mut [Vec<Candidate>],
+    thresholds: &'a mut [f64],
+    bound: (f64, f64),
+    start: usize,
+    capacity: usize,
+    k: usize,
+    keys: &'a mut Vec<i64>,
+}
+
+impl FilterBlock<'_> {
+    #[inline(always)]
+    fn run(self) {
+        let Self { products, width, norms, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
+        // Norms are sums of squares: never negative, never NaN (finite features).
+        let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
+        for (b, row) in products.chunks_exact(width).enumerate() {
+            let (list, threshold) = (&mut candidates[b], &mut thresholds[b]);
+            filter_row(row, (norms, max_norm), query_norms[b], bound, *threshold, start, list);
+            if list.len() >= capacity {
+                *threshold = compact(list, k, keys);
+            }
+        }
+    }
+}
+
+impl pulp::WithSimd for FilterBlock<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        self.run();
+    }
+}
+
 /// Appends to `list` every point `start + j` of a block whose lower bound `a − e` (see
 /// [`error_bound`]) is at most `threshold`, `row[j]` being its product with the query. Points are
-/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test) and
-/// only a chunk holding a candidate is walked again; the bounds are computed by the same
-/// operations in both passes, so the chunked test never drops a point the plain one keeps.
-#[inline]
+/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test),
+/// against a bound that holds for the whole block (`max_norm`: the largest of `norms`) and is
+/// never tighter than each point's own; only the points that pass it are visited again and kept
+/// if their own lower bound passes, so the candidates are exactly those of the plain test.
+#[inline(always)]
 fn filter_row(
     row: &[f64],
-    norms: &[f64],
+    (norms, max_norm): (&[f64], f64),
     query_norm: f64,
     (relative, absolute): (f64, f64),
     threshold: f64,
@@ -210,23 +269,40 @@ fn filter_row(
         let e = relative * s + absolute;
         (approx - e, approx + e)
     };
+    // The chunked test subtracts one bound for the whole block, `e_max = e(s_max)` with
+    // `s_max = fl(query_norm + max norm)`: rounding is monotone, so `s ≤ s_max`, `e(s) ≤ e_max`
+    // and `fl(approx − e_max) ≤ fl(approx − e(s))`. A point whose lower bound passes therefore
+    // passes the cheaper test too; a point that passes it is kept only if its own lower bound
+    // passes, so the candidates are exactly those of the plain test.
+    let e_max = relative * (query_norm + max_norm) + absolute;
+    let loose_lower = |product: f64, norm: f64| (query_norm + norm - 2.0 * product) - e_max;
     let (rows, norm_chunks) = (row.chunks_exact(FILTER_CHUNK), norms.chunks_exact(FILTER_CHUNK));
     let offset = row.len() - rows.remainder().len();
     let tail = rows.remainder().iter().zip(norm_chunks.remainder()).enumerate().map(move |(j, pair)| (offset + j, pair));
     let mut lower = [0.0f64; FILTER_CHUNK];
     for (c, (chunk, norm)) in rows.zip(norm_chunks).enumerate() {
+        // The lower bounds and whether any passes, without a branch (vectorised); most chunks
+        // hold no candidate once the threshold is tight.
         let mut hit = false;
         for ((l, &product), &norm) in lower.iter_mut().zip(chunk).zip(norm) {
-            *l = bounds(product, norm).0;
+            *l = loose_lower(product, norm);
+            // `≤`: a point tied with the threshold may still win on position.
             hit |= *l <= threshold;
         }
-        if hit {
-            for (j, &l) in lower.iter().enumerate() {
-                // `≤`: a point tied with the threshold may still win on position.
-                if l <= threshold {
-                    let (lower, upper) = bounds(chunk[j], norm[j]);
-                    list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
-                }
+        if !hit {
+            continue;
+        }
+        // One bit per point whose lower bound passes.
+        let mut mask = 0u32;
+        for (j, &l) in lower.iter().enumerate() {
+            mask |= u32::from(l <= threshold) << j;
+        }
+        while mask != 0 {
+            let j = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let (lower, upper) = bounds(chunk[j], norm[j]);
+            if lower <= threshold {
+                list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
             }
         }
     }
@@ -245,13 +321,37 @@ const FILTER_CHUNK: usize = 16;
 /// the k-th smallest upper bound. At least k points lie at or below it, so a point whose lower
 /// bound exceeds it is farther than k others and cannot be among the k nearest, whatever its
 /// position. With fewer than k candidates nothing is dropped.
-fn compact(list: &mut Vec<Candidate>, k: usize) -> f64 {
+fn compact(list: &mut Vec<Candidate>, k: usize, keys: &mut Vec<i64>) -> f64 {
     if list.len() < k {
         return f64::INFINITY;
     }
-    let threshold = list.select_nth_unstable_by(k - 1, |a, b| a.upper.total_cmp(&b.upper)).1.upper;
-    list.retain(|c| c.lower <= threshold);
+    // The k-th smallest upper bound in `f64::total_cmp` order, selected among integer keys that
+    // sort in that order (cheaper to move and compare than the candidates).
+    keys.clear();
+    keys.extend(list.iter().map(|c| total_order_key(c.upper)));
+    let threshold = total_order_value(*keys.select_nth_unstable(k - 1).1);
+    // `retain`, without a branch: every candidate is written, the kept ones advance.
+    let mut kept = 0;
+    for read in 0..list.len() {
+        let c = list[read];
+        list[kept] = c;
+        kept += usize::from(c.lower <= threshold);
+    }
+    list.truncate(kept);
     threshold
+}
+
+/// An integer that sorts as `x` does under [`f64::total_cmp`] (the same transformation).
+#[inline(always)]
+fn total_order_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The inverse of [`total_order_key`] (the transformation is an involution).
+#[inline(always)]
+fn total_order_value(key: i64) -> f64 {
+    f64::from_bits((key ^ (((key >> 63) as u64) >> 1) as i64) as u64)
 }
 
 #[cfg(test)]
@@ -306,11 +406,16 @@ mod tests {
             let points = GemmPoints::new(x.clone(), d);
             let query = |i: usize| &queries[i * d..(i + 1) * d];
             for k in [1, 3, 64, 700] {
-                for range in [0..QUERY_BLOCK, QUERY_BLOCK..40] {
+                // The filter dispatched to the widest instruction set, and the baseline one.
+                for (range, baseline_only) in
+                    [(0..QUERY_BLOCK, false), (0..QUERY_BLOCK, true), (QUERY_BLOCK..40, false), (QUERY_BLOCK..40, true)]
+                {
+                    scratch.baseline_only = baseline_only;
                     points.nearest_block(&query, range.clone(), k, None, &mut scratch);
                     let w = scratch.width;
                     for (b, i) in range.enumerate() {
-                        assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} d={d} n={n} k={k} i={i}");
+                        let want = reference(&x, d, query(i), k);
+                        assert_eq!(scratch.lists[b * w..(b + 1) * w], want, "seed={seed} d={d} n={n} k={k} i={i} baseline={baseline_only}");
                     }
                 }
             }
@@ -338,6 +443,43 @@ mod tests {
                         assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} k={k} near={near:?}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_chunked_filter_keeps_exactly_the_points_of_the_plain_test() {
+        // Products and norms from adversarial points, thresholds equal to some point's own lower
+        // bound (the `≤` edge), row lengths with and without a partial chunk.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(53);
+        for seed in 0..30usize {
+            let d = [1, 3, 10, 50][seed % 4];
+            let n = [7, 16, 200, 512][seed % 4];
+            let x = adversarial(&mut rng, n + 1, d, seed);
+            let points = GemmPoints::new(x, d);
+            let (norms, query_norm) = (&points.norms[1..], points.norms[0]);
+            let q = &points.centered[..d];
+            let row: Vec<f64> = (1..=n).map(|j| q.iter().zip(&points.centered[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum()).collect();
+            let bound = error_bound(d);
+            let plain = |threshold: f64| -> Vec<u32> {
+                (0..n)
+                    .filter(|&j| {
+                        let s = query_norm + norms[j];
+                        (s - 2.0 * row[j]) - (bound.0 * s + bound.1) <= threshold
+                    })
+                    .map(|j| (100 + j) as u32)
+                    .collect()
+            };
+            let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
+            let mut thresholds = vec![f64::INFINITY, -1.0, 0.0];
+            for j in [0, n / 3, n / 2, n - 1] {
+                let s = query_norm + norms[j];
+                thresholds.push((s - 2.0 * row[j]) - (bound.0 * s + bound.1));
+            }
+            for threshold in thresholds {
+                let mut list = Vec::new();
+                filter_row(&row, (norms, max_norm), query_norm, bound, threshold, 100, &mut list);
+                assert_eq!(list.iter().map(|c| c.id).collect::<Vec<_>>(), plain(threshold), "seed={seed} threshold={threshold}");
             }
         }
     }

@@ -32,6 +32,7 @@ mod gemm;
 mod model;
 mod neighbors;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
@@ -120,10 +121,16 @@ enum Lists {
     PerRow { columns: Vec<f64>, prefix: Vec<OnceLock<Box<[u32]>>>, full: Vec<OnceLock<Box<[u32]>>> },
     /// Large data: blocks of [`QUERY_BLOCK`] rows consecutive in the table's order (a spatial
     /// order for the product search, see [`TableIndex`]), each block's lists computed at once on
-    /// first use, to the length its first caller wants; a caller
-    /// that runs past a list searches that row per split. Blocks are computed sequentially by
-    /// the thread that needs them (no nested parallelism under a lock).
-    Table { index: OnceLock<TableIndex>, blocks: Vec<OnceLock<TableBlock>> },
+    /// first use, to the length its first caller wants; a caller that runs past a list searches
+    /// that row per split. A block is computed sequentially by one thread (no nested parallelism
+    /// under a lock); a large validation set has every block computed first, in parallel
+    /// ([`SharedNeighbors::fill_table`]).
+    Table {
+        index: OnceLock<TableIndex>,
+        blocks: Vec<OnceLock<TableBlock>>,
+        /// The next block [`SharedNeighbors::fill_table`] hands a thread.
+        next: AtomicUsize,
+    },
 }
 
 /// The table's search, and the order of its rows: block b holds the rows `order[32 b..32 (b + 1)]`.
@@ -198,7 +205,11 @@ impl SharedNeighbors {
         let n = data.n_rows();
         let d = data.n_features();
         let lists = match table {
-            true => Lists::Table { index: OnceLock::new(), blocks: (0..n.div_ceil(QUERY_BLOCK)).map(|_| OnceLock::new()).collect() },
+            true => Lists::Table {
+                index: OnceLock::new(),
+                blocks: (0..n.div_ceil(QUERY_BLOCK)).map(|_| OnceLock::new()).collect(),
+                next: AtomicUsize::new(0),
+            },
             false => Lists::PerRow {
                 columns: by_column(&data.x()[..candidates * d], d, candidates),
                 prefix: (0..n).map(|_| OnceLock::new()).collect(),
@@ -240,40 +251,80 @@ impl SharedNeighbors {
                 let first = prefix[row].get_or_init(|| compute(want, scratch));
                 if first.len() >= want.min(self.candidates) { first } else { full[row].get_or_init(|| compute(self.candidates, scratch)) }
             }
-            Lists::Table { index, blocks } => {
+            Lists::Table { index, blocks, .. } => {
                 let index = index.get_or_init(|| TableIndex::new(&self.x, d, self.candidates));
                 let position = index.rank[row] as usize;
-                let table = blocks[position / QUERY_BLOCK].get_or_init(|| {
-                    let n_rows = index.order.len();
-                    let rows = |p: usize| {
-                        let i = index.order[p] as usize;
-                        &self.x[i * d..(i + 1) * d]
-                    };
-                    let start = position / QUERY_BLOCK * QUERY_BLOCK;
-                    let end = (start + QUERY_BLOCK).min(n_rows);
-                    let width = want.min(self.candidates);
-                    let lists = match &index.search {
-                        TableSearch::Products(points) => {
-                            points.nearest_block(&rows, start..end, width, Some(start), &mut scratch.gemm);
-                            scratch.gemm.block = None;
-                            scratch.gemm.lists.clone()
-                        }
-                        TableSearch::Other(search) => {
-                            let mut lists = Vec::with_capacity((end - start) * width);
-                            let mut out = Vec::new();
-                            for p in start..end {
-                                search.query_row(&rows, n_rows, p, width, scratch, &mut out);
-                                lists.extend_from_slice(&out);
-                            }
-                            lists
-                        }
-                    };
-                    TableBlock { width, lists: lists.into_boxed_slice() }
-                });
+                let table = self.block(index, blocks, position / QUERY_BLOCK, want, scratch);
                 let at = (position % QUERY_BLOCK) * table.width;
                 &table.lists[at..at + table.width]
             }
         }
+    }
+}
+
+impl SharedNeighbors {
+    /// Table block `b` (rows `order[32 b..32 (b + 1)]`), computed now if no caller did before, to
+    /// `want` entries per row (sequentially: no nested parallelism under the block's lock).
+    fn block<'s>(
+        &self,
+        index: &TableIndex,
+        blocks: &'s [OnceLock<TableBlock>],
+        b: usize,
+        want: usize,
+        scratch: &mut Scratch,
+    ) -> &'s TableBlock {
+        let d = self.d;
+        blocks[b].get_or_init(|| {
+            let n_rows = index.order.len();
+            let rows = |p: usize| {
+                let i = index.order[p] as usize;
+                &self.x[i * d..(i + 1) * d]
+            };
+            let start = b * QUERY_BLOCK;
+            let end = (start + QUERY_BLOCK).min(n_rows);
+            let width = want.min(self.candidates);
+            let lists = match &index.search {
+                TableSearch::Products(points) => {
+                    points.nearest_block(&rows, start..end, width, Some(start), &mut scratch.gemm);
+                    scratch.gemm.block = None;
+                    scratch.gemm.lists.clone()
+                }
+                TableSearch::Other(search) => {
+                    let mut lists = Vec::with_capacity((end - start) * width);
+                    let mut out = Vec::new();
+                    for p in start..end {
+                        search.query_row(&rows, n_rows, p, width, scratch, &mut out);
+                        lists.extend_from_slice(&out);
+                    }
+                    lists
+                }
+            };
+            TableBlock { width, lists: lists.into_boxed_slice() }
+        })
+    }
+
+    /// Computes every table block no caller has computed yet, `want` entries per row, on all of
+    /// rayon's threads: each thread claims the next unclaimed block (a shared counter) until none
+    /// is left, so callers that arrive together (splits evaluated in parallel) share the work
+    /// instead of waiting on each other's blocks. A no-op for per-row lists. The lists are those a
+    /// lazy computation would give: which thread computes a block changes, its lists do not.
+    fn fill_table(&self, want: usize) {
+        let Lists::Table { index, blocks, next } = &self.lists else { return };
+        let index = index.get_or_init(|| TableIndex::new(&self.x, self.d, self.candidates));
+        if next.load(Ordering::Relaxed) >= blocks.len() {
+            return;
+        }
+        // Claims happen outside any lock; a thread that steals other work while it waits here
+        // never holds a block's lock.
+        (0..rayon::current_num_threads()).into_par_iter().for_each_init(Scratch::default, |scratch, _| {
+            loop {
+                let b = next.fetch_add(1, Ordering::Relaxed);
+                if b >= blocks.len() {
+                    break;
+                }
+                self.block(index, blocks, b, want, scratch);
+            }
+        });
     }
 }
 
@@ -476,6 +527,11 @@ impl KnnPath<'_> {
         let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
         if let Some(Membership { shared, counts, single, rows }) = sharing {
             let want = want(shared);
+            // A validation set of a sixteenth of the rows or more asks for most blocks of 32 rows
+            // (all but (15/16)³² ≈ 13 % of them): compute the missing ones now, in parallel.
+            if validation.len().saturating_mul(16) >= shared.x.len().checked_div(shared.d).unwrap_or(0) {
+                shared.fill_table(want);
+            }
             let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| {
                 out.clear();
                 if kmax == 0 {
