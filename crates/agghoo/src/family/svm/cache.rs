@@ -46,6 +46,10 @@ impl Points {
     fn fill_row(&self, i: usize, out: &mut [f64]) {
         self.kernel.eval_rows(self.row(i), &self.x, self.d, out);
     }
+    /// `out[j − i] = k(x_i, x_j)` for `j ≥ i`: row i of the matrix from the diagonal on.
+    fn fill_upper_row(&self, i: usize, out: &mut [f64]) {
+        self.kernel.eval_rows(self.row(i), &self.x[i * self.d..], self.d, out);
+    }
 }
 
 /// Kernel rows of a training set, by position. `load` makes a row available and returns a
@@ -69,8 +73,15 @@ impl KernelCache {
     pub fn with_limit(points: Points, full_max_rows: usize, budget_bytes: usize) -> Self {
         let n = points.len();
         if n <= full_max_rows {
+            // the upper triangle (rows in parallel), then its mirror image: the Gaussian kernel is
+            // symmetric bit for bit (`(a − b)² = (b − a)²`, summed in the same feature order), so
+            // half the exponentials give the same matrix as all of them
             let mut k = vec![0.0; n * n];
-            k.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, row)| points.fill_row(i, row));
+            k.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, row)| points.fill_upper_row(i, &mut row[i..]));
+            for i in 1..n {
+                let (done, rest) = k.split_at_mut(i * n);
+                rest[..i].iter_mut().zip(done.iter().skip(i).step_by(n)).for_each(|(out, &v)| *out = v);
+            }
             KernelCache::Full { n, k: Arc::new(k) }
         } else {
             let capacity = (budget_bytes / (8 * n.max(1))).clamp(2, n.max(2));
@@ -78,12 +89,19 @@ impl KernelCache {
         }
     }
 
-    /// A second handle on the same full matrix, without copying it (the one-vs-one pairs of a
-    /// training set solve on sub-blocks of one matrix); `None` for an LRU cache, whose rows are
-    /// private to one solver.
-    pub fn share(&self) -> Option<KernelCache> {
+    /// The full matrix of the points `rows` (positions into this cache's points), copied out of
+    /// this full matrix without evaluating the kernel (the one-vs-one pairs of a training set
+    /// solve on sub-blocks of one matrix, each read contiguously); `None` for an LRU cache.
+    pub fn sub_block(&self, rows: &[usize]) -> Option<KernelCache> {
         match self {
-            KernelCache::Full { n, k } => Some(KernelCache::Full { n: *n, k: Arc::clone(k) }),
+            KernelCache::Full { n, k } => {
+                let mut sub = Vec::with_capacity(rows.len() * rows.len());
+                for &i in rows {
+                    let row = &k[i * n..(i + 1) * n];
+                    sub.extend(rows.iter().map(|&j| row[j]));
+                }
+                Some(KernelCache::Full { n: rows.len(), k: Arc::new(sub) })
+            }
             KernelCache::Lru(_) => None,
         }
     }
