@@ -261,7 +261,10 @@ impl Dual<'_> {
         let chol = &mut work.chol;
         let mut al: Vec<f64> = vars.iter().map(|&t| alpha[t]).collect();
         let mut g: Vec<f64> = vars.iter().map(|&t| grad[t]).collect();
-        // active-set loop: a step blocked by the box fixes the blocking variable at its bound
+        // active-set loop: a step blocked by the box fixes the blocking variable at its bound.
+        // Row b of `q` (stride n0) holds `Q_{b, free[k]}` in its first |free| entries, in the
+        // order of `free`: the column of a blocked variable is removed, so that every product
+        // below reads contiguous memory.
         let mut free: Vec<usize> = (0..n0).collect();
         while free.len() >= 2 {
             let Some((delta, step, limit)) = newton_direction(q, chol, n0, &free, &al, &g, vars, y, c) else { break };
@@ -271,13 +274,18 @@ impl Dual<'_> {
                 al[a] = if Some(k) == limit { if delta[k] > 0.0 { c } else { 0.0 } } else { (old + step * delta[k]).clamp(0.0, c) };
                 moved[k] = al[a] - old;
             }
+            let f = free.len();
             for (b, gb) in g.iter_mut().enumerate() {
-                *gb += dot(free.iter().map(|&a| q[b * n0 + a]), &moved);
+                *gb += dot(&q[b * n0..b * n0 + f], &moved);
             }
             match limit {
                 Some(k) => {
                     free.remove(k);
                     cholesky_delete(chol, k);
+                    // drop the blocked variable's column from every row (see `q` below)
+                    for b in 0..n0 {
+                        q.copy_within(b * n0 + k + 1..b * n0 + f, b * n0 + k);
+                    }
                 }
                 None => break,
             }
@@ -542,11 +550,19 @@ impl NewtonWork {
     }
 }
 
-/// `Σ_k a_k b_k` with four partial sums (the compiler keeps them in vector registers).
-fn dot(a: impl Iterator<Item = f64>, b: &[f64]) -> f64 {
+/// `Σ_k a_k b_k` of two slices of equal length with four partial sums, term k going to sum
+/// `k mod 4` (the compiler keeps them in vector registers).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
     let mut s = [0.0; 4];
-    for (k, (x, y)) in a.zip(b).enumerate() {
-        s[k % 4] += x * y;
+    for (x, y) in ca.zip(cb) {
+        for k in 0..4 {
+            s[k] += x[k] * y[k];
+        }
+    }
+    for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
+        s[k] += x * y;
     }
     (s[0] + s[1]) + (s[2] + s[3])
 }
@@ -565,8 +581,9 @@ fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
     (s[0] + s[1]) + (s[2] + s[3]) + tail
 }
 
-/// The Newton direction on the variables `free` (positions into the `n0 × n0` matrix `q`,
-/// current values `al`, gradients `g`; `chol` holds the Cholesky factor of `Q_FF + μI` for F =
+/// The Newton direction on the variables `free` (positions into `al`, `g`, `vars`, and rows of
+/// `q`, whose row a holds `Q_{a, free[k]}` at `a · n0 + k`; current values `al`, gradients `g`;
+/// `chol` holds the Cholesky factor of `Q_FF + μI` for F =
 /// `free`, by rows), its step length (exact line minimum clipped to the box) and the
 /// position in `free` of the variable that blocks it, if any.
 #[allow(clippy::too_many_arguments)]
@@ -599,7 +616,7 @@ fn newton_direction(
     if slope.is_nan() || slope >= 0.0 || delta.iter().any(|d| !d.is_finite()) {
         return None;
     }
-    let curvature: f64 = free.iter().zip(&delta).map(|(&a, da)| da * dot(free.iter().map(|&b| q[a * n0 + b]), &delta)).sum();
+    let curvature: f64 = free.iter().zip(&delta).map(|(&a, da)| da * dot(&q[a * n0..a * n0 + f], &delta)).sum();
     let mut step = if curvature > 0.0 { -slope / curvature } else { f64::INFINITY };
     let mut limit = None;
     for (k, &a) in free.iter().enumerate() {
