@@ -187,4 +187,25 @@ mod tests {
         }
         assert!((full.row(3)[3] - 1.0).abs() < 1e-15);
     }
+
+    #[test]
+    fn full_matrix_is_every_entry_evaluated_and_sub_blocks_copy_it() {
+        let x: Vec<f64> = (0..39).map(|i| ((i * 5) % 11) as f64 * 0.4 - 1.0).collect();
+        let pts = Points { x, d: 3, kernel: Kernel::rbf(0.3).unwrap() };
+        let mut full = KernelCache::with_limit(pts.clone(), 100, 0);
+        for i in 0..13 {
+            let h = full.load(i);
+            for j in 0..13 {
+                assert_eq!(full.row(h)[j].to_bits(), pts.kernel.eval(pts.row(i), pts.row(j)).to_bits(), "({i}, {j})");
+            }
+        }
+        let rows = [1, 4, 5, 11];
+        let mut sub = full.sub_block(&rows).unwrap();
+        for (a, &i) in rows.iter().enumerate() {
+            let h = sub.load(a);
+            let want: Vec<f64> = rows.iter().map(|&j| pts.kernel.eval(pts.row(i), pts.row(j))).collect();
+            assert_eq!(sub.row(h), want.as_slice());
+        }
+        assert!(KernelCache::with_limit(pts, 0, 8 * 13 * 3).sub_block(&rows).is_none());
+    }
 }
