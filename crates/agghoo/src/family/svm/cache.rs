@@ -46,6 +46,10 @@ impl Points {
     fn fill_row(&self, i: usize, out: &mut [f64]) {
         self.kernel.eval_rows(self.row(i), &self.x, self.d, out);
     }
+    /// `out[j − i] = k(x_i, x_j)` for `j ≥ i`: row i of the matrix from the diagonal on.
+    fn fill_upper_row(&self, i: usize, out: &mut [f64]) {
+        self.kernel.eval_rows(self.row(i), &self.x[i * self.d..], self.d, out);
+    }
 }
 
 /// Kernel rows of a training set, by position. `load` makes a row available and returns a
@@ -69,8 +73,15 @@ impl KernelCache {
     pub fn with_limit(points: Points, full_max_rows: usize, budget_bytes: usize) -> Self {
         let n = points.len();
         if n <= full_max_rows {
+            // the upper triangle (rows in parallel), then its mirror image: the Gaussian kernel is
+            // symmetric bit for bit (`(a − b)² = (b − a)²`, summed in the same feature order), so
+            // half the exponentials give the same matrix as all of them
             let mut k = vec![0.0; n * n];
-            k.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, row)| points.fill_row(i, row));
+            k.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, row)| points.fill_upper_row(i, &mut row[i..]));
+            for i in 1..n {
+                let (done, rest) = k.split_at_mut(i * n);
+                rest[..i].iter_mut().zip(done.iter().skip(i).step_by(n)).for_each(|(out, &v)| *out = v);
+            }
             KernelCache::Full { n, k: Arc::new(k) }
         } else {
             let capacity = (budget_bytes / (8 * n.max(1))).clamp(2, n.max(2));
@@ -78,12 +89,19 @@ impl KernelCache {
         }
     }
 
-    /// A second handle on the same full matrix, without copying it (the one-vs-one pairs of a
-    /// training set solve on sub-blocks of one matrix); `None` for an LRU cache, whose rows are
-    /// private to one solver.
-    pub fn share(&self) -> Option<KernelCache> {
+    /// The full matrix of the points `rows` (positions into this cache's points), copied out of
+    /// this full matrix without evaluating the kernel (the one-vs-one pairs of a training set
+    /// solve on sub-blocks of one matrix, each read contiguously); `None` for an LRU cache.
+    pub fn sub_block(&self, rows: &[usize]) -> Option<KernelCache> {
         match self {
-            KernelCache::Full { n, k } => Some(KernelCache::Full { n: *n, k: Arc::clone(k) }),
+            KernelCache::Full { n, k } => {
+                let mut sub = Vec::with_capacity(rows.len() * rows.len());
+                for &i in rows {
+                    let row = &k[i * n..(i + 1) * n];
+                    sub.extend(rows.iter().map(|&j| row[j]));
+                }
+                Some(KernelCache::Full { n: rows.len(), k: Arc::new(sub) })
+            }
             KernelCache::Lru(_) => None,
         }
     }
@@ -168,5 +186,26 @@ mod tests {
             assert_eq!(lru.row(b), full.row(fb));
         }
         assert!((full.row(3)[3] - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn full_matrix_is_every_entry_evaluated_and_sub_blocks_copy_it() {
+        let x: Vec<f64> = (0..39).map(|i| ((i * 5) % 11) as f64 * 0.4 - 1.0).collect();
+        let pts = Points { x, d: 3, kernel: Kernel::rbf(0.3).unwrap() };
+        let mut full = KernelCache::with_limit(pts.clone(), 100, 0);
+        for i in 0..13 {
+            let h = full.load(i);
+            for j in 0..13 {
+                assert_eq!(full.row(h)[j].to_bits(), pts.kernel.eval(pts.row(i), pts.row(j)).to_bits(), "({i}, {j})");
+            }
+        }
+        let rows = [1, 4, 5, 11];
+        let mut sub = full.sub_block(&rows).unwrap();
+        for (a, &i) in rows.iter().enumerate() {
+            let h = sub.load(a);
+            let want: Vec<f64> = rows.iter().map(|&j| pts.kernel.eval(pts.row(i), pts.row(j))).collect();
+            assert_eq!(sub.row(h), want.as_slice());
+        }
+        assert!(KernelCache::with_limit(pts, 0, 8 * 13 * 3).sub_block(&rows).is_none());
     }
 }

@@ -239,7 +239,7 @@ impl SvmFamily {
                 if y.iter().all(|&v| v == y[0]) {
                     return Err(one_class(train));
                 }
-                Problem { p: vec![-1.0; n], row: (0..n).collect(), y, n }
+                Problem { p: vec![-1.0; n], doubled: false, y, n }
             }
             SvmKind::Svr => {
                 let z = train.gather_y();
@@ -247,14 +247,15 @@ impl SvmFamily {
                 let mut y = vec![1.0; n];
                 y.extend(std::iter::repeat_n(-1.0, n));
                 let p: Vec<f64> = z.iter().map(|z| eps - z).chain(z.iter().map(|z| eps + z)).collect();
-                Problem { y, p, row: (0..n).chain(0..n).collect(), n }
+                Problem { y, p, doubled: true, n }
             }
         };
         Ok((points, problem))
     }
 
     fn solve(&self, problem: &Problem, c: f64, cache: &mut KernelCache, start: Option<(&Solution, f64)>) -> Result<Solution> {
-        let dual = Dual { y: &problem.y, p: &problem.p, row: &problem.row, c, tol: self.settings.tol, shrinking: self.settings.shrinking };
+        let dual =
+            Dual { y: &problem.y, p: &problem.p, doubled: problem.doubled, c, tol: self.settings.tol, shrinking: self.settings.shrinking };
         let (alpha, grad) = match start {
             None => (vec![0.0; problem.y.len()], problem.p.clone()),
             Some((prev, c_old)) => warm_start(prev, c_old, c, &problem.p),
@@ -342,8 +343,9 @@ pub(super) fn check_kernel_model(what: &str, n_features: usize, schema_features:
 struct Problem {
     y: Vec<f64>,
     p: Vec<f64>,
-    row: Vec<usize>,
-    /// Training rows.
+    /// ε-SVR's 2n variables on n rows (see [`Dual::doubled`]); false for C-SVC.
+    doubled: bool,
+    /// Training rows (kernel rows).
     n: usize,
 }
 
@@ -352,7 +354,7 @@ impl Problem {
     fn beta(&self, alpha: &[f64]) -> Vec<f64> {
         let mut beta = vec![0.0; self.n];
         for t in 0..alpha.len() {
-            beta[self.row[t]] += self.y[t] * alpha[t];
+            beta[if t >= self.n { t - self.n } else { t }] += self.y[t] * alpha[t];
         }
         beta
     }

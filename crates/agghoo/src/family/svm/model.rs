@@ -179,6 +179,14 @@ pub(super) fn decision_values(
     biases: &[f64],
 ) -> Vec<Vec<f64>> {
     let n_sv = coefs.first().map_or(0, |c| c.len());
+    // coefficients by support vector (`by_sv[s · m + g] = coefs[g][s]`): a row's m sums then
+    // advance together over the support vectors, each one still the sequential sum
+    // `Σ_s c_gs K_s` from −0.0 (as `Iterator::sum`), bit for bit, in vector registers
+    let m = coefs.len();
+    let mut by_sv = vec![0.0; n_sv * m];
+    for (g, c) in coefs.iter().enumerate() {
+        c.iter().enumerate().for_each(|(s, &v)| by_sv[s * m + g] = v);
+    }
     let per_row: Vec<Vec<f64>> = (0..rows.len())
         .into_par_iter()
         .with_min_len(16)
@@ -186,7 +194,11 @@ pub(super) fn decision_values(
             || vec![0.0; n_sv],
             |k, i| {
                 kernel.eval_rows(rows.x(i), support, d, k);
-                coefs.iter().zip(biases).map(|(c, b)| c.iter().zip(k.iter()).map(|(c, k)| c * k).sum::<f64>() + b).collect()
+                let mut sums = vec![-0.0; m];
+                for (&kv, c) in k.iter().zip(by_sv.chunks_exact(m.max(1))) {
+                    sums.iter_mut().zip(c).for_each(|(acc, &c)| *acc += c * kv);
+                }
+                sums.iter().zip(biases).map(|(sum, b)| sum + b).collect()
             },
         )
         .collect();

@@ -3,10 +3,10 @@
 //! this module holds the pairs, their path, the fitted [`OneVsOneSvc`] and the vote.
 //!
 //! Kernel work: when the training set fits the full matrix (`n_t ≤ FULL_MATRIX_MAX_ROWS`) its
-//! kernel matrix is computed once and every pair's solver reads its sub-block through a shared
-//! handle (the pair's variables carry their training-set positions as kernel rows); otherwise
-//! each pair gets its own cache over its own rows. Both read the same kernel values (the same
-//! the same kernel on the same points), so the solutions are identical bit for bit. Pairs are solved
+//! kernel matrix is computed once and every pair's solver gets a copy of its sub-block (so the
+//! solver reads its rows contiguously); otherwise each pair gets its own cache over its own rows.
+//! Both hold the same kernel values (the same kernel on the same points), so the solutions are
+//! identical bit for bit. Pairs are solved
 //! in parallel; each pair is deterministic, so the result does not depend on the thread count.
 
 use rayon::prelude::*;
@@ -32,26 +32,23 @@ struct Pair {
 }
 
 impl Pair {
-    /// The dual problem of the pair. `shared`: kernel rows are the training-set positions (the
-    /// variables read the training set's matrix); otherwise positions within the pair's rows.
-    fn problem(&self, train: &View<'_>, shared: bool) -> Problem {
+    /// The dual problem of the pair, its variables (and kernel rows) in the order of `rows`.
+    fn problem(&self, train: &View<'_>) -> Problem {
         let l = self.rows.len();
         let y = self.rows.iter().map(|&i| if train.class(i) == self.positive { 1.0 } else { -1.0 }).collect();
-        let row = if shared { self.rows.clone() } else { (0..l).collect() };
-        Problem { y, p: vec![-1.0; l], row, n: if shared { train.len() } else { l } }
+        Problem { y, p: vec![-1.0; l], doubled: false, n: l }
     }
 
-    /// The problem and a kernel cache for it: a handle on `shared` when there is one, else a
-    /// cache over the pair's rows only.
+    /// The problem and a kernel cache over the pair's rows: the sub-block of `shared` (the
+    /// training set's full matrix, copied, no kernel evaluation) when there is one, else a cache
+    /// of its own.
     fn problem_and_cache(&self, train: &View<'_>, points: &Points, shared: Option<&KernelCache>) -> (Problem, KernelCache) {
-        match shared.and_then(KernelCache::share) {
-            Some(cache) => (self.problem(train, true), cache),
-            None => {
-                let mut x = Vec::with_capacity(self.rows.len() * points.d);
-                self.rows.iter().for_each(|&i| x.extend_from_slice(points.row(i)));
-                (self.problem(train, false), KernelCache::new(Points { x, d: points.d, kernel: points.kernel }))
-            }
-        }
+        let cache = shared.and_then(|k| k.sub_block(&self.rows)).unwrap_or_else(|| {
+            let mut x = Vec::with_capacity(self.rows.len() * points.d);
+            self.rows.iter().for_each(|&i| x.extend_from_slice(points.row(i)));
+            KernelCache::new(Points { x, d: points.d, kernel: points.kernel })
+        });
+        (self.problem(train), cache)
     }
 }
 

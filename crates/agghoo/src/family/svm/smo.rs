@@ -52,8 +52,9 @@ pub(crate) struct Dual<'a> {
     pub y: &'a [f64],
     /// Linear term.
     pub p: &'a [f64],
-    /// Kernel row of each variable.
-    pub row: &'a [usize],
+    /// ε-SVR's layout: 2n variables on the n kernel rows, variable t on row `t mod n`; otherwise
+    /// (C-SVC) one variable per row, variable t on row t. Kernel rows have one entry per row.
+    pub doubled: bool,
     /// Box bound (the same for every variable).
     pub c: f64,
     /// Stopping tolerance ε.
@@ -79,6 +80,34 @@ pub(crate) struct Solution {
 }
 
 impl Dual<'_> {
+    /// Number of kernel rows (and entries of a row).
+    fn n_rows(&self) -> usize {
+        if self.doubled { self.y.len() / 2 } else { self.y.len() }
+    }
+    /// The kernel row of variable t.
+    #[inline]
+    fn row(&self, t: usize) -> usize {
+        let n = self.n_rows();
+        if t >= n { t - n } else { t }
+    }
+    /// `G_t += Q_ti Δα_i + Q_tj Δα_j` on every variable, shrunk ones included, from the two kernel
+    /// rows `ki`, `kj` and `di = y_i Δα_i`, `dj = y_j Δα_j`: `G_t += y_t (K_{r(t) i} di + K_{r(t) j} dj)`.
+    /// Both layouts read the rows contiguously; ε-SVR computes the bracket once per kernel row and
+    /// adds it to `α⁺`'s gradient, subtracts it from `α⁻`'s (`y = ∓1`, the same numbers bit for bit).
+    fn add_to_gradient(&self, grad: &mut [f64], ki: &[f64], kj: &[f64], di: f64, dj: f64) {
+        if self.doubled {
+            let (plus, minus) = grad.split_at_mut(ki.len());
+            for (((gp, gm), &a), &b) in plus.iter_mut().zip(minus.iter_mut()).zip(ki).zip(kj) {
+                let u = a * di + b * dj;
+                *gp += u;
+                *gm -= u;
+            }
+        } else {
+            for (((g, &yt), &a), &b) in grad.iter_mut().zip(self.y).zip(ki).zip(kj) {
+                *g += yt * (a * di + b * dj);
+            }
+        }
+    }
     fn upper(&self, a: f64) -> bool {
         a >= self.c
     }
@@ -126,10 +155,10 @@ impl Dual<'_> {
             if iter > max_iter {
                 return Err(Error::Numerical(format!("SMO did not converge within {max_iter} iterations (C = {})", self.c)));
             }
-            let hi = cache.load(self.row[i]);
-            let hj = cache.load(self.row[j]);
+            let hi = cache.load(self.row(i));
+            let hj = cache.load(self.row(j));
             let (ki, kj) = (cache.row(hi), cache.row(hj));
-            let qij = y[i] * y[j] * ki[self.row[j]];
+            let qij = y[i] * y[j] * ki[self.row(j)];
             let (old_i, old_j) = (alpha[i], alpha[j]);
             let c = self.c;
             // two-variable update with clipping, as LIBSVM's Solver::Solve (Q_ii = Q_jj = 1)
@@ -182,13 +211,9 @@ impl Dual<'_> {
                     alpha[j] = sum;
                 }
             }
-            // G_t += Q_ti Δα_i + Q_tj Δα_j on every variable, shrunk ones included (one
-            // branch-free pass; unshrinking and the final check then have nothing to rebuild)
-            let di = y[i] * (alpha[i] - old_i);
-            let dj = y[j] * (alpha[j] - old_j);
-            for ((g, &yt), &r) in grad.iter_mut().zip(y).zip(self.row) {
-                *g += yt * (ki[r] * di + kj[r] * dj);
-            }
+            // the gradient of every variable, shrunk ones included (unshrinking and the final
+            // check then have nothing to rebuild)
+            self.add_to_gradient(&mut grad, ki, kj, y[i] * (alpha[i] - old_i), y[j] * (alpha[j] - old_j));
             if iter % NEWTON_EVERY == 0 {
                 self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton);
             }
@@ -227,16 +252,19 @@ impl Dual<'_> {
         q.clear();
         q.resize(n0 * n0, 0.0);
         for (a, &ta) in vars.iter().enumerate() {
-            let h = cache.load(self.row[ta]);
+            let h = cache.load(self.row(ta));
             let kr = cache.row(h);
             for (b, &tb) in vars.iter().enumerate() {
-                q[a * n0 + b] = y[ta] * y[tb] * kr[self.row[tb]];
+                q[a * n0 + b] = y[ta] * y[tb] * kr[self.row(tb)];
             }
         }
         let chol = &mut work.chol;
         let mut al: Vec<f64> = vars.iter().map(|&t| alpha[t]).collect();
         let mut g: Vec<f64> = vars.iter().map(|&t| grad[t]).collect();
-        // active-set loop: a step blocked by the box fixes the blocking variable at its bound
+        // active-set loop: a step blocked by the box fixes the blocking variable at its bound.
+        // Row b of `q` (stride n0) holds `Q_{b, free[k]}` in its first |free| entries, in the
+        // order of `free`: the column of a blocked variable is removed, so that every product
+        // below reads contiguous memory.
         let mut free: Vec<usize> = (0..n0).collect();
         while free.len() >= 2 {
             let Some((delta, step, limit)) = newton_direction(q, chol, n0, &free, &al, &g, vars, y, c) else { break };
@@ -246,13 +274,18 @@ impl Dual<'_> {
                 al[a] = if Some(k) == limit { if delta[k] > 0.0 { c } else { 0.0 } } else { (old + step * delta[k]).clamp(0.0, c) };
                 moved[k] = al[a] - old;
             }
+            let f = free.len();
             for (b, gb) in g.iter_mut().enumerate() {
-                *gb += dot(free.iter().map(|&a| q[b * n0 + a]), &moved);
+                *gb += dot(&q[b * n0..b * n0 + f], &moved);
             }
             match limit {
                 Some(k) => {
                     free.remove(k);
                     cholesky_delete(chol, k);
+                    // drop the blocked variable's column from every row (see `q` below)
+                    for b in 0..n0 {
+                        q.copy_within(b * n0 + k + 1..b * n0 + f, b * n0 + k);
+                    }
                 }
                 None => break,
             }
@@ -279,67 +312,85 @@ impl Dual<'_> {
             let d = y[t] * (al[a] - alpha[t]);
             alpha[t] = al[a];
             if d != 0.0 {
-                moved.push((self.row[t], d));
+                moved.push((self.row(t), d));
             }
         }
         for pair in moved.chunks(2) {
             let (ra, da) = pair[0];
             let (rb, db) = pair.get(1).copied().unwrap_or((ra, 0.0));
             let (ha, hb) = (cache.load(ra), cache.load(rb));
-            let (ka, kb) = (cache.row(ha), cache.row(hb));
-            for ((g, &ys), &r) in grad.iter_mut().zip(y).zip(self.row) {
-                *g += ys * (ka[r] * da + kb[r] * db);
-            }
+            self.add_to_gradient(grad, cache.row(ha), cache.row(hb), da, db);
         }
     }
 
-    /// WSS 2 over `active`; `None` when the gap `m − M` is below `tol` (or no pair improves).
+    /// WSS 2 over `active` (increasing); `None` when the gap `m − M` is below `tol` (or no pair
+    /// improves).
     ///
     /// Written without data-dependent branches on the bounds (the loops run once per SMO
     /// iteration and the bound pattern is unpredictable): with `y_t = ±1`, `−y_t G_t` is I_up's
     /// value, `y_t G_t` I_low's, and the second-order denominator `Q_ii + Q_tt − 2 y_i y_t Q_it`
     /// is `2 − 2 K_it` for either sign; the same numbers as LIBSVM's branches, bit for bit.
+    /// Each loop keeps [`LANES`] independent running extrema (element k of `active` goes to lane
+    /// `k mod LANES`) instead of one chain of dependent comparisons, and [`Lanes::best`] merges
+    /// them into exactly what the sequential loop picks: LIBSVM's `>=` / `<=` make it the *last*
+    /// extremal variable, and since `active` is increasing that is the largest index among the
+    /// lanes' extremal ones.
     fn select(&self, cache: &mut KernelCache, alpha: &[f64], grad: &[f64], active: &[usize]) -> Option<(usize, usize)> {
         let (y, c) = (self.y, self.c);
-        let mut gmax = f64::NEG_INFINITY;
-        let mut gmax_idx = usize::MAX;
-        for &t in active {
+        debug_assert!(active.windows(2).all(|w| w[0] < w[1]));
+        let mut up_max = Lanes::new(f64::NEG_INFINITY);
+        let (chunks, rest) = (active.chunks_exact(LANES), active.chunks_exact(LANES).remainder());
+        let visit_up = |lanes: &mut Lanes, k: usize, t: usize| {
             let (pos, a) = (y[t] > 0.0, alpha[t]);
             // I_up: y = +1 below C, or y = −1 above 0
             let up = (pos & (a < c)) | (!pos & (a > 0.0));
             let v = -y[t] * grad[t];
-            if up & (v >= gmax) {
-                gmax = v;
-                gmax_idx = t;
+            if up & (v >= lanes.value[k]) {
+                lanes.value[k] = v;
+                lanes.index[k] = t;
+            }
+        };
+        for chunk in chunks.clone() {
+            for (k, &t) in chunk.iter().enumerate() {
+                visit_up(&mut up_max, k, t);
             }
         }
-        if gmax_idx == usize::MAX {
-            return None;
+        for (k, &t) in rest.iter().enumerate() {
+            visit_up(&mut up_max, k, t);
         }
-        let i = gmax_idx;
-        let hi = cache.load(self.row[i]);
+        let (gmax, i) = up_max.best(|v, best| v > best)?;
+        let hi = cache.load(self.row(i));
         let ki = cache.row(hi);
-        let mut gmax2 = f64::NEG_INFINITY;
-        let mut gmin_idx = usize::MAX;
-        let mut obj_min = f64::INFINITY;
-        for &t in active {
+        let mut low_max = [f64::NEG_INFINITY; LANES];
+        let mut obj_min = Lanes::new(f64::INFINITY);
+        let mut visit_low = |k: usize, t: usize| {
             let (pos, a) = (y[t] > 0.0, alpha[t]);
             // I_low: y = +1 above 0, or y = −1 below C
             let low = (pos & (a > 0.0)) | (!pos & (a < c));
             let yg = y[t] * grad[t];
-            gmax2 = if low & (yg > gmax2) { yg } else { gmax2 };
+            low_max[k] = if low & (yg > low_max[k]) { yg } else { low_max[k] };
             let grad_diff = gmax + yg;
-            let quad = 2.0 - 2.0 * ki[self.row[t]];
+            let quad = 2.0 - 2.0 * ki[self.row(t)];
             let obj = -(grad_diff * grad_diff) / quad.max(TAU);
-            if low & (grad_diff > 0.0) & (obj <= obj_min) {
-                obj_min = obj;
-                gmin_idx = t;
+            if low & (grad_diff > 0.0) & (obj <= obj_min.value[k]) {
+                obj_min.value[k] = obj;
+                obj_min.index[k] = t;
+            }
+        };
+        for chunk in chunks {
+            for (k, &t) in chunk.iter().enumerate() {
+                visit_low(k, t);
             }
         }
-        if gmax + gmax2 < self.tol || gmin_idx == usize::MAX {
+        for (k, &t) in rest.iter().enumerate() {
+            visit_low(k, t);
+        }
+        let gmax2 = low_max.iter().fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+        let (_, j) = obj_min.best(|v, best| v < best)?;
+        if gmax + gmax2 < self.tol {
             return None;
         }
-        Some((i, gmin_idx))
+        Some((i, j))
     }
 
     /// LIBSVM's shrinking: drops from `active` the variables at a bound whose gradient says they
@@ -395,6 +446,38 @@ impl Dual<'_> {
     }
 }
 
+/// Independent running extrema in the selection loops (a power of two; four cover the latency
+/// of a comparison chain).
+const LANES: usize = 4;
+
+/// Per lane, the extremal value seen so far and the variable holding it (`usize::MAX`: none).
+struct Lanes {
+    value: [f64; LANES],
+    index: [usize; LANES],
+}
+
+impl Lanes {
+    fn new(start: f64) -> Self {
+        Self { value: [start; LANES], index: [usize::MAX; LANES] }
+    }
+    /// The extremum over the lanes that hold a variable (`better(v, w)`: v is strictly more
+    /// extreme than w), ties to the largest index: the last extremal variable of an increasing
+    /// scan, what one sequential `>=` / `<=` loop returns. `None` when no lane holds one.
+    fn best(&self, better: impl Fn(f64, f64) -> bool) -> Option<(f64, usize)> {
+        let mut best: Option<(f64, usize)> = None;
+        for (&v, &t) in self.value.iter().zip(&self.index) {
+            if t == usize::MAX {
+                continue;
+            }
+            best = match best {
+                Some((w, s)) if !(better(v, w) || (v == w && t > s)) => Some((w, s)),
+                _ => Some((v, t)),
+            };
+        }
+        best
+    }
+}
+
 /// The Newton step's state within one solve: the Cholesky factor of `Q_FF + μI` for the
 /// variables `vars` (in the factor's order), kept from one step to the next and updated for the
 /// variables that left or joined the free set (`O(|F|²)` each) instead of refactored
@@ -431,10 +514,10 @@ impl NewtonWork {
             self.vars.iter().for_each(|&t| self.mark[t] = false);
             let mut ok = true;
             for &t in now.iter().filter(|&&t| self.mark[t]) {
-                let h = cache.load(dual.row[t]);
+                let h = cache.load(dual.row(t));
                 let kr = cache.row(h);
-                let b: Vec<f64> = self.vars.iter().map(|&s| y[s] * y[t] * kr[dual.row[s]]).collect();
-                if !cholesky_append(&mut self.chol, &b, kr[dual.row[t]] + NEWTON_RIDGE) {
+                let b: Vec<f64> = self.vars.iter().map(|&s| y[s] * y[t] * kr[dual.row(s)]).collect();
+                if !cholesky_append(&mut self.chol, &b, kr[dual.row(t)] + NEWTON_RIDGE) {
                     ok = false;
                     break;
                 }
@@ -450,9 +533,9 @@ impl NewtonWork {
         self.chol.clear();
         let n = self.vars.len();
         for (a, &ta) in self.vars.iter().enumerate() {
-            let h = cache.load(dual.row[ta]);
+            let h = cache.load(dual.row(ta));
             let kr = cache.row(h);
-            let mut row: Vec<f64> = self.vars[..=a].iter().map(|&tb| y[ta] * y[tb] * kr[dual.row[tb]]).collect();
+            let mut row: Vec<f64> = self.vars[..=a].iter().map(|&tb| y[ta] * y[tb] * kr[dual.row(tb)]).collect();
             row[a] += NEWTON_RIDGE;
             self.chol.push(row);
         }
@@ -467,11 +550,19 @@ impl NewtonWork {
     }
 }
 
-/// `Σ_k a_k b_k` with four partial sums (the compiler keeps them in vector registers).
-fn dot(a: impl Iterator<Item = f64>, b: &[f64]) -> f64 {
+/// `Σ_k a_k b_k` of two slices of equal length with four partial sums, term k going to sum
+/// `k mod 4` (the compiler keeps them in vector registers).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
     let mut s = [0.0; 4];
-    for (k, (x, y)) in a.zip(b).enumerate() {
-        s[k % 4] += x * y;
+    for (x, y) in ca.zip(cb) {
+        for k in 0..4 {
+            s[k] += x[k] * y[k];
+        }
+    }
+    for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
+        s[k] += x * y;
     }
     (s[0] + s[1]) + (s[2] + s[3])
 }
@@ -490,8 +581,9 @@ fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
     (s[0] + s[1]) + (s[2] + s[3]) + tail
 }
 
-/// The Newton direction on the variables `free` (positions into the `n0 × n0` matrix `q`,
-/// current values `al`, gradients `g`; `chol` holds the Cholesky factor of `Q_FF + μI` for F =
+/// The Newton direction on the variables `free` (positions into `al`, `g`, `vars`, and rows of
+/// `q`, whose row a holds `Q_{a, free[k]}` at `a · n0 + k`; current values `al`, gradients `g`;
+/// `chol` holds the Cholesky factor of `Q_FF + μI` for F =
 /// `free`, by rows), its step length (exact line minimum clipped to the box) and the
 /// position in `free` of the variable that blocks it, if any.
 #[allow(clippy::too_many_arguments)]
@@ -524,7 +616,7 @@ fn newton_direction(
     if slope.is_nan() || slope >= 0.0 || delta.iter().any(|d| !d.is_finite()) {
         return None;
     }
-    let curvature: f64 = free.iter().zip(&delta).map(|(&a, da)| da * dot(free.iter().map(|&b| q[a * n0 + b]), &delta)).sum();
+    let curvature: f64 = free.iter().zip(&delta).map(|(&a, da)| da * dot(&q[a * n0..a * n0 + f], &delta)).sum();
     let mut step = if curvature > 0.0 { -slope / curvature } else { f64::INFINITY };
     let mut limit = None;
     for (k, &a) in free.iter().enumerate() {

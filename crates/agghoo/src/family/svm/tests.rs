@@ -659,3 +659,23 @@ fn unscaled_features_no_longer_give_a_constant_svc() {
     assert!(new.iter().any(|&l| l != new[0]), "γ = scale predicts a constant");
     assert!(acc > 0.6, "accuracy {acc} (the classes overlap: about 0.79 at best)");
 }
+
+/// The decision values of several expansions at once are, bit for bit, one sequential sum per
+/// expansion and row (`Σ_s β_s K(x_s, x) + b`, as `Iterator::sum`).
+#[test]
+fn decision_values_are_the_sequential_sums() {
+    let data = blobs(40, 12);
+    let all = data.all();
+    let kernel = Kernel::rbf(0.7).unwrap();
+    let support: Vec<f64> = (0..9).flat_map(|i| data.row(i).to_vec()).collect();
+    let coefs: Vec<Vec<f64>> = (0..5).map(|g| (0..9).map(|s| ((g * 7 + s * 3) % 5) as f64 - 2.0 + 0.1 * g as f64).collect()).collect();
+    let refs: Vec<&[f64]> = coefs.iter().map(Vec::as_slice).collect();
+    let biases = [0.5, -1.0, 0.0, 2.25, -0.125];
+    let got = decision_values(&all, &support, 2, &kernel, &refs, &biases);
+    for (g, c) in coefs.iter().enumerate() {
+        for i in 0..all.len() {
+            let want = c.iter().enumerate().map(|(s, b)| b * kernel.eval(&support[2 * s..2 * s + 2], all.x(i))).sum::<f64>() + biases[g];
+            assert_eq!(got[g][i].to_bits(), want.to_bits(), "expansion {g} row {i}");
+        }
+    }
+}
