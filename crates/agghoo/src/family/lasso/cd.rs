@@ -195,11 +195,17 @@ impl Problem {
         let x = faer::MatRef::from_column_major_slice(&self.x, self.n, self.d);
         let r = faer::MatRef::from_column_major_slice(&state.aux, self.n, 1);
         let mut out = vec![0.0; self.d];
-        out.par_chunks_mut(GRADIENT_COLUMNS).enumerate().for_each(|(b, out)| {
+        let block = |(b, out): (usize, &mut [f64])| {
             let columns = x.subcols(b * GRADIENT_COLUMNS, out.len());
             let out = faer::MatMut::from_column_major_slice_mut(out, columns.ncols(), 1);
             product(out, faer::Accum::Replace, columns.transpose(), r, 1.0 / self.n as f64);
-        });
+        };
+        // The same blocks either way; on one thread without handing them to rayon's pool.
+        if self.d > GRADIENT_COLUMNS && rayon::current_num_threads() > 1 {
+            out.par_chunks_mut(GRADIENT_COLUMNS).enumerate().for_each(block);
+        } else {
+            out.chunks_mut(GRADIENT_COLUMNS).enumerate().for_each(block);
+        }
         out
     }
 
