@@ -126,19 +126,13 @@ impl Problem {
         }
         // Column sums per fixed chunk of rows (in parallel), added in chunk order.
         let mut x_mean = vec![0.0; d];
-        let partial: Vec<Vec<f64>> = {
-            use rayon::prelude::*;
-            row_chunks(n, d)
-                .into_par_iter()
-                .map(|rows| {
-                    let mut sum = vec![0.0; d];
-                    for i in rows {
-                        sum.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
-                    }
-                    sum
-                })
-                .collect()
-        };
+        let partial: Vec<Vec<f64>> = map_row_chunks(n, d, |rows| {
+            let mut sum = vec![0.0; d];
+            for i in rows {
+                sum.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
+            }
+            sum
+        });
         for sum in &partial {
             x_mean.iter_mut().zip(sum).for_each(|(m, v)| *m += v);
         }
@@ -535,6 +529,20 @@ pub(super) fn row_chunks(n: usize, d: usize) -> Vec<std::ops::Range<usize>> {
     (0..chunks).map(|c| (c * size).min(n)..((c + 1) * size).min(n)).collect()
 }
 
+/// `f` of every chunk of [`row_chunks`], in chunk order: in parallel on rayon's threads, or on the
+/// calling thread when there is one thread (handing the chunks to rayon's pool from outside it
+/// costs a wake-up and moves the results to another core's cache). The same chunks either way,
+/// so the same results.
+fn map_row_chunks<T: Send>(n: usize, d: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
+    use rayon::prelude::*;
+    let chunks = row_chunks(n, d);
+    if chunks.len() > 1 && rayon::current_num_threads() > 1 {
+        chunks.into_par_iter().map(&f).collect()
+    } else {
+        chunks.into_iter().map(f).collect()
+    }
+}
+
 /// Covariance mode's one pass over the data: the column means `m`, `G = X_cᵀX_c / n`
 /// (column-major `d × d`) and `c = X_cᵀy_c / n` (`y_c` already centred).
 ///
@@ -559,7 +567,6 @@ pub(super) fn row_chunks(n: usize, d: usize) -> Vec<std::ops::Range<usize>> {
 /// and additions whatever the thread count (the row partition is fixed), so the result is
 /// bit-identical on any number of threads.
 fn gram_matrix(train: &View<'_>, yc: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    use rayon::prelude::*;
     let (n, d) = (train.len(), train.n_features());
     let inv_n = 1.0 / n as f64;
     let head = n.min(GRAM_ROWS);
@@ -568,7 +575,7 @@ fn gram_matrix(train: &View<'_>, yc: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         shift.iter_mut().zip(train.x(i)).for_each(|(s, v)| *s += v);
     }
     shift.iter_mut().for_each(|s| *s /= head.max(1) as f64);
-    let partial: Vec<ChunkSums> = row_chunks(n, d).into_par_iter().map(|rows| gram_chunk(train, &shift, yc, rows)).collect();
+    let partial: Vec<ChunkSums> = map_row_chunks(n, d, |rows| gram_chunk(train, &shift, yc, rows));
     let mut partial = partial.into_iter();
     let mut total = partial.next().unwrap_or_else(|| gram_chunk(train, &shift, yc, 0..0));
     for more in partial {
