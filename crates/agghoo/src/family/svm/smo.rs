@@ -553,22 +553,25 @@ impl NewtonWork {
 /// `Σ_k a_k b_k` of two slices of equal length with four partial sums, term k going to sum
 /// `k mod 4` (the compiler keeps them in vector registers).
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    let mut s = [0.0; 4];
-    for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
-            s[k] += x[k] * y[k];
-        }
-    }
+    let (mut s, ra, rb) = four_sums(a, b);
     for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
         s[k] += x * y;
     }
     (s[0] + s[1]) + (s[2] + s[3])
 }
 
-/// `Σ_k a_k b_k` of two slices of equal length, four partial sums.
+/// `Σ_k a_k b_k` of two slices of equal length, four partial sums over the whole chunks of four
+/// terms, the remaining terms summed apart.
 fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
+    let (s, ra, rb) = four_sums(a, b);
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    (s[0] + s[1]) + (s[2] + s[3]) + tail
+}
+
+/// The four partial sums of `a_k b_k` over the whole chunks of four terms (term k to sum
+/// `k mod 4`), and the remaining terms of `a` and `b`. The two dot products above differ only
+/// in where the remainder goes; each keeps its own association (their callers' bits).
+fn four_sums<'a>(a: &'a [f64], b: &'a [f64]) -> ([f64; 4], &'a [f64], &'a [f64]) {
     let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
     let (ra, rb) = (ca.remainder(), cb.remainder());
     let mut s = [0.0; 4];
@@ -577,8 +580,7 @@ fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
             s[k] += x[k] * y[k];
         }
     }
-    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
-    (s[0] + s[1]) + (s[2] + s[3]) + tail
+    (s, ra, rb)
 }
 
 /// The Newton direction on the variables `free` (positions into `al`, `g`, `vars`, and rows of
