@@ -52,3 +52,26 @@ fn every_bench_script_uses_the_loud_runner_and_hides_no_errors() {
     }
     assert!(scripts >= 8, "{scripts} scripts found");
 }
+
+#[test]
+fn the_speedup_table_takes_medians_and_pairs_each_round() {
+    // Three rounds: the machine was twice as slow in round 2 for both sides, so the per-round
+    // speed-up stays 2 while the times' medians move; `_ours_cold` compares with the peer's case.
+    let dir = std::env::temp_dir().join(format!("agghoo-speedup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ours = dir.join("ours");
+    let peer = dir.join("peer");
+    std::fs::write(&ours, "1 a 1.0\n1 a_ours_cold 4.0\n2 a 2.0\n2 a_ours_cold 8.0\n3 a 1.5\n3 a_ours_cold 2.0\n").unwrap();
+    std::fs::write(&peer, "1 a 2.0\n2 a 4.0\n3 a 3.0\n").unwrap();
+    let (code, out, err) = with_lib(&format!("speedup_table '{}' '{}'", ours.display(), peer.display()));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("| a | 1.5000 | 3.0000 | 2.00× | 2.00–2.00 (3 rounds) |"), "{out}");
+    // cold: 4, 8, 2 against 2, 4, 3 → speed-ups 0.5, 0.5, 1.5
+    assert!(out.contains("| a (no warm start) | 4.0000 | 3.0000 | 0.50× | 0.50–1.50 (3 rounds) |"), "{out}");
+    // a round without the peer's time stops the script
+    std::fs::write(&peer, "1 a 2.0\n2 a 4.0\n").unwrap();
+    let (code, out, err) = with_lib(&format!("speedup_table '{}' '{}'\necho after", ours.display(), peer.display()));
+    assert_ne!(code, Some(0));
+    assert!(err.contains("no time for a in round 3") && !out.contains("after"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
