@@ -42,7 +42,8 @@ pub(in crate::family) fn triangular_product(
 }
 
 /// Marks the upper halves of the vector registers clean (`vzeroupper`) after faer's wide-SIMD
-/// kernels, before scalar code that calls into libm.
+/// kernels, before scalar code that calls into libm. Every faer call in this module ends with it
+/// (products, the eigendecomposition and the Cholesky solve).
 ///
 /// faer's AVX-512 matrix kernels return with the upper register state dirty; glibc's `exp` and
 /// `log` wrappers are SSE-encoded, and every call then pays a state-transition stall (measured: a
@@ -76,6 +77,7 @@ pub(in crate::family) fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<(Vec<f64>
     let mut buffer = MemBuffer::new(evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default()));
     evd::self_adjoint_evd(a, values.as_mut(), Some(vectors.as_mut()), Par::Seq, MemStack::new(&mut buffer), Default::default())
         .map_err(|e| Error::Numerical(format!("ridge: symmetric eigendecomposition of a {n}×{n} matrix failed ({e:?})")))?;
+    clear_upper_simd_state();
     let values = (0..n).map(|k| values[k]).collect();
     Ok((values, vectors))
 }
@@ -93,6 +95,7 @@ pub(in crate::family) fn cholesky_solve(a: MatRef<'_, f64>, rhs: MatRef<'_, f64>
     let mut x = rhs.to_owned();
     let mut empty = MemBuffer::new(StackReq::EMPTY);
     llt::solve::solve_in_place_with_conj(factor.as_ref(), Conj::No, x.as_mut(), Par::Seq, MemStack::new(&mut empty));
+    clear_upper_simd_state();
     Ok(x)
 }
 
