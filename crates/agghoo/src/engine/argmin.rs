@@ -55,16 +55,29 @@ pub fn argmin(risks: &[f64], tie: TieRule) -> Result<usize> {
 
 /// The one-standard-error rule: the simplest grid point whose mean risk is at most
 /// `mean[m̂] + se[m̂]`, where `m̂` is the argmin of `mean`. "Simplest" is the largest index when
-/// `larger_is_simpler` (k, λ, α), else the smallest.
+/// `larger_is_simpler` (k, λ, α), else the smallest. The band is compared with the same relative
+/// tolerance as [`argmin`]'s ties (see [`one_standard_error_band`]).
 ///
 /// # Errors
 /// As [`argmin`].
 pub fn one_standard_error(mean: &[f64], se: &[f64], tie: TieRule, larger_is_simpler: bool) -> Result<usize> {
-    let best = argmin(mean, tie)?;
-    let threshold = mean[best] + se[best];
-    let ok = |m: &usize| mean[*m] <= threshold;
+    let (best, within) = one_standard_error_band(mean, se, tie)?;
+    let ok = |m: &usize| within(*m);
     let pick = if larger_is_simpler { (0..mean.len()).rev().find(ok) } else { (0..mean.len()).find(ok) };
     Ok(pick.unwrap_or(best))
+}
+
+/// The argmin `m̂` of `mean` (ties by `tie`) and the test "grid point `m` is within one standard
+/// error of it": `mean[m] ≤ mean[m̂] + se[m̂]`, up to [`TIE_RELATIVE_TOLERANCE`] of the minimum —
+/// so every point [`argmin`] counts as tied with the minimum is in the band even when `se` is 0.
+///
+/// # Errors
+/// As [`argmin`].
+pub fn one_standard_error_band<'a>(mean: &'a [f64], se: &[f64], tie: TieRule) -> Result<(usize, impl Fn(usize) -> bool + 'a)> {
+    let best = argmin(mean, tie)?;
+    let min = mean.iter().copied().fold(f64::INFINITY, f64::min);
+    let threshold = mean[best] + se[best] + TIE_RELATIVE_TOLERANCE * min.abs();
+    Ok((best, move |m: usize| mean[m] <= threshold))
 }
 
 #[cfg(test)]
@@ -83,5 +96,20 @@ mod tests {
         let se = [0.01, 0.03, 0.01, 0.01, 0.01];
         assert_eq!(one_standard_error(&mean, &se, TieRule::First, true).unwrap(), 2); // 0.22 ≤ 0.23 < 0.24
         assert_eq!(one_standard_error(&mean, &se, TieRule::First, false).unwrap(), 1);
+    }
+
+    #[test]
+    fn one_se_band_keeps_every_point_argmin_calls_tied() {
+        // With zero standard errors the band is the tie set of `argmin`: index 0 (the first tied
+        // minimiser, 5e-11 above the minimum) and index 2 (8e-11 above it) tie with index 1.
+        let mean = [1.0 + 5e-11, 1.0, 1.0 + 8e-11, 1.0 + 1e-6];
+        let se = [0.0; 4];
+        assert_eq!(argmin(&mean, TieRule::First).unwrap(), 0);
+        assert_eq!(argmin(&mean, TieRule::Last).unwrap(), 2);
+        assert_eq!(one_standard_error(&mean, &se, TieRule::First, true).unwrap(), 2);
+        assert_eq!(one_standard_error(&mean, &se, TieRule::Last, false).unwrap(), 0);
+        let (best, within) = one_standard_error_band(&mean, &se, TieRule::First).unwrap();
+        assert_eq!(best, 0);
+        assert_eq!((0..4).map(&within).collect::<Vec<_>>(), [true, true, true, false]);
     }
 }

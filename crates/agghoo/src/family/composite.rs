@@ -417,11 +417,10 @@ impl Composite {
     /// # Errors
     /// As [`argmin`](crate::engine::argmin).
     pub fn one_standard_error(&self, mean: &[f64], se: &[f64], tie: crate::engine::TieRule) -> Result<usize> {
-        let best = crate::engine::argmin(mean, tie)?;
-        let threshold = mean[best] + se[best];
+        let (best, in_band) = crate::engine::one_standard_error_band(mean, se, tie)?;
         let family = self.family_of(best);
         let n_axes = self.families[family].axes.len();
-        let within = (0..mean.len()).filter(|&m| mean[m] <= threshold && self.family_of(m) == family);
+        let within = (0..mean.len()).filter(|&m| in_band(m) && self.family_of(m) == family);
         Ok(within.min_by(|&a, &b| (0..n_axes).map(|x| self.compare_axis(a, b, x)).find(|o| o.is_ne()).unwrap_or(a.cmp(&b))).unwrap_or(best))
     }
 
