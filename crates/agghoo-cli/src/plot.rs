@@ -2,7 +2,8 @@
 //!
 //! "Risk vs τ" in the style of the papers' figures: one curve per (method, V) from the rows with
 //! a τ — solid for aggregation (Majhoo, Agghoo), dashed for CV, one colour per V — and every row
-//! without τ (the oracle) as a horizontal line. The plot reads only [`Row`]s, so each experiment
+//! without τ (the oracle) as a horizontal line; one panel per reading of the protocol when the
+//! methods carry one (`agghoo [sd, 1/n, …]`). The plot reads only [`Row`]s, so each experiment
 //! gets it for free. The font is embedded (DejaVu Sans) and registered once: plotters' `ab_glyph`
 //! backend has no system fonts.
 
@@ -48,52 +49,107 @@ fn is_cv(method: &str) -> bool {
     method.starts_with("cv")
 }
 
-/// Writes `<base>.svg` and `<base>.png`: risk vs τ (see the module docs).
+/// Writes `<base>.svg` and `<base>.png`: risk vs τ (see the module docs). Methods named
+/// `name [reading]` (an experiment run under several readings of its protocol) get one panel per
+/// reading, on a shared y axis, instead of one crowded chart.
 pub fn risk_vs_tau(result: &ExperimentResult, base: &Path) -> anyhow::Result<()> {
     register();
+    let panels = panels(&result.rows);
+    let size = if panels.len() > 1 { (1200, 40 + 380 * panels.len().div_ceil(2) as u32) } else { SIZE };
     let svg = base.with_extension("svg");
     let png = base.with_extension("png");
-    draw(SVGBackend::new(&svg, SIZE).into_drawing_area(), result).with_context(|| format!("drawing {}", svg.display()))?;
-    draw(BitMapBackend::new(&png, SIZE).into_drawing_area(), result).with_context(|| format!("drawing {}", png.display()))?;
+    draw(SVGBackend::new(&svg, size).into_drawing_area(), result, &panels).with_context(|| format!("drawing {}", svg.display()))?;
+    draw(BitMapBackend::new(&png, size).into_drawing_area(), result, &panels).with_context(|| format!("drawing {}", png.display()))?;
     Ok(())
 }
 
-/// Curves keyed by (method, V), points sorted by τ.
-fn curves(rows: &[Row]) -> BTreeMap<(String, usize), Vec<(f64, f64)>> {
+/// `"agghoo [sd, 1/n]"` → (`"agghoo"`, `Some("sd, 1/n")`); a name without a bracketed reading → (name, `None`).
+fn split_reading(method: &str) -> (&str, Option<&str>) {
+    match method.split_once(" [") {
+        Some((name, rest)) if rest.ends_with(']') => (name, Some(&rest[..rest.len() - 1])),
+        _ => (method, None),
+    }
+}
+
+/// The rows of each panel, keyed by reading (`None`: no reading, a single panel).
+fn panels(rows: &[Row]) -> BTreeMap<Option<String>, Vec<&Row>> {
+    let mut out: BTreeMap<Option<String>, Vec<&Row>> = BTreeMap::new();
+    for r in rows {
+        out.entry(split_reading(&r.method).1.map(str::to_string)).or_default().push(r);
+    }
+    out
+}
+
+/// Curves keyed by (method without its reading, V), points sorted by τ.
+fn curves(rows: &[&Row]) -> BTreeMap<(String, usize), Vec<(f64, f64)>> {
     let mut out: BTreeMap<(String, usize), Vec<(f64, f64)>> = BTreeMap::new();
     for r in rows {
         if let Some(tau) = r.tau {
-            out.entry((r.method.clone(), r.v.unwrap_or(0))).or_default().push((tau, r.mean));
+            out.entry((split_reading(&r.method).0.to_string(), r.v.unwrap_or(0))).or_default().push((tau, r.mean));
         }
     }
     out.values_mut().for_each(|c| c.sort_by(|a, b| a.0.total_cmp(&b.0)));
     out
 }
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &ExperimentResult) -> anyhow::Result<()>
+fn draw<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    result: &ExperimentResult,
+    panels: &BTreeMap<Option<String>, Vec<&Row>>,
+) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
     root.fill(&WHITE).map_err(e)?;
-    let curves = curves(&result.rows);
-    let lines: Vec<&Row> = result.rows.iter().filter(|r| r.tau.is_none()).collect();
-    let taus = curves.values().flatten().map(|p| p.0);
-    let (x0, x1) = taus.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), t| (a.min(t), b.max(t)));
+    let taus = result.rows.iter().filter_map(|r| r.tau);
+    let (x0, x1) = taus.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), t| (a.min(t), b.max(t)));
     if !x0.is_finite() {
         return Err(anyhow!("no rows with a training fraction τ to plot"));
     }
     let y_max = result.rows.iter().map(|r| r.mean).fold(0.0f64, f64::max) * 1.08;
     let y_max = if y_max > 0.0 { y_max } else { 1.0 };
+    let title = format!("{}: {} vs τ ({} repetitions, n = {})", result.experiment, result.metric, result.reps, result.n);
+    if panels.len() == 1 {
+        let rows = panels.values().next().map(Vec::as_slice).unwrap_or_default();
+        return draw_panel(&root, rows, (title, 22), (x0, x1, y_max), (&result.metric, 13)).and_then(|()| root.present().map_err(e));
+    }
+    let root = root.titled(&title, ("sans-serif", 22)).map_err(e)?;
+    let areas = root.split_evenly((panels.len().div_ceil(2), 2));
+    for (area, (reading, rows)) in areas.iter().zip(panels) {
+        let caption = reading.clone().unwrap_or_else(|| "other rows".into());
+        draw_panel(area, rows, (caption, 16), (x0, x1, y_max), ("risk (see the title)", 11))?;
+    }
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+/// One risk-vs-τ chart of `rows` on `area`: a curve per (method, V) — solid for aggregation,
+/// dashed for CV, black for an oracle, one colour per V — and each row without τ as a
+/// horizontal line (the first black, further ones grey). `frame` = (τ from, τ to, y max);
+/// `labels` = (the y axis's description, the legend's font size).
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    rows: &[&Row],
+    caption: (String, u32),
+    frame: (f64, f64, f64),
+    labels: (&str, u32),
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
+    let (x0, x1, y_max) = frame;
+    let curves = curves(rows);
+    let lines: Vec<&&Row> = rows.iter().filter(|r| r.tau.is_none()).collect();
     let vs: Vec<usize> = {
-        let mut v: Vec<usize> = curves.keys().map(|k| k.1).collect();
+        let mut v: Vec<usize> = curves.keys().map(|k| k.1).filter(|&v| v > 0).collect();
         v.sort_unstable();
         v.dedup();
         v
     };
-    let title = format!("{}: {} vs τ ({} repetitions, n = {})", result.experiment, result.metric, result.reps, result.n);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption.0, ("sans-serif", caption.1))
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(70)
@@ -102,15 +158,16 @@ where
     chart
         .configure_mesh()
         .x_desc("training fraction τ")
-        .y_desc(result.metric.as_str())
+        .y_desc(labels.0)
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(e)?;
     for ((method, v), points) in &curves {
-        let c = colour(vs.iter().position(|x| x == v).unwrap_or(0));
-        let label = format!("{method} V={v}");
+        let oracle = method.starts_with("oracle");
+        let c = if oracle { BLACK } else { colour(vs.iter().position(|x| x == v).unwrap_or(0)) };
+        let label = if *v > 0 { format!("{method} V={v}") } else { method.clone() };
         if is_cv(method) {
             let style = c.stroke_width(2);
             chart.draw_series(DashedLineSeries::new(points.iter().copied(), 8, 5, style)).map_err(e)?.label(label).legend(move |(x, y)| {
@@ -128,9 +185,8 @@ where
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, c.filled()))).map_err(e)?;
         }
     }
-    // The first reference line (the oracle) in black, further ones (diagnostics) in grey.
     for (i, row) in lines.into_iter().enumerate() {
-        let label = format!("{} ({})", row.method, format_value(row.mean));
+        let label = format!("{} ({})", split_reading(&row.method).0, format_value(row.mean));
         let c = if i == 0 { BLACK } else { RGBColor(150, 150, 150) };
         chart
             .draw_series(LineSeries::new([(x0 - 0.02, row.mean), (x1 + 0.02, row.mean)], c.stroke_width(2)))
@@ -138,7 +194,7 @@ where
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
-    legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperRight, 13)
+    legend(&mut chart, SeriesLabelPosition::UpperRight, labels.1)
 }
 
 /// Draws the legend of `chart` in the house style at `position` and presents `root`.
@@ -151,7 +207,19 @@ pub(crate) fn legend_and_present<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Rang
 where
     DB::ErrorType: 'static,
 {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
+    legend(chart, position, font_size)?;
+    root.present().map_err(|e| anyhow!("{e}"))
+}
+
+/// Draws the legend of `chart` in the house style at `position`.
+fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
     chart
         .configure_series_labels()
         .position(position)
@@ -159,9 +227,7 @@ where
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
         .draw()
-        .map_err(e)?;
-    root.present().map_err(e)?;
-    Ok(())
+        .map_err(|e| anyhow!("{e}"))
 }
 
 fn format_value(x: f64) -> String {
@@ -266,14 +332,8 @@ where
                             .map_err(e)?;
                     }
                 }
-                chart
-                    .configure_series_labels()
-                    .position(if what == Quantity::Seconds { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperLeft })
-                    .label_font(("sans-serif", 12))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK.mix(0.4))
-                    .draw()
-                    .map_err(e)?;
+                let position = if what == Quantity::Seconds { SeriesLabelPosition::LowerRight } else { SeriesLabelPosition::UpperLeft };
+                legend(&mut chart, position, 12)?;
             }};
         }
         match what {
@@ -289,4 +349,37 @@ where
     }
     root.present().map_err(e)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn methods_with_a_reading_get_one_panel_each() {
+        assert_eq!(split_reading("agghoo [sd, 1/n, oracle on D]"), ("agghoo", Some("sd, 1/n, oracle on D")));
+        assert_eq!(split_reading("cv+1se"), ("cv+1se", None));
+        assert_eq!(split_reading("odd [unclosed"), ("odd [unclosed", None));
+        let row = |method: &str, tau: Option<f64>| Row {
+            experiment: "svr-readings".into(),
+            method: method.into(),
+            tau,
+            v: None,
+            mean: 0.1,
+            standard_error: 0.0,
+            paper: None,
+            seconds: None,
+            cpu_seconds: None,
+            passes: None,
+        };
+        let rows = [row("agghoo [a]", Some(0.5)), row("cv [a]", Some(0.5)), row("oracle [b]", None), row("agghoo [b]", Some(0.5))];
+        let panels = panels(&rows);
+        assert_eq!(panels.keys().cloned().collect::<Vec<_>>(), [Some("a".to_string()), Some("b".to_string())]);
+        assert_eq!(panels[&Some("a".to_string())].len(), 2);
+        // curves are keyed by the method without its reading
+        let curves = curves(&panels[&Some("b".to_string())]);
+        assert_eq!(curves.keys().cloned().collect::<Vec<_>>(), [("agghoo".to_string(), 0)]);
+        // plain method names: one panel
+        assert_eq!(super::panels(&[row("majhoo", Some(0.5)), row("oracle", None)]).len(), 1);
+    }
 }
