@@ -22,8 +22,9 @@
 //!   `G_bar` (the bounded variables' part) plus the free variables' rows; with a path's short
 //!   warm-started solves that rebuild would run at nearly every solve, and shrinking only
 //!   pays off when it runs early (hence the shorter period).
-//!   Unlike LIBSVM we keep an active *list* instead of swapping variables (the kernel cache is
-//!   shared by every grid point, so its row order must not change).
+//!   Unlike LIBSVM we keep an active *mask* instead of swapping variables (the kernel cache is
+//!   shared by every grid point, so its row order must not change); the scans visit every
+//!   variable in vector registers, the mask joining the bound tests.
 //! - Newton steps (our addition): every `NEWTON_EVERY` iterations, an exact minimisation over
 //!   the free variables with an active-set loop for the box (see `newton_step`); f never
 //!   increases, feasibility is kept and the stopping rule is unchanged.
