@@ -187,6 +187,7 @@ pub(super) fn decision_values(
     for (g, c) in coefs.iter().enumerate() {
         c.iter().enumerate().for_each(|(s, &v)| by_sv[s * m + g] = v);
     }
+    let arch = pulp::Arch::new();
     let per_row: Vec<Vec<f64>> = (0..rows.len())
         .into_par_iter()
         .with_min_len(16)
@@ -195,14 +196,32 @@ pub(super) fn decision_values(
             |k, i| {
                 kernel.eval_rows(rows.x(i), support, d, k);
                 let mut sums = vec![-0.0; m];
-                for (&kv, c) in k.iter().zip(by_sv.chunks_exact(m.max(1))) {
-                    sums.iter_mut().zip(c).for_each(|(acc, &c)| *acc += c * kv);
-                }
+                arch.dispatch(SupportSums { kernel: k, by_sv: &by_sv, sums: &mut sums });
                 sums.iter().zip(biases).map(|(sum, b)| sum + b).collect()
             },
         )
         .collect();
     (0..coefs.len()).map(|g| per_row.iter().map(|r| r[g]).collect()).collect()
+}
+
+/// One row's sums `sums[g] += by_sv[s · m + g] · kernel[s]` over the support vectors s in order
+/// (m = `sums.len()`), compiled for the instruction set `pulp` finds at run time (the same
+/// multiplications and additions in the same order on every path, hence the same bits).
+struct SupportSums<'a> {
+    kernel: &'a [f64],
+    by_sv: &'a [f64],
+    sums: &'a mut [f64],
+}
+
+impl pulp::WithSimd for SupportSums<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let m = self.sums.len();
+        for (&kv, c) in self.kernel.iter().zip(self.by_sv.chunks_exact(m.max(1))) {
+            self.sums.iter_mut().zip(c).for_each(|(acc, &c)| *acc += c * kv);
+        }
+    }
 }
 
 pub(super) fn predictions(kind: SvmKind, decision: Vec<f64>) -> Result<Predictions> {

@@ -22,8 +22,9 @@
 //!   `G_bar` (the bounded variables' part) plus the free variables' rows; with a path's short
 //!   warm-started solves that rebuild would run at nearly every solve, and shrinking only
 //!   pays off when it runs early (hence the shorter period).
-//!   Unlike LIBSVM we keep an active *list* instead of swapping variables (the kernel cache is
-//!   shared by every grid point, so its row order must not change).
+//!   Unlike LIBSVM we keep an active *mask* instead of swapping variables (the kernel cache is
+//!   shared by every grid point, so its row order must not change); the scans visit every
+//!   variable in vector registers, the mask joining the bound tests.
 //! - Newton steps (our addition): every `NEWTON_EVERY` iterations, an exact minimisation over
 //!   the free variables with an active-set loop for the box (see `newton_step`); f never
 //!   increases, feasibility is kept and the stopping rule is unchanged.
@@ -94,6 +95,7 @@ impl Dual<'_> {
     /// rows `ki`, `kj` and `di = y_i Δα_i`, `dj = y_j Δα_j`: `G_t += y_t (K_{r(t) i} di + K_{r(t) j} dj)`.
     /// Both layouts read the rows contiguously; ε-SVR computes the bracket once per kernel row and
     /// adds it to `α⁺`'s gradient, subtracts it from `α⁻`'s (`y = ∓1`, the same numbers bit for bit).
+    #[inline(always)]
     fn add_to_gradient(&self, grad: &mut [f64], ki: &[f64], kj: &[f64], di: f64, dj: f64) {
         if self.doubled {
             let (plus, minus) = grad.split_at_mut(ki.len());
@@ -119,10 +121,24 @@ impl Dual<'_> {
     ///
     /// # Errors
     /// [`Error::Numerical`] when the iteration cap `max(10⁷, 100 l)` (LIBSVM's) is reached.
-    pub fn solve(&self, cache: &mut KernelCache, mut alpha: Vec<f64>, mut grad: Vec<f64>) -> Result<Solution> {
+    pub fn solve(&self, cache: &mut KernelCache, alpha: Vec<f64>, grad: Vec<f64>) -> Result<Solution> {
+        pulp::Arch::new().dispatch(SolveOp { dual: self, cache, alpha, grad })
+    }
+
+    /// [`Dual::solve`] compiled for the baseline instruction set only (the tests compare it with
+    /// the dispatched copy bit for bit).
+    #[cfg(test)]
+    pub fn solve_baseline(&self, cache: &mut KernelCache, alpha: Vec<f64>, grad: Vec<f64>) -> Result<Solution> {
+        self.solve_inlined(pulp::Scalar::new(), cache, alpha, grad)
+    }
+
+    /// The body of [`Dual::solve`], inlined into [`SolveOp::with_simd`] (and, with it, every
+    /// loop it calls) so that it is compiled for the instruction set `pulp` dispatches to.
+    #[inline(always)]
+    fn solve_inlined<S: pulp::Simd>(&self, simd: S, cache: &mut KernelCache, mut alpha: Vec<f64>, mut grad: Vec<f64>) -> Result<Solution> {
         let l = self.y.len();
         let y = self.y;
-        let mut active: Vec<usize> = (0..l).collect();
+        let mut active = Active::all(l);
         let mut unshrunk = false;
         let max_iter = 10_000_000usize.max(100 * l);
         let shrink_every = l.clamp(1, SHRINK_EVERY);
@@ -134,16 +150,16 @@ impl Dual<'_> {
                 counter -= 1;
                 if counter == 0 {
                     counter = shrink_every;
-                    self.shrink(&alpha, &grad, &mut active, &mut unshrunk);
+                    self.shrink(simd, &alpha, &grad, &mut active, &mut unshrunk);
                 }
             }
-            let Some((i, j)) = self.select(cache, &alpha, &grad, &active) else {
-                if active.len() == l {
+            let Some((i, j)) = self.select(simd, cache, &alpha, &grad, &active) else {
+                if active.count == l {
                     break;
                 }
                 // optimal on the active set: the gradient is current everywhere, re-check on all
-                active = (0..l).collect();
-                match self.select(cache, &alpha, &grad, &active) {
+                active = Active::all(l);
+                match self.select(simd, cache, &alpha, &grad, &active) {
                     None => break,
                     Some(_) => {
                         counter = 1; // shrink again at the next iteration, as LIBSVM
@@ -235,11 +251,12 @@ impl Dual<'_> {
     /// LIBSVM's SMO: on ill-conditioned kernels (1-D data, large C) and on large free sets
     /// (overlapping classes at large C) SMO zig-zags for thousands of pair updates inside a free
     /// set that a few Newton steps settle; the stopping rule is unchanged.
-    fn newton_step(&self, cache: &mut KernelCache, alpha: &mut [f64], grad: &mut [f64], active: &[usize], work: &mut NewtonWork) {
+    #[inline(always)]
+    fn newton_step(&self, cache: &mut KernelCache, alpha: &mut [f64], grad: &mut [f64], active: &Active, work: &mut NewtonWork) {
         let y = self.y;
         let c = self.c;
         let l = y.len();
-        let n0 = active.iter().filter(|&&t| alpha[t] > 0.0 && alpha[t] < c).count();
+        let n0 = (0..l).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < c).count();
         if n0 < 2 || n0 * n0 * n0 > 6 * NEWTON_COST * NEWTON_EVERY * l {
             return;
         }
@@ -323,111 +340,73 @@ impl Dual<'_> {
         }
     }
 
-    /// WSS 2 over `active` (increasing); `None` when the gap `m − M` is below `tol` (or no pair
+    /// WSS 2 over the active variables; `None` when the gap `m − M` is below `tol` (or no pair
     /// improves).
     ///
-    /// Written without data-dependent branches on the bounds (the loops run once per SMO
-    /// iteration and the bound pattern is unpredictable): with `y_t = ±1`, `−y_t G_t` is I_up's
-    /// value, `y_t G_t` I_low's, and the second-order denominator `Q_ii + Q_tt − 2 y_i y_t Q_it`
-    /// is `2 − 2 K_it` for either sign; the same numbers as LIBSVM's branches, bit for bit.
-    /// Each loop keeps [`LANES`] independent running extrema (element k of `active` goes to lane
-    /// `k mod LANES`) instead of one chain of dependent comparisons, and [`Lanes::best`] merges
-    /// them into exactly what the sequential loop picks: LIBSVM's `>=` / `<=` make it the *last*
-    /// extremal variable, and since `active` is increasing that is the largest index among the
-    /// lanes' extremal ones.
-    fn select(&self, cache: &mut KernelCache, alpha: &[f64], grad: &[f64], active: &[usize]) -> Option<(usize, usize)> {
-        let (y, c) = (self.y, self.c);
-        debug_assert!(active.windows(2).all(|w| w[0] < w[1]));
-        let mut up_max = Lanes::new(f64::NEG_INFINITY);
-        let (chunks, rest) = (active.chunks_exact(LANES), active.chunks_exact(LANES).remainder());
-        let visit_up = |lanes: &mut Lanes, k: usize, t: usize| {
-            let (pos, a) = (y[t] > 0.0, alpha[t]);
-            // I_up: y = +1 below C, or y = −1 above 0
-            let up = (pos & (a < c)) | (!pos & (a > 0.0));
-            let v = -y[t] * grad[t];
-            if up & (v >= lanes.value[k]) {
-                lanes.value[k] = v;
-                lanes.index[k] = t;
-            }
-        };
-        for chunk in chunks.clone() {
-            for (k, &t) in chunk.iter().enumerate() {
-                visit_up(&mut up_max, k, t);
-            }
-        }
-        for (k, &t) in rest.iter().enumerate() {
-            visit_up(&mut up_max, k, t);
-        }
-        let (gmax, i) = up_max.best(|v, best| v > best)?;
+    /// Written without data-dependent branches (the loops run once per SMO iteration and the
+    /// bound pattern is unpredictable): every variable is visited in increasing order and the
+    /// active mask joins the bound tests, and the scans run in vector registers ([`scan_up`],
+    /// [`scan_low`]). With `y_t = ±1`, `−y_t G_t` is I_up's value, `y_t G_t`
+    /// I_low's, and the second-order denominator `Q_ii + Q_tt − 2 y_i y_t Q_it` is `2 − 2 K_it`
+    /// for either sign; the same numbers as LIBSVM's branches, bit for bit. Each scan keeps
+    /// independent running extrema per vector lane, and [`VecBest::best`] merges them into exactly
+    /// what the sequential loop over the active variables picks: LIBSVM's `>=` / `<=` make it the
+    /// *last* extremal variable, the largest index among the lanes' extremal ones.
+    #[inline(always)]
+    fn select<S: pulp::Simd>(
+        &self,
+        simd: S,
+        cache: &mut KernelCache,
+        alpha: &[f64],
+        grad: &[f64],
+        active: &Active,
+    ) -> Option<(usize, usize)> {
+        let (y, c, mask) = (self.y, self.c, &active.mask[..]);
+        let (gmax, i) = scan_up(simd, y, alpha, grad, mask, c)?;
         let hi = cache.load(self.row(i));
         let ki = cache.row(hi);
-        let mut low_max = [f64::NEG_INFINITY; LANES];
-        let mut obj_min = Lanes::new(f64::INFINITY);
-        let mut visit_low = |k: usize, t: usize| {
-            let (pos, a) = (y[t] > 0.0, alpha[t]);
-            // I_low: y = +1 above 0, or y = −1 below C
-            let low = (pos & (a > 0.0)) | (!pos & (a < c));
-            let yg = y[t] * grad[t];
-            low_max[k] = if low & (yg > low_max[k]) { yg } else { low_max[k] };
-            let grad_diff = gmax + yg;
-            let quad = 2.0 - 2.0 * ki[self.row(t)];
-            let obj = -(grad_diff * grad_diff) / quad.max(TAU);
-            if low & (grad_diff > 0.0) & (obj <= obj_min.value[k]) {
-                obj_min.value[k] = obj;
-                obj_min.index[k] = t;
-            }
-        };
-        for chunk in chunks {
-            for (k, &t) in chunk.iter().enumerate() {
-                visit_low(k, t);
-            }
+        let mut low_max = (simd.splat_f64s(f64::NEG_INFINITY), f64::NEG_INFINITY);
+        let mut obj_min = VecBest::new(simd, f64::INFINITY);
+        // kernel row entry of variable t: `ki[t]` (C-SVC), `ki[t mod n]` (ε-SVR: two halves)
+        let n = ki.len();
+        for start in (0..y.len()).step_by(n.max(1)) {
+            let r = start..start + n;
+            scan_low(simd, &mut obj_min, &mut low_max, (&y[r.clone()], &alpha[r.clone()], &grad[r.clone()], &mask[r]), ki, c, gmax, start);
         }
-        for (k, &t) in rest.iter().enumerate() {
-            visit_low(k, t);
-        }
-        let gmax2 = low_max.iter().fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
-        let (_, j) = obj_min.best(|v, best| v < best)?;
+        let mut lanes = [f64::NEG_INFINITY; 8];
+        simd.partial_store_f64s(&mut lanes[..S::F64_LANES], low_max.0);
+        let gmax2 = lane_max(&lanes).max(low_max.1);
+        let (_, j) = obj_min.best(simd, |v, best| v < best)?;
         if gmax + gmax2 < self.tol {
             return None;
         }
         Some((i, j))
     }
 
-    /// LIBSVM's shrinking: drops from `active` the variables at a bound whose gradient says they
-    /// will stay there; the first time the gap falls below `10 tol` everything is unshrunk once.
-    /// The gradient is kept current on every variable, so unshrinking rebuilds nothing.
-    fn shrink(&self, alpha: &[f64], grad: &[f64], active: &mut Vec<usize>, unshrunk: &mut bool) {
-        let y = self.y;
-        let (mut g1, mut g2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-        for &t in active.iter() {
-            let yg = y[t] * grad[t];
-            // I_up: −y G;  I_low: y G
-            let up = if y[t] > 0.0 { !self.upper(alpha[t]) } else { !Self::lower(alpha[t]) };
-            let low = if y[t] > 0.0 { !Self::lower(alpha[t]) } else { !self.upper(alpha[t]) };
-            if up {
-                g1 = g1.max(-yg);
-            }
-            if low {
-                g2 = g2.max(yg);
-            }
-        }
+    /// LIBSVM's shrinking: drops from the active set the variables at a bound whose gradient says
+    /// they will stay there; the first time the gap falls below `10 tol` everything is unshrunk
+    /// once. The gradient is kept current on every variable, so unshrinking rebuilds nothing.
+    #[inline(always)]
+    fn shrink<S: pulp::Simd>(&self, simd: S, alpha: &[f64], grad: &[f64], active: &mut Active, unshrunk: &mut bool) {
+        let (y, c) = (self.y, self.c);
+        // the largest −y G over the active I_up (g1) and y G over the active I_low (g2)
+        let (g1, g2) = bound_maxima(simd, y, alpha, grad, &active.mask, c);
         if !*unshrunk && g1 + g2 <= self.tol * 10.0 {
             *unshrunk = true;
-            *active = (0..y.len()).collect();
+            *active = Active::all(y.len());
         }
-        active.retain(|&t| {
-            let g = grad[t];
-            if self.upper(alpha[t]) {
-                !(if y[t] > 0.0 { -g > g1 } else { -g > g2 })
-            } else if Self::lower(alpha[t]) {
-                !(if y[t] > 0.0 { g > g2 } else { g > g1 })
-            } else {
-                true
-            }
-        });
+        for ((m, &yt), (&a, &g)) in active.mask.iter_mut().zip(y).zip(alpha.iter().zip(grad)) {
+            let pos = yt > 0.0;
+            let (at_upper, at_lower) = (self.upper(a), Self::lower(a));
+            let out_upper = at_upper & (-g > if pos { g1 } else { g2 });
+            let out_lower = !at_upper & at_lower & (g > if pos { g2 } else { g1 });
+            *m = if out_upper | out_lower { 0.0 } else { *m };
+        }
+        active.count = active.mask.iter().filter(|&&m| m != 0.0).count();
     }
 
     /// LIBSVM's ρ: the mean of `y_t G_t` over free variables, else the midpoint of the bounds.
+    #[inline(always)]
     fn rho(&self, alpha: &[f64], grad: &[f64]) -> f64 {
         let (mut ub, mut lb, mut sum, mut free) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
         for t in 0..alpha.len() {
@@ -446,35 +425,273 @@ impl Dual<'_> {
     }
 }
 
-/// Independent running extrema in the selection loops (a power of two; four cover the latency
-/// of a comparison chain).
-const LANES: usize = 4;
-
-/// Per lane, the extremal value seen so far and the variable holding it (`usize::MAX`: none).
-struct Lanes {
-    value: [f64; LANES],
-    index: [usize; LANES],
+/// The active (not shrunk) variables: `mask[t]` is 1 for an active variable, 0 for a shrunk one
+/// (an `f64` so that the scans test it in the same vector registers as the values), `count` the
+/// number of active variables.
+struct Active {
+    mask: Vec<f64>,
+    count: usize,
 }
 
-impl Lanes {
-    fn new(start: f64) -> Self {
-        Self { value: [start; LANES], index: [usize::MAX; LANES] }
+impl Active {
+    /// Every one of `l` variables active.
+    fn all(l: usize) -> Self {
+        Self { mask: vec![1.0; l], count: l }
+    }
+    /// Whether variable t is active.
+    #[inline(always)]
+    fn has(&self, t: usize) -> bool {
+        self.mask[t] != 0.0
+    }
+}
+
+/// The solver compiled for the instruction set `pulp` finds at run time (AVX2 where the
+/// processor has it, else the baseline): the same operations in the same order on every path,
+/// hence the same bits (Rust never fuses a multiplication and an addition on its own).
+struct SolveOp<'a, 'd> {
+    dual: &'a Dual<'d>,
+    cache: &'a mut KernelCache,
+    alpha: Vec<f64>,
+    grad: Vec<f64>,
+}
+
+impl pulp::WithSimd for SolveOp<'_, '_> {
+    type Output = Result<Solution>;
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, simd: S) -> Self::Output {
+        self.dual.solve_inlined(simd, self.cache, self.alpha, self.grad)
+    }
+}
+
+/// The largest entry (−∞ for none).
+#[inline(always)]
+fn lane_max(lanes: &[f64]) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for &v in lanes {
+        m = if v > m { v } else { m };
+    }
+    m
+}
+
+/// The largest `−y_t G_t` over the active variables of I_up and the largest `y_t G_t` over those
+/// of I_low (−∞ for an empty set), in vector registers (a maximum does not depend on the order).
+#[inline(always)]
+fn bound_maxima<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask: &[f64], c: f64) -> (f64, f64) {
+    let ((yv, yr), (av, ar), (gv, gr), (mv, mr)) =
+        (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask));
+    let (zero, cv) = (simd.splat_f64s(0.0), simd.splat_f64s(c));
+    let (mut g1v, mut g2v) = (simd.splat_f64s(f64::NEG_INFINITY), simd.splat_f64s(f64::NEG_INFINITY));
+    for (((&y, &a), &g), &m) in yv.iter().zip(av).zip(gv).zip(mv) {
+        let pos = simd.greater_than_f64s(y, zero);
+        let (below, above) = (simd.less_than_f64s(a, cv), simd.greater_than_f64s(a, zero));
+        let act = simd.not_m64s(simd.equal_f64s(m, zero));
+        let up = simd.and_m64s(act, simd.or_m64s(simd.and_m64s(pos, below), simd.and_m64s(simd.not_m64s(pos), above)));
+        let low = simd.and_m64s(act, simd.or_m64s(simd.and_m64s(pos, above), simd.and_m64s(simd.not_m64s(pos), below)));
+        let yg = simd.mul_f64s(y, g);
+        let nyg = simd.neg_f64s(yg);
+        g1v = simd.select_f64s(simd.and_m64s(up, simd.greater_than_f64s(nyg, g1v)), nyg, g1v);
+        g2v = simd.select_f64s(simd.and_m64s(low, simd.greater_than_f64s(yg, g2v)), yg, g2v);
+    }
+    let (mut l1, mut l2) = ([f64::NEG_INFINITY; 8], [f64::NEG_INFINITY; 8]);
+    simd.partial_store_f64s(&mut l1[..S::F64_LANES], g1v);
+    simd.partial_store_f64s(&mut l2[..S::F64_LANES], g2v);
+    let (mut g1, mut g2) = (lane_max(&l1), lane_max(&l2));
+    for (((&y, &a), &g), &m) in yr.iter().zip(ar).zip(gr).zip(mr) {
+        let (pos, active) = (y > 0.0, m != 0.0);
+        let yg = y * g;
+        if active & ((pos & (a < c)) | (!pos & (a > 0.0))) & (-yg > g1) {
+            g1 = -yg;
+        }
+        if active & ((pos & (a > 0.0)) | (!pos & (a < c))) & (yg > g2) {
+            g2 = yg;
+        }
+    }
+    (g1, g2)
+}
+
+/// The running extrema of a scan in vector registers: two accumulators of `S::F64_LANES` lanes
+/// (vector k of the scan goes to accumulator `k mod 2`, so two comparison chains run at once),
+/// each lane the extremal value it has seen and the variable holding it (as `f64`, exact below
+/// 2⁵³; −1: none). Every lane sees increasing indices and keeps its *last* extremal one, so
+/// [`VecBest::best`] recovers exactly what one sequential `>=` / `<=` loop returns.
+struct VecBest<S: pulp::Simd> {
+    value: [S::f64s; 2],
+    index: [S::f64s; 2],
+    /// The variables after the last whole vector, visited one by one.
+    tail: (f64, f64),
+}
+
+/// `0, 1, …`: the first indices of a vector's lanes.
+const IOTA: [f64; 16] = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0];
+
+impl<S: pulp::Simd> VecBest<S> {
+    #[inline(always)]
+    fn new(simd: S, start: f64) -> Self {
+        Self { value: [simd.splat_f64s(start); 2], index: [simd.splat_f64s(-1.0); 2], tail: (start, -1.0) }
     }
     /// The extremum over the lanes that hold a variable (`better(v, w)`: v is strictly more
     /// extreme than w), ties to the largest index: the last extremal variable of an increasing
-    /// scan, what one sequential `>=` / `<=` loop returns. `None` when no lane holds one.
-    fn best(&self, better: impl Fn(f64, f64) -> bool) -> Option<(f64, usize)> {
+    /// scan. `None` when no lane holds one.
+    #[inline(always)]
+    fn best(&self, simd: S, better: impl Fn(f64, f64) -> bool) -> Option<(f64, usize)> {
+        let n = S::F64_LANES;
+        let (mut values, mut indices) = ([0.0; 16], [-1.0; 16]);
+        for a in 0..2 {
+            simd.partial_store_f64s(&mut values[a * n..(a + 1) * n], self.value[a]);
+            simd.partial_store_f64s(&mut indices[a * n..(a + 1) * n], self.index[a]);
+        }
+        let slots = values[..2 * n].iter().zip(&indices[..2 * n]).map(|(&v, &t)| (v, t)).chain(std::iter::once(self.tail));
         let mut best: Option<(f64, usize)> = None;
-        for (&v, &t) in self.value.iter().zip(&self.index) {
-            if t == usize::MAX {
+        for (v, t) in slots {
+            if t < 0.0 {
                 continue;
             }
+            let t = t as usize;
             best = match best {
                 Some((w, s)) if !(better(v, w) || (v == w && t > s)) => Some((w, s)),
                 _ => Some((v, t)),
             };
         }
         best
+    }
+}
+
+/// The first scan of WSS 2 (every variable, in increasing order; `mask` the active set): the
+/// largest `−y_t G_t` over the active variables of I_up (`y = +1` below C, or `y = −1` above 0),
+/// ties to the last (LIBSVM's `>=`). `None` when I_up has no active variable.
+#[inline(always)]
+fn scan_up<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask: &[f64], c: f64) -> Option<(f64, usize)> {
+    let n = S::F64_LANES;
+    let ((yv, yr), (av, ar), (gv, gr), (mv, mr)) =
+        (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask));
+    let (zero, cv) = (simd.splat_f64s(0.0), simd.splat_f64s(c));
+    let mut acc = VecBest::new(simd, f64::NEG_INFINITY);
+    let at = [simd.partial_load_f64s(&IOTA[..n]), simd.partial_load_f64s(&IOTA[n..2 * n])];
+    let step = simd.splat_f64s((2 * n) as f64);
+    // a macro rather than a closure: a closure would not be compiled with the dispatched
+    // instruction set
+    macro_rules! visit {
+        ($value:ident, $index:ident, $at:ident, $k:expr) => {{
+            let (value, index, at, k) = (&mut $value, &mut $index, &mut $at, $k);
+            let (y, a, g, m) = (yv[k], av[k], gv[k], mv[k]);
+            let pos = simd.greater_than_f64s(y, zero);
+            let room = simd.or_m64s(
+                simd.and_m64s(pos, simd.less_than_f64s(a, cv)),
+                simd.and_m64s(simd.not_m64s(pos), simd.greater_than_f64s(a, zero)),
+            );
+            let up = simd.and_m64s(simd.not_m64s(simd.equal_f64s(m, zero)), room);
+            let v = simd.mul_f64s(simd.neg_f64s(y), g);
+            let take = simd.and_m64s(up, simd.greater_than_or_equal_f64s(v, *value));
+            *value = simd.select_f64s(take, v, *value);
+            *index = simd.select_f64s(take, *at, *index);
+            *at = simd.add_f64s(*at, step);
+        }};
+    }
+    // two accumulators in registers (vector k to accumulator k mod 2)
+    let ([mut v0, mut v1], [mut i0, mut i1], [mut at0, mut at1]) = (acc.value, acc.index, at);
+    let len = yv.len().min(av.len()).min(gv.len()).min(mv.len());
+    for k in (0..len / 2).map(|k| 2 * k) {
+        visit!(v0, i0, at0, k);
+        visit!(v1, i1, at1, k + 1);
+    }
+    if len % 2 == 1 {
+        visit!(v0, i0, at0, len - 1);
+    }
+    (acc.value, acc.index) = ([v0, v1], [i0, i1]);
+    let whole = yv.len() * n;
+    for (t, (((&y, &a), &g), &m)) in (whole..).zip(yr.iter().zip(ar).zip(gr).zip(mr)) {
+        let pos = y > 0.0;
+        let up = (m != 0.0) & ((pos & (a < c)) | (!pos & (a > 0.0)));
+        let v = -y * g;
+        if up & (v >= acc.tail.0) {
+            acc.tail = (v, t as f64);
+        }
+    }
+    acc.best(simd, |v, best| v > best)
+}
+
+/// The second scan of WSS 2 over variables `base..base + y.len()` (`vars` = their `y`, `α`, `G`,
+/// active mask; `ki[k]` the kernel entry of the k-th of them against variable i), in increasing
+/// order: over the active variables of I_low (`y = +1` above 0, or `y = −1` below C), the largest
+/// `y_t G_t` into `low_max`, and into `acc` the smallest second-order value
+/// `−(gmax + y_t G_t)² / max(2 − 2 K_it, τ)` among those with `gmax + y_t G_t > 0`, ties to the
+/// last (LIBSVM's `<=`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn scan_low<S: pulp::Simd>(
+    simd: S,
+    acc: &mut VecBest<S>,
+    low_max: &mut (S::f64s, f64),
+    vars: (&[f64], &[f64], &[f64], &[f64]),
+    ki: &[f64],
+    c: f64,
+    gmax: f64,
+    base: usize,
+) {
+    let n = S::F64_LANES;
+    let (y, alpha, grad, mask) = vars;
+    let ((yv, yr), (av, ar), (gv, gr), (mv, mr), (kv, kr)) =
+        (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask), S::as_simd_f64s(ki));
+    let (zero, cv, two, tau, gm) =
+        (simd.splat_f64s(0.0), simd.splat_f64s(c), simd.splat_f64s(2.0), simd.splat_f64s(TAU), simd.splat_f64s(gmax));
+    let b = base as f64;
+    let at = [
+        simd.add_f64s(simd.partial_load_f64s(&IOTA[..n]), simd.splat_f64s(b)),
+        simd.add_f64s(simd.partial_load_f64s(&IOTA[n..2 * n]), simd.splat_f64s(b)),
+    ];
+    let step = simd.splat_f64s((2 * n) as f64);
+    // a macro rather than a closure (see `scan_up`)
+    macro_rules! visit {
+        ($value:ident, $index:ident, $top:ident, $at:ident, $k:expr) => {{
+            let (value, index, top, at, k) = (&mut $value, &mut $index, &mut $top, &mut $at, $k);
+            let (y, a, g, m, kit) = (yv[k], av[k], gv[k], mv[k], kv[k]);
+            let pos = simd.greater_than_f64s(y, zero);
+            let room = simd.or_m64s(
+                simd.and_m64s(pos, simd.greater_than_f64s(a, zero)),
+                simd.and_m64s(simd.not_m64s(pos), simd.less_than_f64s(a, cv)),
+            );
+            let low = simd.and_m64s(simd.not_m64s(simd.equal_f64s(m, zero)), room);
+            let yg = simd.mul_f64s(y, g);
+            *top = simd.select_f64s(simd.and_m64s(low, simd.greater_than_f64s(yg, *top)), yg, *top);
+            let grad_diff = simd.add_f64s(gm, yg);
+            let quad = simd.sub_f64s(two, simd.mul_f64s(two, kit));
+            let quad = simd.select_f64s(simd.greater_than_f64s(quad, tau), quad, tau);
+            let obj = simd.div_f64s(simd.neg_f64s(simd.mul_f64s(grad_diff, grad_diff)), quad);
+            let take =
+                simd.and_m64s(simd.and_m64s(low, simd.greater_than_f64s(grad_diff, zero)), simd.less_than_or_equal_f64s(obj, *value));
+            *value = simd.select_f64s(take, obj, *value);
+            *index = simd.select_f64s(take, *at, *index);
+            *at = simd.add_f64s(*at, step);
+        }};
+    }
+    // two accumulators in registers (vector k to accumulator k mod 2); the maxima of y G too
+    let ([mut v0, mut v1], [mut i0, mut i1], [mut at0, mut at1]) = (acc.value, acc.index, at);
+    let (mut top0, mut top1) = (low_max.0, low_max.0);
+    let len = yv.len().min(av.len()).min(gv.len()).min(mv.len()).min(kv.len());
+    for k in (0..len / 2).map(|k| 2 * k) {
+        visit!(v0, i0, top0, at0, k);
+        visit!(v1, i1, top1, at1, k + 1);
+    }
+    if len % 2 == 1 {
+        visit!(v0, i0, top0, at0, len - 1);
+    }
+    (acc.value, acc.index) = ([v0, v1], [i0, i1]);
+    // a maximum does not depend on the order in which it is taken
+    low_max.0 = simd.select_f64s(simd.greater_than_f64s(top1, top0), top1, top0);
+    let whole = yv.len() * n;
+    for (t, ((((&y, &a), &g), &m), &kit)) in (base + whole..).zip(yr.iter().zip(ar).zip(gr).zip(mr).zip(kr)) {
+        let pos = y > 0.0;
+        let low = (m != 0.0) & ((pos & (a > 0.0)) | (!pos & (a < c)));
+        let yg = y * g;
+        if low & (yg > low_max.1) {
+            low_max.1 = yg;
+        }
+        let grad_diff = gmax + yg;
+        let quad = 2.0 - 2.0 * kit;
+        let obj = -(grad_diff * grad_diff) / if quad > TAU { quad } else { TAU };
+        if low & (grad_diff > 0.0) & (obj <= acc.tail.0) {
+            acc.tail = (obj, t as f64);
+        }
     }
 }
 
@@ -496,11 +713,12 @@ impl NewtonWork {
     /// Brings the factor to the current free variables (among `active`): drops those no longer
     /// free, appends the new ones; refactors from scratch when more than half changed or an
     /// update fails. False when `Q_FF + μI` is not numerically positive definite.
-    fn sync(&mut self, dual: &Dual<'_>, cache: &mut KernelCache, alpha: &[f64], active: &[usize]) -> bool {
+    #[inline(always)]
+    fn sync(&mut self, dual: &Dual<'_>, cache: &mut KernelCache, alpha: &[f64], active: &Active) -> bool {
         let (y, c) = (dual.y, dual.c);
         self.mark.clear();
         self.mark.resize(y.len(), false);
-        let mut now: Vec<usize> = active.iter().copied().filter(|&t| alpha[t] > 0.0 && alpha[t] < c).collect();
+        let mut now: Vec<usize> = (0..y.len()).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < c).collect();
         now.iter().for_each(|&t| self.mark[t] = true);
         let kept = self.vars.iter().filter(|&&t| self.mark[t]).count();
         let changes = (self.vars.len() - kept) + (now.len() - kept);
@@ -552,6 +770,7 @@ impl NewtonWork {
 
 /// `Σ_k a_k b_k` of two slices of equal length with four partial sums, term k going to sum
 /// `k mod 4` (the compiler keeps them in vector registers).
+#[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     let (mut s, ra, rb) = four_sums(a, b);
     for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
@@ -562,6 +781,7 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// `Σ_k a_k b_k` of two slices of equal length, four partial sums over the whole chunks of four
 /// terms, the remaining terms summed apart.
+#[inline(always)]
 fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
     let (s, ra, rb) = four_sums(a, b);
     let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
@@ -571,6 +791,7 @@ fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
 /// The four partial sums of `a_k b_k` over the whole chunks of four terms (term k to sum
 /// `k mod 4`), and the remaining terms of `a` and `b`. The two dot products above differ only
 /// in where the remainder goes; each keeps its own association (their callers' bits).
+#[inline(always)]
 fn four_sums<'a>(a: &'a [f64], b: &'a [f64]) -> ([f64; 4], &'a [f64], &'a [f64]) {
     let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
     let (ra, rb) = (ca.remainder(), cb.remainder());
@@ -589,6 +810,7 @@ fn four_sums<'a>(a: &'a [f64], b: &'a [f64]) -> ([f64; 4], &'a [f64], &'a [f64])
 /// `free`, by rows), its step length (exact line minimum clipped to the box) and the
 /// position in `free` of the variable that blocks it, if any.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn newton_direction(
     q: &[f64],
     chol: &[Vec<f64>],
@@ -639,6 +861,7 @@ fn newton_direction(
 
 /// In-place Cholesky `A = L Lᵀ` of a symmetric matrix given by the lower triangle of its rows
 /// (row i: i + 1 entries); false when A is not numerically positive definite.
+#[inline(always)]
 fn cholesky(a: &mut [Vec<f64>]) -> bool {
     for j in 0..a.len() {
         let (done, rest) = a.split_at_mut(j + 1);
@@ -658,6 +881,7 @@ fn cholesky(a: &mut [Vec<f64>]) -> bool {
 }
 
 /// Solves `L Lᵀ x = b` with the factor from [`cholesky`]; both triangular solves read L by rows.
+#[inline(always)]
 fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
     let mut x = b.to_vec();
     for (i, row) in l.iter().enumerate() {
@@ -676,6 +900,7 @@ fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
 /// Appends a variable to the factor: `b` its entries of A against the current variables, `d`
 /// its diagonal entry; the new row is `z = L⁻¹ b` and `√(d − zᵀz)`. False (factor unchanged)
 /// when that is not positive.
+#[inline(always)]
 fn cholesky_append(l: &mut Vec<Vec<f64>>, b: &[f64], d: f64) -> bool {
     let mut z = b.to_vec();
     for (i, row) in l.iter().enumerate() {
@@ -693,6 +918,7 @@ fn cholesky_append(l: &mut Vec<Vec<f64>>, b: &[f64], d: f64) -> bool {
 /// Removes variable `k` from the factor: deleting row and column k of `A = L Lᵀ` leaves
 /// `L₂₂ L₂₂ᵀ + x xᵀ` below it (x the old column k under the diagonal), so the later rows lose
 /// their entry k and `L₂₂` gets a rank-one update (stable rotations), in `O(f²)`.
+#[inline(always)]
 fn cholesky_delete(l: &mut Vec<Vec<f64>>, k: usize) {
     l.remove(k);
     let mut x: Vec<f64> = l[k..].iter_mut().map(|row| row.remove(k)).collect();
@@ -738,6 +964,40 @@ mod tests {
             assert_eq!(ra.len(), rb.len());
             for (x, y) in ra.iter().zip(rb) {
                 assert!((x - y).abs() <= 1e-10 * (1.0 + y.abs()), "{x} vs {y}");
+            }
+        }
+    }
+
+    /// The dispatched solver (vector scans, AVX2 where available) and the baseline one (one lane)
+    /// return the same bits: the same choices, ties and iterates, on C-SVC and ε-SVR problems
+    /// whose sizes leave partial vectors, with and without shrinking, along a range of C.
+    #[test]
+    fn dispatched_solver_equals_the_baseline_bit_for_bit() {
+        use crate::family::numerics::kernel::Kernel;
+        use crate::family::svm::cache::Points;
+        for (n, doubled) in [(37, false), (64, false), (29, true), (40, true)] {
+            let x: Vec<f64> = (0..2 * n).map(|i| ((i * 7919) % 101) as f64 / 50.0 - 1.0).collect();
+            let z: Vec<f64> = (0..n).map(|i| (x[2 * i] * 3.0).sin() + 0.3 * x[2 * i + 1]).collect();
+            let (y, p): (Vec<f64>, Vec<f64>) = if doubled {
+                let y = [vec![1.0; n], vec![-1.0; n]].concat();
+                let p = z.iter().map(|z| 0.1 - z).chain(z.iter().map(|z| 0.1 + z)).collect();
+                (y, p)
+            } else {
+                (z.iter().map(|&z| if z > 0.0 { 1.0 } else { -1.0 }).collect(), vec![-1.0; n])
+            };
+            let points = Points { x: x.clone(), d: 2, kernel: Kernel::rbf(1.5).unwrap() };
+            for shrinking in [true, false] {
+                for c in [0.05, 1.0, 30.0, 1000.0] {
+                    let dual = Dual { y: &y, p: &p, doubled, c, tol: 1e-3, shrinking };
+                    let mut cache = KernelCache::new(points.clone());
+                    let a = dual.solve(&mut cache, vec![0.0; y.len()], p.clone()).unwrap();
+                    let b = dual.solve_baseline(&mut cache, vec![0.0; y.len()], p.clone()).unwrap();
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&a.alpha), bits(&b.alpha), "n = {n}, doubled = {doubled}, C = {c}");
+                    assert_eq!(bits(&a.grad), bits(&b.grad));
+                    assert_eq!((a.rho.to_bits(), a.iterations), (b.rho.to_bits(), b.iterations));
+                    assert!(a.iterations > 0);
+                }
             }
         }
     }
