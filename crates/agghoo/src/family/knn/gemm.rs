@@ -1,33 +1,50 @@
-//! Exact k nearest neighbours of a block of queries through one matrix product per block of points.
+//! Exact k nearest neighbours of a block of queries through blocked products.
 //!
-//! Squared distances are first *approximated* as `‖q‖² + ‖x‖² − 2 q·x` (faer's matrix product
-//! gives every `q·x` of a block at once), then the few points whose approximation is within a
-//! rigorous rounding bound of the k-th nearest are re-ranked with the exact distance every other
-//! search uses ([`dist2`]: coordinates summed in order), by `(distance, position)`. The answer is
-//! therefore the same list, ties and order included, as brute force or the k-d tree; the
-//! approximation only decides which points can be skipped. The proof of the bound is at
-//! [`error_bound`]; a test checks it on adversarial points.
+//! Squared distances are first *approximated* as `‖q‖² + ‖x‖² − 2 q·x` (every `q·x` of a tile
+//! of queries and points computed at once in vector registers), then the few points whose
+//! approximation is within a rigorous rounding bound of the k-th nearest are re-ranked with the
+//! exact distance every other search uses ([`dist2`]: coordinates summed in order), by
+//! `(distance, position)`. The answer is therefore the same list, ties and order included, as
+//! brute force or the k-d tree; the approximation only decides which points can be skipped. The
+//! proof of the bound is at [`error_bound`]; a test checks it on adversarial points.
 //!
 //! Points are centred on their mean before the product (not the exact distances): uncentred data
 //! far from the origin (every coordinate near 1 000, say) would make `‖q‖² + ‖x‖²` dwarf the
 //! distances, and the bound, proportional to `‖q‖² + ‖x‖²`, would then keep many candidates.
 
+use pulp::bytemuck;
+
 use super::neighbors::dist2;
-use crate::family::numerics::linalg::product;
 
-/// Queries per matrix product; also the block of rows `path_values` hands one thread.
+/// Queries per search block; also the block of rows `path_values` hands one thread.
 pub(crate) const QUERY_BLOCK: usize = 32;
-/// Points per matrix product: a 32 × 512 block of products is 128 KiB, within the L2 cache.
+/// Points per block: the threshold of each query is updated between blocks, and a block's
+/// coordinates (40 KiB at d = 10) stay in the L1 or L2 cache while every query tile reads them.
 const POINT_BLOCK: usize = 512;
+/// Queries of one register tile of [`FilterBlock`].
+const TILE_QUERIES: usize = 4;
+/// Vectors of points of one register tile (`TILE_VECTORS ×` the vector's lanes points): with
+/// [`TILE_QUERIES`], 8 accumulators, which leaves registers for the loads on AVX2's 16.
+const TILE_VECTORS: usize = 2;
+/// Block widths in [`GemmPoints`]' panels are padded to a multiple of this (a tile holds at most
+/// 16 points: two vectors of 8 lanes); [`POINT_BLOCK`] is a multiple of it.
+const PANEL_PAD: usize = 16;
 
-/// Points prepared for the product: centred copies, their squared norms, and the originals for
-/// the exact distances.
+/// Points prepared for the search: centred copies by block and coordinate, their squared
+/// norms, and the originals for the exact distances.
 pub(crate) struct GemmPoints {
     /// The points in search order (`ids[p]` is the caller's id of point p; `None`: p itself).
     x: Vec<f64>,
     ids: Option<Vec<u32>>,
-    centered: Vec<f64>,
+    /// The centred points, block by block of [`POINT_BLOCK`], each block by coordinate: point
+    /// `b · POINT_BLOCK + j`'s coordinate c is at `panels[b · POINT_BLOCK · d + c · w + j]`, `w`
+    /// the block's width rounded up to [`PANEL_PAD`] (padding points are zeros).
+    panels: Vec<f64>,
+    /// The centred squared norms, then NaN up to the last block's padded width: a NaN bound
+    /// never passes the filter, so padding points are never candidates.
     norms: Vec<f64>,
+    /// The largest norm of each block.
+    block_max: Vec<f64>,
     mean: Vec<f64>,
     d: usize,
     n: usize,
@@ -50,17 +67,20 @@ pub(crate) struct GemmScratch {
     /// `lists[b * width..(b + 1) * width]`: the `width` nearest of the block's query b.
     pub(crate) lists: Vec<u32>,
     pub(crate) width: usize,
-    queries: Vec<f64>,
+    /// The centred queries by tile of [`TILE_QUERIES`] and coordinate: `tiles[t · d + c][r]` is
+    /// coordinate c of query `t · TILE_QUERIES + r` (zeros past the last query).
+    tiles: Vec<[f64; TILE_QUERIES]>,
     query_norms: Vec<f64>,
-    products: Vec<f64>,
+    thresholds: Vec<f64>,
     candidates: Vec<Vec<Candidate>>,
     exact: Vec<(u64, u32)>,
     /// Sort keys of the candidates' upper bounds, for [`compact`].
     keys: Vec<i64>,
-    /// Runs the filter in the baseline instruction set even where a wider one is available
-    /// (tests of the fallback path; the answer is the same).
+    /// Runs the kernel one lane at a time, without fused multiply-adds, even where vector
+    /// instructions are available (tests of the fallback path; the answer is the same).
     pub(crate) baseline_only: bool,
 }
+
 
 /// The bound `e(s) = (8d + 32) · u · s + (d + 4) · 2⁻¹⁰²²` on `|a − dist2(q, x)|`, where `a` is the
 /// approximation computed here and `s = fl(‖q'‖² + ‖x'‖²)` the sum of the centred squared norms
@@ -92,6 +112,7 @@ fn error_bound(d: usize) -> (f64, f64) {
     (relative, absolute)
 }
 
+
 impl GemmPoints {
     /// Prepares `n = x.len() / d` points (row-major) for [`nearest_block`](Self::nearest_block).
     pub(crate) fn new(x: Vec<f64>, d: usize) -> Self {
@@ -103,9 +124,19 @@ impl GemmPoints {
             mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v);
         }
         mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
-        let centered: Vec<f64> = x.chunks_exact(d.max(1)).flat_map(|row| row.iter().zip(&mean).map(|(v, m)| v - m)).collect();
-        let norms = centered.chunks_exact(d.max(1)).map(|row| row.iter().map(|v| v * v).sum()).collect();
-        Self { x, ids: None, centered, norms, mean, d, n }
+        let centered = |p: usize| x[p * d..(p + 1) * d].iter().zip(&mean).map(|(v, m)| v - m);
+        let mut norms: Vec<f64> = (0..n).map(|p| centered(p).map(|v| v * v).sum()).collect();
+        let block_max = norms.chunks(POINT_BLOCK).map(|b| b.iter().fold(0.0f64, |m, &v| m.max(v))).collect();
+        let mut panels = vec![0.0; n.div_ceil(POINT_BLOCK) * POINT_BLOCK * d];
+        for (b, panel) in panels.chunks_exact_mut((POINT_BLOCK * d).max(1)).enumerate() {
+            let start = b * POINT_BLOCK;
+            let padded = (n - start).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+            for p in start..(start + POINT_BLOCK).min(n) {
+                centered(p).enumerate().for_each(|(c, v)| panel[c * padded + p - start] = v);
+            }
+        }
+        norms.resize(n.next_multiple_of(PANEL_PAD), f64::NAN);
+        Self { x, ids: None, panels, norms, block_max, mean, d, n }
     }
 
     /// As [`new`](Self::new), with the rows of `x` stored in `order` (a permutation of the row
@@ -140,58 +171,56 @@ impl GemmPoints {
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { queries, query_norms, products, candidates, exact, lists, keys, baseline_only, .. } = scratch;
-        queries.clear();
-        for i in range.clone() {
-            queries.extend(query(i).iter().zip(&self.mean).map(|(v, m)| v - m));
-        }
+        let GemmScratch { tiles, query_norms, thresholds, candidates, exact, lists, keys, baseline_only, .. } = scratch;
+        // Queries past the last fill the last tile: zeros, a threshold no bound passes.
+        let padded = n_queries.next_multiple_of(TILE_QUERIES);
+        tiles.clear();
+        tiles.resize(padded / TILE_QUERIES * d, [0.0; TILE_QUERIES]);
         query_norms.clear();
-        query_norms.extend(queries.chunks_exact(d.max(1)).map(|row| row.iter().map(|v| v * v).sum::<f64>()));
-        if d == 0 {
-            query_norms.resize(n_queries, 0.0);
+        for (b, i) in range.clone().enumerate() {
+            let centred = query(i).iter().zip(&self.mean).map(|(v, m)| v - m);
+            centred.clone().enumerate().for_each(|(c, v)| tiles[b / TILE_QUERIES * d + c][b % TILE_QUERIES] = v);
+            query_norms.push(centred.map(|v| v * v).sum::<f64>());
         }
-        candidates.resize_with(n_queries.max(candidates.len()), Vec::new);
-        let candidates = &mut candidates[..n_queries];
+        query_norms.resize(padded, 0.0);
+        thresholds.clear();
+        thresholds.resize(n_queries, f64::INFINITY);
+        thresholds.resize(padded, f64::NEG_INFINITY);
+        candidates.resize_with(padded.max(candidates.len()), Vec::new);
+        let candidates = &mut candidates[..padded];
         candidates.iter_mut().for_each(Vec::clear);
-        let mut thresholds = vec![f64::INFINITY; n_queries];
         // Enough room to rarely compact, little enough to stay in cache.
         let capacity = (2 * k).max(64);
-        let (relative, absolute) = error_bound(d);
-        let arch = pulp::Arch::new();
-        let lhs = faer::MatRef::from_row_major_slice(queries, n_queries, d);
-        // One buffer for every block of points (faer overwrites it: `Accum::Replace`).
-        products.resize(n_queries * POINT_BLOCK.min(n), 0.0);
         let n_blocks = n.div_ceil(POINT_BLOCK);
         let first = near.map_or(0, |p| (p / POINT_BLOCK).min(n_blocks - 1));
         // first, first + 1, first − 1, first + 2, …: every block once.
         let outwards =
             (0..n_blocks).flat_map(|t| [first.checked_add(t), first.checked_sub(t + 1)]).flatten().filter(|&b| b < n_blocks).take(n_blocks);
-        for start in outwards.map(|b| b * POINT_BLOCK) {
-            let end = (start + POINT_BLOCK).min(n);
-            let width = end - start;
-            let products = &mut products[..n_queries * width];
-            let rhs = faer::MatRef::from_row_major_slice(&self.centered[start * d..end * d], width, d);
-            product(faer::MatMut::from_row_major_slice_mut(products, n_queries, width), faer::Accum::Replace, lhs, rhs.transpose(), 1.0);
-            let norms = &self.norms[start..end];
+        let arch = pulp::Arch::new();
+        for b in outwards {
+            let start = b * POINT_BLOCK;
+            let width = (n - start).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
             let filter = FilterBlock {
-                products,
+                panel: &self.panels[start * d..(start + width) * d],
                 width,
-                norms,
+                norms: &self.norms[start..start + width],
+                max_norm: self.block_max[b],
+                tiles,
                 query_norms,
                 candidates: &mut *candidates,
-                thresholds: &mut thresholds,
-                bound: (relative, absolute),
+                thresholds: &mut *thresholds,
+                bound: error_bound(d),
                 start,
                 capacity,
                 k,
                 keys: &mut *keys,
             };
-            // The widest instruction set the processor has (the same operations in the same
-            // order on every path, hence the same candidates), or the baseline one.
-            if *baseline_only { filter.run() } else { arch.dispatch(filter) }
+            // The widest instruction set the processor has, or one lane at a time: the
+            // candidates may differ (fused or separate multiply-adds), the bound holds for both.
+            if *baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { arch.dispatch(filter) }
         }
         lists.reserve(n_queries * k);
-        for (b, list) in candidates.iter_mut().enumerate() {
+        for (b, list) in candidates[..n_queries].iter_mut().enumerate() {
             compact(list, k, keys);
             let q = query(range.start + b);
             exact.clear();
@@ -204,15 +233,25 @@ impl GemmPoints {
     }
 }
 
-/// The filter of one block of points for every query of a block ([`filter_row`], then
-/// [`compact`] when a list is full), as a [`pulp::WithSimd`] operation so that
-/// [`pulp::Arch::dispatch`] compiles it for the widest instruction set available (the inlined
-/// body takes the caller's target features).
+/// One block of points against every query of a block: the products tile by tile in vector
+/// registers ([`TILE_QUERIES`] queries × [`TILE_VECTORS`] vectors of points), each query's
+/// candidates filtered straight from the registers, then [`compact`]ed when a list is full. A
+/// [`pulp::WithSimd`] operation, so that [`pulp::Arch::dispatch`] compiles it for the widest
+/// instruction set available.
+///
+/// The filter tests a whole vector at once against a bound that holds for the whole block,
+/// `e_max = e(‖q'‖² + max ‖x'‖²)`: rounding is monotone, so `s = fl(‖q'‖² + ‖x'‖²) ≤
+/// fl(‖q'‖² + max ‖x'‖²)`, `e(s) ≤ e_max` and `fl(a − e_max) ≤ fl(a − e(s))`. A point whose own
+/// lower bound passes therefore passes the vector test; a point that passes the vector test is
+/// kept only if its own lower bound passes, so the candidates are exactly those of the plain
+/// test `fl(a − e(s)) ≤ threshold`.
 struct FilterBlock<'a> {
-    /// `products[b * width + j]`: query b's product with point `start + j`.
-    products: &'a [f64],
+    /// The block's centred points by coordinate, `width` (padded) per coordinate.
+    panel: &'a [f64],
     width: usize,
     norms: &'a [f64],
+    max_norm: f64,
+    tiles: &'a [[f64; TILE_QUERIES]],
     query_norms: &'a [f64],
     candidates: &'a mut [Vec<Candidate>],
     thresholds: &'a mut [f64],
@@ -223,99 +262,80 @@ struct FilterBlock<'a> {
     keys: &'a mut Vec<i64>,
 }
 
-impl FilterBlock<'_> {
-    #[inline(always)]
-    fn run(self) {
-        let Self { products, width, norms, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
-        // Norms are sums of squares: never negative, never NaN (finite features).
-        let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
-        for (b, row) in products.chunks_exact(width).enumerate() {
-            let (list, threshold) = (&mut candidates[b], &mut thresholds[b]);
-            filter_row(row, (norms, max_norm), query_norms[b], bound, *threshold, start, list);
-            if list.len() >= capacity {
-                *threshold = compact(list, k, keys);
-            }
-        }
-    }
-}
-
 impl pulp::WithSimd for FilterBlock<'_> {
     type Output = ();
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        self.run();
-    }
-}
-
-/// Appends to `list` every point `start + j` of a block whose lower bound `a − e` (see
-/// [`error_bound`]) is at most `threshold`, `row[j]` being its product with the query. Points are
-/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test),
-/// against a bound that holds for the whole block (`max_norm`: the largest of `norms`) and is
-/// never tighter than each point's own; only the points that pass it are visited again and kept
-/// if their own lower bound passes, so the candidates are exactly those of the plain test.
-#[inline(always)]
-fn filter_row(
-    row: &[f64],
-    (norms, max_norm): (&[f64], f64),
-    query_norm: f64,
-    (relative, absolute): (f64, f64),
-    threshold: f64,
-    start: usize,
-    list: &mut Vec<Candidate>,
-) {
-    let bounds = |product: f64, norm: f64| {
-        let s = query_norm + norm;
-        let approx = s - 2.0 * product;
-        let e = relative * s + absolute;
-        (approx - e, approx + e)
-    };
-    // The chunked test subtracts one bound for the whole block, `e_max = e(s_max)` with
-    // `s_max = fl(query_norm + max norm)`: rounding is monotone, so `s ≤ s_max`, `e(s) ≤ e_max`
-    // and `fl(approx − e_max) ≤ fl(approx − e(s))`. A point whose lower bound passes therefore
-    // passes the cheaper test too; a point that passes it is kept only if its own lower bound
-    // passes, so the candidates are exactly those of the plain test.
-    let e_max = relative * (query_norm + max_norm) + absolute;
-    let loose_lower = |product: f64, norm: f64| (query_norm + norm - 2.0 * product) - e_max;
-    let (rows, norm_chunks) = (row.chunks_exact(FILTER_CHUNK), norms.chunks_exact(FILTER_CHUNK));
-    let offset = row.len() - rows.remainder().len();
-    let tail = rows.remainder().iter().zip(norm_chunks.remainder()).enumerate().map(move |(j, pair)| (offset + j, pair));
-    let mut lower = [0.0f64; FILTER_CHUNK];
-    for (c, (chunk, norm)) in rows.zip(norm_chunks).enumerate() {
-        // The lower bounds and whether any passes, without a branch (vectorised); most chunks
-        // hold no candidate once the threshold is tight.
-        let mut hit = false;
-        for ((l, &product), &norm) in lower.iter_mut().zip(chunk).zip(norm) {
-            *l = loose_lower(product, norm);
-            // `≤`: a point tied with the threshold may still win on position.
-            hit |= *l <= threshold;
-        }
-        if !hit {
-            continue;
-        }
-        // One bit per point whose lower bound passes.
-        let mut mask = 0u32;
-        for (j, &l) in lower.iter().enumerate() {
-            mask |= u32::from(l <= threshold) << j;
-        }
-        while mask != 0 {
-            let j = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let (lower, upper) = bounds(chunk[j], norm[j]);
-            if lower <= threshold {
-                list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
+    fn with_simd<S: pulp::Simd>(self, simd: S) {
+        let Self { panel, width, norms, max_norm, tiles, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
+        let (relative, absolute) = bound;
+        let lanes = S::F64_LANES;
+        let step = TILE_VECTORS * lanes;
+        let d = panel.len() / width;
+        for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
+            let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
+            let query_norm: [f64; TILE_QUERIES] = std::array::from_fn(|r| query_norms[rows.start + r]);
+            let e_max: [f64; TILE_QUERIES] = std::array::from_fn(|r| relative * (query_norm[r] + max_norm) + absolute);
+            let mut threshold: [f64; TILE_QUERIES] = std::array::from_fn(|r| thresholds[rows.start + r]);
+            let (query_norm_v, e_max_v) = (query_norm.map(|v| simd.splat_f64s(v)), e_max.map(|v| simd.splat_f64s(v)));
+            let mut threshold_v = threshold.map(|v| simd.splat_f64s(v));
+            for j in (0..width).step_by(step) {
+                // The products: one fused (or separate) multiply-add per coordinate, in order.
+                let mut acc = [[simd.splat_f64s(0.0); TILE_VECTORS]; TILE_QUERIES];
+                for (column, q) in panel.chunks_exact(width).zip(tile) {
+                    let (x, _) = S::as_simd_f64s(&column[j..j + step]);
+                    for (acc, &q) in acc.iter_mut().zip(q) {
+                        let q = simd.splat_f64s(q);
+                        for (acc, &x) in acc.iter_mut().zip(x) {
+                            *acc = simd.mul_add_e_f64s(q, x, *acc);
+                        }
+                    }
+                }
+                // The vector test: `fl(fl(s − 2p) − e_max) ≤ threshold`, lane by lane.
+                let (norm, _) = S::as_simd_f64s(&norms[j..j + step]);
+                let mut loose = [[simd.splat_f64s(0.0); TILE_VECTORS]; TILE_QUERIES];
+                let mut any = simd.less_than_f64s(query_norm_v[0], query_norm_v[0]);
+                for r in 0..TILE_QUERIES {
+                    for v in 0..TILE_VECTORS {
+                        let s = simd.add_f64s(query_norm_v[r], norm[v]);
+                        let approx = simd.sub_f64s(s, simd.add_f64s(acc[r][v], acc[r][v]));
+                        loose[r][v] = simd.sub_f64s(approx, e_max_v[r]);
+                        any = simd.or_m64s(any, simd.less_than_or_equal_f64s(loose[r][v], threshold_v[r]));
+                    }
+                }
+                // Most tiles hold no candidate once the thresholds are tight.
+                if simd.first_true_m64s(any) >= lanes {
+                    continue;
+                }
+                for r in 0..TILE_QUERIES {
+                    let list = &mut candidates[rows.start + r];
+                    for v in 0..TILE_VECTORS {
+                        let loose: &[f64] = bytemuck::cast_slice(std::slice::from_ref(&loose[r][v]));
+                        let product: &[f64] = bytemuck::cast_slice(std::slice::from_ref(&acc[r][v]));
+                        for (l, (&loose, &product)) in loose.iter().zip(product).enumerate() {
+                            // `≤`: a point tied with the threshold may still win on position.
+                            if loose <= threshold[r] {
+                                let p = j + v * lanes + l;
+                                let s = query_norm[r] + norms[p];
+                                let approx = s - 2.0 * product;
+                                let e = relative * s + absolute;
+                                let lower = approx - e;
+                                if lower <= threshold[r] {
+                                    list.push(Candidate { lower, upper: approx + e, id: (start + p) as u32 });
+                                }
+                            }
+                        }
+                    }
+                    // A full list tightens the threshold at once.
+                    if list.len() >= capacity {
+                        threshold[r] = compact(list, k, keys);
+                        threshold_v[r] = simd.splat_f64s(threshold[r]);
+                    }
+                }
             }
-        }
-    }
-    for (j, (&product, &norm)) in tail {
-        let (lower, upper) = bounds(product, norm);
-        if lower <= threshold {
-            list.push(Candidate { lower, upper, id: (start + j) as u32 });
+            thresholds[rows].copy_from_slice(&threshold);
         }
     }
 }
-
-/// Points tested at once by [`filter_row`].
-const FILTER_CHUNK: usize = 16;
 
 /// Keeps the candidates that can still be among the k nearest and returns the new threshold:
 /// the k-th smallest upper bound. At least k points lie at or below it, so a point whose lower
@@ -447,39 +467,83 @@ mod tests {
         }
     }
 
+    /// Point p's centred coordinates, read back from the panels.
+    fn centered(points: &GemmPoints, p: usize) -> Vec<f64> {
+        let (b, j, d) = (p / POINT_BLOCK, p % POINT_BLOCK, points.d);
+        let width = (points.n - b * POINT_BLOCK).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+        (0..d).map(|c| points.panels[b * POINT_BLOCK * d + c * width + j]).collect()
+    }
+
+    /// The candidates [`FilterBlock`] keeps for query `q` among the first block of `points`
+    /// (no compaction), one lane at a time or on the widest instruction set.
+    fn filter_candidates(points: &GemmPoints, q: &[f64], threshold: f64, baseline_only: bool) -> Vec<Candidate> {
+        let d = points.d;
+        let width = points.n.min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+        let mut tiles = vec![[0.0; TILE_QUERIES]; d];
+        q.iter().zip(&points.mean).enumerate().for_each(|(c, (v, m))| tiles[c][0] = v - m);
+        let mut query_norms = vec![0.0; TILE_QUERIES];
+        query_norms[0] = tiles.iter().map(|t| t[0] * t[0]).sum();
+        let mut thresholds = vec![f64::NEG_INFINITY; TILE_QUERIES];
+        thresholds[0] = threshold;
+        let mut candidates = vec![Vec::new(); TILE_QUERIES];
+        let filter = FilterBlock {
+            panel: &points.panels[..width * d],
+            width,
+            norms: &points.norms[..width],
+            max_norm: points.block_max[0],
+            tiles: &tiles,
+            query_norms: &query_norms,
+            candidates: &mut candidates,
+            thresholds: &mut thresholds,
+            bound: error_bound(d),
+            start: 100,
+            capacity: usize::MAX,
+            k: 1,
+            keys: &mut Vec::new(),
+        };
+        if baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { pulp::Arch::new().dispatch(filter) }
+        assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
+        candidates.swap_remove(0)
+    }
+
     #[test]
-    fn the_chunked_filter_keeps_exactly_the_points_of_the_plain_test() {
+    fn the_vector_filter_keeps_exactly_the_points_of_the_plain_test() {
         // Products and norms from adversarial points, thresholds equal to some point's own lower
-        // bound (the `≤` edge), row lengths with and without a partial chunk.
+        // bound (the `≤` edge), blocks with and without padding. One lane at a time the products
+        // are multiplications and additions in coordinate order; on the widest instruction set
+        // they may be fused multiply-adds: the candidates are those of the plain test with one
+        // or the other, and include every point whose exact distance is at most the threshold.
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(53);
         for seed in 0..30usize {
             let d = [1, 3, 10, 50][seed % 4];
             let n = [7, 16, 200, 512][seed % 4];
             let x = adversarial(&mut rng, n + 1, d, seed);
-            let points = GemmPoints::new(x, d);
-            let (norms, query_norm) = (&points.norms[1..], points.norms[0]);
-            let q = &points.centered[..d];
-            let row: Vec<f64> = (1..=n).map(|j| q.iter().zip(&points.centered[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum()).collect();
+            let (q, x) = x.split_at(d);
+            let points = GemmPoints::new(x.to_vec(), d);
+            let qc: Vec<f64> = q.iter().zip(&points.mean).map(|(v, m)| v - m).collect();
+            let query_norm: f64 = qc.iter().map(|v| v * v).sum();
             let bound = error_bound(d);
-            let plain = |threshold: f64| -> Vec<u32> {
-                (0..n)
-                    .filter(|&j| {
-                        let s = query_norm + norms[j];
-                        (s - 2.0 * row[j]) - (bound.0 * s + bound.1) <= threshold
-                    })
-                    .map(|j| (100 + j) as u32)
-                    .collect()
+            let lower = |j: usize, fused: bool| {
+                let xc = centered(&points, j);
+                let product = qc.iter().zip(&xc).fold(0.0f64, |acc, (a, b)| if fused { a.mul_add(*b, acc) } else { a * b + acc });
+                let s = query_norm + points.norms[j];
+                (s - 2.0 * product) - (bound.0 * s + bound.1)
             };
-            let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
+            let plain = |threshold: f64, fused: bool| -> Vec<u32> {
+                (0..n).filter(|&j| lower(j, fused) <= threshold).map(|j| (100 + j) as u32).collect()
+            };
             let mut thresholds = vec![f64::INFINITY, -1.0, 0.0];
             for j in [0, n / 3, n / 2, n - 1] {
-                let s = query_norm + norms[j];
-                thresholds.push((s - 2.0 * row[j]) - (bound.0 * s + bound.1));
+                thresholds.extend([lower(j, false), lower(j, true)]);
             }
             for threshold in thresholds {
-                let mut list = Vec::new();
-                filter_row(&row, (norms, max_norm), query_norm, bound, threshold, 100, &mut list);
-                assert_eq!(list.iter().map(|c| c.id).collect::<Vec<_>>(), plain(threshold), "seed={seed} threshold={threshold}");
+                let ids = |c: Vec<Candidate>| c.iter().map(|c| c.id).collect::<Vec<_>>();
+                assert_eq!(ids(filter_candidates(&points, q, threshold, true)), plain(threshold, false), "seed={seed} t={threshold}");
+                let widest = ids(filter_candidates(&points, q, threshold, false));
+                assert!(widest == plain(threshold, false) || widest == plain(threshold, true), "seed={seed} threshold={threshold}");
+                for j in (0..n).filter(|&j| dist2(q, &x[j * d..(j + 1) * d]) <= threshold) {
+                    assert!(widest.contains(&((100 + j) as u32)), "seed={seed} threshold={threshold} j={j}");
+                }
             }
         }
     }
@@ -498,9 +562,12 @@ mod tests {
             let qc: Vec<f64> = q.iter().zip(&points.mean).map(|(v, m)| v - m).collect();
             let qn: f64 = qc.iter().map(|v| v * v).sum();
             for j in 0..64 {
-                let xc = &points.centered[j * d..(j + 1) * d];
-                // Two summation orders of the product, as a blocked kernel might use.
-                for product in [qc.iter().zip(xc).map(|(a, b)| a * b).sum::<f64>(), qc.iter().zip(xc).rev().map(|(a, b)| a * b).sum()] {
+                let xc = &centered(&points, j);
+                // The kernel's two products (multiply-adds in coordinate order, fused or not), and
+                // the reverse order.
+                let fused = qc.iter().zip(xc).fold(0.0f64, |acc, (a, b)| a.mul_add(*b, acc));
+                let reverse = qc.iter().zip(xc).rev().map(|(a, b)| a * b).sum();
+                for product in [qc.iter().zip(xc).map(|(a, b)| a * b).sum::<f64>(), fused, reverse] {
                     let s = qn + points.norms[j];
                     let approx = s - 2.0 * product;
                     let e = relative * s + absolute;
