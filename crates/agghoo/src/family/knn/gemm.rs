@@ -45,6 +45,10 @@ pub(crate) struct GemmPoints {
     norms: Vec<f64>,
     /// The largest norm of each block.
     block_max: Vec<f64>,
+    /// `panels` rounded to `f32`, and half of each norm rounded to `f32` (NaN as padding), for
+    /// the single-precision kernel; empty when some coordinate is too large for it.
+    panels32: Vec<f32>,
+    halves: Vec<f32>,
     mean: Vec<f64>,
     d: usize,
     n: usize,
@@ -70,6 +74,8 @@ pub(crate) struct GemmScratch {
     /// The centred queries by tile of [`TILE_QUERIES`] and coordinate: `tiles[t · d + c][r]` is
     /// coordinate c of query `t · TILE_QUERIES + r` (zeros past the last query).
     tiles: Vec<[f64; TILE_QUERIES]>,
+    /// `tiles` rounded to `f32`.
+    tiles32: Vec<[f32; TILE_QUERIES]>,
     query_norms: Vec<f64>,
     thresholds: Vec<f64>,
     candidates: Vec<Vec<Candidate>>,
@@ -136,7 +142,12 @@ impl GemmPoints {
             }
         }
         norms.resize(n.next_multiple_of(PANEL_PAD), f64::NAN);
-        Self { x, ids: None, panels, norms, block_max, mean, d, n }
+        let (panels32, halves) = if single_fits(&panels, d) {
+            (panels.iter().map(|&v| v as f32).collect(), norms.iter().map(|&v| (v / 2.0) as f32).collect())
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Self { x, ids: None, panels, norms, block_max, panels32, halves, mean, d, n }
     }
 
     /// As [`new`](Self::new), with the rows of `x` stored in `order` (a permutation of the row
@@ -171,7 +182,7 @@ impl GemmPoints {
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { tiles, query_norms, thresholds, candidates, exact, lists, keys, baseline_only, .. } = scratch;
+        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, exact, lists, keys, baseline_only, .. } = scratch;
         // Queries past the last fill the last tile: zeros, a threshold no bound passes.
         let padded = n_queries.next_multiple_of(TILE_QUERIES);
         tiles.clear();
@@ -183,6 +194,12 @@ impl GemmPoints {
             query_norms.push(centred.map(|v| v * v).sum::<f64>());
         }
         query_norms.resize(padded, 0.0);
+        // Single precision when the points and these queries allow it.
+        let single = !self.panels32.is_empty() && tiles.iter().flatten().all(|&v| v.abs() <= SINGLE_MAX);
+        tiles32.clear();
+        if single {
+            tiles32.extend(tiles.iter().map(|t| t.map(|v| v as f32)));
+        }
         thresholds.clear();
         thresholds.resize(n_queries, f64::INFINITY);
         thresholds.resize(padded, f64::NEG_INFINITY);
@@ -200,6 +217,26 @@ impl GemmPoints {
         for b in outwards {
             let start = b * POINT_BLOCK;
             let width = (n - start).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+            if single {
+                let filter = SingleBlock {
+                    panel: &self.panels32[start * d..(start + width) * d],
+                    width,
+                    norms: &self.norms[start..start + width],
+                    halves: &self.halves[start..start + width],
+                    max_norm: self.block_max[b],
+                    tiles: tiles32,
+                    query_norms,
+                    candidates: &mut *candidates,
+                    thresholds: &mut *thresholds,
+                    bound: single_error_bound(d),
+                    start,
+                    capacity,
+                    k,
+                    keys: &mut *keys,
+                };
+                if *baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { arch.dispatch(filter) }
+                continue;
+            }
             let filter = FilterBlock {
                 panel: &self.panels[start * d..(start + width) * d],
                 width,
@@ -315,13 +352,7 @@ impl pulp::WithSimd for FilterBlock<'_> {
                             // `≤`: a point tied with the threshold may still win on position.
                             if loose <= threshold[r] {
                                 let p = j + v * lanes + l;
-                                let s = query_norm[r] + norms[p];
-                                let approx = s - 2.0 * product;
-                                let e = relative * s + absolute;
-                                let lower = approx - e;
-                                if lower <= threshold[r] {
-                                    list.push(Candidate { lower, upper: approx + e, id: (start + p) as u32 });
-                                }
+                                keep(list, product, query_norm[r] + norms[p], bound, threshold[r], start + p);
                             }
                         }
                     }
@@ -329,6 +360,167 @@ impl pulp::WithSimd for FilterBlock<'_> {
                     if list.len() >= capacity {
                         threshold[r] = compact(list, k, keys);
                         threshold_v[r] = simd.splat_f64s(threshold[r]);
+                    }
+                }
+            }
+            thresholds[rows].copy_from_slice(&threshold);
+        }
+    }
+}
+
+/// Appends point `id` to `list` if its own lower bound `fl(fl(s − 2p) − e(s))` is at most
+/// `threshold` (`≤`: a point tied with the threshold may still win on position), `p` being its
+/// product with the query and `s = fl(‖q'‖² + ‖x'‖²)`.
+#[inline(always)]
+fn keep(list: &mut Vec<Candidate>, product: f64, s: f64, (relative, absolute): (f64, f64), threshold: f64, id: usize) {
+    let approx = s - 2.0 * product;
+    let e = relative * s + absolute;
+    let lower = approx - e;
+    if lower <= threshold {
+        list.push(Candidate { lower, upper: approx + e, id: id as u32 });
+    }
+}
+
+/// Centred coordinates up to this magnitude (2⁴⁰) use the single-precision kernel: their
+/// products and sums stay far from `f32`'s overflow for any d the kernel takes.
+const SINGLE_MAX: f64 = 1_099_511_627_776.0;
+
+/// Whether centred coordinates `panels` (d of them per point) fit the single-precision kernel:
+/// every one at most [`SINGLE_MAX`] in magnitude, and `d · 2⁻²⁴ ≤ 0.01` (see
+/// [`single_error_bound`]).
+fn single_fits(panels: &[f64], d: usize) -> bool {
+    d <= 100_000 && panels.iter().all(|&v| v.abs() <= SINGLE_MAX)
+}
+
+/// The bound `e(s) = (2.1 (d + 3) · u₃₂ + (8d + 32) · u) · s + (d + 4) · 2⁻¹⁰²² + (4d + 8) · 2⁻¹⁴⁰`
+/// on `|a − dist2(q, x)|` when the product `p` is computed in single precision (`u₃₂ = 2⁻²⁴`;
+/// `a = fl(s − 2p)` in double precision, `s` as in [`error_bound`]).
+///
+/// Proof. As for [`error_bound`], with step 2 changed. The kernel rounds the centred coordinates
+/// to `f32` (`q''_c = q'_c (1 + δ)`, `|δ| ≤ u₃₂`, plus at most 2⁻¹⁵⁰ below `f32`'s normal
+/// range), and computes `p = fl₃₂(q''·x'')` by d multiply-adds in `f32`, fused or not. So
+/// `|p − q''·x''| ≤ γ³²_d Σ|q''_c x''_c|`, `|q''·x'' − q'·x'| ≤ (2u₃₂ + u₃₂²) Σ|q'_c x'_c|`, and
+/// with `d · u₃₂ ≤ 0.01`, `|2p − 2 q'·x'| ≤ 1.01 (d + 3) u₃₂ S`. The norms are the double-precision
+/// ones, so `|a − D'| ≤ 1.01 (d + 3) u₃₂ S + (d + 4) u S` and, with steps 1 and 3 unchanged,
+/// `|a − dist2| ≤ 1.01 (d + 3) u₃₂ S + (3d + 12) u S`. The factor 2.1 instead of 2.02 and 8d + 32
+/// instead of 6d + 24 cover, as in [`error_bound`], the rounding of `a ± e` and `s ≥ (1 − γ_{d+1}) S`,
+/// and leave `0.08 (d + 3) u₃₂ S` for the underflow of `f32` products relative to S; the last term
+/// covers the rest of the underflow (at most 3d roundings of 2⁻¹⁵⁰ each, doubled). Overflow:
+/// centred coordinates are at most [`SINGLE_MAX`] = 2⁴⁰, products and their sums at most
+/// `d · 2⁸⁰ < 2¹²⁷`.
+fn single_error_bound(d: usize) -> (f64, f64) {
+    let relative = 2.1 * (d + 3) as f64 * f64::from(f32::EPSILON / 2.0) + (8 * d + 32) as f64 * (f64::EPSILON / 2.0);
+    let absolute = (d + 4) as f64 * f64::MIN_POSITIVE + (4 * d + 8) as f64 * 2f64.powi(-140);
+    (relative, absolute)
+}
+
+/// The single-precision kernel's bar for one query and block: a point `j` passes the vector
+/// test when `fl₃₂(p − h_j) ≥ bar`, `h_j = fl₃₂(‖x'_j‖² / 2)`. Every point whose own lower bound
+/// passes ([`keep`], with [`single_error_bound`]) passes it too.
+///
+/// Proof. Let `A = fl(s − 2p)`, `e = e(s)`. If `fl(A − e) ≤ t` then `A − e ≤ t + u |A − e|` and
+/// `s − 2p ≤ A + u |s − 2p|`; with `e(s) ≤ e_max` (rounding is monotone and `s ≤ fl(‖q'‖² +
+/// max ‖x'‖²)`), `s ≥ (1 − u)(‖q'‖² + ‖x'_j‖²)`, `|p| ≤ 0.52 (‖q'‖² + ‖x'_j‖²)` and
+/// `|h_j − ‖x'_j‖²/2| ≤ u₃₂ ‖x'_j‖²/2 + 2⁻¹⁵⁰`:
+/// `p − h_j ≥ (‖q'‖² − t − e_max)/2 − (u₃₂ max ‖x'‖²/2 + 4u (‖q'‖² + max ‖x'‖²) + u e_max + 2⁻¹⁵⁰)`.
+/// The margin below covers that bracket and the rounding of its own double-precision
+/// evaluation, and the bar is rounded down to `f32`: the exact `p − h_j` is at least the bar,
+/// hence so is `fl₃₂(p − h_j)` (rounding is monotone and the bar is an `f32`). An infinite
+/// threshold lets every point through (−∞), a threshold of −∞ none (+∞).
+fn single_bar(query_norm: f64, threshold: f64, e_max: f64, max_norm: f64) -> f32 {
+    if threshold == f64::INFINITY {
+        return f32::NEG_INFINITY;
+    }
+    if threshold == f64::NEG_INFINITY {
+        return f32::INFINITY;
+    }
+    let centre = ((query_norm - threshold) - e_max) / 2.0;
+    let margin = (query_norm + max_norm) * 2f64.powi(-24) + (query_norm + threshold.abs() + e_max) * 2f64.powi(-48) + 2f64.powi(-140);
+    let bar = centre - margin;
+    let rounded = bar as f32;
+    if f64::from(rounded) > bar { rounded.next_down() } else { rounded }
+}
+
+/// [`FilterBlock`] in single precision: the products of `f32` coordinates, eight lanes per AVX2
+/// vector, tested against [`single_bar`] (one subtraction and one comparison per point); the
+/// points that pass are checked against their own double-precision bounds ([`keep`], with
+/// [`single_error_bound`]), so the candidates are exactly those of that plain test.
+struct SingleBlock<'a> {
+    panel: &'a [f32],
+    width: usize,
+    norms: &'a [f64],
+    halves: &'a [f32],
+    max_norm: f64,
+    tiles: &'a [[f32; TILE_QUERIES]],
+    query_norms: &'a [f64],
+    candidates: &'a mut [Vec<Candidate>],
+    thresholds: &'a mut [f64],
+    bound: (f64, f64),
+    start: usize,
+    capacity: usize,
+    k: usize,
+    keys: &'a mut Vec<i64>,
+}
+
+impl pulp::WithSimd for SingleBlock<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, simd: S) {
+        let Self { panel, width, norms, halves, max_norm, tiles, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
+        let (relative, absolute) = bound;
+        let lanes = S::F32_LANES;
+        let step = TILE_VECTORS * lanes;
+        let d = panel.len() / width;
+        for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
+            let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
+            let query_norm: [f64; TILE_QUERIES] = std::array::from_fn(|r| query_norms[rows.start + r]);
+            let e_max: [f64; TILE_QUERIES] = std::array::from_fn(|r| relative * (query_norm[r] + max_norm) + absolute);
+            let mut threshold: [f64; TILE_QUERIES] = std::array::from_fn(|r| thresholds[rows.start + r]);
+            let mut bar: [f32; TILE_QUERIES] = std::array::from_fn(|r| single_bar(query_norm[r], threshold[r], e_max[r], max_norm));
+            let mut bar_v = bar.map(|v| simd.splat_f32s(v));
+            for j in (0..width).step_by(step) {
+                let mut acc = [[simd.splat_f32s(0.0); TILE_VECTORS]; TILE_QUERIES];
+                for (column, q) in panel.chunks_exact(width).zip(tile) {
+                    let (x, _) = S::as_simd_f32s(&column[j..j + step]);
+                    for (acc, &q) in acc.iter_mut().zip(q) {
+                        let q = simd.splat_f32s(q);
+                        for (acc, &x) in acc.iter_mut().zip(x) {
+                            *acc = simd.mul_add_e_f32s(q, x, *acc);
+                        }
+                    }
+                }
+                let (half, _) = S::as_simd_f32s(&halves[j..j + step]);
+                let mut margin = [[simd.splat_f32s(0.0); TILE_VECTORS]; TILE_QUERIES];
+                let mut pass = [[simd.less_than_f32s(bar_v[0], bar_v[0]); TILE_VECTORS]; TILE_QUERIES];
+                let mut any = pass[0][0];
+                for r in 0..TILE_QUERIES {
+                    for v in 0..TILE_VECTORS {
+                        margin[r][v] = simd.sub_f32s(acc[r][v], half[v]);
+                        pass[r][v] = simd.greater_than_or_equal_f32s(margin[r][v], bar_v[r]);
+                        any = simd.or_m32s(any, pass[r][v]);
+                    }
+                }
+                // Most tiles hold no candidate once the thresholds are tight.
+                if simd.first_true_m32s(any) >= lanes {
+                    continue;
+                }
+                for r in 0..TILE_QUERIES {
+                    let list = &mut candidates[rows.start + r];
+                    for v in (0..TILE_VECTORS).filter(|&v| simd.first_true_m32s(pass[r][v]) < lanes) {
+                        let margin: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&margin[r][v]));
+                        let product: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&acc[r][v]));
+                        for (l, (&margin, &product)) in margin.iter().zip(product).enumerate() {
+                            if margin >= bar[r] {
+                                let p = j + v * lanes + l;
+                                keep(list, f64::from(product), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                            }
+                        }
+                    }
+                    // A full list tightens the threshold at once.
+                    if list.len() >= capacity {
+                        threshold[r] = compact(list, k, keys);
+                        bar[r] = single_bar(query_norm[r], threshold[r], e_max[r], max_norm);
+                        bar_v[r] = simd.splat_f32s(bar[r]);
                     }
                 }
             }
@@ -443,6 +635,34 @@ mod tests {
     }
 
     #[test]
+    fn the_double_precision_kernel_lists_equal_the_exact_order() {
+        // Points spread beyond `SINGLE_MAX` around their mean use the double-precision kernel;
+        // queries beyond it, with points within, too (for their block only).
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(59);
+        let mut scratch = GemmScratch::default();
+        for seed in 0..8usize {
+            let d = [1, 3, 10, 17][seed % 4];
+            let n = [600, 1100][seed % 2];
+            let scale = if seed < 4 { 1e13 } else { 1.0 };
+            let x: Vec<f64> = adversarial(&mut rng, n, d, seed).iter().map(|v| v * scale).collect();
+            let queries: Vec<f64> = adversarial(&mut rng, 40, d, seed + 1).iter().map(|v| v * 1e13).collect();
+            let points = GemmPoints::new(x.clone(), d);
+            assert_eq!(points.panels32.is_empty(), seed < 4, "seed={seed}");
+            let query = |i: usize| &queries[i * d..(i + 1) * d];
+            for k in [1, 7, 300] {
+                for baseline_only in [false, true] {
+                    scratch.baseline_only = baseline_only;
+                    points.nearest_block(&query, 0..QUERY_BLOCK, k, None, &mut scratch);
+                    let w = scratch.width;
+                    for i in 0..QUERY_BLOCK {
+                        assert_eq!(scratch.lists[i * w..(i + 1) * w], reference(&x, d, query(i), k), "seed={seed} k={k} i={i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn lists_in_a_spatial_order_from_any_starting_block_equal_the_exact_order() {
         // Points stored in a permuted order, scanned from the first, a middle and the last
         // (partial) block: the same ids in the same order as the reference.
@@ -474,9 +694,9 @@ mod tests {
         (0..d).map(|c| points.panels[b * POINT_BLOCK * d + c * width + j]).collect()
     }
 
-    /// The candidates [`FilterBlock`] keeps for query `q` among the first block of `points`
-    /// (no compaction), one lane at a time or on the widest instruction set.
-    fn filter_candidates(points: &GemmPoints, q: &[f64], threshold: f64, baseline_only: bool) -> Vec<Candidate> {
+    /// The candidates [`FilterBlock`] (or [`SingleBlock`]) keeps for query `q` among the first
+    /// block of `points` (no compaction), one lane at a time or on the widest instruction set.
+    fn filter_candidates(points: &GemmPoints, q: &[f64], threshold: f64, baseline_only: bool, single: bool) -> Vec<Candidate> {
         let d = points.d;
         let width = points.n.min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
         let mut tiles = vec![[0.0; TILE_QUERIES]; d];
@@ -486,6 +706,28 @@ mod tests {
         let mut thresholds = vec![f64::NEG_INFINITY; TILE_QUERIES];
         thresholds[0] = threshold;
         let mut candidates = vec![Vec::new(); TILE_QUERIES];
+        if single {
+            let tiles32: Vec<[f32; TILE_QUERIES]> = tiles.iter().map(|t| t.map(|v| v as f32)).collect();
+            let filter = SingleBlock {
+                panel: &points.panels32[..width * d],
+                width,
+                norms: &points.norms[..width],
+                halves: &points.halves[..width],
+                max_norm: points.block_max[0],
+                tiles: &tiles32,
+                query_norms: &query_norms,
+                candidates: &mut candidates,
+                thresholds: &mut thresholds,
+                bound: single_error_bound(d),
+                start: 100,
+                capacity: usize::MAX,
+                k: 1,
+                keys: &mut Vec::new(),
+            };
+            if baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { pulp::Arch::new().dispatch(filter) }
+            assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
+            return candidates.swap_remove(0);
+        }
         let filter = FilterBlock {
             panel: &points.panels[..width * d],
             width,
@@ -522,27 +764,36 @@ mod tests {
             let points = GemmPoints::new(x.to_vec(), d);
             let qc: Vec<f64> = q.iter().zip(&points.mean).map(|(v, m)| v - m).collect();
             let query_norm: f64 = qc.iter().map(|v| v * v).sum();
-            let bound = error_bound(d);
-            let lower = |j: usize, fused: bool| {
-                let xc = centered(&points, j);
-                let product = qc.iter().zip(&xc).fold(0.0f64, |acc, (a, b)| if fused { a.mul_add(*b, acc) } else { a * b + acc });
-                let s = query_norm + points.norms[j];
-                (s - 2.0 * product) - (bound.0 * s + bound.1)
-            };
-            let plain = |threshold: f64, fused: bool| -> Vec<u32> {
-                (0..n).filter(|&j| lower(j, fused) <= threshold).map(|j| (100 + j) as u32).collect()
-            };
-            let mut thresholds = vec![f64::INFINITY, -1.0, 0.0];
-            for j in [0, n / 3, n / 2, n - 1] {
-                thresholds.extend([lower(j, false), lower(j, true)]);
-            }
-            for threshold in thresholds {
-                let ids = |c: Vec<Candidate>| c.iter().map(|c| c.id).collect::<Vec<_>>();
-                assert_eq!(ids(filter_candidates(&points, q, threshold, true)), plain(threshold, false), "seed={seed} t={threshold}");
-                let widest = ids(filter_candidates(&points, q, threshold, false));
-                assert!(widest == plain(threshold, false) || widest == plain(threshold, true), "seed={seed} threshold={threshold}");
-                for j in (0..n).filter(|&j| dist2(q, &x[j * d..(j + 1) * d]) <= threshold) {
-                    assert!(widest.contains(&((100 + j) as u32)), "seed={seed} threshold={threshold} j={j}");
+            // The double- and the single-precision kernel, each with its products and bound.
+            for single in [false, true] {
+                let bound = if single { single_error_bound(d) } else { error_bound(d) };
+                let lower = |j: usize, fused: bool| {
+                    let xc = centered(&points, j);
+                    let product = if single {
+                        let pairs = qc.iter().zip(&xc).map(|(&a, &b)| (a as f32, b as f32));
+                        f64::from(pairs.fold(0.0f32, |acc, (a, b)| if fused { a.mul_add(b, acc) } else { a * b + acc }))
+                    } else {
+                        qc.iter().zip(&xc).fold(0.0f64, |acc, (a, b)| if fused { a.mul_add(*b, acc) } else { a * b + acc })
+                    };
+                    let s = query_norm + points.norms[j];
+                    (s - 2.0 * product) - (bound.0 * s + bound.1)
+                };
+                let plain = |threshold: f64, fused: bool| -> Vec<u32> {
+                    (0..n).filter(|&j| lower(j, fused) <= threshold).map(|j| (100 + j) as u32).collect()
+                };
+                let mut thresholds = vec![f64::INFINITY, f64::NEG_INFINITY, -1.0, 0.0, 1e300];
+                for j in [0, n / 3, n / 2, n - 1] {
+                    thresholds.extend([lower(j, false), lower(j, true)]);
+                }
+                for threshold in thresholds {
+                    let ids = |c: Vec<Candidate>| c.iter().map(|c| c.id).collect::<Vec<_>>();
+                    let context = format!("seed={seed} single={single} threshold={threshold}");
+                    assert_eq!(ids(filter_candidates(&points, q, threshold, true, single)), plain(threshold, false), "{context}");
+                    let widest = ids(filter_candidates(&points, q, threshold, false, single));
+                    assert!(widest == plain(threshold, false) || widest == plain(threshold, true), "{context}");
+                    for j in (0..n).filter(|&j| dist2(q, &x[j * d..(j + 1) * d]) <= threshold) {
+                        assert!(widest.contains(&((100 + j) as u32)), "{context} j={j}");
+                    }
                 }
             }
         }
@@ -567,9 +818,16 @@ mod tests {
                 // the reverse order.
                 let fused = qc.iter().zip(xc).fold(0.0f64, |acc, (a, b)| a.mul_add(*b, acc));
                 let reverse = qc.iter().zip(xc).rev().map(|(a, b)| a * b).sum();
-                for product in [qc.iter().zip(xc).map(|(a, b)| a * b).sum::<f64>(), fused, reverse] {
+                let pairs = || qc.iter().zip(xc).map(|(&a, &b)| (a as f32, b as f32));
+                let single = [
+                    f64::from(pairs().fold(0.0f32, |acc, (a, b)| a.mul_add(b, acc))),
+                    f64::from(pairs().fold(0.0f32, |acc, (a, b)| a * b + acc)),
+                ];
+                let products = [qc.iter().zip(xc).map(|(a, b)| a * b).sum::<f64>(), fused, reverse].map(|p| (p, false));
+                for (product, is_single) in products.into_iter().chain(single.map(|p| (p, true))) {
                     let s = qn + points.norms[j];
                     let approx = s - 2.0 * product;
+                    let (relative, absolute) = if is_single { single_error_bound(d) } else { (relative, absolute) };
                     let e = relative * s + absolute;
                     let exact = dist2(&q, &x[j * d..(j + 1) * d]);
                     assert!(approx - e <= exact && exact <= approx + e, "seed={seed} j={j}: {approx} ± {e} vs {exact}");
