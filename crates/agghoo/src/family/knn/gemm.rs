@@ -490,13 +490,12 @@ impl pulp::WithSimd for SingleBlock<'_> {
                     }
                 }
                 let (half, _) = S::as_simd_f32s(&halves[j..j + step]);
-                let mut margin = [[simd.splat_f32s(0.0); TILE_VECTORS]; TILE_QUERIES];
                 let mut pass = [[simd.less_than_f32s(bar_v[0], bar_v[0]); TILE_VECTORS]; TILE_QUERIES];
                 let mut any = pass[0][0];
                 for r in 0..TILE_QUERIES {
                     for v in 0..TILE_VECTORS {
-                        margin[r][v] = simd.sub_f32s(acc[r][v], half[v]);
-                        pass[r][v] = simd.greater_than_or_equal_f32s(margin[r][v], bar_v[r]);
+                        let margin = simd.sub_f32s(acc[r][v], half[v]);
+                        pass[r][v] = simd.greater_than_or_equal_f32s(margin, bar_v[r]);
                         any = simd.or_m32s(any, pass[r][v]);
                     }
                 }
@@ -506,14 +505,18 @@ impl pulp::WithSimd for SingleBlock<'_> {
                 }
                 for r in 0..TILE_QUERIES {
                     let list = &mut candidates[rows.start + r];
-                    for v in (0..TILE_VECTORS).filter(|&v| simd.first_true_m32s(pass[r][v]) < lanes) {
-                        let margin: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&margin[r][v]));
+                    for v in 0..TILE_VECTORS {
+                        // One bit per passing lane (the low byte of each lane's mask), visited in
+                        // order.
+                        let mask: &[u8] = bytemuck::cast_slice(std::slice::from_ref(&pass[r][v]));
+                        let stride = mask.len() / lanes;
+                        let mut bits = (0..lanes).fold(0u32, |bits, l| bits | u32::from(mask[l * stride] != 0) << l);
                         let product: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&acc[r][v]));
-                        for (l, (&margin, &product)) in margin.iter().zip(product).enumerate() {
-                            if margin >= bar[r] {
-                                let p = j + v * lanes + l;
-                                keep(list, f64::from(product), query_norm[r] + norms[p], bound, threshold[r], start + p);
-                            }
+                        while bits != 0 {
+                            let l = bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            let p = j + v * lanes + l;
+                            keep(list, f64::from(product[l]), query_norm[r] + norms[p], bound, threshold[r], start + p);
                         }
                     }
                     // A full list tightens the threshold at once.
