@@ -87,7 +87,6 @@ pub(crate) struct GemmScratch {
     pub(crate) baseline_only: bool,
 }
 
-
 /// The bound `e(s) = (8d + 32) · u · s + (d + 4) · 2⁻¹⁰²²` on `|a − dist2(q, x)|`, where `a` is the
 /// approximation computed here and `s = fl(‖q'‖² + ‖x'‖²)` the sum of the centred squared norms
 /// (`u = 2⁻⁵³`, the unit roundoff; `γ_m = m·u / (1 − m·u)`; `d · u ≤ 0.01`, i.e. d < 10¹³).
@@ -117,7 +116,6 @@ fn error_bound(d: usize) -> (f64, f64) {
     let absolute = (d + 4) as f64 * f64::MIN_POSITIVE;
     (relative, absolute)
 }
-
 
 impl GemmPoints {
     /// Prepares `n = x.len() / d` points (row-major) for [`nearest_block`](Self::nearest_block).
@@ -234,7 +232,11 @@ impl GemmPoints {
                     k,
                     keys: &mut *keys,
                 };
-                if *baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { arch.dispatch(filter) }
+                if *baseline_only {
+                    pulp::WithSimd::with_simd(filter, pulp::Scalar)
+                } else {
+                    arch.dispatch(filter)
+                }
                 continue;
             }
             let filter = FilterBlock {
@@ -438,7 +440,20 @@ fn single_bar(query_norm: f64, threshold: f64, e_max: f64, max_norm: f64) -> f32
     let margin = (query_norm + max_norm) * 2f64.powi(-24) + (query_norm + threshold.abs() + e_max) * 2f64.powi(-48) + 2f64.powi(-140);
     let bar = centre - margin;
     let rounded = bar as f32;
-    if f64::from(rounded) > bar { rounded.next_down() } else { rounded }
+    if f64::from(rounded) > bar { next_down(rounded) } else { rounded }
+}
+
+/// The largest `f32` below `x` (`x` itself for −∞ and NaN).
+fn next_down(x: f32) -> f32 {
+    if x.is_nan() || x == f32::NEG_INFINITY {
+        x
+    } else if x == 0.0 {
+        -f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() - 1)
+    } else {
+        f32::from_bits(x.to_bits() + 1)
+    }
 }
 
 /// [`FilterBlock`] in single precision: the products of `f32` coordinates, eight lanes per AVX2
@@ -466,7 +481,8 @@ impl pulp::WithSimd for SingleBlock<'_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, simd: S) {
-        let Self { panel, width, norms, halves, max_norm, tiles, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
+        let Self { panel, width, norms, halves, max_norm, tiles, query_norms, candidates, thresholds, bound, start, capacity, k, keys } =
+            self;
         let (relative, absolute) = bound;
         let lanes = S::F32_LANES;
         let step = TILE_VECTORS * lanes;
@@ -727,7 +743,11 @@ mod tests {
                 k: 1,
                 keys: &mut Vec::new(),
             };
-            if baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { pulp::Arch::new().dispatch(filter) }
+            if baseline_only {
+                pulp::WithSimd::with_simd(filter, pulp::Scalar)
+            } else {
+                pulp::Arch::new().dispatch(filter)
+            }
             assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
             return candidates.swap_remove(0);
         }
@@ -746,7 +766,11 @@ mod tests {
             k: 1,
             keys: &mut Vec::new(),
         };
-        if baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { pulp::Arch::new().dispatch(filter) }
+        if baseline_only {
+            pulp::WithSimd::with_simd(filter, pulp::Scalar)
+        } else {
+            pulp::Arch::new().dispatch(filter)
+        }
         assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
         candidates.swap_remove(0)
     }
