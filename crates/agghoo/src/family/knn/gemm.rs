@@ -211,52 +211,27 @@ impl GemmPoints {
         // first, first + 1, first − 1, first + 2, …: every block once.
         let outwards =
             (0..n_blocks).flat_map(|t| [first.checked_add(t), first.checked_sub(t + 1)]).flatten().filter(|&b| b < n_blocks).take(n_blocks);
-        let arch = pulp::Arch::new();
         for b in outwards {
             let start = b * POINT_BLOCK;
             let width = (n - start).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
-            if single {
-                let filter = SingleBlock {
-                    panel: &self.panels32[start * d..(start + width) * d],
-                    width,
-                    norms: &self.norms[start..start + width],
-                    halves: &self.halves[start..start + width],
-                    max_norm: self.block_max[b],
-                    tiles: tiles32,
-                    query_norms,
-                    candidates: &mut *candidates,
-                    thresholds: &mut *thresholds,
-                    bound: single_error_bound(d),
-                    start,
-                    capacity,
-                    k,
-                    keys: &mut *keys,
-                };
-                if *baseline_only {
-                    pulp::WithSimd::with_simd(filter, pulp::Scalar)
-                } else {
-                    arch.dispatch(filter)
-                }
-                continue;
-            }
-            let filter = FilterBlock {
-                panel: &self.panels[start * d..(start + width) * d],
+            let block = BlockState {
                 width,
                 norms: &self.norms[start..start + width],
                 max_norm: self.block_max[b],
-                tiles,
                 query_norms,
                 candidates: &mut *candidates,
                 thresholds: &mut *thresholds,
-                bound: error_bound(d),
                 start,
                 capacity,
                 k,
                 keys: &mut *keys,
             };
-            // The widest instruction set the processor has, or one lane at a time: the
-            // candidates may differ (fused or separate multiply-adds), the bound holds for both.
-            if *baseline_only { pulp::WithSimd::with_simd(filter, pulp::Scalar) } else { arch.dispatch(filter) }
+            let points = start * d..(start + width) * d;
+            let panels = match single {
+                true => Panels::Single { panel: &self.panels32[points], halves: &self.halves[start..start + width], tiles: tiles32 },
+                false => Panels::Double { panel: &self.panels[points], tiles },
+            };
+            block.run(panels, *baseline_only);
         }
         lists.reserve(n_queries * k);
         for (b, list) in candidates[..n_queries].iter_mut().enumerate() {
@@ -285,50 +260,69 @@ impl GemmPoints {
 /// kept only if its own lower bound passes, so the candidates are exactly those of the plain
 /// test `fl(a − e(s)) ≤ threshold`.
 struct FilterBlock<'a> {
-    /// The block's centred points by coordinate, `width` (padded) per coordinate.
+    block: BlockState<'a>,
+    /// The block's centred points by coordinate, `block.width` (padded) per coordinate.
     panel: &'a [f64],
+    tiles: &'a [[f64; TILE_QUERIES]],
+}
+
+/// What both kernels read and update for one block of points against a block of queries.
+struct BlockState<'a> {
+    /// The block's width, padded to a multiple of [`PANEL_PAD`].
     width: usize,
     norms: &'a [f64],
     max_norm: f64,
-    tiles: &'a [[f64; TILE_QUERIES]],
     query_norms: &'a [f64],
     candidates: &'a mut [Vec<Candidate>],
     thresholds: &'a mut [f64],
-    bound: (f64, f64),
+    /// The block's first point.
     start: usize,
     capacity: usize,
     k: usize,
     keys: &'a mut Vec<i64>,
 }
 
+/// The block's coordinates and the queries', in double or single precision.
+enum Panels<'a> {
+    Double { panel: &'a [f64], tiles: &'a [[f64; TILE_QUERIES]] },
+    Single { panel: &'a [f32], halves: &'a [f32], tiles: &'a [[f32; TILE_QUERIES]] },
+}
+
+impl BlockState<'_> {
+    /// Runs the kernel of `panels`' precision on the widest instruction set the processor has,
+    /// or one lane at a time (`baseline_only`): the candidates may differ (fused or separate
+    /// multiply-adds), the bound holds for both.
+    fn run(self, panels: Panels<'_>, baseline_only: bool) {
+        fn dispatch<F: pulp::WithSimd<Output = ()>>(kernel: F, baseline_only: bool) {
+            if baseline_only { kernel.with_simd(pulp::Scalar) } else { pulp::Arch::new().dispatch(kernel) }
+        }
+        match panels {
+            Panels::Double { panel, tiles } => dispatch(FilterBlock { block: self, panel, tiles }, baseline_only),
+            Panels::Single { panel, halves, tiles } => dispatch(SingleBlock { block: self, panel, halves, tiles }, baseline_only),
+        }
+    }
+}
+
 impl pulp::WithSimd for FilterBlock<'_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, simd: S) {
-        let Self { panel, width, norms, max_norm, tiles, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
-        let (relative, absolute) = bound;
+        let Self {
+            block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
+            panel,
+            tiles,
+        } = self;
+        let d = panel.len() / width;
+        let bound = error_bound(d);
         let lanes = S::F64_LANES;
         let step = TILE_VECTORS * lanes;
-        let d = panel.len() / width;
         for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
             let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
-            let query_norm: [f64; TILE_QUERIES] = std::array::from_fn(|r| query_norms[rows.start + r]);
-            let e_max: [f64; TILE_QUERIES] = std::array::from_fn(|r| relative * (query_norm[r] + max_norm) + absolute);
-            let mut threshold: [f64; TILE_QUERIES] = std::array::from_fn(|r| thresholds[rows.start + r]);
+            let (query_norm, e_max, mut threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows.clone()], bound, max_norm);
             let (query_norm_v, e_max_v) = (query_norm.map(|v| simd.splat_f64s(v)), e_max.map(|v| simd.splat_f64s(v)));
             let mut threshold_v = threshold.map(|v| simd.splat_f64s(v));
             for j in (0..width).step_by(step) {
-                // The products: one fused (or separate) multiply-add per coordinate, in order.
-                let mut acc = [[simd.splat_f64s(0.0); TILE_VECTORS]; TILE_QUERIES];
-                for (column, q) in panel.chunks_exact(width).zip(tile) {
-                    let (x, _) = S::as_simd_f64s(&column[j..j + step]);
-                    for (acc, &q) in acc.iter_mut().zip(q) {
-                        let q = simd.splat_f64s(q);
-                        for (acc, &x) in acc.iter_mut().zip(x) {
-                            *acc = simd.mul_add_e_f64s(q, x, *acc);
-                        }
-                    }
-                }
+                let acc = tile_products(simd, panel, width, tile, j..j + step);
                 // The vector test: `fl(fl(s − 2p) − e_max) ≤ threshold`, lane by lane.
                 let (norm, _) = S::as_simd_f64s(&norms[j..j + step]);
                 let mut loose = [[simd.splat_f64s(0.0); TILE_VECTORS]; TILE_QUERIES];
@@ -368,6 +362,86 @@ impl pulp::WithSimd for FilterBlock<'_> {
             thresholds[rows].copy_from_slice(&threshold);
         }
     }
+}
+
+/// One precision of the kernels' products, with its vectors on instruction set `S`.
+trait Precision: bytemuck::Pod {
+    type Vector<S: pulp::Simd>: Copy;
+    fn splat<S: pulp::Simd>(simd: S, value: Self) -> Self::Vector<S>;
+    /// `a · b + c`, fused where the instruction set has it.
+    fn mul_add<S: pulp::Simd>(simd: S, a: Self::Vector<S>, b: Self::Vector<S>, c: Self::Vector<S>) -> Self::Vector<S>;
+    /// The whole vectors at the start of `values`.
+    fn vectors<S: pulp::Simd>(values: &[Self]) -> &[Self::Vector<S>];
+}
+
+impl Precision for f64 {
+    type Vector<S: pulp::Simd> = S::f64s;
+    #[inline(always)]
+    fn splat<S: pulp::Simd>(simd: S, value: f64) -> S::f64s {
+        simd.splat_f64s(value)
+    }
+    #[inline(always)]
+    fn mul_add<S: pulp::Simd>(simd: S, a: S::f64s, b: S::f64s, c: S::f64s) -> S::f64s {
+        simd.mul_add_e_f64s(a, b, c)
+    }
+    #[inline(always)]
+    fn vectors<S: pulp::Simd>(values: &[f64]) -> &[S::f64s] {
+        S::as_simd_f64s(values).0
+    }
+}
+
+impl Precision for f32 {
+    type Vector<S: pulp::Simd> = S::f32s;
+    #[inline(always)]
+    fn splat<S: pulp::Simd>(simd: S, value: f32) -> S::f32s {
+        simd.splat_f32s(value)
+    }
+    #[inline(always)]
+    fn mul_add<S: pulp::Simd>(simd: S, a: S::f32s, b: S::f32s, c: S::f32s) -> S::f32s {
+        simd.mul_add_e_f32s(a, b, c)
+    }
+    #[inline(always)]
+    fn vectors<S: pulp::Simd>(values: &[f32]) -> &[S::f32s] {
+        S::as_simd_f32s(values).0
+    }
+}
+
+/// The products of one register tile: the [`TILE_QUERIES`] queries of `tile` (`tile[c][r]`:
+/// query r's coordinate c) with the points `columns` of `panel` (`width` per coordinate), as
+/// [`TILE_VECTORS`] vectors per query. One multiply-add per coordinate, in coordinate order.
+#[inline(always)]
+fn tile_products<S: pulp::Simd, T: Precision>(
+    simd: S,
+    panel: &[T],
+    width: usize,
+    tile: &[[T; TILE_QUERIES]],
+    columns: std::ops::Range<usize>,
+) -> [[T::Vector<S>; TILE_VECTORS]; TILE_QUERIES] {
+    let mut acc = [[T::splat(simd, T::zeroed()); TILE_VECTORS]; TILE_QUERIES];
+    for (column, q) in panel.chunks_exact(width).zip(tile) {
+        let x = T::vectors::<S>(&column[columns.clone()]);
+        for (acc, &q) in acc.iter_mut().zip(q) {
+            let q = T::splat(simd, q);
+            for (acc, &x) in acc.iter_mut().zip(x) {
+                *acc = T::mul_add(simd, q, x, *acc);
+            }
+        }
+    }
+    acc
+}
+
+/// A tile's query norms, block bounds `e_max = e(‖q'‖² + max ‖x'‖²)` under `(relative,
+/// absolute)`, and thresholds.
+#[inline(always)]
+fn tile_bounds(
+    query_norms: &[f64],
+    thresholds: &[f64],
+    (relative, absolute): (f64, f64),
+    max_norm: f64,
+) -> ([f64; TILE_QUERIES], [f64; TILE_QUERIES], [f64; TILE_QUERIES]) {
+    let query_norm: [f64; TILE_QUERIES] = std::array::from_fn(|r| query_norms[r]);
+    let e_max = query_norm.map(|n| relative * (n + max_norm) + absolute);
+    (query_norm, e_max, std::array::from_fn(|r| thresholds[r]))
 }
 
 /// Appends point `id` to `list` if its own lower bound `fl(fl(s − 2p) − e(s))` is at most
@@ -461,50 +535,33 @@ fn next_down(x: f32) -> f32 {
 /// points that pass are checked against their own double-precision bounds ([`keep`], with
 /// [`single_error_bound`]), so the candidates are exactly those of that plain test.
 struct SingleBlock<'a> {
+    block: BlockState<'a>,
     panel: &'a [f32],
-    width: usize,
-    norms: &'a [f64],
     halves: &'a [f32],
-    max_norm: f64,
     tiles: &'a [[f32; TILE_QUERIES]],
-    query_norms: &'a [f64],
-    candidates: &'a mut [Vec<Candidate>],
-    thresholds: &'a mut [f64],
-    bound: (f64, f64),
-    start: usize,
-    capacity: usize,
-    k: usize,
-    keys: &'a mut Vec<i64>,
 }
 
 impl pulp::WithSimd for SingleBlock<'_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, simd: S) {
-        let Self { panel, width, norms, halves, max_norm, tiles, query_norms, candidates, thresholds, bound, start, capacity, k, keys } =
-            self;
-        let (relative, absolute) = bound;
+        let Self {
+            block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
+            panel,
+            halves,
+            tiles,
+        } = self;
+        let d = panel.len() / width;
+        let bound = single_error_bound(d);
         let lanes = S::F32_LANES;
         let step = TILE_VECTORS * lanes;
-        let d = panel.len() / width;
         for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
             let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
-            let query_norm: [f64; TILE_QUERIES] = std::array::from_fn(|r| query_norms[rows.start + r]);
-            let e_max: [f64; TILE_QUERIES] = std::array::from_fn(|r| relative * (query_norm[r] + max_norm) + absolute);
-            let mut threshold: [f64; TILE_QUERIES] = std::array::from_fn(|r| thresholds[rows.start + r]);
+            let (query_norm, e_max, mut threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows.clone()], bound, max_norm);
             let mut bar: [f32; TILE_QUERIES] = std::array::from_fn(|r| single_bar(query_norm[r], threshold[r], e_max[r], max_norm));
             let mut bar_v = bar.map(|v| simd.splat_f32s(v));
             for j in (0..width).step_by(step) {
-                let mut acc = [[simd.splat_f32s(0.0); TILE_VECTORS]; TILE_QUERIES];
-                for (column, q) in panel.chunks_exact(width).zip(tile) {
-                    let (x, _) = S::as_simd_f32s(&column[j..j + step]);
-                    for (acc, &q) in acc.iter_mut().zip(q) {
-                        let q = simd.splat_f32s(q);
-                        for (acc, &x) in acc.iter_mut().zip(x) {
-                            *acc = simd.mul_add_e_f32s(q, x, *acc);
-                        }
-                    }
-                }
+                let acc = tile_products(simd, panel, width, tile, j..j + step);
                 let (half, _) = S::as_simd_f32s(&halves[j..j + step]);
                 let mut pass = [[simd.less_than_f32s(bar_v[0], bar_v[0]); TILE_VECTORS]; TILE_QUERIES];
                 let mut any = pass[0][0];
@@ -725,52 +782,24 @@ mod tests {
         let mut thresholds = vec![f64::NEG_INFINITY; TILE_QUERIES];
         thresholds[0] = threshold;
         let mut candidates = vec![Vec::new(); TILE_QUERIES];
-        if single {
-            let tiles32: Vec<[f32; TILE_QUERIES]> = tiles.iter().map(|t| t.map(|v| v as f32)).collect();
-            let filter = SingleBlock {
-                panel: &points.panels32[..width * d],
-                width,
-                norms: &points.norms[..width],
-                halves: &points.halves[..width],
-                max_norm: points.block_max[0],
-                tiles: &tiles32,
-                query_norms: &query_norms,
-                candidates: &mut candidates,
-                thresholds: &mut thresholds,
-                bound: single_error_bound(d),
-                start: 100,
-                capacity: usize::MAX,
-                k: 1,
-                keys: &mut Vec::new(),
-            };
-            if baseline_only {
-                pulp::WithSimd::with_simd(filter, pulp::Scalar)
-            } else {
-                pulp::Arch::new().dispatch(filter)
-            }
-            assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
-            return candidates.swap_remove(0);
-        }
-        let filter = FilterBlock {
-            panel: &points.panels[..width * d],
+        let tiles32: Vec<[f32; TILE_QUERIES]> = tiles.iter().map(|t| t.map(|v| v as f32)).collect();
+        let block = BlockState {
             width,
             norms: &points.norms[..width],
             max_norm: points.block_max[0],
-            tiles: &tiles,
             query_norms: &query_norms,
             candidates: &mut candidates,
             thresholds: &mut thresholds,
-            bound: error_bound(d),
             start: 100,
             capacity: usize::MAX,
             k: 1,
             keys: &mut Vec::new(),
         };
-        if baseline_only {
-            pulp::WithSimd::with_simd(filter, pulp::Scalar)
-        } else {
-            pulp::Arch::new().dispatch(filter)
-        }
+        let panels = match single {
+            true => Panels::Single { panel: &points.panels32[..width * d], halves: &points.halves[..width], tiles: &tiles32 },
+            false => Panels::Double { panel: &points.panels[..width * d], tiles: &tiles },
+        };
+        block.run(panels, baseline_only);
         assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
         candidates.swap_remove(0)
     }
