@@ -97,9 +97,9 @@ pub(crate) struct GemmScratch {
 ///    `‖ε‖ ≤ u/(1−u) · (‖q'‖ + ‖x'‖)` and `|D − D'| ≤ 2‖q' − x'‖‖ε‖ + ‖ε‖² ≤ 2.01 u (‖q'‖ + ‖x'‖)²
 ///    ≤ 4.02 u S`.
 /// 2. The approximation: every dot product of length d, in any summation order, with or without
-///    fused multiply-adds (faer's blocked kernels), errs by at most `γ_d Σ|p_c|`. So the norms
-///    err by `γ_d ‖q'‖²` and `γ_d ‖x'‖²`, their sum `s` by `γ_{d+1} S`, and `q'·x'` by
-///    `γ_d ‖q'‖‖x'‖ ≤ γ_d S / 2`; `2 q'·x'` is exact scaling. Hence `s − 2 fl(q'·x')` is within
+///    fused multiply-adds (the kernels here chain them in coordinate order), errs by at most
+///    `γ_d Σ|p_c|`. So the norms err by `γ_d ‖q'‖²` and `γ_d ‖x'‖²`, their sum `s` by
+///    `γ_{d+1} S`, and `q'·x'` by `γ_d ‖q'‖‖x'‖ ≤ γ_d S / 2`; `2 q'·x'` is exact scaling. Hence `s − 2 fl(q'·x')` is within
 ///    `2 γ_{d+1} S` of `D'`, and the final subtraction adds `u (D' + 2 γ_{d+1} S)`:
 ///    `|a − D'| ≤ 2uS + 2.01 γ_{d+1} S ≤ (2d + 5) u S`.
 /// 3. The reference: `dist2` rounds each difference, each square and each of the d − 1 partial
@@ -462,10 +462,10 @@ fn keep(list: &mut Vec<Candidate>, product: f64, s: f64, (relative, absolute): (
 const SINGLE_MAX: f64 = 1_099_511_627_776.0;
 
 /// Whether centred coordinates `panels` (d of them per point) fit the single-precision kernel:
-/// every one at most [`SINGLE_MAX`] in magnitude, and `d · 2⁻²⁴ ≤ 0.01` (see
+/// every one at most [`SINGLE_MAX`] in magnitude, and `d · 2⁻²⁴ ≤ 0.001` (see
 /// [`single_error_bound`]).
 fn single_fits(panels: &[f64], d: usize) -> bool {
-    d <= 100_000 && panels.iter().all(|&v| v.abs() <= SINGLE_MAX)
+    d <= 16_000 && panels.iter().all(|&v| v.abs() <= SINGLE_MAX)
 }
 
 /// The bound `e(s) = (2.1 (d + 3) · u₃₂ + (8d + 32) · u) · s + (d + 4) · 2⁻¹⁰²² + (4d + 8) · 2⁻¹⁴⁰`
@@ -476,10 +476,10 @@ fn single_fits(panels: &[f64], d: usize) -> bool {
 /// to `f32` (`q''_c = q'_c (1 + δ)`, `|δ| ≤ u₃₂`, plus at most 2⁻¹⁵⁰ below `f32`'s normal
 /// range), and computes `p = fl₃₂(q''·x'')` by d multiply-adds in `f32`, fused or not. So
 /// `|p − q''·x''| ≤ γ³²_d Σ|q''_c x''_c|`, `|q''·x'' − q'·x'| ≤ (2u₃₂ + u₃₂²) Σ|q'_c x'_c|`, and
-/// with `d · u₃₂ ≤ 0.01`, `|2p − 2 q'·x'| ≤ 1.01 (d + 3) u₃₂ S`. The norms are the double-precision
+/// with `d · u₃₂ ≤ 0.001`, `|2p − 2 q'·x'| ≤ 1.01 (d + 3) u₃₂ S`. The norms are the double-precision
 /// ones, so `|a − D'| ≤ 1.01 (d + 3) u₃₂ S + (d + 4) u S` and, with steps 1 and 3 unchanged,
-/// `|a − dist2| ≤ 1.01 (d + 3) u₃₂ S + (3d + 12) u S`. The factor 2.1 instead of 2.02 and 8d + 32
-/// instead of 6d + 24 cover, as in [`error_bound`], the rounding of `a ± e` and `s ≥ (1 − γ_{d+1}) S`,
+/// `|a − dist2| ≤ 1.01 (d + 3) u₃₂ S + (3d + 13) u S`. The factor 2.1 instead of 2.02 and 8d + 32
+/// instead of 6d + 26 cover, as in [`error_bound`], the rounding of `a ± e` and `s ≥ (1 − γ_{d+1}) S`,
 /// and leave `0.08 (d + 3) u₃₂ S` for the underflow of `f32` products relative to S; the last term
 /// covers the rest of the underflow (at most 3d roundings of 2⁻¹⁵⁰ each, doubled). Overflow:
 /// centred coordinates are at most [`SINGLE_MAX`] = 2⁴⁰, products and their sums at most
