@@ -1,33 +1,54 @@
-//! Exact k nearest neighbours of a block of queries through one matrix product per block of points.
+//! Exact k nearest neighbours of a block of queries through blocked products.
 //!
-//! Squared distances are first *approximated* as `‖q‖² + ‖x‖² − 2 q·x` (faer's matrix product
-//! gives every `q·x` of a block at once), then the few points whose approximation is within a
-//! rigorous rounding bound of the k-th nearest are re-ranked with the exact distance every other
-//! search uses ([`dist2`]: coordinates summed in order), by `(distance, position)`. The answer is
-//! therefore the same list, ties and order included, as brute force or the k-d tree; the
-//! approximation only decides which points can be skipped. The proof of the bound is at
-//! [`error_bound`]; a test checks it on adversarial points.
+//! Squared distances are first *approximated* as `‖q‖² + ‖x‖² − 2 q·x` (every `q·x` of a tile
+//! of queries and points computed at once in vector registers), then the few points whose
+//! approximation is within a rigorous rounding bound of the k-th nearest are re-ranked with the
+//! exact distance every other search uses ([`dist2`]: coordinates summed in order), by
+//! `(distance, position)`. The answer is therefore the same list, ties and order included, as
+//! brute force or the k-d tree; the approximation only decides which points can be skipped. The
+//! proof of the bound is at [`error_bound`]; a test checks it on adversarial points.
 //!
 //! Points are centred on their mean before the product (not the exact distances): uncentred data
 //! far from the origin (every coordinate near 1 000, say) would make `‖q‖² + ‖x‖²` dwarf the
 //! distances, and the bound, proportional to `‖q‖² + ‖x‖²`, would then keep many candidates.
 
+use pulp::bytemuck;
+
 use super::neighbors::dist2;
-use crate::family::numerics::linalg::product;
 
-/// Queries per matrix product; also the block of rows `path_values` hands one thread.
+/// Queries per search block; also the block of rows `path_values` hands one thread.
 pub(crate) const QUERY_BLOCK: usize = 32;
-/// Points per matrix product: a 32 × 512 block of products is 128 KiB, within the L2 cache.
+/// Points per block: the threshold of each query is updated between blocks, and a block's
+/// coordinates (40 KiB at d = 10) stay in the L1 or L2 cache while every query tile reads them.
 const POINT_BLOCK: usize = 512;
+/// Queries of one register tile of [`FilterBlock`].
+const TILE_QUERIES: usize = 4;
+/// Vectors of points of one register tile (`TILE_VECTORS ×` the vector's lanes points): with
+/// [`TILE_QUERIES`], 8 accumulators, which leaves registers for the loads on AVX2's 16.
+const TILE_VECTORS: usize = 2;
+/// Block widths in [`GemmPoints`]' panels are padded to a multiple of this (a tile holds at most
+/// 16 points: two vectors of 8 lanes); [`POINT_BLOCK`] is a multiple of it.
+const PANEL_PAD: usize = 16;
 
-/// Points prepared for the product: centred copies, their squared norms, and the originals for
-/// the exact distances.
+/// Points prepared for the search: centred copies by block and coordinate, their squared
+/// norms, and the originals for the exact distances.
 pub(crate) struct GemmPoints {
     /// The points in search order (`ids[p]` is the caller's id of point p; `None`: p itself).
     x: Vec<f64>,
     ids: Option<Vec<u32>>,
-    centered: Vec<f64>,
+    /// The centred points, block by block of [`POINT_BLOCK`], each block by coordinate: point
+    /// `b · POINT_BLOCK + j`'s coordinate c is at `panels[b · POINT_BLOCK · d + c · w + j]`, `w`
+    /// the block's width rounded up to [`PANEL_PAD`] (padding points are zeros).
+    panels: Vec<f64>,
+    /// The centred squared norms, then NaN up to the last block's padded width: a NaN bound
+    /// never passes the filter, so padding points are never candidates.
     norms: Vec<f64>,
+    /// The largest norm of each block.
+    block_max: Vec<f64>,
+    /// `panels` rounded to `f32`, and half of each norm rounded to `f32` (NaN as padding), for
+    /// the single-precision kernel; empty when some coordinate is too large for it.
+    panels32: Vec<f32>,
+    halves: Vec<f32>,
     mean: Vec<f64>,
     d: usize,
     n: usize,
@@ -50,15 +71,19 @@ pub(crate) struct GemmScratch {
     /// `lists[b * width..(b + 1) * width]`: the `width` nearest of the block's query b.
     pub(crate) lists: Vec<u32>,
     pub(crate) width: usize,
-    queries: Vec<f64>,
+    /// The centred queries by tile of [`TILE_QUERIES`] and coordinate: `tiles[t · d + c][r]` is
+    /// coordinate c of query `t · TILE_QUERIES + r` (zeros past the last query).
+    tiles: Vec<[f64; TILE_QUERIES]>,
+    /// `tiles` rounded to `f32`.
+    tiles32: Vec<[f32; TILE_QUERIES]>,
     query_norms: Vec<f64>,
-    products: Vec<f64>,
+    thresholds: Vec<f64>,
     candidates: Vec<Vec<Candidate>>,
     exact: Vec<(u64, u32)>,
     /// Sort keys of the candidates' upper bounds, for [`compact`].
     keys: Vec<i64>,
-    /// Runs the filter in the baseline instruction set even where a wider one is available
-    /// (tests of the fallback path; the answer is the same).
+    /// Runs the kernel one lane at a time, without fused multiply-adds, even where vector
+    /// instructions are available (tests of the fallback path; the answer is the same).
     pub(crate) baseline_only: bool,
 }
 
@@ -72,9 +97,9 @@ pub(crate) struct GemmScratch {
 ///    `‖ε‖ ≤ u/(1−u) · (‖q'‖ + ‖x'‖)` and `|D − D'| ≤ 2‖q' − x'‖‖ε‖ + ‖ε‖² ≤ 2.01 u (‖q'‖ + ‖x'‖)²
 ///    ≤ 4.02 u S`.
 /// 2. The approximation: every dot product of length d, in any summation order, with or without
-///    fused multiply-adds (faer's blocked kernels), errs by at most `γ_d Σ|p_c|`. So the norms
-///    err by `γ_d ‖q'‖²` and `γ_d ‖x'‖²`, their sum `s` by `γ_{d+1} S`, and `q'·x'` by
-///    `γ_d ‖q'‖‖x'‖ ≤ γ_d S / 2`; `2 q'·x'` is exact scaling. Hence `s − 2 fl(q'·x')` is within
+///    fused multiply-adds (the kernels here chain them in coordinate order), errs by at most
+///    `γ_d Σ|p_c|`. So the norms err by `γ_d ‖q'‖²` and `γ_d ‖x'‖²`, their sum `s` by
+///    `γ_{d+1} S`, and `q'·x'` by `γ_d ‖q'‖‖x'‖ ≤ γ_d S / 2`; `2 q'·x'` is exact scaling. Hence `s − 2 fl(q'·x')` is within
 ///    `2 γ_{d+1} S` of `D'`, and the final subtraction adds `u (D' + 2 γ_{d+1} S)`:
 ///    `|a − D'| ≤ 2uS + 2.01 γ_{d+1} S ≤ (2d + 5) u S`.
 /// 3. The reference: `dist2` rounds each difference, each square and each of the d − 1 partial
@@ -103,9 +128,24 @@ impl GemmPoints {
             mean.iter_mut().zip(row).for_each(|(m, &v)| *m += v);
         }
         mean.iter_mut().for_each(|m| *m /= n.max(1) as f64);
-        let centered: Vec<f64> = x.chunks_exact(d.max(1)).flat_map(|row| row.iter().zip(&mean).map(|(v, m)| v - m)).collect();
-        let norms = centered.chunks_exact(d.max(1)).map(|row| row.iter().map(|v| v * v).sum()).collect();
-        Self { x, ids: None, centered, norms, mean, d, n }
+        let centered = |p: usize| x[p * d..(p + 1) * d].iter().zip(&mean).map(|(v, m)| v - m);
+        let mut norms: Vec<f64> = (0..n).map(|p| centered(p).map(|v| v * v).sum()).collect();
+        let block_max = norms.chunks(POINT_BLOCK).map(|b| b.iter().fold(0.0f64, |m, &v| m.max(v))).collect();
+        let mut panels = vec![0.0; n.div_ceil(POINT_BLOCK) * POINT_BLOCK * d];
+        for (b, panel) in panels.chunks_exact_mut((POINT_BLOCK * d).max(1)).enumerate() {
+            let start = b * POINT_BLOCK;
+            let padded = (n - start).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+            for p in start..(start + POINT_BLOCK).min(n) {
+                centered(p).enumerate().for_each(|(c, v)| panel[c * padded + p - start] = v);
+            }
+        }
+        norms.resize(n.next_multiple_of(PANEL_PAD), f64::NAN);
+        let (panels32, halves) = if single_fits(&panels, d) {
+            (panels.iter().map(|&v| v as f32).collect(), norms.iter().map(|&v| (v / 2.0) as f32).collect())
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Self { x, ids: None, panels, norms, block_max, panels32, halves, mean, d, n }
     }
 
     /// As [`new`](Self::new), with the rows of `x` stored in `order` (a permutation of the row
@@ -140,58 +180,61 @@ impl GemmPoints {
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { queries, query_norms, products, candidates, exact, lists, keys, baseline_only, .. } = scratch;
-        queries.clear();
-        for i in range.clone() {
-            queries.extend(query(i).iter().zip(&self.mean).map(|(v, m)| v - m));
-        }
+        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, exact, lists, keys, baseline_only, .. } = scratch;
+        // Queries past the last fill the last tile: zeros, a threshold no bound passes.
+        let padded = n_queries.next_multiple_of(TILE_QUERIES);
+        tiles.clear();
+        tiles.resize(padded / TILE_QUERIES * d, [0.0; TILE_QUERIES]);
         query_norms.clear();
-        query_norms.extend(queries.chunks_exact(d.max(1)).map(|row| row.iter().map(|v| v * v).sum::<f64>()));
-        if d == 0 {
-            query_norms.resize(n_queries, 0.0);
+        for (b, i) in range.clone().enumerate() {
+            let centred = query(i).iter().zip(&self.mean).map(|(v, m)| v - m);
+            centred.clone().enumerate().for_each(|(c, v)| tiles[b / TILE_QUERIES * d + c][b % TILE_QUERIES] = v);
+            query_norms.push(centred.map(|v| v * v).sum::<f64>());
         }
-        candidates.resize_with(n_queries.max(candidates.len()), Vec::new);
-        let candidates = &mut candidates[..n_queries];
+        query_norms.resize(padded, 0.0);
+        // Single precision when the points and these queries allow it.
+        let single = !self.panels32.is_empty() && tiles.iter().flatten().all(|&v| v.abs() <= SINGLE_MAX);
+        tiles32.clear();
+        if single {
+            tiles32.extend(tiles.iter().map(|t| t.map(|v| v as f32)));
+        }
+        thresholds.clear();
+        thresholds.resize(n_queries, f64::INFINITY);
+        thresholds.resize(padded, f64::NEG_INFINITY);
+        candidates.resize_with(padded.max(candidates.len()), Vec::new);
+        let candidates = &mut candidates[..padded];
         candidates.iter_mut().for_each(Vec::clear);
-        let mut thresholds = vec![f64::INFINITY; n_queries];
         // Enough room to rarely compact, little enough to stay in cache.
         let capacity = (2 * k).max(64);
-        let (relative, absolute) = error_bound(d);
-        let arch = pulp::Arch::new();
-        let lhs = faer::MatRef::from_row_major_slice(queries, n_queries, d);
-        // One buffer for every block of points (faer overwrites it: `Accum::Replace`).
-        products.resize(n_queries * POINT_BLOCK.min(n), 0.0);
         let n_blocks = n.div_ceil(POINT_BLOCK);
         let first = near.map_or(0, |p| (p / POINT_BLOCK).min(n_blocks - 1));
         // first, first + 1, first − 1, first + 2, …: every block once.
         let outwards =
             (0..n_blocks).flat_map(|t| [first.checked_add(t), first.checked_sub(t + 1)]).flatten().filter(|&b| b < n_blocks).take(n_blocks);
-        for start in outwards.map(|b| b * POINT_BLOCK) {
-            let end = (start + POINT_BLOCK).min(n);
-            let width = end - start;
-            let products = &mut products[..n_queries * width];
-            let rhs = faer::MatRef::from_row_major_slice(&self.centered[start * d..end * d], width, d);
-            product(faer::MatMut::from_row_major_slice_mut(products, n_queries, width), faer::Accum::Replace, lhs, rhs.transpose(), 1.0);
-            let norms = &self.norms[start..end];
-            let filter = FilterBlock {
-                products,
+        for b in outwards {
+            let start = b * POINT_BLOCK;
+            let width = (n - start).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+            let block = BlockState {
                 width,
-                norms,
+                norms: &self.norms[start..start + width],
+                max_norm: self.block_max[b],
                 query_norms,
                 candidates: &mut *candidates,
-                thresholds: &mut thresholds,
-                bound: (relative, absolute),
+                thresholds: &mut *thresholds,
                 start,
                 capacity,
                 k,
                 keys: &mut *keys,
             };
-            // The widest instruction set the processor has (the same operations in the same
-            // order on every path, hence the same candidates), or the baseline one.
-            if *baseline_only { filter.run() } else { arch.dispatch(filter) }
+            let points = start * d..(start + width) * d;
+            let panels = match single {
+                true => Panels::Single { panel: &self.panels32[points], halves: &self.halves[start..start + width], tiles: tiles32 },
+                false => Panels::Double { panel: &self.panels[points], tiles },
+            };
+            block.run(panels, *baseline_only);
         }
         lists.reserve(n_queries * k);
-        for (b, list) in candidates.iter_mut().enumerate() {
+        for (b, list) in candidates[..n_queries].iter_mut().enumerate() {
             compact(list, k, keys);
             let q = query(range.start + b);
             exact.clear();
@@ -204,37 +247,58 @@ impl GemmPoints {
     }
 }
 
-/// The filter of one block of points for every query of a block ([`filter_row`], then
-/// [`compact`] when a list is full), as a [`pulp::WithSimd`] operation so that
-/// [`pulp::Arch::dispatch`] compiles it for the widest instruction set available (the inlined
-/// body takes the caller's target features).
+/// One block of points against every query of a block: the products tile by tile in vector
+/// registers ([`TILE_QUERIES`] queries × [`TILE_VECTORS`] vectors of points), each query's
+/// candidates filtered straight from the registers, then [`compact`]ed when a list is full. A
+/// [`pulp::WithSimd`] operation, so that [`pulp::Arch::dispatch`] compiles it for the widest
+/// instruction set available.
+///
+/// The filter tests a whole vector at once against a bound that holds for the whole block,
+/// `e_max = e(‖q'‖² + max ‖x'‖²)`: rounding is monotone, so `s = fl(‖q'‖² + ‖x'‖²) ≤
+/// fl(‖q'‖² + max ‖x'‖²)`, `e(s) ≤ e_max` and `fl(a − e_max) ≤ fl(a − e(s))`. A point whose own
+/// lower bound passes therefore passes the vector test; a point that passes the vector test is
+/// kept only if its own lower bound passes, so the candidates are exactly those of the plain
+/// test `fl(a − e(s)) ≤ threshold`.
 struct FilterBlock<'a> {
-    /// `products[b * width + j]`: query b's product with point `start + j`.
-    products: &'a [f64],
+    block: BlockState<'a>,
+    /// The block's centred points by coordinate, `block.width` (padded) per coordinate.
+    panel: &'a [f64],
+    tiles: &'a [[f64; TILE_QUERIES]],
+}
+
+/// What both kernels read and update for one block of points against a block of queries.
+struct BlockState<'a> {
+    /// The block's width, padded to a multiple of [`PANEL_PAD`].
     width: usize,
     norms: &'a [f64],
+    max_norm: f64,
     query_norms: &'a [f64],
     candidates: &'a mut [Vec<Candidate>],
     thresholds: &'a mut [f64],
-    bound: (f64, f64),
+    /// The block's first point.
     start: usize,
     capacity: usize,
     k: usize,
     keys: &'a mut Vec<i64>,
 }
 
-impl FilterBlock<'_> {
-    #[inline(always)]
-    fn run(self) {
-        let Self { products, width, norms, query_norms, candidates, thresholds, bound, start, capacity, k, keys } = self;
-        // Norms are sums of squares: never negative, never NaN (finite features).
-        let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
-        for (b, row) in products.chunks_exact(width).enumerate() {
-            let (list, threshold) = (&mut candidates[b], &mut thresholds[b]);
-            filter_row(row, (norms, max_norm), query_norms[b], bound, *threshold, start, list);
-            if list.len() >= capacity {
-                *threshold = compact(list, k, keys);
-            }
+/// The block's coordinates and the queries', in double or single precision.
+enum Panels<'a> {
+    Double { panel: &'a [f64], tiles: &'a [[f64; TILE_QUERIES]] },
+    Single { panel: &'a [f32], halves: &'a [f32], tiles: &'a [[f32; TILE_QUERIES]] },
+}
+
+impl BlockState<'_> {
+    /// Runs the kernel of `panels`' precision on the widest instruction set the processor has,
+    /// or one lane at a time (`baseline_only`): the candidates may differ (fused or separate
+    /// multiply-adds), the bound holds for both.
+    fn run(self, panels: Panels<'_>, baseline_only: bool) {
+        fn dispatch<F: pulp::WithSimd<Output = ()>>(kernel: F, baseline_only: bool) {
+            if baseline_only { kernel.with_simd(pulp::Scalar) } else { pulp::Arch::new().dispatch(kernel) }
+        }
+        match panels {
+            Panels::Double { panel, tiles } => dispatch(FilterBlock { block: self, panel, tiles }, baseline_only),
+            Panels::Single { panel, halves, tiles } => dispatch(SingleBlock { block: self, panel, halves, tiles }, baseline_only),
         }
     }
 }
@@ -242,80 +306,304 @@ impl FilterBlock<'_> {
 impl pulp::WithSimd for FilterBlock<'_> {
     type Output = ();
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        self.run();
+    fn with_simd<S: pulp::Simd>(self, simd: S) {
+        let Self {
+            block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
+            panel,
+            tiles,
+        } = self;
+        let d = panel.len() / width;
+        let bound = error_bound(d);
+        let lanes = S::F64_LANES;
+        let step = TILE_VECTORS * lanes;
+        for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
+            let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
+            let (query_norm, e_max, mut threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows.clone()], bound, max_norm);
+            let (query_norm_v, e_max_v) = (query_norm.map(|v| simd.splat_f64s(v)), e_max.map(|v| simd.splat_f64s(v)));
+            let mut threshold_v = threshold.map(|v| simd.splat_f64s(v));
+            for j in (0..width).step_by(step) {
+                let acc = tile_products(simd, panel, width, tile, j..j + step);
+                // The vector test: `fl(fl(s − 2p) − e_max) ≤ threshold`, lane by lane.
+                let (norm, _) = S::as_simd_f64s(&norms[j..j + step]);
+                let mut loose = [[simd.splat_f64s(0.0); TILE_VECTORS]; TILE_QUERIES];
+                let mut any = simd.less_than_f64s(query_norm_v[0], query_norm_v[0]);
+                for r in 0..TILE_QUERIES {
+                    for v in 0..TILE_VECTORS {
+                        let s = simd.add_f64s(query_norm_v[r], norm[v]);
+                        let approx = simd.sub_f64s(s, simd.add_f64s(acc[r][v], acc[r][v]));
+                        loose[r][v] = simd.sub_f64s(approx, e_max_v[r]);
+                        any = simd.or_m64s(any, simd.less_than_or_equal_f64s(loose[r][v], threshold_v[r]));
+                    }
+                }
+                // Most tiles hold no candidate once the thresholds are tight.
+                if simd.first_true_m64s(any) >= lanes {
+                    continue;
+                }
+                for r in 0..TILE_QUERIES {
+                    let list = &mut candidates[rows.start + r];
+                    for v in 0..TILE_VECTORS {
+                        let loose: &[f64] = bytemuck::cast_slice(std::slice::from_ref(&loose[r][v]));
+                        let product: &[f64] = bytemuck::cast_slice(std::slice::from_ref(&acc[r][v]));
+                        for (l, (&loose, &product)) in loose.iter().zip(product).enumerate() {
+                            // `≤`: a point tied with the threshold may still win on position.
+                            if loose <= threshold[r] {
+                                let p = j + v * lanes + l;
+                                keep(list, product, query_norm[r] + norms[p], bound, threshold[r], start + p);
+                            }
+                        }
+                    }
+                    // A full list tightens the threshold at once.
+                    if list.len() >= capacity {
+                        threshold[r] = compact(list, k, keys);
+                        threshold_v[r] = simd.splat_f64s(threshold[r]);
+                    }
+                }
+            }
+            thresholds[rows].copy_from_slice(&threshold);
+        }
     }
 }
 
-/// Appends to `list` every point `start + j` of a block whose lower bound `a − e` (see
-/// [`error_bound`]) is at most `threshold`, `row[j]` being its product with the query. Points are
-/// tested by chunks of [`FILTER_CHUNK`] without a branch (the compiler vectorises the test),
-/// against a bound that holds for the whole block (`max_norm`: the largest of `norms`) and is
-/// never tighter than each point's own; only the points that pass it are visited again and kept
-/// if their own lower bound passes, so the candidates are exactly those of the plain test.
+/// One precision of the kernels' products, with its vectors on instruction set `S`.
+trait Precision: bytemuck::Pod {
+    type Vector<S: pulp::Simd>: Copy;
+    fn splat<S: pulp::Simd>(simd: S, value: Self) -> Self::Vector<S>;
+    /// `a · b + c`, fused where the instruction set has it.
+    fn mul_add<S: pulp::Simd>(simd: S, a: Self::Vector<S>, b: Self::Vector<S>, c: Self::Vector<S>) -> Self::Vector<S>;
+    /// The whole vectors at the start of `values`.
+    fn vectors<S: pulp::Simd>(values: &[Self]) -> &[Self::Vector<S>];
+}
+
+impl Precision for f64 {
+    type Vector<S: pulp::Simd> = S::f64s;
+    #[inline(always)]
+    fn splat<S: pulp::Simd>(simd: S, value: f64) -> S::f64s {
+        simd.splat_f64s(value)
+    }
+    #[inline(always)]
+    fn mul_add<S: pulp::Simd>(simd: S, a: S::f64s, b: S::f64s, c: S::f64s) -> S::f64s {
+        simd.mul_add_e_f64s(a, b, c)
+    }
+    #[inline(always)]
+    fn vectors<S: pulp::Simd>(values: &[f64]) -> &[S::f64s] {
+        S::as_simd_f64s(values).0
+    }
+}
+
+impl Precision for f32 {
+    type Vector<S: pulp::Simd> = S::f32s;
+    #[inline(always)]
+    fn splat<S: pulp::Simd>(simd: S, value: f32) -> S::f32s {
+        simd.splat_f32s(value)
+    }
+    #[inline(always)]
+    fn mul_add<S: pulp::Simd>(simd: S, a: S::f32s, b: S::f32s, c: S::f32s) -> S::f32s {
+        simd.mul_add_e_f32s(a, b, c)
+    }
+    #[inline(always)]
+    fn vectors<S: pulp::Simd>(values: &[f32]) -> &[S::f32s] {
+        S::as_simd_f32s(values).0
+    }
+}
+
+/// The products of one register tile: the [`TILE_QUERIES`] queries of `tile` (`tile[c][r]`:
+/// query r's coordinate c) with the points `columns` of `panel` (`width` per coordinate), as
+/// [`TILE_VECTORS`] vectors per query. One multiply-add per coordinate, in coordinate order.
 #[inline(always)]
-fn filter_row(
-    row: &[f64],
-    (norms, max_norm): (&[f64], f64),
-    query_norm: f64,
-    (relative, absolute): (f64, f64),
-    threshold: f64,
-    start: usize,
-    list: &mut Vec<Candidate>,
-) {
-    let bounds = |product: f64, norm: f64| {
-        let s = query_norm + norm;
-        let approx = s - 2.0 * product;
-        let e = relative * s + absolute;
-        (approx - e, approx + e)
-    };
-    // The chunked test subtracts one bound for the whole block, `e_max = e(s_max)` with
-    // `s_max = fl(query_norm + max norm)`: rounding is monotone, so `s ≤ s_max`, `e(s) ≤ e_max`
-    // and `fl(approx − e_max) ≤ fl(approx − e(s))`. A point whose lower bound passes therefore
-    // passes the cheaper test too; a point that passes it is kept only if its own lower bound
-    // passes, so the candidates are exactly those of the plain test.
-    let e_max = relative * (query_norm + max_norm) + absolute;
-    let loose_lower = |product: f64, norm: f64| (query_norm + norm - 2.0 * product) - e_max;
-    let (rows, norm_chunks) = (row.chunks_exact(FILTER_CHUNK), norms.chunks_exact(FILTER_CHUNK));
-    let offset = row.len() - rows.remainder().len();
-    let tail = rows.remainder().iter().zip(norm_chunks.remainder()).enumerate().map(move |(j, pair)| (offset + j, pair));
-    let mut lower = [0.0f64; FILTER_CHUNK];
-    for (c, (chunk, norm)) in rows.zip(norm_chunks).enumerate() {
-        // The lower bounds and whether any passes, without a branch (vectorised); most chunks
-        // hold no candidate once the threshold is tight.
-        let mut hit = false;
-        for ((l, &product), &norm) in lower.iter_mut().zip(chunk).zip(norm) {
-            *l = loose_lower(product, norm);
-            // `≤`: a point tied with the threshold may still win on position.
-            hit |= *l <= threshold;
-        }
-        if !hit {
-            continue;
-        }
-        // One bit per point whose lower bound passes.
-        let mut mask = 0u32;
-        for (j, &l) in lower.iter().enumerate() {
-            mask |= u32::from(l <= threshold) << j;
-        }
-        while mask != 0 {
-            let j = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            let (lower, upper) = bounds(chunk[j], norm[j]);
-            if lower <= threshold {
-                list.push(Candidate { lower, upper, id: (start + c * FILTER_CHUNK + j) as u32 });
+fn tile_products<S: pulp::Simd, T: Precision>(
+    simd: S,
+    panel: &[T],
+    width: usize,
+    tile: &[[T; TILE_QUERIES]],
+    columns: std::ops::Range<usize>,
+) -> [[T::Vector<S>; TILE_VECTORS]; TILE_QUERIES] {
+    let mut acc = [[T::splat(simd, T::zeroed()); TILE_VECTORS]; TILE_QUERIES];
+    for (column, q) in panel.chunks_exact(width).zip(tile) {
+        let x = T::vectors::<S>(&column[columns.clone()]);
+        for (acc, &q) in acc.iter_mut().zip(q) {
+            let q = T::splat(simd, q);
+            for (acc, &x) in acc.iter_mut().zip(x) {
+                *acc = T::mul_add(simd, q, x, *acc);
             }
         }
     }
-    for (j, (&product, &norm)) in tail {
-        let (lower, upper) = bounds(product, norm);
-        if lower <= threshold {
-            list.push(Candidate { lower, upper, id: (start + j) as u32 });
-        }
+    acc
+}
+
+/// A tile's query norms, block bounds `e_max = e(‖q'‖² + max ‖x'‖²)` under `(relative,
+/// absolute)`, and thresholds.
+#[inline(always)]
+fn tile_bounds(
+    query_norms: &[f64],
+    thresholds: &[f64],
+    (relative, absolute): (f64, f64),
+    max_norm: f64,
+) -> ([f64; TILE_QUERIES], [f64; TILE_QUERIES], [f64; TILE_QUERIES]) {
+    let query_norm: [f64; TILE_QUERIES] = std::array::from_fn(|r| query_norms[r]);
+    let e_max = query_norm.map(|n| relative * (n + max_norm) + absolute);
+    (query_norm, e_max, std::array::from_fn(|r| thresholds[r]))
+}
+
+/// Appends point `id` to `list` if its own lower bound `fl(fl(s − 2p) − e(s))` is at most
+/// `threshold` (`≤`: a point tied with the threshold may still win on position), `p` being its
+/// product with the query and `s = fl(‖q'‖² + ‖x'‖²)`.
+#[inline(always)]
+fn keep(list: &mut Vec<Candidate>, product: f64, s: f64, (relative, absolute): (f64, f64), threshold: f64, id: usize) {
+    let approx = s - 2.0 * product;
+    let e = relative * s + absolute;
+    let lower = approx - e;
+    if lower <= threshold {
+        list.push(Candidate { lower, upper: approx + e, id: id as u32 });
     }
 }
 
-/// Points tested at once by [`filter_row`].
-const FILTER_CHUNK: usize = 16;
+/// Centred coordinates up to this magnitude (2⁴⁰) use the single-precision kernel: their
+/// products and sums stay far from `f32`'s overflow for any d the kernel takes.
+const SINGLE_MAX: f64 = 1_099_511_627_776.0;
+
+/// Whether centred coordinates `panels` (d of them per point) fit the single-precision kernel:
+/// every one at most [`SINGLE_MAX`] in magnitude, and `d · 2⁻²⁴ ≤ 0.001` (see
+/// [`single_error_bound`]).
+fn single_fits(panels: &[f64], d: usize) -> bool {
+    d <= 16_000 && panels.iter().all(|&v| v.abs() <= SINGLE_MAX)
+}
+
+/// The bound `e(s) = (2.1 (d + 3) · u₃₂ + (8d + 32) · u) · s + (d + 4) · 2⁻¹⁰²² + (4d + 8) · 2⁻¹⁴⁰`
+/// on `|a − dist2(q, x)|` when the product `p` is computed in single precision (`u₃₂ = 2⁻²⁴`;
+/// `a = fl(s − 2p)` in double precision, `s` as in [`error_bound`]).
+///
+/// Proof. As for [`error_bound`], with step 2 changed. The kernel rounds the centred coordinates
+/// to `f32` (`q''_c = q'_c (1 + δ)`, `|δ| ≤ u₃₂`, plus at most 2⁻¹⁵⁰ below `f32`'s normal
+/// range), and computes `p = fl₃₂(q''·x'')` by d multiply-adds in `f32`, fused or not. So
+/// `|p − q''·x''| ≤ γ³²_d Σ|q''_c x''_c|`, `|q''·x'' − q'·x'| ≤ (2u₃₂ + u₃₂²) Σ|q'_c x'_c|`, and
+/// with `d · u₃₂ ≤ 0.001`, `|2p − 2 q'·x'| ≤ 1.01 (d + 3) u₃₂ S`. The norms are the double-precision
+/// ones, so `|a − D'| ≤ 1.01 (d + 3) u₃₂ S + (d + 4) u S` and, with steps 1 and 3 unchanged,
+/// `|a − dist2| ≤ 1.01 (d + 3) u₃₂ S + (3d + 13) u S`. The factor 2.1 instead of 2.02 and 8d + 32
+/// instead of 6d + 26 cover, as in [`error_bound`], the rounding of `a ± e` and `s ≥ (1 − γ_{d+1}) S`,
+/// and leave `0.08 (d + 3) u₃₂ S` for the underflow of `f32` products relative to S; the last term
+/// covers the rest of the underflow (at most 3d roundings of 2⁻¹⁵⁰ each, doubled). Overflow:
+/// centred coordinates are at most [`SINGLE_MAX`] = 2⁴⁰, products and their sums at most
+/// `d · 2⁸⁰ < 2¹²⁷`.
+fn single_error_bound(d: usize) -> (f64, f64) {
+    let relative = 2.1 * (d + 3) as f64 * f64::from(f32::EPSILON / 2.0) + (8 * d + 32) as f64 * (f64::EPSILON / 2.0);
+    let absolute = (d + 4) as f64 * f64::MIN_POSITIVE + (4 * d + 8) as f64 * 2f64.powi(-140);
+    (relative, absolute)
+}
+
+/// The single-precision kernel's bar for one query and block: a point `j` passes the vector
+/// test when `fl₃₂(p − h_j) ≥ bar`, `h_j = fl₃₂(‖x'_j‖² / 2)`. Every point whose own lower bound
+/// passes ([`keep`], with [`single_error_bound`]) passes it too.
+///
+/// Proof. Let `A = fl(s − 2p)`, `e = e(s)`. If `fl(A − e) ≤ t` then `A − e ≤ t + u |A − e|` and
+/// `s − 2p ≤ A + u |s − 2p|`; with `e(s) ≤ e_max` (rounding is monotone and `s ≤ fl(‖q'‖² +
+/// max ‖x'‖²)`), `s ≥ (1 − u)(‖q'‖² + ‖x'_j‖²)`, `|p| ≤ 0.52 (‖q'‖² + ‖x'_j‖²)` and
+/// `|h_j − ‖x'_j‖²/2| ≤ u₃₂ ‖x'_j‖²/2 + 2⁻¹⁵⁰`:
+/// `p − h_j ≥ (‖q'‖² − t − e_max)/2 − (u₃₂ max ‖x'‖²/2 + 4u (‖q'‖² + max ‖x'‖²) + u e_max + 2⁻¹⁵⁰)`.
+/// The margin below covers that bracket and the rounding of its own double-precision
+/// evaluation, and the bar is rounded down to `f32`: the exact `p − h_j` is at least the bar,
+/// hence so is `fl₃₂(p − h_j)` (rounding is monotone and the bar is an `f32`). An infinite
+/// threshold lets every point through (−∞), a threshold of −∞ none (+∞).
+fn single_bar(query_norm: f64, threshold: f64, e_max: f64, max_norm: f64) -> f32 {
+    if threshold == f64::INFINITY {
+        return f32::NEG_INFINITY;
+    }
+    if threshold == f64::NEG_INFINITY {
+        return f32::INFINITY;
+    }
+    let centre = ((query_norm - threshold) - e_max) / 2.0;
+    let margin = (query_norm + max_norm) * 2f64.powi(-24) + (query_norm + threshold.abs() + e_max) * 2f64.powi(-48) + 2f64.powi(-140);
+    let bar = centre - margin;
+    let rounded = bar as f32;
+    if f64::from(rounded) > bar { next_down(rounded) } else { rounded }
+}
+
+/// The largest `f32` below `x` (`x` itself for −∞ and NaN).
+fn next_down(x: f32) -> f32 {
+    if x.is_nan() || x == f32::NEG_INFINITY {
+        x
+    } else if x == 0.0 {
+        -f32::from_bits(1)
+    } else if x > 0.0 {
+        f32::from_bits(x.to_bits() - 1)
+    } else {
+        f32::from_bits(x.to_bits() + 1)
+    }
+}
+
+/// [`FilterBlock`] in single precision: the products of `f32` coordinates, eight lanes per AVX2
+/// vector, tested against [`single_bar`] (one subtraction and one comparison per point); the
+/// points that pass are checked against their own double-precision bounds ([`keep`], with
+/// [`single_error_bound`]), so the candidates are exactly those of that plain test.
+struct SingleBlock<'a> {
+    block: BlockState<'a>,
+    panel: &'a [f32],
+    halves: &'a [f32],
+    tiles: &'a [[f32; TILE_QUERIES]],
+}
+
+impl pulp::WithSimd for SingleBlock<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, simd: S) {
+        let Self {
+            block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
+            panel,
+            halves,
+            tiles,
+        } = self;
+        let d = panel.len() / width;
+        let bound = single_error_bound(d);
+        let lanes = S::F32_LANES;
+        let step = TILE_VECTORS * lanes;
+        for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
+            let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
+            let (query_norm, e_max, mut threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows.clone()], bound, max_norm);
+            let mut bar: [f32; TILE_QUERIES] = std::array::from_fn(|r| single_bar(query_norm[r], threshold[r], e_max[r], max_norm));
+            let mut bar_v = bar.map(|v| simd.splat_f32s(v));
+            for j in (0..width).step_by(step) {
+                let acc = tile_products(simd, panel, width, tile, j..j + step);
+                let (half, _) = S::as_simd_f32s(&halves[j..j + step]);
+                let mut pass = [[simd.less_than_f32s(bar_v[0], bar_v[0]); TILE_VECTORS]; TILE_QUERIES];
+                let mut any = pass[0][0];
+                for r in 0..TILE_QUERIES {
+                    for v in 0..TILE_VECTORS {
+                        let margin = simd.sub_f32s(acc[r][v], half[v]);
+                        pass[r][v] = simd.greater_than_or_equal_f32s(margin, bar_v[r]);
+                        any = simd.or_m32s(any, pass[r][v]);
+                    }
+                }
+                // Most tiles hold no candidate once the thresholds are tight.
+                if simd.first_true_m32s(any) >= lanes {
+                    continue;
+                }
+                for r in 0..TILE_QUERIES {
+                    let list = &mut candidates[rows.start + r];
+                    for v in 0..TILE_VECTORS {
+                        // One bit per passing lane (the low byte of each lane's mask), visited in
+                        // order.
+                        let mask: &[u8] = bytemuck::cast_slice(std::slice::from_ref(&pass[r][v]));
+                        let stride = mask.len() / lanes;
+                        let mut bits = (0..lanes).fold(0u32, |bits, l| bits | u32::from(mask[l * stride] != 0) << l);
+                        let product: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&acc[r][v]));
+                        while bits != 0 {
+                            let l = bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            let p = j + v * lanes + l;
+                            keep(list, f64::from(product[l]), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                        }
+                    }
+                    // A full list tightens the threshold at once.
+                    if list.len() >= capacity {
+                        threshold[r] = compact(list, k, keys);
+                        bar[r] = single_bar(query_norm[r], threshold[r], e_max[r], max_norm);
+                        bar_v[r] = simd.splat_f32s(bar[r]);
+                    }
+                }
+            }
+            thresholds[rows].copy_from_slice(&threshold);
+        }
+    }
+}
 
 /// Keeps the candidates that can still be among the k nearest and returns the new threshold:
 /// the k-th smallest upper bound. At least k points lie at or below it, so a point whose lower
@@ -423,6 +711,34 @@ mod tests {
     }
 
     #[test]
+    fn the_double_precision_kernel_lists_equal_the_exact_order() {
+        // Points spread beyond `SINGLE_MAX` around their mean use the double-precision kernel;
+        // queries beyond it, with points within, too (for their block only).
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(59);
+        let mut scratch = GemmScratch::default();
+        for seed in 0..8usize {
+            let d = [1, 3, 10, 17][seed % 4];
+            let n = [600, 1100][seed % 2];
+            let scale = if seed < 4 { 1e13 } else { 1.0 };
+            let x: Vec<f64> = adversarial(&mut rng, n, d, seed).iter().map(|v| v * scale).collect();
+            let queries: Vec<f64> = adversarial(&mut rng, 40, d, seed + 1).iter().map(|v| v * 1e13).collect();
+            let points = GemmPoints::new(x.clone(), d);
+            assert_eq!(points.panels32.is_empty(), seed < 4, "seed={seed}");
+            let query = |i: usize| &queries[i * d..(i + 1) * d];
+            for k in [1, 7, 300] {
+                for baseline_only in [false, true] {
+                    scratch.baseline_only = baseline_only;
+                    points.nearest_block(&query, 0..QUERY_BLOCK, k, None, &mut scratch);
+                    let w = scratch.width;
+                    for i in 0..QUERY_BLOCK {
+                        assert_eq!(scratch.lists[i * w..(i + 1) * w], reference(&x, d, query(i), k), "seed={seed} k={k} i={i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn lists_in_a_spatial_order_from_any_starting_block_equal_the_exact_order() {
         // Points stored in a permuted order, scanned from the first, a middle and the last
         // (partial) block: the same ids in the same order as the reference.
@@ -447,39 +763,94 @@ mod tests {
         }
     }
 
+    /// Point p's centred coordinates, read back from the panels.
+    fn centered(points: &GemmPoints, p: usize) -> Vec<f64> {
+        let (b, j, d) = (p / POINT_BLOCK, p % POINT_BLOCK, points.d);
+        let width = (points.n - b * POINT_BLOCK).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+        (0..d).map(|c| points.panels[b * POINT_BLOCK * d + c * width + j]).collect()
+    }
+
+    /// The candidates [`FilterBlock`] (or [`SingleBlock`]) keeps for query `q` among the first
+    /// block of `points` (no compaction), one lane at a time or on the widest instruction set.
+    fn filter_candidates(points: &GemmPoints, q: &[f64], threshold: f64, baseline_only: bool, single: bool) -> Vec<Candidate> {
+        let d = points.d;
+        let width = points.n.min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+        let mut tiles = vec![[0.0; TILE_QUERIES]; d];
+        q.iter().zip(&points.mean).enumerate().for_each(|(c, (v, m))| tiles[c][0] = v - m);
+        let mut query_norms = vec![0.0; TILE_QUERIES];
+        query_norms[0] = tiles.iter().map(|t| t[0] * t[0]).sum();
+        let mut thresholds = vec![f64::NEG_INFINITY; TILE_QUERIES];
+        thresholds[0] = threshold;
+        let mut candidates = vec![Vec::new(); TILE_QUERIES];
+        let tiles32: Vec<[f32; TILE_QUERIES]> = tiles.iter().map(|t| t.map(|v| v as f32)).collect();
+        let block = BlockState {
+            width,
+            norms: &points.norms[..width],
+            max_norm: points.block_max[0],
+            query_norms: &query_norms,
+            candidates: &mut candidates,
+            thresholds: &mut thresholds,
+            start: 100,
+            capacity: usize::MAX,
+            k: 1,
+            keys: &mut Vec::new(),
+        };
+        let panels = match single {
+            true => Panels::Single { panel: &points.panels32[..width * d], halves: &points.halves[..width], tiles: &tiles32 },
+            false => Panels::Double { panel: &points.panels[..width * d], tiles: &tiles },
+        };
+        block.run(panels, baseline_only);
+        assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
+        candidates.swap_remove(0)
+    }
+
     #[test]
-    fn the_chunked_filter_keeps_exactly_the_points_of_the_plain_test() {
+    fn the_vector_filter_keeps_exactly_the_points_of_the_plain_test() {
         // Products and norms from adversarial points, thresholds equal to some point's own lower
-        // bound (the `≤` edge), row lengths with and without a partial chunk.
+        // bound (the `≤` edge), blocks with and without padding. One lane at a time the products
+        // are multiplications and additions in coordinate order; on the widest instruction set
+        // they may be fused multiply-adds: the candidates are those of the plain test with one
+        // or the other, and include every point whose exact distance is at most the threshold.
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(53);
         for seed in 0..30usize {
             let d = [1, 3, 10, 50][seed % 4];
             let n = [7, 16, 200, 512][seed % 4];
             let x = adversarial(&mut rng, n + 1, d, seed);
-            let points = GemmPoints::new(x, d);
-            let (norms, query_norm) = (&points.norms[1..], points.norms[0]);
-            let q = &points.centered[..d];
-            let row: Vec<f64> = (1..=n).map(|j| q.iter().zip(&points.centered[j * d..(j + 1) * d]).map(|(a, b)| a * b).sum()).collect();
-            let bound = error_bound(d);
-            let plain = |threshold: f64| -> Vec<u32> {
-                (0..n)
-                    .filter(|&j| {
-                        let s = query_norm + norms[j];
-                        (s - 2.0 * row[j]) - (bound.0 * s + bound.1) <= threshold
-                    })
-                    .map(|j| (100 + j) as u32)
-                    .collect()
-            };
-            let max_norm = norms.iter().fold(0.0f64, |m, &v| m.max(v));
-            let mut thresholds = vec![f64::INFINITY, -1.0, 0.0];
-            for j in [0, n / 3, n / 2, n - 1] {
-                let s = query_norm + norms[j];
-                thresholds.push((s - 2.0 * row[j]) - (bound.0 * s + bound.1));
-            }
-            for threshold in thresholds {
-                let mut list = Vec::new();
-                filter_row(&row, (norms, max_norm), query_norm, bound, threshold, 100, &mut list);
-                assert_eq!(list.iter().map(|c| c.id).collect::<Vec<_>>(), plain(threshold), "seed={seed} threshold={threshold}");
+            let (q, x) = x.split_at(d);
+            let points = GemmPoints::new(x.to_vec(), d);
+            let qc: Vec<f64> = q.iter().zip(&points.mean).map(|(v, m)| v - m).collect();
+            let query_norm: f64 = qc.iter().map(|v| v * v).sum();
+            // The double- and the single-precision kernel, each with its products and bound.
+            for single in [false, true] {
+                let bound = if single { single_error_bound(d) } else { error_bound(d) };
+                let lower = |j: usize, fused: bool| {
+                    let xc = centered(&points, j);
+                    let product = if single {
+                        let pairs = qc.iter().zip(&xc).map(|(&a, &b)| (a as f32, b as f32));
+                        f64::from(pairs.fold(0.0f32, |acc, (a, b)| if fused { a.mul_add(b, acc) } else { a * b + acc }))
+                    } else {
+                        qc.iter().zip(&xc).fold(0.0f64, |acc, (a, b)| if fused { a.mul_add(*b, acc) } else { a * b + acc })
+                    };
+                    let s = query_norm + points.norms[j];
+                    (s - 2.0 * product) - (bound.0 * s + bound.1)
+                };
+                let plain = |threshold: f64, fused: bool| -> Vec<u32> {
+                    (0..n).filter(|&j| lower(j, fused) <= threshold).map(|j| (100 + j) as u32).collect()
+                };
+                let mut thresholds = vec![f64::INFINITY, f64::NEG_INFINITY, -1.0, 0.0, 1e300];
+                for j in [0, n / 3, n / 2, n - 1] {
+                    thresholds.extend([lower(j, false), lower(j, true)]);
+                }
+                for threshold in thresholds {
+                    let ids = |c: Vec<Candidate>| c.iter().map(|c| c.id).collect::<Vec<_>>();
+                    let context = format!("seed={seed} single={single} threshold={threshold}");
+                    assert_eq!(ids(filter_candidates(&points, q, threshold, true, single)), plain(threshold, false), "{context}");
+                    let widest = ids(filter_candidates(&points, q, threshold, false, single));
+                    assert!(widest == plain(threshold, false) || widest == plain(threshold, true), "{context}");
+                    for j in (0..n).filter(|&j| dist2(q, &x[j * d..(j + 1) * d]) <= threshold) {
+                        assert!(widest.contains(&((100 + j) as u32)), "{context} j={j}");
+                    }
+                }
             }
         }
     }
@@ -498,11 +869,21 @@ mod tests {
             let qc: Vec<f64> = q.iter().zip(&points.mean).map(|(v, m)| v - m).collect();
             let qn: f64 = qc.iter().map(|v| v * v).sum();
             for j in 0..64 {
-                let xc = &points.centered[j * d..(j + 1) * d];
-                // Two summation orders of the product, as a blocked kernel might use.
-                for product in [qc.iter().zip(xc).map(|(a, b)| a * b).sum::<f64>(), qc.iter().zip(xc).rev().map(|(a, b)| a * b).sum()] {
+                let xc = &centered(&points, j);
+                // The kernel's two products (multiply-adds in coordinate order, fused or not), and
+                // the reverse order.
+                let fused = qc.iter().zip(xc).fold(0.0f64, |acc, (a, b)| a.mul_add(*b, acc));
+                let reverse = qc.iter().zip(xc).rev().map(|(a, b)| a * b).sum();
+                let pairs = || qc.iter().zip(xc).map(|(&a, &b)| (a as f32, b as f32));
+                let single = [
+                    f64::from(pairs().fold(0.0f32, |acc, (a, b)| a.mul_add(b, acc))),
+                    f64::from(pairs().fold(0.0f32, |acc, (a, b)| a * b + acc)),
+                ];
+                let products = [qc.iter().zip(xc).map(|(a, b)| a * b).sum::<f64>(), fused, reverse].map(|p| (p, false));
+                for (product, is_single) in products.into_iter().chain(single.map(|p| (p, true))) {
                     let s = qn + points.norms[j];
                     let approx = s - 2.0 * product;
+                    let (relative, absolute) = if is_single { single_error_bound(d) } else { (relative, absolute) };
                     let e = relative * s + absolute;
                     let exact = dist2(&q, &x[j * d..(j + 1) * d]);
                     assert!(approx - e <= exact && exact <= approx + e, "seed={seed} j={j}: {approx} ± {e} vs {exact}");

@@ -126,7 +126,7 @@ enum Lists {
     /// under a lock); a large validation set has every block computed first, in parallel
     /// ([`SharedNeighbors::fill_table`]).
     Table {
-        index: OnceLock<TableIndex>,
+        index: OnceLock<Box<TableIndex>>,
         blocks: Vec<OnceLock<TableBlock>>,
         /// The next block [`SharedNeighbors::fill_table`] hands a thread.
         next: AtomicUsize,
@@ -252,7 +252,7 @@ impl SharedNeighbors {
                 if first.len() >= want.min(self.candidates) { first } else { full[row].get_or_init(|| compute(self.candidates, scratch)) }
             }
             Lists::Table { index, blocks, .. } => {
-                let index = index.get_or_init(|| TableIndex::new(&self.x, d, self.candidates));
+                let index = index.get_or_init(|| Box::new(TableIndex::new(&self.x, d, self.candidates)));
                 let position = index.rank[row] as usize;
                 let table = self.block(index, blocks, position / QUERY_BLOCK, want, scratch);
                 let at = (position % QUERY_BLOCK) * table.width;
@@ -310,7 +310,7 @@ impl SharedNeighbors {
     /// lazy computation would give: which thread computes a block changes, its lists do not.
     fn fill_table(&self, want: usize) {
         let Lists::Table { index, blocks, next } = &self.lists else { return };
-        let index = index.get_or_init(|| TableIndex::new(&self.x, self.d, self.candidates));
+        let index = index.get_or_init(|| Box::new(TableIndex::new(&self.x, self.d, self.candidates)));
         if next.load(Ordering::Relaxed) >= blocks.len() {
             return;
         }

@@ -154,10 +154,10 @@ fn table_lists_equal_a_fresh_search_and_fall_back_exactly() {
 
 #[test]
 fn a_table_filled_up_front_on_any_thread_count_equals_the_lazy_one() {
-    // d = 3 (the tree answers the table), d = 24 (the product search); 1 301 rows: an odd
-    // number of blocks, the last one partial. Every block filled at once, on 1 and 3 threads,
-    // holds the lists a row-by-row lazy computation gives.
-    for d in [3, 24] {
+    // d = 3 (the tree answers the table), d = 10 and 24 (the product search); 1 301 rows: an
+    // odd number of blocks, the last one partial. Every block filled at once, on 1, 3 and 4
+    // threads, holds the lists a row-by-row lazy computation gives.
+    for d in [3, 10, 24] {
         let n = 1301;
         let data = random_data(n, d, Some(3), 53);
         let family = || KnnFamily::new(vec![1.0, 9.0], data.task(), 3).unwrap().sharing(&data, n, true);
@@ -166,7 +166,7 @@ fn a_table_filled_up_front_on_any_thread_count_equals_the_lazy_one() {
         let lazy = lazy.shared.as_ref().unwrap();
         let mut scratch = Scratch::default();
         let expected: Vec<Vec<u32>> = (0..n).rev().map(|r| lazy.list(r, want, &mut scratch).to_vec()).collect();
-        for threads in [1, 3] {
+        for threads in [1, 3, 4] {
             let filled = family();
             let filled = filled.shared.as_ref().unwrap();
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
