@@ -21,16 +21,16 @@
 //! `+∞` — all as libm. The test `matches_std_within_one_ulp` repeats the measurement.
 
 /// `ln 2`, high part: its low 21 bits are zero, so `k · LN2_HI` is exact for `|k| < 2²¹`.
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
 /// `ln 2 − LN2_HI`.
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
-const INV_LN2: f64 = 1.442_695_040_888_963_387_00;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+const INV_LN2: f64 = std::f64::consts::LOG2_E;
 /// fdlibm's coefficients of `R(r²)` in `exp(r) = 1 + 2r / (R(r²) − r)`, `R(z) = 2 + P1 z + P2 z² + …`.
-const P1: f64 = 1.666_666_666_666_660_190_37e-1;
-const P2: f64 = -2.777_777_777_701_559_338_42e-3;
-const P3: f64 = 6.613_756_321_437_934_361_17e-5;
-const P4: f64 = -1.653_390_220_546_525_153_90e-6;
-const P5: f64 = 4.138_136_797_057_238_460_39e-8;
+const P1: f64 = 1.666_666_666_666_660_2e-1;
+const P2: f64 = -2.777_777_777_701_559_3e-3;
+const P3: f64 = 6.613_756_321_437_934e-5;
+const P4: f64 = -1.653_390_220_546_525_2e-6;
+const P5: f64 = 4.138_136_797_057_238_5e-8;
 /// 1.5·2⁵²: `(v + SHIFT) − SHIFT` rounds `v` (|v| < 2⁵¹) to the nearest integer, ties to even,
 /// and the low bits of `v + SHIFT` are that integer in two's complement.
 const SHIFT: f64 = 6_755_399_441_055_744.0;
