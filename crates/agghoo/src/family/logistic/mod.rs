@@ -309,15 +309,15 @@ impl Problem {
         classes.iter().enumerate().for_each(|(p, &c)| position[c as usize] = p);
         let y: Vec<usize> = (0..n).map(|i| position[train.class(i) as usize]).collect();
         let y_float = if classes.len() == 2 { y.iter().map(|&c| c as f64).collect() } else { Vec::new() };
-        let raw = train.gather_x();
         let mut x_mean = vec![0.0; d];
-        for row in raw.chunks_exact(d.max(1)).take(n) {
-            x_mean.iter_mut().zip(row).for_each(|(m, v)| *m += v);
+        for i in 0..n {
+            x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
         }
         x_mean.iter_mut().for_each(|m| *m /= n as f64);
+        // Straight from the view's rows: one copy of the data, not two.
         let mut x = Vec::with_capacity(n * (d + 1));
         for i in 0..n {
-            x.extend(raw[i * d..(i + 1) * d].iter().zip(&x_mean).map(|(v, m)| v - m));
+            x.extend(train.x(i).iter().zip(&x_mean).map(|(v, m)| v - m));
             x.push(1.0);
         }
         Ok(Self { n, d, x, x_mean, y, y_float, classes, n_classes, vector: true })
