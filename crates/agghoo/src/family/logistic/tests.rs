@@ -49,7 +49,7 @@ fn gradient_matches_finite_differences() {
         let problem = Problem::new(&data.all(), k as usize).unwrap();
         let theta: Vec<f64> = (0..problem.n_params()).map(|i| 0.1 * (i as f64).sin()).collect();
         let mut grad = vec![0.0; theta.len()];
-        let mut work = Vec::new();
+        let mut work = Work::default();
         problem.value_gradient(&theta, &mut grad, 0.3, &mut work);
         let mut scratch = vec![0.0; theta.len()];
         for i in 0..theta.len() {
@@ -201,6 +201,26 @@ fn l1_multinomial_objective_is_minimal_against_perturbations() {
                 b2[idx - w.len()] += step
             }
             assert!(objective(&w2, &b2) >= best - 1e-12, "coordinate {idx} step {step}");
+        }
+    }
+}
+
+#[test]
+fn vector_sweep_gives_the_baseline_bits() {
+    for k in [2, 3, 20] {
+        let data = class_data(300, 7, k, 21);
+        let mut problem = Problem::new(&data.all(), k as usize).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(k));
+        for scale in [0.1, 3.0, 300.0] {
+            let theta: Vec<f64> = (0..problem.n_params()).map(|_| scale * (rng.random::<f64>() - 0.5)).collect();
+            let mut results = Vec::new();
+            for vector in [true, false] {
+                problem.vector = vector;
+                let mut grad = vec![0.0; theta.len()];
+                let f = problem.value_gradient(&theta, &mut grad, 0.01, &mut Work::default());
+                results.push((f.to_bits(), grad.iter().map(|g| g.to_bits()).collect::<Vec<_>>()));
+            }
+            assert_eq!(results[0], results[1], "k = {k}, scale = {scale}");
         }
     }
 }
