@@ -374,37 +374,29 @@ trait Precision: bytemuck::Pod {
     fn vectors<S: pulp::Simd>(values: &[Self]) -> &[Self::Vector<S>];
 }
 
-impl Precision for f64 {
-    type Vector<S: pulp::Simd> = S::f64s;
-    #[inline(always)]
-    fn splat<S: pulp::Simd>(simd: S, value: f64) -> S::f64s {
-        simd.splat_f64s(value)
-    }
-    #[inline(always)]
-    fn mul_add<S: pulp::Simd>(simd: S, a: S::f64s, b: S::f64s, c: S::f64s) -> S::f64s {
-        simd.mul_add_e_f64s(a, b, c)
-    }
-    #[inline(always)]
-    fn vectors<S: pulp::Simd>(values: &[f64]) -> &[S::f64s] {
-        S::as_simd_f64s(values).0
-    }
+/// `impl Precision` for a float type from the names of its `pulp` operations (the two impls
+/// differ only in those names).
+macro_rules! precision {
+    ($float:ty, $vector:ident, $splat:ident, $mul_add:ident, $as_simd:ident) => {
+        impl Precision for $float {
+            type Vector<S: pulp::Simd> = S::$vector;
+            #[inline(always)]
+            fn splat<S: pulp::Simd>(simd: S, value: $float) -> S::$vector {
+                simd.$splat(value)
+            }
+            #[inline(always)]
+            fn mul_add<S: pulp::Simd>(simd: S, a: S::$vector, b: S::$vector, c: S::$vector) -> S::$vector {
+                simd.$mul_add(a, b, c)
+            }
+            #[inline(always)]
+            fn vectors<S: pulp::Simd>(values: &[$float]) -> &[S::$vector] {
+                S::$as_simd(values).0
+            }
+        }
+    };
 }
-
-impl Precision for f32 {
-    type Vector<S: pulp::Simd> = S::f32s;
-    #[inline(always)]
-    fn splat<S: pulp::Simd>(simd: S, value: f32) -> S::f32s {
-        simd.splat_f32s(value)
-    }
-    #[inline(always)]
-    fn mul_add<S: pulp::Simd>(simd: S, a: S::f32s, b: S::f32s, c: S::f32s) -> S::f32s {
-        simd.mul_add_e_f32s(a, b, c)
-    }
-    #[inline(always)]
-    fn vectors<S: pulp::Simd>(values: &[f32]) -> &[S::f32s] {
-        S::as_simd_f32s(values).0
-    }
-}
+precision!(f64, f64s, splat_f64s, mul_add_e_f64s, as_simd_f64s);
+precision!(f32, f32s, splat_f32s, mul_add_e_f32s, as_simd_f32s);
 
 /// The products of one register tile: the [`TILE_QUERIES`] queries of `tile` (`tile[c][r]`:
 /// query r's coordinate c) with the points `columns` of `panel` (`width` per coordinate), as
