@@ -25,6 +25,14 @@ pub enum TieRule {
 /// V = 1000 splits) and far below any real difference (one error among 10⁹ validation rows).
 pub const TIE_RELATIVE_TOLERANCE: f64 = 1e-10;
 
+/// The smallest of `risks` and how far above it a risk still ties with it
+/// ([`TIE_RELATIVE_TOLERANCE`] of its magnitude): the one tie rule of [`argmin`] and the
+/// one-standard-error band.
+fn minimum_and_tie_slack(risks: &[f64]) -> (f64, f64) {
+    let min = risks.iter().copied().fold(f64::INFINITY, f64::min);
+    (min, TIE_RELATIVE_TOLERANCE * min.abs())
+}
+
 /// `argmin_m risks[m]` with ties broken by `tie`; risks within [`TIE_RELATIVE_TOLERANCE`] of the
 /// minimum (relative) are ties.
 ///
@@ -44,8 +52,8 @@ pub fn argmin(risks: &[f64], tie: TieRule) -> Result<usize> {
     if let Some(m) = risks.iter().position(|r| r.is_nan()) {
         return Err(Error::NonFiniteRisk(format!("risk of grid point {m} is NaN")));
     }
-    let min = risks.iter().copied().fold(f64::INFINITY, f64::min);
-    let tied = |r: &f64| *r <= min + TIE_RELATIVE_TOLERANCE * min.abs();
+    let (min, slack) = minimum_and_tie_slack(risks);
+    let tied = |r: &f64| *r <= min + slack;
     let found = match tie {
         TieRule::First => risks.iter().position(tied),
         TieRule::Last => risks.iter().rposition(tied),
@@ -75,8 +83,7 @@ pub fn one_standard_error(mean: &[f64], se: &[f64], tie: TieRule, larger_is_simp
 /// As [`argmin`].
 pub fn one_standard_error_band<'a>(mean: &'a [f64], se: &[f64], tie: TieRule) -> Result<(usize, impl Fn(usize) -> bool + 'a)> {
     let best = argmin(mean, tie)?;
-    let min = mean.iter().copied().fold(f64::INFINITY, f64::min);
-    let threshold = mean[best] + se[best] + TIE_RELATIVE_TOLERANCE * min.abs();
+    let threshold = mean[best] + se[best] + minimum_and_tie_slack(mean).1;
     Ok((best, move |m: usize| mean[m] <= threshold))
 }
 
