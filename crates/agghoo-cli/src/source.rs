@@ -273,10 +273,10 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
         }),
     };
     let groups = if kind == PlanKind::Group { Some(ids(&args.group, "group")?) } else { None };
-    if let (true, Some(l)) = (args.stratify, loaded) {
-        if l.data.task() != agghoo::data::Task::Classification {
-            bail!(usage("--stratify needs a classification target"));
-        }
+    if let (true, Some(l)) = (args.stratify, loaded)
+        && l.data.task() != agghoo::data::Task::Classification
+    {
+        bail!(usage("--stratify needs a classification target"));
     }
     let plan = match loaded {
         Some(l) => default_stratification(args, plan, l.data.task()),

@@ -111,13 +111,13 @@ fn run_dataset<L: Incremental>(name: &str, learner: &L, data: &Dataset, ks: &[us
                 continue;
             }
             for order in [Order::Fixed, Order::Randomised] {
-                if method == Method::Standard {
-                    if let Some(per_pass) = standard_pass_time.get(&order) {
-                        let predicted = per_pass * (k - 1) as f64;
-                        if predicted > standard_cap_seconds() {
-                            println!("SKIP\t{name}\tstandard\t{order:?}\t{k}\tpredicted {predicted:.0} s");
-                            continue;
-                        }
+                if method == Method::Standard
+                    && let Some(per_pass) = standard_pass_time.get(&order)
+                {
+                    let predicted = per_pass * (k - 1) as f64;
+                    if predicted > standard_cap_seconds() {
+                        println!("SKIP\t{name}\tstandard\t{order:?}\t{k}\tpredicted {predicted:.0} s");
+                        continue;
                     }
                 }
                 let config = TreeCvConfig::new().method(method).order(order).parallel(true).seed(Seed(7));

@@ -110,7 +110,9 @@ fn count_data(n: usize, d: usize, seed: u64) -> Dataset {
     labels[1] = 1;
     let x: Vec<f64> = labels
         .iter()
-        .flat_map(|&c| (0..d).map(|j| f64::from(rng.random_range(0..3u32) + u32::from((j as u32 + c) % 2 == 0) * 2)).collect::<Vec<_>>())
+        .flat_map(|&c| {
+            (0..d).map(|j| f64::from(rng.random_range(0..3u32) + u32::from((j as u32 + c).is_multiple_of(2)) * 2)).collect::<Vec<_>>()
+        })
         .collect();
     Dataset::new(x, (0..d).map(|j| format!("w{j}")).collect(), Target::Classes { labels, names: vec!["0".into(), "1".into()] }, "y")
         .expect("valid data")

@@ -327,14 +327,14 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
             }
             row_values.push(v);
         }
-        if let Some(t) = target_col {
-            if is_missing(&record[t]) {
-                if options.missing == MissingPolicy::Error {
-                    return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[t].clone() });
-                }
-                n_dropped += 1;
-                continue;
+        if let Some(t) = target_col
+            && is_missing(&record[t])
+        {
+            if options.missing == MissingPolicy::Error {
+                return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[t].clone() });
             }
+            n_dropped += 1;
+            continue;
         }
         if row_missing && options.missing == MissingPolicy::Drop {
             n_dropped += 1;

@@ -42,15 +42,15 @@ impl Grid {
         if let Some(v) = values.iter().find(|v| !v.is_finite()) {
             return Err(Error::invalid("grid", "finite values", v));
         }
-        if scale == Scale::Log {
-            if let Some(v) = values.iter().find(|&&v| v <= 0.0) {
-                return Err(Error::invalid("grid", "positive values (log scale)", v));
-            }
+        if scale == Scale::Log
+            && let Some(v) = values.iter().find(|&&v| v <= 0.0)
+        {
+            return Err(Error::invalid("grid", "positive values (log scale)", v));
         }
-        if scale == Scale::Integer {
-            if let Some(v) = values.iter().find(|&&v| v.fract() != 0.0 || v < 1.0) {
-                return Err(Error::invalid("grid", "integers ≥ 1", v));
-            }
+        if scale == Scale::Integer
+            && let Some(v) = values.iter().find(|&&v| v.fract() != 0.0 || v < 1.0)
+        {
+            return Err(Error::invalid("grid", "integers ≥ 1", v));
         }
         values.sort_by(f64::total_cmp);
         values.dedup();

@@ -114,10 +114,10 @@ impl Model {
             (Model::Ridge(x), Model::Ridge(y)) => x.kernel_function().zip(y.kernel_function()).is_none_or(|(k, l)| k == l),
             _ => true,
         };
-        if let Some(first) = models.first() {
-            if models.iter().any(|m| !same_kernel(first, m)) {
-                return Ok(None);
-            }
+        if let Some(first) = models.first()
+            && models.iter().any(|m| !same_kernel(first, m))
+        {
+            return Ok(None);
         }
         macro_rules! merge_all {
             ($variant:ident, $ty:ty) => {{

@@ -332,7 +332,7 @@ impl OneVsOneSvc {
     /// indices, each index in range and the list strictly increasing.
     fn check_shape(&self) -> Result<()> {
         let bad = |what: String| Err(Error::CorruptModel(format!("inconsistent one-vs-one SVM model: {what}")));
-        if self.n_features == 0 || self.support.len() % self.n_features != 0 {
+        if self.n_features == 0 || !self.support.len().is_multiple_of(self.n_features) {
             return bad(format!("{} support values for {} features", self.support.len(), self.n_features));
         }
         if self.n_classes < 2 || self.pairs.is_empty() {
