@@ -14,6 +14,7 @@
 
 use pulp::bytemuck;
 
+use super::lanes::{Dispatch, Isa, Kernel, Lanes};
 use super::neighbors::dist2;
 
 /// Queries per search block; also the block of rows `path_values` hands one thread.
@@ -27,8 +28,8 @@ const TILE_QUERIES: usize = 4;
 /// [`TILE_QUERIES`], 8 accumulators, which leaves registers for the loads on AVX2's 16.
 const TILE_VECTORS: usize = 2;
 /// Block widths in [`GemmPoints`]' panels are padded to a multiple of this (a tile holds at most
-/// 16 points: two vectors of 8 lanes); [`POINT_BLOCK`] is a multiple of it.
-const PANEL_PAD: usize = 16;
+/// 32 points: two vectors of 16 lanes); [`POINT_BLOCK`] is a multiple of it.
+const PANEL_PAD: usize = 32;
 
 /// Points prepared for the search: centred copies by block and coordinate, their squared
 /// norms, and the originals for the exact distances.
@@ -82,9 +83,9 @@ pub(crate) struct GemmScratch {
     exact: Vec<(u64, u32)>,
     /// Sort keys of the candidates' upper bounds, for [`compact`].
     keys: Vec<i64>,
-    /// Runs the kernel one lane at a time, without fused multiply-adds, even where vector
-    /// instructions are available (tests of the fallback path; the answer is the same).
-    pub(crate) baseline_only: bool,
+    /// The instruction set the kernels run on (tests pick a narrower one; the answer is the
+    /// same).
+    pub(crate) isa: Isa,
 }
 
 /// The bound `e(s) = (8d + 32) · u · s + (d + 4) · 2⁻¹⁰²²` on `|a − dist2(q, x)|`, where `a` is the
@@ -180,7 +181,7 @@ impl GemmPoints {
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, exact, lists, keys, baseline_only, .. } = scratch;
+        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, exact, lists, keys, isa, .. } = scratch;
         // Queries past the last fill the last tile: zeros, a threshold no bound passes.
         let padded = n_queries.next_multiple_of(TILE_QUERIES);
         tiles.clear();
@@ -231,7 +232,7 @@ impl GemmPoints {
                 true => Panels::Single { panel: &self.panels32[points], halves: &self.halves[start..start + width], tiles: tiles32 },
                 false => Panels::Double { panel: &self.panels[points], tiles },
             };
-            block.run(panels, *baseline_only);
+            block.run(panels, *isa);
         }
         lists.reserve(n_queries * k);
         for (b, list) in candidates[..n_queries].iter_mut().enumerate() {
@@ -289,24 +290,19 @@ enum Panels<'a> {
 }
 
 impl BlockState<'_> {
-    /// Runs the kernel of `panels`' precision on the widest instruction set the processor has,
-    /// or one lane at a time (`baseline_only`): the candidates may differ (fused or separate
-    /// multiply-adds), the bound holds for both.
-    fn run(self, panels: Panels<'_>, baseline_only: bool) {
-        fn dispatch<F: pulp::WithSimd<Output = ()>>(kernel: F, baseline_only: bool) {
-            if baseline_only { kernel.with_simd(pulp::Scalar) } else { pulp::Arch::new().dispatch(kernel) }
-        }
+    /// Runs the kernel of `panels`' precision on `isa`: the candidates may differ between fused
+    /// and separate multiply-adds, the bound holds for both.
+    fn run(self, panels: Panels<'_>, isa: Isa) {
         match panels {
-            Panels::Double { panel, tiles } => dispatch(FilterBlock { block: self, panel, tiles }, baseline_only),
-            Panels::Single { panel, halves, tiles } => dispatch(SingleBlock { block: self, panel, halves, tiles }, baseline_only),
+            Panels::Double { panel, tiles } => f64::dispatch(FilterBlock { block: self, panel, tiles }, isa),
+            Panels::Single { panel, halves, tiles } => f32::dispatch(SingleBlock { block: self, panel, halves, tiles }, isa),
         }
     }
 }
 
-impl pulp::WithSimd for FilterBlock<'_> {
-    type Output = ();
+impl Kernel<f64> for FilterBlock<'_> {
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, simd: S) {
+    fn run<L: Lanes<f64>>(self, simd: L) {
         let Self {
             block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
             panel,
@@ -314,48 +310,39 @@ impl pulp::WithSimd for FilterBlock<'_> {
         } = self;
         let d = panel.len() / width;
         let bound = error_bound(d);
-        let lanes = S::F64_LANES;
+        let lanes = L::LANES;
         let step = TILE_VECTORS * lanes;
         for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
             let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
             let (query_norm, e_max, mut threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows.clone()], bound, max_norm);
-            let (query_norm_v, e_max_v) = (query_norm.map(|v| simd.splat_f64s(v)), e_max.map(|v| simd.splat_f64s(v)));
-            let mut threshold_v = threshold.map(|v| simd.splat_f64s(v));
+            let (query_norm_v, e_max_v) = (query_norm.map(|v| simd.splat(v)), e_max.map(|v| simd.splat(v)));
+            let mut threshold_v = threshold.map(|v| simd.splat(v));
             for j in (0..width).step_by(step) {
-                let acc = tile_products(simd, panel, width, tile, j..j + step);
+                let acc = tile_products(simd, panel, width, tile, j);
                 // The vector test: `fl(fl(s − 2p) − e_max) ≤ threshold`, lane by lane.
-                let (norm, _) = S::as_simd_f64s(&norms[j..j + step]);
-                let mut loose = [[simd.splat_f64s(0.0); TILE_VECTORS]; TILE_QUERIES];
-                let mut any = simd.less_than_f64s(query_norm_v[0], query_norm_v[0]);
-                for r in 0..TILE_QUERIES {
-                    for v in 0..TILE_VECTORS {
-                        let s = simd.add_f64s(query_norm_v[r], norm[v]);
-                        let approx = simd.sub_f64s(s, simd.add_f64s(acc[r][v], acc[r][v]));
-                        loose[r][v] = simd.sub_f64s(approx, e_max_v[r]);
-                        any = simd.or_m64s(any, simd.less_than_or_equal_f64s(loose[r][v], threshold_v[r]));
-                    }
-                }
+                let norm: [L::V; TILE_VECTORS] = std::array::from_fn(|v| simd.load(&norms[j..j + step], v * lanes));
+                let pass: [[L::M; TILE_VECTORS]; TILE_QUERIES] = std::array::from_fn(|r| {
+                    std::array::from_fn(|v| {
+                        let s = simd.add(query_norm_v[r], norm[v]);
+                        let approx = simd.sub(s, simd.add(acc[r][v], acc[r][v]));
+                        simd.less_or_equal(simd.sub(approx, e_max_v[r]), threshold_v[r])
+                    })
+                });
                 // Most tiles hold no candidate once the thresholds are tight.
-                if simd.first_true_m64s(any) >= lanes {
+                if !any_pass(simd, &pass) {
                     continue;
                 }
                 for r in 0..TILE_QUERIES {
                     let list = &mut candidates[rows.start + r];
-                    for v in 0..TILE_VECTORS {
-                        let loose: &[f64] = bytemuck::cast_slice(std::slice::from_ref(&loose[r][v]));
-                        let product: &[f64] = bytemuck::cast_slice(std::slice::from_ref(&acc[r][v]));
-                        for (l, (&loose, &product)) in loose.iter().zip(product).enumerate() {
-                            // `≤`: a point tied with the threshold may still win on position.
-                            if loose <= threshold[r] {
-                                let p = j + v * lanes + l;
-                                keep(list, product, query_norm[r] + norms[p], bound, threshold[r], start + p);
-                            }
-                        }
-                    }
+                    // `≤` above: a point tied with the threshold may still win on position.
+                    visit(simd, &pass[r], |v, l| {
+                        let p = j + v * lanes + l;
+                        keep(list, simd.lane(acc[r][v], l), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                    });
                     // A full list tightens the threshold at once.
                     if list.len() >= capacity {
                         threshold[r] = compact(list, k, keys);
-                        threshold_v[r] = simd.splat_f64s(threshold[r]);
+                        threshold_v[r] = simd.splat(threshold[r]);
                     }
                 }
             }
@@ -364,62 +351,50 @@ impl pulp::WithSimd for FilterBlock<'_> {
     }
 }
 
-/// One precision of the kernels' products, with its vectors on instruction set `S`.
-trait Precision: bytemuck::Pod {
-    type Vector<S: pulp::Simd>: Copy;
-    fn splat<S: pulp::Simd>(simd: S, value: Self) -> Self::Vector<S>;
-    /// `a · b + c`, fused where the instruction set has it.
-    fn mul_add<S: pulp::Simd>(simd: S, a: Self::Vector<S>, b: Self::Vector<S>, c: Self::Vector<S>) -> Self::Vector<S>;
-    /// The whole vectors at the start of `values`.
-    fn vectors<S: pulp::Simd>(values: &[Self]) -> &[Self::Vector<S>];
-}
-
-/// `impl Precision` for a float type from the names of its `pulp` operations (the two impls
-/// differ only in those names).
-macro_rules! precision {
-    ($float:ty, $vector:ident, $splat:ident, $mul_add:ident, $as_simd:ident) => {
-        impl Precision for $float {
-            type Vector<S: pulp::Simd> = S::$vector;
-            #[inline(always)]
-            fn splat<S: pulp::Simd>(simd: S, value: $float) -> S::$vector {
-                simd.$splat(value)
-            }
-            #[inline(always)]
-            fn mul_add<S: pulp::Simd>(simd: S, a: S::$vector, b: S::$vector, c: S::$vector) -> S::$vector {
-                simd.$mul_add(a, b, c)
-            }
-            #[inline(always)]
-            fn vectors<S: pulp::Simd>(values: &[$float]) -> &[S::$vector] {
-                S::$as_simd(values).0
-            }
-        }
-    };
-}
-precision!(f64, f64s, splat_f64s, mul_add_e_f64s, as_simd_f64s);
-precision!(f32, f32s, splat_f32s, mul_add_e_f32s, as_simd_f32s);
-
 /// The products of one register tile: the [`TILE_QUERIES`] queries of `tile` (`tile[c][r]`:
-/// query r's coordinate c) with the points `columns` of `panel` (`width` per coordinate), as
-/// [`TILE_VECTORS`] vectors per query. One multiply-add per coordinate, in coordinate order.
+/// query r's coordinate c) with the points `j..j + TILE_VECTORS · L::LANES` of `panel` (`width`
+/// per coordinate), as [`TILE_VECTORS`] vectors per query. One multiply-add per coordinate, in
+/// coordinate order.
 #[inline(always)]
-fn tile_products<S: pulp::Simd, T: Precision>(
-    simd: S,
+fn tile_products<T: bytemuck::Pod, L: Lanes<T>>(
+    simd: L,
     panel: &[T],
     width: usize,
     tile: &[[T; TILE_QUERIES]],
-    columns: std::ops::Range<usize>,
-) -> [[T::Vector<S>; TILE_VECTORS]; TILE_QUERIES] {
-    let mut acc = [[T::splat(simd, T::zeroed()); TILE_VECTORS]; TILE_QUERIES];
+    j: usize,
+) -> [[L::V; TILE_VECTORS]; TILE_QUERIES] {
+    let mut acc = [[simd.splat(T::zeroed()); TILE_VECTORS]; TILE_QUERIES];
     for (column, q) in panel.chunks_exact(width).zip(tile) {
-        let x = T::vectors::<S>(&column[columns.clone()]);
+        let column = &column[j..j + TILE_VECTORS * L::LANES];
+        let x: [L::V; TILE_VECTORS] = std::array::from_fn(|v| simd.load(column, v * L::LANES));
         for (acc, &q) in acc.iter_mut().zip(q) {
-            let q = T::splat(simd, q);
-            for (acc, &x) in acc.iter_mut().zip(x) {
-                *acc = T::mul_add(simd, q, x, *acc);
+            let q = simd.splat(q);
+            for (acc, &x) in acc.iter_mut().zip(&x) {
+                *acc = simd.mul_add(q, x, *acc);
             }
         }
     }
     acc
+}
+
+/// Whether some lane of a tile's test passed.
+#[inline(always)]
+fn any_pass<T, L: Lanes<T>>(simd: L, pass: &[[L::M; TILE_VECTORS]; TILE_QUERIES]) -> bool {
+    let mut any = pass[0][0];
+    pass.iter().flatten().for_each(|&m| any = simd.or(any, m));
+    simd.any(any)
+}
+
+/// Calls `f(v, l)` for every passing lane l of vector v of one query's test, in order.
+#[inline(always)]
+fn visit<T, L: Lanes<T>>(simd: L, pass: &[L::M; TILE_VECTORS], mut f: impl FnMut(usize, usize)) {
+    for (v, &m) in pass.iter().enumerate() {
+        let mut bits = simd.bits(m);
+        while bits != 0 {
+            f(v, bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
 }
 
 /// A tile's query norms, block bounds `e_max = e(‖q'‖² + max ‖x'‖²)` under `(relative,
@@ -533,10 +508,9 @@ struct SingleBlock<'a> {
     tiles: &'a [[f32; TILE_QUERIES]],
 }
 
-impl pulp::WithSimd for SingleBlock<'_> {
-    type Output = ();
+impl Kernel<f32> for SingleBlock<'_> {
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, simd: S) {
+    fn run<L: Lanes<f32>>(self, simd: L) {
         let Self {
             block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
             panel,
@@ -545,50 +519,33 @@ impl pulp::WithSimd for SingleBlock<'_> {
         } = self;
         let d = panel.len() / width;
         let bound = single_error_bound(d);
-        let lanes = S::F32_LANES;
+        let lanes = L::LANES;
         let step = TILE_VECTORS * lanes;
         for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
             let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
             let (query_norm, e_max, mut threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows.clone()], bound, max_norm);
             let mut bar: [f32; TILE_QUERIES] = std::array::from_fn(|r| single_bar(query_norm[r], threshold[r], e_max[r], max_norm));
-            let mut bar_v = bar.map(|v| simd.splat_f32s(v));
+            let mut bar_v = bar.map(|v| simd.splat(v));
             for j in (0..width).step_by(step) {
-                let acc = tile_products(simd, panel, width, tile, j..j + step);
-                let (half, _) = S::as_simd_f32s(&halves[j..j + step]);
-                let mut pass = [[simd.less_than_f32s(bar_v[0], bar_v[0]); TILE_VECTORS]; TILE_QUERIES];
-                let mut any = pass[0][0];
-                for r in 0..TILE_QUERIES {
-                    for v in 0..TILE_VECTORS {
-                        let margin = simd.sub_f32s(acc[r][v], half[v]);
-                        pass[r][v] = simd.greater_than_or_equal_f32s(margin, bar_v[r]);
-                        any = simd.or_m32s(any, pass[r][v]);
-                    }
-                }
+                let acc = tile_products(simd, panel, width, tile, j);
+                let half: [L::V; TILE_VECTORS] = std::array::from_fn(|v| simd.load(&halves[j..j + step], v * lanes));
+                let pass: [[L::M; TILE_VECTORS]; TILE_QUERIES] =
+                    std::array::from_fn(|r| std::array::from_fn(|v| simd.greater_or_equal(simd.sub(acc[r][v], half[v]), bar_v[r])));
                 // Most tiles hold no candidate once the thresholds are tight.
-                if simd.first_true_m32s(any) >= lanes {
+                if !any_pass(simd, &pass) {
                     continue;
                 }
                 for r in 0..TILE_QUERIES {
                     let list = &mut candidates[rows.start + r];
-                    for v in 0..TILE_VECTORS {
-                        // One bit per passing lane (the low byte of each lane's mask), visited in
-                        // order.
-                        let mask: &[u8] = bytemuck::cast_slice(std::slice::from_ref(&pass[r][v]));
-                        let stride = mask.len() / lanes;
-                        let mut bits = (0..lanes).fold(0u32, |bits, l| bits | u32::from(mask[l * stride] != 0) << l);
-                        let product: &[f32] = bytemuck::cast_slice(std::slice::from_ref(&acc[r][v]));
-                        while bits != 0 {
-                            let l = bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            let p = j + v * lanes + l;
-                            keep(list, f64::from(product[l]), query_norm[r] + norms[p], bound, threshold[r], start + p);
-                        }
-                    }
+                    visit(simd, &pass[r], |v, l| {
+                        let p = j + v * lanes + l;
+                        keep(list, f64::from(simd.lane(acc[r][v], l)), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                    });
                     // A full list tightens the threshold at once.
                     if list.len() >= capacity {
                         threshold[r] = compact(list, k, keys);
                         bar[r] = single_bar(query_norm[r], threshold[r], e_max[r], max_norm);
-                        bar_v[r] = simd.splat_f32s(bar[r]);
+                        bar_v[r] = simd.splat(bar[r]);
                     }
                 }
             }
@@ -686,16 +643,18 @@ mod tests {
             let points = GemmPoints::new(x.clone(), d);
             let query = |i: usize| &queries[i * d..(i + 1) * d];
             for k in [1, 3, 64, 700] {
-                // The filter dispatched to the widest instruction set, and the baseline one.
-                for (range, baseline_only) in
-                    [(0..QUERY_BLOCK, false), (0..QUERY_BLOCK, true), (QUERY_BLOCK..40, false), (QUERY_BLOCK..40, true)]
+                // The filter on the widest instruction set, on pulp's (AVX2 where the widest is
+                // AVX-512), and one lane at a time; a full block of queries and a partial one.
+                for (range, isa) in [0..QUERY_BLOCK, QUERY_BLOCK..40]
+                    .into_iter()
+                    .flat_map(|range| [Isa::Widest, Isa::Pulp, Isa::Baseline].map(|isa| (range.clone(), isa)))
                 {
-                    scratch.baseline_only = baseline_only;
+                    scratch.isa = isa;
                     points.nearest_block(&query, range.clone(), k, None, &mut scratch);
                     let w = scratch.width;
                     for (b, i) in range.enumerate() {
                         let want = reference(&x, d, query(i), k);
-                        assert_eq!(scratch.lists[b * w..(b + 1) * w], want, "seed={seed} d={d} n={n} k={k} i={i} baseline={baseline_only}");
+                        assert_eq!(scratch.lists[b * w..(b + 1) * w], want, "seed={seed} d={d} n={n} k={k} i={i} isa={isa:?}");
                     }
                 }
             }
@@ -718,8 +677,8 @@ mod tests {
             assert_eq!(points.panels32.is_empty(), seed < 4, "seed={seed}");
             let query = |i: usize| &queries[i * d..(i + 1) * d];
             for k in [1, 7, 300] {
-                for baseline_only in [false, true] {
-                    scratch.baseline_only = baseline_only;
+                for isa in [Isa::Widest, Isa::Pulp, Isa::Baseline] {
+                    scratch.isa = isa;
                     points.nearest_block(&query, 0..QUERY_BLOCK, k, None, &mut scratch);
                     let w = scratch.width;
                     for i in 0..QUERY_BLOCK {
@@ -763,8 +722,8 @@ mod tests {
     }
 
     /// The candidates [`FilterBlock`] (or [`SingleBlock`]) keeps for query `q` among the first
-    /// block of `points` (no compaction), one lane at a time or on the widest instruction set.
-    fn filter_candidates(points: &GemmPoints, q: &[f64], threshold: f64, baseline_only: bool, single: bool) -> Vec<Candidate> {
+    /// block of `points` (no compaction), on instruction set `isa`.
+    fn filter_candidates(points: &GemmPoints, q: &[f64], threshold: f64, isa: Isa, single: bool) -> Vec<Candidate> {
         let d = points.d;
         let width = points.n.min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
         let mut tiles = vec![[0.0; TILE_QUERIES]; d];
@@ -791,7 +750,7 @@ mod tests {
             true => Panels::Single { panel: &points.panels32[..width * d], halves: &points.halves[..width], tiles: &tiles32 },
             false => Panels::Double { panel: &points.panels[..width * d], tiles: &tiles },
         };
-        block.run(panels, baseline_only);
+        block.run(panels, isa);
         assert!(candidates[1..].iter().all(Vec::is_empty), "padding queries never keep a point");
         candidates.swap_remove(0)
     }
@@ -836,9 +795,11 @@ mod tests {
                 for threshold in thresholds {
                     let ids = |c: Vec<Candidate>| c.iter().map(|c| c.id).collect::<Vec<_>>();
                     let context = format!("seed={seed} single={single} threshold={threshold}");
-                    assert_eq!(ids(filter_candidates(&points, q, threshold, true, single)), plain(threshold, false), "{context}");
-                    let widest = ids(filter_candidates(&points, q, threshold, false, single));
+                    assert_eq!(ids(filter_candidates(&points, q, threshold, Isa::Baseline, single)), plain(threshold, false), "{context}");
+                    let widest = ids(filter_candidates(&points, q, threshold, Isa::Widest, single));
                     assert!(widest == plain(threshold, false) || widest == plain(threshold, true), "{context}");
+                    // AVX-512 and AVX2 compute the same fused products: the same candidates.
+                    assert_eq!(widest, ids(filter_candidates(&points, q, threshold, Isa::Pulp, single)), "{context}");
                     for j in (0..n).filter(|&j| dist2(q, &x[j * d..(j + 1) * d]) <= threshold) {
                         assert!(widest.contains(&((100 + j) as u32)), "{context} j={j}");
                     }

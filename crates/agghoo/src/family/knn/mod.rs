@@ -29,6 +29,7 @@
 
 mod config;
 mod gemm;
+mod lanes;
 mod model;
 mod neighbors;
 
@@ -89,13 +90,53 @@ impl Weights {
     }
 }
 
+/// How many of a row's nearest candidates hold `kmax` training rows but for one row in 10⁹ or
+/// fewer, when `n_train` of the `candidates` rows train: the smallest w with
+/// `P(Binomial(w, p) < kmax) ≤ 10⁻⁹`, `p = n_train / candidates` (at most `candidates`). A split
+/// drawn without replacement makes the count among w candidates hypergeometric, whose tails are
+/// lighter than the binomial's: the rate is an upper bound there. A row whose list falls short
+/// reads on (per-row lists) or is searched in the split's training rows (the table): the answer
+/// never depends on the width, only the time does. At τ = 0.8 and kmax = 199: 305 entries.
+fn shared_width(kmax: usize, n_train: usize, candidates: usize) -> usize {
+    if kmax == 0 || n_train >= candidates {
+        return kmax.min(candidates);
+    }
+    let p = n_train as f64 / candidates as f64;
+    // ln P(Binomial(w, p) < kmax), its terms summed relative to the largest (the last: the mode
+    // w·p lies above kmax wherever the tail is small).
+    let log_tail = |w: usize| {
+        let (ln_p, ln_q) = (p.ln(), (-p).ln_1p());
+        let mut term = w as f64 * ln_q;
+        let terms: Vec<f64> = (0..kmax.min(w + 1))
+            .map(|i| {
+                let t = term;
+                term += ((w - i) as f64).ln() - ((i + 1) as f64).ln() + ln_p - ln_q;
+                t
+            })
+            .collect();
+        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+    };
+    let target = 1e-9f64.ln();
+    // The tail falls as w grows: bisect between kmax (tail 1 unless p = 1) and the candidates.
+    let (mut lo, mut hi) = (kmax, candidates);
+    if log_tail(hi) > target {
+        return candidates;
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if log_tail(mid) <= target { hi = mid } else { lo = mid }
+    }
+    hi
+}
+
 /// Data sets up to this many rows get per-row shared neighbour lists, each computed on first use
 /// and extended to the full list when needed (n² `u32`: 64 MiB at most).
 const SHARED_MAX_ROWS: usize = 4096;
 
 /// Larger data sets share a table of every row's nearest candidates, all of one length (about
-/// `k_max / τ` with a margin): at most this many bytes. n = 100 000 rows with 100 odd k up to 199
-/// and τ = 0.8 need 343 entries per row, 137 MB. A split that would need a longer table uses the
+/// `k_max / τ` with a margin, [`shared_width`]): at most this many bytes. n = 100 000 rows with 100
+/// odd k up to 199 and τ = 0.8 need 305 entries per row, 122 MB. A split that would need a longer table uses the
 /// per-split search instead (same answer, no sharing).
 const SHARED_TABLE_MAX_BYTES: usize = 256 << 20;
 
@@ -519,10 +560,10 @@ impl KnnPath<'_> {
         let ks = self.family.ks();
         let n_train = self.model.y.len();
         let kmax = ks.last().copied().unwrap_or(1).min(n_train);
-        // Enough of a shared list to hold kmax training rows when they are spread evenly, with a
-        // margin; a row whose training neighbours are rarer reads on into the whole list (or is
-        // searched per split, past a table's end).
-        let want = |s: &SharedNeighbors| (kmax * s.candidates).div_ceil(n_train.max(1)) * 5 / 4 + 32;
+        // Enough of a shared list to hold kmax training rows but for one row in 10⁹; a row whose
+        // training neighbours are rarer reads on into the whole list (or is searched per split,
+        // past a table's end).
+        let want = |s: &SharedNeighbors| shared_width(kmax, n_train, s.candidates);
         let sharing = self.membership.as_ref().filter(|m| m.shared.uid == validation.data().uid() && m.shared.fits(want(&m.shared)));
         let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
         if let Some(Membership { shared, counts, single, rows }) = sharing {

@@ -108,7 +108,8 @@ fn shared_lists_equal_a_fresh_search() {
         }
         // Training rows on one side only: the validation rows' nearest candidates are mostly
         // not training rows, so the walk runs past the cached prefix into the whole list.
-        let (left, right): (Vec<usize>, Vec<usize>) = (0..300).partition(|&r| data.row(r)[0] < 1.0);
+        // (Half the rows train, so the first prefix is shorter than the whole list.)
+        let (left, right): (Vec<usize>, Vec<usize>) = (0..300).partition(|&r| data.row(r)[0] < 2.0);
         assert!(left.len() >= 40 && right.len() > 100);
         path_equals_refit(&fam, &data.view(&left), &data.view(&right), 0.0);
         let fresh = KnnFamily::new((1..=40).map(f64::from).collect(), data.task(), data.target().n_classes()).unwrap().sharing_with(&data);
@@ -116,6 +117,24 @@ fn shared_lists_equal_a_fresh_search() {
         let Lists::PerRow { full, .. } = &fresh.shared.as_ref().unwrap().lists else { unreachable!("small data: per-row lists") };
         assert!(full.iter().any(|l| l.get().is_some()), "the fallback was exercised");
     }
+}
+
+#[test]
+fn shared_width_is_the_binomial_quantile() {
+    // The smallest w with P(Binomial(w, p) < kmax) ≤ 1e-9, from scipy.stats.binom.cdf:
+    // (kmax, p) = (199, 0.8) → 305, (199, 0.5) → 535, (20, 0.8) → 49, (1, 0.8) → 13, (199, 0.9) → 258,
+    // (50, 0.2) → 495.
+    for (kmax, n_train, want) in
+        [(199, 80_000, 305), (199, 50_000, 535), (20, 80_000, 49), (1, 80_000, 13), (199, 90_000, 258), (50, 20_000, 495)]
+    {
+        assert_eq!(shared_width(kmax, n_train, 100_000), want, "kmax={kmax} n_train={n_train}");
+    }
+    // Every row trains, none does, or the quantile exceeds the candidates: kmax, all, all.
+    assert_eq!(shared_width(199, 1000, 1000), 199);
+    assert_eq!(shared_width(5, 0, 1000), 1000);
+    assert_eq!(shared_width(199, 300, 1000), 933); // scipy: 9.6e-10 at 933, 1.08e-9 at 932
+    assert_eq!(shared_width(199, 250, 1000), 1000); // scipy: 5.9e-5 at 1000
+    assert_eq!(shared_width(0, 800, 1000), 0);
 }
 
 #[test]
