@@ -12,6 +12,8 @@
 //! far from the origin (every coordinate near 1 000, say) would make `‖q‖² + ‖x‖²` dwarf the
 //! distances, and the bound, proportional to `‖q‖² + ‖x‖²`, would then keep many candidates.
 
+use std::cmp::Ordering;
+
 use pulp::bytemuck;
 
 use super::lanes::{Dispatch, Isa, Kernel, Lanes};
@@ -30,6 +32,17 @@ const TILE_VECTORS: usize = 2;
 /// Block widths in [`GemmPoints`]' panels are padded to a multiple of this (a tile holds at most
 /// 32 points: two vectors of 16 lanes); [`POINT_BLOCK`] is a multiple of it.
 const PANEL_PAD: usize = 32;
+/// One point in this many, in search order, makes up the sample that seeds the thresholds of
+/// [`GemmPoints::nearest_block`].
+const SAMPLE_STRIDE: usize = 16;
+/// [`GemmPoints::in_order`] builds a sample from this many points on (256 sample points): its
+/// search costs about `1 / SAMPLE_STRIDE` of the main scan's products plus its own candidates,
+/// and it paid at every size measured, 5 000 points included (the design note); the seed itself
+/// is skipped while `k_s` is above a quarter of the sample ([`seed_count`]).
+const SAMPLE_MIN_POINTS: usize = 8 * POINT_BLOCK;
+/// Seeded searches only from this k on: below, a list is compacted at 64 candidates anyway
+/// (`max(2k, 64)`), which tightens the threshold early without a seed.
+const SEED_MIN_K: usize = 32;
 
 /// Points prepared for the search: centred copies by block and coordinate, their squared
 /// norms, and the originals for the exact distances.
@@ -53,6 +66,10 @@ pub(crate) struct GemmPoints {
     mean: Vec<f64>,
     d: usize,
     n: usize,
+    /// The points at positions `p · SAMPLE_STRIDE` (in search order, so itself a spatial order
+    /// when the points are in one), whose search seeds the thresholds; `None` for fewer than
+    /// [`SAMPLE_MIN_POINTS`] points or without an order.
+    sample: Option<Box<GemmPoints>>,
 }
 
 /// One candidate: bounds on its exact squared distance, and its position.
@@ -83,9 +100,23 @@ pub(crate) struct GemmScratch {
     exact: Vec<(u64, u32)>,
     /// Sort keys of the candidates' upper bounds, for [`compact`].
     keys: Vec<i64>,
+    /// The k-th smallest exact distance of each query of the last scan (`+∞` where the list has
+    /// fewer than k candidates).
+    kth: Vec<f64>,
+    /// The seeded thresholds of the block's queries (see [`GemmPoints::nearest_block`]).
+    seeds: Vec<f64>,
+    /// The block's queries whose seeded search could not be verified.
+    failed: Vec<usize>,
+    /// Queries searched with a seeded threshold, and those of them searched again without one
+    /// (the seed was below their k-th distance), since this scratch was made.
+    pub(crate) seeded_queries: usize,
+    pub(crate) reruns: usize,
     /// The instruction set the kernels run on (tests pick a narrower one; the answer is the
     /// same).
     pub(crate) isa: Isa,
+    /// Tests only: the seed's sample neighbours `k_s` in place of [`seed_count`]'s.
+    #[cfg(test)]
+    seed_count: Option<usize>,
 }
 
 /// The bound `e(s) = (8d + 32) · u · s + (d + 4) · 2⁻¹⁰²²` on `|a − dist2(q, x)|`, where `a` is the
@@ -146,7 +177,7 @@ impl GemmPoints {
         } else {
             (Vec::new(), Vec::new())
         };
-        Self { x, ids: None, panels, norms, block_max, panels32, halves, mean, d, n }
+        Self { x, ids: None, panels, norms, block_max, panels32, halves, mean, d, n, sample: None }
     }
 
     /// As [`new`](Self::new), with the rows of `x` stored in `order` (a permutation of the row
@@ -154,10 +185,22 @@ impl GemmPoints {
     /// same row ids in the same order; the order only decides which blocks of points are scanned
     /// first by [`nearest_block`](Self::nearest_block) with a starting point (near blocks first
     /// give a tight threshold early, hence fewer candidates).
+    ///
+    /// From [`SAMPLE_MIN_POINTS`] points on, also a sample (every [`SAMPLE_STRIDE`]-th point in
+    /// that order) whose search seeds each query's threshold.
     pub(crate) fn in_order(x: &[f64], d: usize, order: Vec<u32>) -> Self {
+        Self::in_order_sampled(x, d, order, SAMPLE_MIN_POINTS)
+    }
+
+    /// As [`in_order`](Self::in_order), with a sample from `sample_min` points on.
+    fn in_order_sampled(x: &[f64], d: usize, order: Vec<u32>, sample_min: usize) -> Self {
         let mut permuted = Vec::with_capacity(order.len() * d);
         order.iter().for_each(|&i| permuted.extend_from_slice(&x[i as usize * d..(i as usize + 1) * d]));
-        Self { ids: Some(order), ..Self::new(permuted, d) }
+        let sample = (d > 0 && order.len() >= sample_min.max(1)).then(|| {
+            let rows = permuted.chunks_exact(d).step_by(SAMPLE_STRIDE);
+            Box::new(Self::new(rows.flatten().copied().collect(), d))
+        });
+        Self { ids: Some(order), sample, ..Self::new(permuted, d) }
     }
 
     /// The `min(k, n)` nearest points of each query `query(i)`, `i ∈ range` (at most
@@ -165,6 +208,27 @@ impl GemmPoints {
     /// per query, in `range` order). Blocks of points are scanned from the one holding point
     /// `near` (in search order) outwards, or from the first when `near` is `None`; the answer
     /// does not depend on it.
+    ///
+    /// **Seeded thresholds.** With a sample (see [`in_order`](Self::in_order)) and k large
+    /// enough ([`seed_count`]), each query's threshold starts at a seed `T` instead of `+∞`: the
+    /// exact distance of its `k_s`-th nearest sample point, found first by the same search among
+    /// the sample (scanned from the sample's block around `near`). `T` is an estimate of the
+    /// query's k-th distance, usually a little above it, so the main scan keeps few points
+    /// from its start. It is verified after the scan: if the query's list holds at least k
+    /// candidates and the k-th smallest of their exact distances is at most `T`, the list is the
+    /// exact answer; otherwise the query is searched again from `+∞` (counted in
+    /// `scratch.reruns`). The answer never depends on the estimate.
+    ///
+    /// Proof. A point is left out of the candidates for one of two reasons. (1) Its lower bound
+    /// exceeded a threshold set by a compaction: then k candidates had upper bounds at or below
+    /// that threshold, so k points are strictly nearer than it and it is not among the k
+    /// nearest, as without a seed (those k may be dropped later, but only for the same reason,
+    /// by nearer points still). (2) Its lower bound exceeded `T` (the threshold until a
+    /// compaction replaces it — possibly by a larger one, which only keeps more points): its
+    /// exact distance is then above `T`, hence above the k-th smallest exact distance of k
+    /// candidates when the check passes, so k points are strictly nearer than it. Every point
+    /// among the true k nearest is therefore a candidate, and the k smallest candidates by
+    /// `(dist2, id)` are the answer.
     pub(crate) fn nearest_block<'q>(
         &self,
         query: &dyn Fn(usize) -> &'q [f64],
@@ -173,15 +237,57 @@ impl GemmPoints {
         near: Option<usize>,
         scratch: &mut GemmScratch,
     ) {
+        let k = k.min(self.n);
+        let seed = self.sample.as_deref().and_then(|sample| Some((sample, seed_count(k, sample.n)?)));
+        #[cfg(test)]
+        let seed = seed.map(|(sample, k_s)| (sample, scratch.seed_count.unwrap_or(k_s)));
+        let Some((sample, k_s)) = seed.filter(|_| !range.is_empty()) else {
+            return self.scan(query, range, k, near, false, scratch);
+        };
+        sample.scan(query, range.clone(), k_s, near.map(|p| p / SAMPLE_STRIDE), false, scratch);
+        std::mem::swap(&mut scratch.seeds, &mut scratch.kth);
+        self.scan(query, range.clone(), k, near, true, scratch);
+        // Verified when the k-th distance is at most the seed (never when either is NaN).
+        let mut failed = std::mem::take(&mut scratch.failed);
+        failed.clear();
+        let verified = |b: usize| matches!(scratch.kth[b].partial_cmp(&scratch.seeds[b]), Some(Ordering::Less | Ordering::Equal));
+        failed.extend((0..range.len()).filter(|&b| !verified(b)));
+        scratch.seeded_queries += range.len();
+        scratch.reruns += failed.len();
+        if !failed.is_empty() {
+            let mut lists = std::mem::take(&mut scratch.lists);
+            let again = |j: usize| query(range.start + failed[j]);
+            self.scan(&again, 0..failed.len(), k, near, false, scratch);
+            for (j, &b) in failed.iter().enumerate() {
+                lists[b * k..(b + 1) * k].copy_from_slice(&scratch.lists[j * k..(j + 1) * k]);
+            }
+            scratch.lists = lists;
+        }
+        scratch.failed = failed;
+    }
+
+    /// The search of [`nearest_block`](Self::nearest_block) (with `k ≤ n`), each query's
+    /// threshold starting at `scratch.seeds` (`seeded`) or `+∞`; also leaves each query's k-th
+    /// smallest exact distance in `scratch.kth` (`+∞` when fewer than k candidates are left,
+    /// which only a seed can cause: that query's ids in `scratch.lists` are then incomplete).
+    fn scan<'q>(
+        &self,
+        query: &dyn Fn(usize) -> &'q [f64],
+        range: std::ops::Range<usize>,
+        k: usize,
+        near: Option<usize>,
+        seeded: bool,
+        scratch: &mut GemmScratch,
+    ) {
         let (d, n) = (self.d, self.n);
-        let k = k.min(n);
         let n_queries = range.len();
         scratch.width = k;
         scratch.lists.clear();
+        scratch.kth.clear();
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, exact, lists, keys, isa, .. } = scratch;
+        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, exact, lists, keys, isa, kth, seeds, .. } = scratch;
         // Queries past the last fill the last tile: zeros, a threshold no bound passes.
         let padded = n_queries.next_multiple_of(TILE_QUERIES);
         tiles.clear();
@@ -200,7 +306,10 @@ impl GemmPoints {
             tiles32.extend(tiles.iter().map(|t| t.map(|v| v as f32)));
         }
         thresholds.clear();
-        thresholds.resize(n_queries, f64::INFINITY);
+        match seeded {
+            true => thresholds.extend_from_slice(&seeds[..n_queries]),
+            false => thresholds.resize(n_queries, f64::INFINITY),
+        }
         thresholds.resize(padded, f64::NEG_INFINITY);
         candidates.resize_with(padded.max(candidates.len()), Vec::new);
         let candidates = &mut candidates[..padded];
@@ -243,9 +352,31 @@ impl GemmPoints {
             exact.extend(list.iter().map(|c| (dist2(q, &self.x[c.id as usize * d..(c.id as usize + 1) * d]).to_bits(), id(c.id))));
             // Few candidates (k and the near-ties at the boundary): a full sort is cheap.
             exact.sort_unstable();
-            lists.extend(exact[..k].iter().map(|&(_, id)| id));
+            let kept = exact.len().min(k);
+            lists.extend(exact[..kept].iter().map(|&(_, id)| id));
+            lists.resize(lists.len() + k - kept, u32::MAX);
+            kth.push(exact.get(k - 1).map_or(f64::INFINITY, |&(bits, _)| f64::from_bits(bits)));
         }
     }
+}
+
+/// Margin of [`seed_count`], in standard deviations of the number of sample points within a
+/// query's k-th distance.
+const SEED_MARGIN: f64 = 4.0;
+
+/// The sample neighbours `k_s` whose distance seeds a search for k neighbours among a sample of
+/// `sample_points`, or `None` when a seed would not pay (k below [`SEED_MIN_K`]) or the sample
+/// is too small for it (`k_s` above a quarter of it).
+///
+/// About `m = k / SAMPLE_STRIDE` sample points lie within a query's k-th distance (a stratified
+/// sample: fewer in some places, more in others, with a spread of at most about `√m`). With
+/// `k_s = ⌈m + SEED_MARGIN · √m⌉ + 2`, the `k_s`-th sample point is beyond the k-th distance
+/// for all but a small share of queries (on uniform points, see the design note), and not far
+/// beyond it.
+fn seed_count(k: usize, sample_points: usize) -> Option<usize> {
+    let m = k as f64 / SAMPLE_STRIDE as f64;
+    let k_s = (m + SEED_MARGIN * m.sqrt()).ceil() as usize + 2;
+    (k >= SEED_MIN_K && 4 * k_s <= sample_points).then_some(k_s)
 }
 
 /// One block of points against every query of a block: the products tile by tile in vector
@@ -710,6 +841,107 @@ mod tests {
                         assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(&x, d, query(i), k), "seed={seed} k={k} near={near:?}");
                     }
                 }
+            }
+        }
+    }
+
+    /// The lists of `points` for queries `range` (ids of `x`, `query(i)` the coordinates), from
+    /// the first, a middle and the last block and with no start, checked against the reference.
+    fn check_against_reference(
+        points: &GemmPoints,
+        x: &[f64],
+        d: usize,
+        queries: &[f64],
+        k: usize,
+        scratch: &mut GemmScratch,
+        context: &str,
+    ) {
+        let n = x.len() / d;
+        let n_queries = queries.len() / d;
+        let query = |i: usize| &queries[i * d..(i + 1) * d];
+        for near in [Some(0), Some(n / 2), Some(n - 1), None] {
+            for range in [0..QUERY_BLOCK.min(n_queries), QUERY_BLOCK.min(n_queries)..n_queries] {
+                points.nearest_block(&query, range.clone(), k, near, scratch);
+                let w = scratch.width;
+                assert_eq!(w, k.min(n));
+                for (b, i) in range.enumerate() {
+                    assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(x, d, query(i), k), "{context} k={k} near={near:?} i={i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seeded_lists_equal_the_exact_order() {
+        // Points with a sample (its size threshold bypassed), adversarial and uniform, queries
+        // among the points (as the shared table's) and elsewhere: the same lists as the
+        // reference, and seeds used for every k from `SEED_MIN_K` on.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(61);
+        let mut scratch = GemmScratch::default();
+        for seed in 0..8usize {
+            let d = [2, 10, 24, 3][seed % 4];
+            let n = [3000, 4100][seed % 2];
+            let x = match seed < 4 {
+                true => adversarial(&mut rng, n, d, seed),
+                false => (0..n * d).map(|_| rng.random::<f64>()).collect(),
+            };
+            let order = super::super::neighbors::spatial_order(&x, d, n);
+            let points = GemmPoints::in_order_sampled(&x, d, order.clone(), 0);
+            assert_eq!(points.sample.as_ref().map(|s| s.n), Some(n.div_ceil(SAMPLE_STRIDE)));
+            // Spatial neighbours (a table block's rows), and arbitrary points.
+            let mut queries: Vec<f64> =
+                order[700..700 + QUERY_BLOCK].iter().flat_map(|&i| x[i as usize * d..(i as usize + 1) * d].to_vec()).collect();
+            queries.extend((0..9 * d).map(|_| rng.random::<f64>()));
+            for k in [1, 32, 64, 150] {
+                let before = scratch.seeded_queries;
+                check_against_reference(&points, &x, d, &queries, k, &mut scratch, &format!("seed={seed} d={d} n={n}"));
+                assert_eq!(scratch.seeded_queries > before, k >= SEED_MIN_K, "seed={seed} k={k}");
+            }
+        }
+        assert!(scratch.reruns < scratch.seeded_queries / 4, "reruns {} of {}", scratch.reruns, scratch.seeded_queries);
+    }
+
+    #[test]
+    fn a_seed_below_the_kth_distance_is_searched_again() {
+        // Seeds from the nearest sample point only: mostly below the k-th distance, so most
+        // queries must be searched again; the lists are still exact.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(67);
+        let mut scratch = GemmScratch { seed_count: Some(1), ..GemmScratch::default() };
+        for seed in 0..4usize {
+            let d = [2, 10][seed % 2];
+            let n = 3000;
+            let x = match seed < 2 {
+                true => adversarial(&mut rng, n, d, seed),
+                false => (0..n * d).map(|_| rng.random::<f64>()).collect(),
+            };
+            let order = super::super::neighbors::spatial_order(&x, d, n);
+            let points = GemmPoints::in_order_sampled(&x, d, order, 0);
+            let queries: Vec<f64> = (0..40 * d).map(|_| rng.random::<f64>()).collect();
+            let reruns = scratch.reruns;
+            check_against_reference(&points, &x, d, &queries, 100, &mut scratch, &format!("seed={seed} d={d}"));
+            assert!(scratch.reruns > reruns, "seed={seed}: no query was searched again");
+        }
+    }
+
+    /// The share of queries whose seed falls below their k-th distance (searched again), on
+    /// uniform points, every point a query, in the shared table's order. Not a check; run with
+    /// `cargo test --release -p agghoo --lib seed_failure_rate -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn seed_failure_rate() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(71);
+        for (n, d) in [(100_000usize, 10usize), (40_000, 10), (40_000, 6), (40_000, 20)] {
+            let x: Vec<f64> = (0..n * d).map(|_| rng.random::<f64>()).collect();
+            let order = super::super::neighbors::spatial_order(&x, d, n);
+            let points = GemmPoints::in_order(&x, d, order.clone());
+            let rows = |p: usize| &x[order[p] as usize * d..(order[p] as usize + 1) * d];
+            for k in [32, 100, 343, 1000] {
+                let mut scratch = GemmScratch::default();
+                for start in (0..n).step_by(QUERY_BLOCK) {
+                    points.nearest_block(&rows, start..(start + QUERY_BLOCK).min(n), k, Some(start), &mut scratch);
+                }
+                let rate = scratch.reruns as f64 / scratch.seeded_queries as f64;
+                println!("n={n} d={d} k={k}: {} of {} seeded queries searched again ({rate:.2e})", scratch.reruns, scratch.seeded_queries);
             }
         }
     }

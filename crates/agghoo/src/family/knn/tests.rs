@@ -399,3 +399,22 @@ fn scattered_order_is_a_permutation_that_splits_neighbouring_rows() {
         }
     }
 }
+
+#[test]
+fn seeded_table_lists_equal_a_full_sort() {
+    // 5 000 rows, d = 10: the table's product search with a sample, each block's thresholds
+    // seeded; grid-valued features give exact ties and duplicated points.
+    let (n, d, want) = (5000, 10, 99);
+    let data = random_data(n, d, Some(3), 59);
+    let family = KnnFamily::new(vec![1.0, 99.0], data.task(), 3).unwrap().sharing(&data, n, true);
+    let shared = family.shared.as_ref().unwrap();
+    assert!(matches!(shared.lists, Lists::Table { .. }));
+    let mut scratch = Scratch::default();
+    for r in (0..n).step_by(97) {
+        let mut all: Vec<(u64, u32)> = (0..n).map(|j| (neighbors::dist2(data.row(r), data.row(j)).to_bits(), j as u32)).collect();
+        all.sort_unstable();
+        let expected: Vec<u32> = all[..want].iter().map(|&(_, j)| j).collect();
+        assert_eq!(shared.list(r, want, &mut scratch), expected, "row {r}");
+    }
+    assert!(scratch.gemm.seeded_queries > 0, "the seeded search was used");
+}
