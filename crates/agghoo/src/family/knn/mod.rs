@@ -102,20 +102,21 @@ fn shared_width(kmax: usize, n_train: usize, candidates: usize) -> usize {
         return kmax.min(candidates);
     }
     let p = n_train as f64 / candidates as f64;
-    // ln P(Binomial(w, p) < kmax), its terms summed relative to the largest (the last: the mode
-    // w·p lies above kmax wherever the tail is small).
+    // ln P(Binomial(w, p) < kmax): the terms' logarithms by their ratio, summed relative to the
+    // largest so far (no underflow however small the terms).
     let log_tail = |w: usize| {
         let (ln_p, ln_q) = (p.ln(), (-p).ln_1p());
-        let mut term = w as f64 * ln_q;
-        let terms: Vec<f64> = (0..kmax.min(w + 1))
-            .map(|i| {
-                let t = term;
-                term += ((w - i) as f64).ln() - ((i + 1) as f64).ln() + ln_p - ln_q;
-                t
-            })
-            .collect();
-        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        top + terms.iter().map(|t| (t - top).exp()).sum::<f64>().ln()
+        let (mut term, mut top, mut sum) = (w as f64 * ln_q, f64::NEG_INFINITY, 0.0);
+        for i in 0..kmax.min(w + 1) {
+            if term > top {
+                sum = sum * (top - term).exp() + 1.0;
+                top = term;
+            } else {
+                sum += (term - top).exp();
+            }
+            term += ((w - i) as f64).ln() - ((i + 1) as f64).ln() + ln_p - ln_q;
+        }
+        top + sum.ln()
     };
     let target = 1e-9f64.ln();
     // The tail falls as w grows: bisect between kmax (tail 1 unless p = 1) and the candidates.
@@ -563,11 +564,14 @@ impl KnnPath<'_> {
         // Enough of a shared list to hold kmax training rows but for one row in 10⁹; a row whose
         // training neighbours are rarer reads on into the whole list (or is searched per split,
         // past a table's end).
-        let want = |s: &SharedNeighbors| shared_width(kmax, n_train, s.candidates);
-        let sharing = self.membership.as_ref().filter(|m| m.shared.uid == validation.data().uid() && m.shared.fits(want(&m.shared)));
+        let sharing = self
+            .membership
+            .as_ref()
+            .filter(|m| m.shared.uid == validation.data().uid())
+            .map(|m| (m, shared_width(kmax, n_train, m.shared.candidates)))
+            .filter(|(m, want)| m.shared.fits(*want));
         let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
-        if let Some(Membership { shared, counts, single, rows }) = sharing {
-            let want = want(shared);
+        if let Some((Membership { shared, counts, single, rows }, want)) = sharing {
             // A validation set of a sixteenth of the rows or more asks for most blocks of 32 rows
             // (all but (15/16)³² ≈ 13 % of them): compute the missing ones now, in parallel.
             if validation.len().saturating_mul(16) >= shared.x.len().checked_div(shared.d).unwrap_or(0) {
