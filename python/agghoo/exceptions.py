@@ -3,8 +3,8 @@
 Every error of the library arrives as a subclass of :class:`AgghooError`, itself a
 ``ValueError`` (what scikit-learn expects from ``fit`` on bad input). The message is the
 library's: it names the parameter, the row and column, the split or the grid point at fault,
-followed by its causes (``split 0: grid point 3: fit failed: …``); the innermost library cause
-is also chained as ``__cause__``.
+followed by its causes (``split 0: grid point 3: fit failed: …``); each library cause is
+also chained as ``__cause__``.
 All classes pickle, so errors raised in worker processes travel back intact.
 """
 

@@ -391,7 +391,7 @@ impl Family for SvmFamily {
     }
     /// The kernel storage (the full matrix up to [`cache::FULL_MATRIX_MAX_ROWS`] rows, else the
     /// LRU budget), the solver's vectors, the path's expansions and the prediction's buffers
-    /// (coefficients twice, decisions twice); for one-vs-one, the shared matrix, a kernel
+    /// (coefficients and decisions, three copies counted); for one-vs-one, the shared matrix, a kernel
     /// storage per pair in flight (one per thread) and every pair's expansions, the support
     /// vectors taken as all training rows.
     fn path_memory(&self, shape: &super::FitShape) -> u128 {
@@ -400,7 +400,7 @@ impl Family for SvmFamily {
         let kernel = |rows: u128| {
             if rows <= cache::FULL_MATRIX_MAX_ROWS as u128 { product([rows, rows]) } else { (cache::LRU_BUDGET_BYTES / 8) as u128 + rows }
         };
-        let predict = |machines: u128| product([2, machines, n + v]) + product([n, d]);
+        let predict = |machines: u128| product([3, machines, n + v]) + product([n, d]);
         let words = if self.kind == SvmKind::Svc && shape.n_classes > 2 {
             let k = shape.n_classes as u128;
             let pairs = k * (k - 1) / 2;
