@@ -82,13 +82,17 @@ fn python_advice(text: &str) -> String {
     out.replace("`--max-memory SIZE`", "`agghoo.set_limits(max_memory=...)`")
 }
 
-/// The message of `e` with its causes, `outer: inner: …`.
+/// The message of `e` with its causes, `outer: inner: …`, each once.
 fn chain(e: &agghoo::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
+        // An error whose message already ends with its cause's (`path: No such file …`) says it once.
+        let cause = s.to_string();
+        if !text.ends_with(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
         source = s.source();
     }
     python_advice(&text)
