@@ -389,6 +389,9 @@ impl Family for SvmFamily {
         let sol = self.solve(&problem, c, &mut cache, None)?;
         Ok(Model::Svm(self.model(&points, &problem, &sol)))
     }
+    fn fitted_value(&self, value: f64) -> f64 {
+        value
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         if self.check_train(train)? {
             return Ok(Box::new(ovo::fit_path(self, train)?));
