@@ -194,6 +194,10 @@ fn predict_keeps_every_row_and_quotes_its_cells() {
     assert_eq!(read_ids, ids, "each id one cell, in order");
     assert!(gap.iter().all(|r| r.len() == 2), "{gap:?}");
     assert!(said.contains("on the 9 of these 10 rows that have a target"), "{said}");
+    let all_gaps = write(&dir, "gaps.csv", &format!("id,a,b,y\n{}", rows(&|_| String::new())));
+    let (gaps, said) = run(&all_gaps, &dir.join("gaps-out.csv").display().to_string());
+    assert_eq!(gaps, reference, "every target cell empty: every row still predicted");
+    assert!(said.contains("no risk"), "{said}");
     // --json --out writes the document to the file (it wrote nothing).
     let json_out = dir.join("p.json");
     let o = agghoo(&["predict", "--model", &model, "--data", &with_gap, "--json", "--out", &json_out.display().to_string()]);

@@ -69,7 +69,12 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
     };
     // With the target, the rows that carry one give the risk; a row whose target is missing is
     // still predicted, in its place: the output keeps every row of the file, in order.
-    let mut scored = if has_target { Some(data::read_csv(&args.data, &options)?) } else { None };
+    let mut scored = match has_target.then(|| data::read_csv(&args.data, &options)).transpose() {
+        // Every target cell is missing: no row to score, every row still predicted.
+        Err(agghoo::Error::EmptyFile { .. }) => None,
+        other => other?,
+    };
+    let scorable = scored.is_some();
     let csv = match scored.take_if(|s| s.n_dropped == 0) {
         Some(every_row) => every_row,
         None => data::read_csv(&args.data, &CsvOptions { target: None, class_names: None, ..options })?,
@@ -109,7 +114,8 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         columns.push(Column { name: "decision".into(), values: numbers(decision.iter().copied()) });
     }
 
-    let scored_rows = if has_target { Some(scored.as_ref().map_or(rows, |s| &s.data)) } else { None };
+    // `scored` now holds the rows with a target only when some row lacks one; else `rows` have it.
+    let scored_rows = if scorable { Some(scored.as_ref().map_or(rows, |s| &s.data)) } else { None };
     let (risk, loss, risk_rows) = match scored_rows {
         Some(with_target) => {
             let loss = Loss::default_for(schema.task);
@@ -148,6 +154,9 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
     match &args.out {
         Some(path) => output::write_file(path, "the predictions", body)?,
         None => std::io::stdout().lock().write_all(body.as_bytes())?,
+    }
+    if has_target && !scorable {
+        eprintln!("agghoo: no row has a value of the target `{}`: no risk is computed", schema.target_name);
     }
     if let (Some(r), Some(l), Some(m)) = (risk, loss, risk_rows) {
         let n = rows.n_rows();
