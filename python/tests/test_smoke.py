@@ -30,3 +30,16 @@ def test_exceptions_pickle():
     e = exceptions.FitError("split 2: fit failed")
     back = pickle.loads(pickle.dumps(e))
     assert type(back) is exceptions.FitError and str(back) == str(e)
+
+
+def test_a_model_file_naming_a_class_twice_is_refused(tmp_path):
+    import json
+
+    X = np.random.default_rng(1).normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, "a", "b")
+    agghoo.AgghooClassifier(grid="1:5:2").fit(X, y).save(tmp_path / "m.json")
+    doc = json.loads((tmp_path / "m.json").read_text())
+    doc["schema"]["class_names"] = ["a", "a"]
+    (tmp_path / "twice.json").write_text(json.dumps(doc))
+    with pytest.raises(exceptions.CorruptFileError, match="the class `a` is named twice"):
+        agghoo.load_model(tmp_path / "twice.json")

@@ -111,7 +111,13 @@ const REPRODUCE_EXAMPLES: &str = "Examples:
 
 const REPLAY_EXAMPLES: &str = "Examples:
   agghoo select --data gen:knn --n 300 --json > report.json
-  agghoo replay report.json                 # prints the same document";
+  agghoo replay report.json                 # prints the same document
+  agghoo replay report.json --out-dir rerun # also writes the recorded --out, --plot, ... inside rerun/
+
+A report is untrusted input: replay reruns only select, predict, estimate, compare, treecv,
+features and reproduce; the output paths it records (--out, --plot, --oof, --curve-out,
+reproduce's folder) are never written as recorded: without --out-dir they are not written, with
+it each is written inside DIR under its file name (never through a symbolic link).";
 
 /// Subcommands, one per user task.
 #[derive(Subcommand, Debug, Serialize, Deserialize)]
@@ -152,7 +158,7 @@ pub enum Command {
     Study(StudyArgs),
     /// Rerun a `--json` report from the invocation it records (every option, defaults included)
     /// and print the same document: run it from the directory the report was made in, so that
-    /// relative data paths resolve alike.
+    /// relative data paths resolve alike. Recorded output files are written only inside `--out-dir`.
     #[command(after_help = REPLAY_EXAMPLES)]
     Replay(ReplayArgs),
 }
@@ -162,6 +168,12 @@ pub enum Command {
 pub struct ReplayArgs {
     /// A JSON document printed by `--json` (or written by `reproduce`).
     pub report: PathBuf,
+    /// Write the output files the report records (`--out`, `--plot`, `--oof`, `--curve-out`,
+    /// reproduce's folder) inside DIR, each under its file name; without it they are not written
+    /// (and `reproduce`, which always writes its folder, is refused).
+    #[arg(long = "out-dir", value_name = "DIR")]
+    #[serde(default)]
+    pub out_dir: Option<PathBuf>,
 }
 
 /// `agghoo reproduce`.

@@ -39,13 +39,13 @@ pub fn write(
                 text.push_str(&format!(
                     "{},{},{},{}\n",
                     p.n_train,
-                    s.loss,
+                    crate::output::csv_field(&s.loss),
                     s.estimate,
                     s.standard_error.map_or(String::new(), |e| e.to_string())
                 ));
             }
         }
-        std::fs::write(with(prefix, "-learning.csv"), text)?;
+        crate::output::write_file(&with(prefix, "-learning.csv"), "the learning curve (--curve-out)", text)?;
         let points =
             l.points.iter().map(|p| (p.n_train as f64, p.summaries[0].estimate, p.summaries[0].standard_error.unwrap_or(0.0))).collect();
         let loss = l.points.first().map_or(String::new(), |p| p.summaries[0].loss.clone());
@@ -61,13 +61,13 @@ pub fn write(
                 text.push_str(&format!(
                     "{},{},{},{}\n",
                     p.value,
-                    s.loss,
+                    crate::output::csv_field(&s.loss),
                     s.estimate,
                     s.standard_error.map_or(String::new(), |e| e.to_string())
                 ));
             }
         }
-        std::fs::write(with(prefix, "-validation.csv"), text)?;
+        crate::output::write_file(&with(prefix, "-validation.csv"), "the validation curve (--curve-out)", text)?;
         let points: Vec<(f64, f64, f64)> =
             v.points.iter().map(|p| (p.value, p.summaries[0].estimate, p.summaries[0].standard_error.unwrap_or(0.0))).collect();
         // λ-like grids spanning decades read better on a log axis.

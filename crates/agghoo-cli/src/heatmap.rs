@@ -46,7 +46,12 @@ pub fn write(prefix: &Path, report: &Report) -> anyhow::Result<()> {
     for (m, p) in points.iter().enumerate() {
         let (Some(a), Some(b)) = (p.values.get(&axes[0].name), p.values.get(&axes[1].name)) else { continue };
         let risk = report.cv_curve.mean[m];
-        text.push_str(&format!("{a},{b},{risk},{}\n", report.cv_curve.standard_error[m]));
+        text.push_str(&format!(
+            "{},{},{risk},{}\n",
+            crate::output::csv_field(&a.to_string()),
+            crate::output::csv_field(&b.to_string()),
+            report.cv_curve.standard_error[m]
+        ));
         if let (Some(i), Some(j)) = (position(&axes[0], a), position(&axes[1], b)) {
             cells[i][j] = Some(risk);
             if risk < best_risk {
@@ -55,7 +60,7 @@ pub fn write(prefix: &Path, report: &Report) -> anyhow::Result<()> {
             }
         }
     }
-    std::fs::write(with(prefix, "-heatmap.csv"), text)?;
+    crate::output::write_file(&with(prefix, "-heatmap.csv"), "the heat map (--plot)", text)?;
     let table = Table { axes, cells, loss: &report.loss, best };
     plot::register();
     let (svg, png) = (with(prefix, "-heatmap.svg"), with(prefix, "-heatmap.png"));

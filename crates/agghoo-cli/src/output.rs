@@ -52,7 +52,7 @@ pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed
 }
 
 /// Writes the `--json` document of `command` to the file `path` (what `reproduce` and `study`
-/// leave in `--out` next to their tables and plots).
+/// leave in `--out` next to their tables and plots, and `predict --json --out FILE` writes).
 pub fn write_json<P: Serialize, R: Serialize>(
     path: &std::path::Path,
     command: &str,
@@ -60,9 +60,22 @@ pub fn write_json<P: Serialize, R: Serialize>(
     seed: Option<u64>,
     result: R,
 ) -> anyhow::Result<()> {
-    use anyhow::Context;
     let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), seed, result };
-    std::fs::write(path, serde_json::to_string_pretty(&env)? + "\n").with_context(|| format!("writing {}", path.display()))
+    write_file(path, &format!("the {command} report"), serde_json::to_string_pretty(&env)? + "\n")
+}
+
+/// Writes `contents` to the file `path`; an error names what was written and where (`writing
+/// the predictions to out/p.csv: No such file or directory`).
+pub fn write_file(path: &std::path::Path, what: &str, contents: impl AsRef<[u8]>) -> anyhow::Result<()> {
+    use anyhow::Context;
+    std::fs::write(path, contents).with_context(|| format!("writing {what} to {}", path.display()))
+}
+
+/// One CSV cell (RFC 4180): quoted, with its quotes doubled, when it holds a comma, a quote or a
+/// line break, so that it reads back as one cell whatever it holds. Other text is written as it
+/// is (docs/GUARANTEES.md § Reports from elsewhere: cells are never rewritten).
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text.to_string() }
 }
 
 /// A table with the house style.

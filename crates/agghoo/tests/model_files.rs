@@ -239,6 +239,17 @@ fn knn_and_preprocessing_pipelines() {
     assert_refused(&model, "no members", |v| v["members"] = json!([]));
     // a model trained on a header naming a column twice would feed one column twice
     assert_refused(&model, "the feature `a` is named twice", |v| *at(v, "/schema/feature_names/1") = json!("a"));
+    // two classes of one name would print `proba_c0,proba_c0` and map a label to two classes
+    assert_refused(&model, "corrupted model: the class `c0` is named twice in the schema", |v| {
+        *at(v, "/schema/class_names/1") = json!("c0");
+    });
+    // and such a model (deserialized without the checks) is never saved
+    let mut value = serde_json::to_value(&model).unwrap();
+    *at(&mut value, "/schema/class_names/1") = json!("c0");
+    let twice: FittedModel = serde_json::from_value(value).unwrap();
+    let path = std::env::temp_dir().join(format!("agghoo-class-twice-{}.json", std::process::id()));
+    assert!(matches!(twice.save(&path), Err(Error::CorruptModel(m)) if m.contains("the class `c0` is named twice")));
+    assert!(!path.exists());
 }
 
 /// The data with column `c` replaced by a categorical column of cities (some missing).

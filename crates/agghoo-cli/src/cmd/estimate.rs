@@ -199,8 +199,7 @@ fn write_oof(path: &std::path::Path, estimate: &agghoo::estimate::RiskEstimate, 
             (Some(v), Some(names)) => names.get(v as usize).cloned().unwrap_or_default(),
             (Some(v), None) => format!("{v}"),
         };
-        text.push_str(&format!("{},{},{}\n", r.row, r.n_predictions, p));
+        text.push_str(&format!("{},{},{}\n", r.row, r.n_predictions, output::csv_field(&p)));
     }
-    std::fs::write(path, text)?;
-    Ok(())
+    output::write_file(path, "the out-of-fold predictions (--oof)", text)
 }

@@ -27,7 +27,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<()> {
         text.push('\n');
     }
     match &args.out {
-        Some(p) => std::fs::write(p, text)?,
+        Some(p) => crate::output::write_file(p, "the generated data", text)?,
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
     }
     Ok(())

@@ -29,6 +29,8 @@ struct PredictResult {
     /// Risk on these rows under the task's default loss, when the data carry the target.
     risk: Option<f64>,
     loss: Option<String>,
+    /// The rows the risk is computed over: those whose target cell is not missing.
+    risk_rows: Option<usize>,
     /// True when these rows are the model's training rows (the risk is then a training risk).
     on_training_rows: bool,
 }
@@ -65,9 +67,20 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         delimiter: args.delimiter,
         ..Default::default()
     };
-    let csv = data::read_csv(&args.data, &options)?;
-    let rows = csv.data;
-    let predictions = model.predict(&rows)?;
+    // With the target, the rows that carry one give the risk; a row whose target is missing is
+    // still predicted, in its place: the output keeps every row of the file, in order.
+    let mut scored = match has_target.then(|| data::read_csv(&args.data, &options)).transpose() {
+        // Every target cell is missing: no row to score, every row still predicted.
+        Err(agghoo::Error::EmptyFile { .. }) => None,
+        other => other?,
+    };
+    let scorable = scored.is_some();
+    let csv = match scored.take_if(|s| s.n_dropped == 0) {
+        Some(every_row) => every_row,
+        None => data::read_csv(&args.data, &CsvOptions { target: None, class_names: None, ..options })?,
+    };
+    let rows = &csv.data;
+    let predictions = model.predict(rows)?;
     let text: Vec<String> = match &predictions {
         Predictions::Classes { labels, .. } => {
             labels.iter().map(|&l| schema.class_names.get(l as usize).cloned().unwrap_or_default()).collect()
@@ -101,13 +114,20 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         columns.push(Column { name: "decision".into(), values: numbers(decision.iter().copied()) });
     }
 
-    let on_training_rows = model.trained_on(&rows);
-    let (risk, loss) = if has_target {
-        let loss = Loss::default_for(schema.task);
-        (Some(loss.risk(&predictions, &rows.all())?), Some(loss.name()))
-    } else {
-        (None, None)
+    // `scored` now holds the rows with a target only when some row lacks one; else `rows` have it.
+    let scored_rows = if scorable { Some(scored.as_ref().map_or(rows, |s| &s.data)) } else { None };
+    let (risk, loss, risk_rows) = match scored_rows {
+        Some(with_target) => {
+            let loss = Loss::default_for(schema.task);
+            let scored_predictions = match &scored {
+                Some(s) => model.predict(&s.data)?,
+                None => predictions.clone(),
+            };
+            (Some(loss.risk(&scored_predictions, &with_target.all())?), Some(loss.name()), Some(with_target.n_rows()))
+        }
+        None => (None, None, None),
     };
+    let on_training_rows = model.trained_on(scored_rows.unwrap_or(rows));
     if on_training_rows {
         eprintln!(
             "agghoo: warning: these rows are the model's training rows: their risk is a training (resubstitution) risk, \
@@ -116,12 +136,11 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
     }
     if args.output.json {
         let parameters = Parameters { model: args.model.display().to_string(), data: args.data.display().to_string() };
-        return output::print_json(
-            "predict",
-            parameters,
-            None,
-            PredictResult { n_rows: rows.n_rows(), predictions: text, risk, loss, on_training_rows },
-        );
+        let result = PredictResult { n_rows: rows.n_rows(), predictions: text, risk, loss, risk_rows, on_training_rows };
+        return match &args.out {
+            Some(path) => output::write_json(path, "predict", parameters, None, result),
+            None => output::print_json("predict", parameters, None, result),
+        };
     }
     let format = match (args.format, &args.out) {
         (Some(f), _) => f,
@@ -133,11 +152,16 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         PredictFormat::Json => json_text(&columns)?,
     };
     match &args.out {
-        Some(path) => std::fs::write(path, body)?,
+        Some(path) => output::write_file(path, "the predictions", body)?,
         None => std::io::stdout().lock().write_all(body.as_bytes())?,
     }
-    if let (Some(r), Some(l)) = (risk, loss) {
-        eprintln!("risk ({l}) on these {} rows: {}", rows.n_rows(), output::num(r));
+    if has_target && !scorable {
+        eprintln!("agghoo: no row has a value of the target `{}`: no risk is computed", schema.target_name);
+    }
+    if let (Some(r), Some(l), Some(m)) = (risk, loss, risk_rows) {
+        let n = rows.n_rows();
+        let which = if m == n { format!("these {n} rows") } else { format!("the {m} of these {n} rows that have a target") };
+        eprintln!("risk ({l}) on {which}: {}", output::num(r));
     }
     Ok(())
 }
@@ -146,7 +170,7 @@ fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
 }
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
+/// A CSV field ([`output::csv_field`]).
 fn field(value: &Value) -> String {
     let text = match value {
         Value::String(s) => s.clone(),
@@ -155,7 +179,7 @@ fn field(value: &Value) -> String {
         Value::Number(x) if x.is_f64() => x.as_f64().map_or(String::new(), |v| format!("{v}")),
         other => other.to_string(),
     };
-    if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
+    output::csv_field(&text)
 }
 
 fn csv_text(columns: &[Column]) -> String {

@@ -7,6 +7,7 @@ use agghoo::family::{AxisValue, FamilyAxes, GridPoint};
 use agghoo::loss::Loss;
 use agghoo::resample::TrainFraction;
 use agghoo::select::{self, Aggregation, Method, Report, SelectConfig, TieRule};
+use anyhow::Context;
 use serde::Serialize;
 
 use crate::args::{AggregateArg, MethodArg, SelectArgs, TieArg, UsageError};
@@ -87,7 +88,7 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
     let (model, report) = select::select(family.as_ref(), data, &splits, &config)?;
     bar.finish_and_clear();
     if let Some(path) = &args.out {
-        model.save(path)?;
+        model.save(path).context("saving the model (--out)")?;
     }
     if let Some(prefix) = &args.plot {
         crate::heatmap::write(prefix, &report)?;

@@ -64,7 +64,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
     let json_path = args.out.join("study.json");
     output::write_json(&json_path, "study", &config, Some(config.seed.0), &outcome)?;
     let md_path = args.out.join("study.md");
-    std::fs::write(&md_path, markdown(&result, wall_seconds, outcome.threads)).with_context(|| format!("writing {}", md_path.display()))?;
+    output::write_file(&md_path, "the study report", markdown(&result, wall_seconds, outcome.threads))?;
     let relative = args.out.join("study-relative");
     let tau = args.out.join("study-tau");
     plot(&result, &relative, &tau)?;

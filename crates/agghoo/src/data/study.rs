@@ -157,7 +157,8 @@ impl StudyManifest {
     /// a header other than [`MANIFEST_COLUMNS`], a task other than `classification` /
     /// `regression`, a count that is not a whole number, counts that disagree with each other, a
     /// name that is empty, repeated or not made of ASCII letters, digits, `_` and `-`;
-    /// [`Error::RaggedRow`] for a line without exactly 14 fields.
+    /// [`Error::RaggedRow`] for a line without exactly 14 fields; [`Error::BadFile`] for a
+    /// manifest that lists no data set.
     pub fn parse(text: &str, dir: impl Into<PathBuf>) -> Result<Self> {
         let dir = dir.into();
         let path = dir.join(Self::FILE);
@@ -176,6 +177,10 @@ impl StudyManifest {
                 return Err(bad(&path, format!("line {line}: data set `{}` is listed twice", set.name)));
             }
             sets.push(set);
+        }
+        if sets.is_empty() {
+            // A study of no set would print tables of nothing (-0 relative risks) and exit 0.
+            return Err(bad(&path, "lists no data set: one line per set is expected after the header".into()));
         }
         Ok(Self { dir, sets })
     }
@@ -290,9 +295,7 @@ impl StudyManifest {
             ("numeric", header.len() - 1 - categorical.len(), set.n_numeric),
             ("missing_cells", n_missing, set.n_missing),
         ];
-        if let Some((what, found, listed)) = checks.into_iter().find(|(_, found, listed)| found != listed) {
-            return Err(bad(&path, format!("{what}: the file has {found}, the manifest lists {listed}")));
-        }
+        first_disagreement(&path, &checks)?;
         if categorical != set.categorical {
             return Err(bad(
                 &path,
@@ -307,6 +310,31 @@ impl StudyManifest {
             return Err(bad(&path, format!("classes: the file has {n_classes:?}, the manifest lists {:?}", set.n_classes)));
         }
         Ok(())
+    }
+}
+
+impl StudyManifest {
+    /// Checks a set as read by [`StudyManifest::read_csv`] against its manifest line: rows,
+    /// features and classes as listed (a study must not run on a file its manifest misdescribes).
+    ///
+    /// # Errors
+    /// [`Error::BadFile`] naming the set's file, the count and both numbers.
+    pub fn check_read(&self, set: &StudySet, data: &super::Dataset) -> Result<()> {
+        let path = self.csv_path(set);
+        let mut checks = vec![("rows", data.n_rows(), set.n_rows), ("features", data.n_features(), set.n_features)];
+        if let Some(listed) = set.n_classes {
+            checks.push(("classes", data.target().n_classes(), listed));
+        }
+        first_disagreement(&path, &checks)
+    }
+}
+
+/// The first of `checks` (what, found in the file, listed in the manifest) that disagrees, as an
+/// error naming `path` and both numbers.
+fn first_disagreement(path: &Path, checks: &[(&str, usize, usize)]) -> Result<()> {
+    match checks.iter().find(|(_, found, listed)| found != listed) {
+        Some((what, found, listed)) => Err(bad(path, format!("{what}: the file has {found}, the manifest lists {listed}"))),
+        None => Ok(()),
     }
 }
 
@@ -492,5 +520,28 @@ mod tests {
         let e = StudyManifest::parse("name\ttask\n", "d").unwrap_err().to_string();
         assert!(e.contains("line 1: expected the columns name, task, target"), "{e}");
         assert!(matches!(StudyManifest::parse("", "d").unwrap_err(), Error::EmptyFile { .. }));
+        // a header and no set: a study of nothing (it printed tables of -0 and exited 0)
+        let e = StudyManifest::parse(&format!("{HEADER}\n"), "d").unwrap_err();
+        assert!(matches!(&e, Error::BadFile { path, .. } if path.ends_with("manifest.tsv")), "{e}");
+        assert!(e.to_string().contains("lists no data set"), "{e}");
+    }
+
+    /// A manifest line whose counts disagree with the data read is refused before the study runs
+    /// (a row count of 999 999 999 999 for the 150 rows of iris was accepted).
+    #[test]
+    fn study_check_read_names_the_set_and_both_numbers() {
+        let m = manifest();
+        let iris = m.get("iris").unwrap();
+        let data = m.read_csv(iris, MissingPolicy::Median).unwrap().data;
+        assert!(m.check_read(iris, &data).is_ok());
+        let wrong = |edit: &dyn Fn(&mut StudySet)| {
+            let mut set = iris.clone();
+            edit(&mut set);
+            m.check_read(&set, &data).unwrap_err().to_string()
+        };
+        let e = wrong(&|s| s.n_rows = 999_999_999_999);
+        assert!(e.contains("iris.csv.gz") && e.contains("rows: the file has 150, the manifest lists 999999999999"), "{e}");
+        assert!(wrong(&|s| s.n_features = 5).contains("features: the file has 4, the manifest lists 5"));
+        assert!(wrong(&|s| s.n_classes = Some(4)).contains("classes: the file has 3, the manifest lists 4"));
     }
 }

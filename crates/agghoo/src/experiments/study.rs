@@ -452,6 +452,7 @@ pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult
     let mut cells = Vec::new();
     for (position, set) in chosen {
         let data = manifest.read_csv(set, MissingPolicy::Median)?.data;
+        manifest.check_read(set, &data)?;
         for &family in &config.families {
             cells.push(run_cell(&data, set, position, family, config));
         }

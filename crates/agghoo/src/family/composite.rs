@@ -524,6 +524,18 @@ impl Composite {
         }
         spec.build_plain(data, preprocess)?.fit_value(train, choice.path_value)
     }
+
+    /// What [`fit_ekcv`](Self::fit_ekcv) fits for `choice`: its path value as the family fits it
+    /// ([`Family::fitted_value`]: k-NN's nearest k on the grid), and its point with that value.
+    pub fn fitted_ekcv(&self, choice: &EkcvChoice) -> (f64, GridPoint) {
+        let part = &self.parts[choice.part];
+        let value = part.family.fitted_value(choice.path_value);
+        let mut point = choice.point.clone();
+        if let Some(axis) = self.families[part.member].axes.iter().find(|a| a.path) {
+            point.values.insert(axis.name.clone(), AxisValue::Number(value));
+        }
+        (value, point)
+    }
 }
 
 /// Index of the value of `values` nearest to `target` in `scale` (ties: the lower index).

@@ -62,6 +62,12 @@ pub trait Family: Send + Sync {
     fn fit_value(&self, train: &View<'_>, value: f64) -> Result<Model> {
         self.fit(train, self.grid().nearest(value))
     }
+    /// The hyperparameter value [`fit_value`](Family::fit_value) fits for `value`: the grid value
+    /// nearest to it by default; families that override `fit_value` to fit off the grid return
+    /// `value` itself. What a report states as the fitted value (EKCV).
+    fn fitted_value(&self, value: f64) -> f64 {
+        self.grid().value(self.grid().nearest(value))
+    }
     /// Does the shared work of the whole path on `train` once. The default refits each grid
     /// point lazily; fast families override it and must agree with it.
     ///

@@ -320,8 +320,11 @@ impl FittedModel {
     ///
     /// # Errors
     /// [`Error::Io`]; [`Error::Unsupported`] for a model of a family defined outside agghoo
-    /// ([`Model::Custom`](crate::family::Model::Custom)), which the file format cannot hold.
+    /// ([`Model::Custom`](crate::family::Model::Custom)), which the file format cannot hold;
+    /// [`Error::CorruptModel`] for a schema naming a feature or a class twice.
     pub fn save(&self, path: &Path) -> Result<()> {
+        // A file its own loader refuses is never written.
+        self.schema.check_names()?;
         if self.members.iter().any(|m| m.model.is_custom()) {
             return Err(Error::Unsupported {
                 what: format!("saving a model of the family `{}`", self.family),
@@ -373,10 +376,7 @@ impl FittedModel {
         if self.members.is_empty() {
             return bad("model has no members".into());
         }
-        let mut seen = std::collections::HashSet::with_capacity(schema.feature_names.len());
-        if let Some(name) = schema.feature_names.iter().find(|&n| !seen.insert(n)) {
-            return bad(format!("the feature `{name}` is named twice in the schema"));
-        }
+        schema.check_names()?;
         let mut features = schema.feature_names.iter();
         if !schema.categorical.iter().all(|c| features.any(|f| f == c)) {
             return bad("the categorical columns are not features of the schema, in order".into());
@@ -418,4 +418,27 @@ impl FittedModel {
         }
         Ok(())
     }
+}
+
+impl Schema {
+    /// Refuses a feature or a class named twice: two classes of one name print as one
+    /// (`proba_0,proba_0`) and map one label to two classes.
+    ///
+    /// # Errors
+    /// [`Error::CorruptModel`] naming the name.
+    fn check_names(&self) -> Result<()> {
+        if let Some(name) = first_repeated(&self.feature_names) {
+            return Err(Error::CorruptModel(format!("the feature `{name}` is named twice in the schema")));
+        }
+        if let Some(name) = first_repeated(&self.class_names) {
+            return Err(Error::CorruptModel(format!("the class `{name}` is named twice in the schema")));
+        }
+        Ok(())
+    }
+}
+
+/// The first name of `names` that an earlier one repeats.
+fn first_repeated(names: &[String]) -> Option<&String> {
+    let mut seen = std::collections::HashSet::with_capacity(names.len());
+    names.iter().find(|&n| !seen.insert(n))
 }

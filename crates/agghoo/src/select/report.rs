@@ -57,9 +57,14 @@ pub struct Report {
     pub cv_curve: CvCurve,
     /// Grid index of each member of the fitted model.
     pub member_grid_indices: Vec<usize>,
-    /// For single-model procedures, the final hyperparameter value (EKCV: `m̄` before rounding
-    /// to the grid for families without off-grid fits).
+    /// For single-model procedures, the hyperparameter value the final model was fitted with
+    /// (EKCV: `m̄`, or the grid value nearest to it for families fitted on the grid only, such as
+    /// k-NN's k).
     pub final_value: Option<f64>,
+    /// EKCV only: `m̄`, the mean of the splits' selected values in the grid's scale (on a
+    /// composite grid: of the path axis), before any rounding to what the family can fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_selected: Option<f64>,
     /// How members are combined.
     pub aggregation: Aggregation,
     /// The split indices used (to rerun or compare on identical splits).
@@ -72,7 +77,7 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid_points: Option<Vec<crate::family::GridPoint>>,
     /// Multi-axis grids and unions, single-model procedures: the final point (EKCV: the
-    /// per-axis average, possibly off the grid).
+    /// per-axis average, possibly off the grid; its path axis the value fitted, as `final_value`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_point: Option<crate::family::GridPoint>,
 }

@@ -91,6 +91,17 @@ pub fn conclude(
         Some(c) => (c.label().to_string(), c.hyperparameter()),
         None => (family.name().to_string(), grid.name().to_string()),
     };
+    // EKCV fits the mean of the selections where the family can, else the grid value nearest to
+    // it: the report states the value fitted, and the mean apart.
+    let (final_value, mean_selected) = match (choice.members.as_slice(), members.as_slice()) {
+        ([MemberChoice::RefitAt { value, .. }], [fitted]) => (Some(fitted.value), Some(*value)),
+        ([MemberChoice::RefitComposite(c)], [fitted]) => (Some(fitted.value), Some(c.path_value)),
+        _ => (choice.final_value, None),
+    };
+    let final_point = match members.as_slice() {
+        [fitted] if mean_selected.is_some() => fitted.point.clone(),
+        _ => choice.final_point,
+    };
     let report = Report {
         method: config.method,
         family: family_name.clone(),
@@ -111,12 +122,13 @@ pub fn conclude(
             .collect(),
         cv_curve: ctx.curve.clone(),
         member_grid_indices: members.iter().map(|m: &Member| m.grid_index).collect(),
-        final_value: choice.final_value,
+        final_value,
+        mean_selected,
         aggregation: choice.aggregation,
         split_indices: config.keep_split_indices.then(|| units.clone()),
         axes: composite.map(|c| c.families().to_vec()),
         grid_points: composite.map(Composite::points),
-        final_point: choice.final_point,
+        final_point,
     };
     let model = FittedModel::new(Schema::of(data), &family_name, &hyperparameter, config.method, choice.aggregation, members)?
         .with_training_data(data);
@@ -167,12 +179,13 @@ fn materialise(
                 }
                 MemberChoice::RefitAt { value, nearest } => {
                     let model = refit(*nearest, &|all| family.fit_value(all, *value))?;
-                    Member { value: *value, ..member(model, *nearest, risk) }
+                    Member { value: family.fitted_value(*value), ..member(model, *nearest, risk) }
                 }
                 MemberChoice::RefitComposite(choice) => {
                     let c = ctx.composite.ok_or_else(|| Error::Internal("a composite choice on a one-axis grid".into()))?;
                     let model = refit(choice.nearest, &|all| c.fit_ekcv(choice, data, &config.preprocess, all))?;
-                    Member { value: choice.path_value, point: Some(choice.point.clone()), ..member(model, choice.nearest, risk) }
+                    let (value, point) = c.fitted_ekcv(choice);
+                    Member { value, point: Some(point), ..member(model, choice.nearest, risk) }
                 }
             })
         })

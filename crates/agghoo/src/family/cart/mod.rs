@@ -185,6 +185,9 @@ impl Family for CartFamily {
         let tree = self.grow(train)?;
         Ok(Model::Cart(self.model(&tree, &Pruning::of(&tree), value, train.n_features())))
     }
+    fn fitted_value(&self, value: f64) -> f64 {
+        value
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         let tree = self.grow(train)?;
         let pruning = Pruning::of(&tree);

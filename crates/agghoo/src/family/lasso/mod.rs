@@ -219,6 +219,9 @@ impl Family for LassoFamily {
         }
         Ok(Model::Lasso(self.fit_lambda(train, value)?))
     }
+    fn fitted_value(&self, value: f64) -> f64 {
+        value
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         let problem = self.problem(train)?;
         let settings = self.settings();

@@ -209,6 +209,9 @@ impl Family for LogisticFamily {
         }
         Ok(Model::Logistic(self.fit_lambda(train, value)?))
     }
+    fn fitted_value(&self, value: f64) -> f64 {
+        value
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         let problem = Problem::new(train, self.n_classes)?;
         let mut theta = vec![0.0; problem.n_params()];

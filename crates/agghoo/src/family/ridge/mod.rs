@@ -210,6 +210,9 @@ impl Family for RidgeFamily {
     fn fit_value(&self, train: &View<'_>, value: f64) -> Result<Model> {
         Ok(Model::Ridge(self.fit_lambda(train, value)?))
     }
+    fn fitted_value(&self, value: f64) -> f64 {
+        value
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         let (problem, points, form) = self.problem(train)?;
         let solution = Spectrum::new(&problem)?.solve(&problem, self.grid.values());

@@ -418,6 +418,9 @@ impl Family for SvmFamily {
         };
         product([words, 8]).saturating_add(product([n, d, 8]))
     }
+    fn fitted_value(&self, value: f64) -> f64 {
+        value
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         if self.check_train(train)? {
             return Ok(Box::new(ovo::fit_path(self, train)?));
