@@ -2,6 +2,8 @@
 //!
 //! `cargo bench -p agghoo --bench knn` prints one line per case: `case<TAB>median seconds`.
 //! `bench/run-knn.sh` runs this and the Python peers in one go and writes the ratio table.
+//! Flags: `--quick` (n = 500 and 10 000 only), `--large` (also n = 300 000, d = 10: minutes),
+//! `--case N:EXTRA` (only those cases), `--profile` (five n = 500 runs, no output).
 
 use std::time::Instant;
 
@@ -66,9 +68,11 @@ fn main() {
         }
         return;
     }
+    let large = std::env::args().any(|a| a == "--large");
     println!("knn_agghoo_n500\t{:.6}", time_agghoo(&small, if quick { 20 } else { 200 }));
-    for &(n, extra) in &[(10_000usize, 0usize), (30_000, 0), (100_000, 0), (100_000, 8), (100_000, 48)] {
-        if quick && n > 10_000 {
+    let cases = [(10_000usize, 0usize), (30_000, 0), (100_000, 0), (100_000, 8), (100_000, 48), (50_000, 48), (300_000, 8)];
+    for &(n, extra) in &cases {
+        if (quick && n > 10_000) || (!large && n > 100_000) {
             continue;
         }
         let data = problem(n, extra, 2);

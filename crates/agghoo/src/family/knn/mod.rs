@@ -12,9 +12,10 @@
 //! The order is the same as a fresh search over the training view, so results do not change
 //! (a test checks it); with per-split preprocessing (`--standardize`) distances differ per split
 //! and the per-split search is used. Large data sets share a bounded table instead (every row's
-//! list to one length, computed by blocks of rows; a row that runs past its list is searched per
-//! split): see `README.md` beside this file for the layout, the memory bound and the rule that
-//! picks the search (k-d tree, brute force, or blocked matrix products).
+//! list to one length, computed by blocks of rows, kept within the memory limit and otherwise
+//! computed per split block by block; a row that runs past its list is searched per split): see
+//! `README.md` beside this file for the layout, the memory budget and the rule that picks the
+//! search (k-d tree, brute force, or blocked matrix products).
 //!
 //! Deterministic tie rules:
 //! - distance ties: the neighbour with the lower row index in the training data comes first
@@ -183,6 +184,9 @@ struct SharedNeighbors {
     fallbacks: std::sync::atomic::AtomicUsize,
     /// The table's budget in bytes in place of [`table_budget`]'s (tests force the blocks).
     budget: Option<usize>,
+    /// [`shared_width`]'s answers so far, by `(kmax, n_train)`: every split of a plan asks for
+    /// the same one, and the binomial tail's bisection costs more than a small split's search.
+    widths: std::sync::Mutex<Vec<((usize, usize), usize)>>,
 }
 
 /// The two ways of keeping shared lists.
@@ -307,7 +311,21 @@ impl SharedNeighbors {
             lists,
             fallbacks: std::sync::atomic::AtomicUsize::new(0),
             budget: None,
+            widths: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// [`shared_width`] among these candidates, computed once per `(kmax, n_train)`.
+    fn width(&self, kmax: usize, n_train: usize) -> usize {
+        let known = |widths: &[((usize, usize), usize)]| widths.iter().find(|(key, _)| *key == (kmax, n_train)).map(|&(_, w)| w);
+        if let Some(w) = self.widths.lock().ok().and_then(|widths| known(&widths)) {
+            return w;
+        }
+        let w = shared_width(kmax, n_train, self.candidates);
+        if let Ok(mut widths) = self.widths.lock() {
+            widths.push(((kmax, n_train), w));
+        }
+        w
     }
 
     fn rows(&self) -> usize {
@@ -483,9 +501,9 @@ impl KnnFamily {
     /// as neighbours: every row (including rows past `candidates`, e.g. test points appended
     /// after a sample) gets its list among rows `0..candidates`. Training views within those rows
     /// use the lists; others fall back to a fresh search. Up to `rows × candidates = 4096²` each
-    /// row's list can grow to all candidates; above, lists have one bounded length (at most
-    /// 256 MiB for all rows; a split needing more searches per split). A no-op for data with
-    /// missing values.
+    /// row's list can grow to all candidates; above, lists have one bounded length, kept for as
+    /// many blocks of rows as the memory limit allows (the other rows' lists are computed by each
+    /// split that validates them, then freed). A no-op for data with missing values.
     pub fn sharing_with_first(self, data: &Dataset, candidates: usize) -> Self {
         let table = candidates.min(data.n_rows()).saturating_mul(data.n_rows()) > SHARED_MAX_ROWS * SHARED_MAX_ROWS;
         self.sharing(data, candidates, table)
@@ -648,11 +666,8 @@ impl KnnPath<'_> {
         // Enough of a shared list to hold kmax training rows but for one row in 10⁹; a row whose
         // training neighbours are rarer reads on into the whole list (or is searched per split,
         // past a table's end).
-        let sharing = self
-            .membership
-            .as_ref()
-            .filter(|m| m.shared.uid == validation.data().uid())
-            .map(|m| (m, shared_width(kmax, n_train, m.shared.candidates)));
+        let sharing =
+            self.membership.as_ref().filter(|m| m.shared.uid == validation.data().uid()).map(|m| (m, m.shared.width(kmax, n_train)));
         let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
         if let Some((Membership { shared, counts, single, rows }, want)) = sharing {
             let split = SplitSize { n_train, n_validation: validation.len(), grid: ks.len(), classes: self.model.n_classes };
