@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # k-NN Agghoo benchmark, ours and the Python peers in one run; prints a markdown table.
-# Usage: bench/run-knn.sh [--quick]   (needs bench/setup-venv.sh once)
+# Usage: bench/run-knn.sh [--quick | --large]   (needs bench/setup-venv.sh once; --large adds
+# n = 300 000, d = 10 on both sides: several minutes)
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 [ -x .venv/bin/python ] || bash bench/setup-venv.sh
 ours=$(run cargo bench -q -p agghoo --bench knn -- "$@")
 peer=$(run .venv/bin/python bench/peers/knn.py "$@")
+require "$ours" knn_agghoo_n500
+require "$peer" knn_agghoo_n500_sklearn knn_agghoo_n500_numpy
 get() { printf '%s\n' "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 a=$(get "$ours" knn_agghoo_n500); s=$(get "$peer" knn_agghoo_n500_sklearn); p=$(get "$peer" knn_agghoo_n500_numpy)
 echo "| case | agghoo (s) | peer | peer (s) | speed-up |"

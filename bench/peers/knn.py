@@ -3,7 +3,8 @@ problem, n = 500, k in {1, 3, ..., 199}, Monte-Carlo V = 10, tau = 0.8.
 
 - sklearn: KNeighborsClassifier refit for every k on every split (the scikit-learn way);
 - numpy: vectorised, neighbours sorted once per validation point, votes by cumulative sums;
-- brute (n = 100 000, d = 10 and d = 50, the k-NN problem with uniform noise features appended):
+- brute (n = 100 000, d = 10 and d = 50, n = 50 000, d = 50, and with --large n = 300 000, d = 10;
+  the k-NN problem with uniform noise features appended):
   scikit-learn's `NearestNeighbors(199, algorithm="brute").kneighbors` of each split's validation
   rows among its training rows, then a cumulative vote over k — what a NumPy user with brute force
   does at large n. Skipped with --quick.
@@ -97,10 +98,11 @@ def main():
     print(f"knn_agghoo_n500_numpy\t{median_time(lambda: majhoo_numpy(x, y, sp), 5 if quick else 30):.6f}")
     if quick:
         return
-    for extra in (8, 48):
-        x, y = with_noise(100_000, extra, rng)
-        sp = splits(100_000, 10, 0.8, rng)
-        print(f"knn_agghoo_n100000_d{2 + extra}_brute\t{median_time(lambda: majhoo_brute(x, y, sp), 1):.6f}", flush=True)
+    cases = [(100_000, 8), (100_000, 48), (50_000, 48)] + ([(300_000, 8)] if "--large" in sys.argv else [])
+    for n, extra in cases:
+        x, y = with_noise(n, extra, rng)
+        sp = splits(n, 10, 0.8, rng)
+        print(f"knn_agghoo_n{n}_d{2 + extra}_brute\t{median_time(lambda: majhoo_brute(x, y, sp), 1):.6f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,10 @@
 //!
 //! `cargo bench -p agghoo --bench knn` prints one line per case: `case<TAB>median seconds`.
 //! `bench/run-knn.sh` runs this and the Python peers in one go and writes the ratio table.
+//! Flags: `--quick` (n = 500 and 10 000 only), `--large` (also n = 300 000, d = 10: minutes),
+//! `--case N:EXTRA` (only those cases), `--profile` (five n = 500 runs, no output),
+//! `--max-memory SIZE` (the memory limit, as the CLI's: a small one leaves the shared neighbour
+//! table few blocks, the rest computed per split).
 
 use std::time::Instant;
 
@@ -47,13 +51,17 @@ fn time_agghoo(data: &Dataset, reps: usize) -> f64 {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(size) = args.windows(2).find(|w| w[0] == "--max-memory").map(|w| &w[1]) {
+        let max_memory = agghoo::limits::parse_size(size).expect("--max-memory SIZE");
+        agghoo::limits::Limits { max_memory, ..agghoo::limits::Limits::global() }.set_global();
+    }
     let small = problem(500, 0, 1);
     if std::env::args().any(|a| a == "--profile") {
         time_agghoo(&small, 5);
         return;
     }
     // `--case N:EXTRA` (repeatable): only those cases, e.g. `--case 30000:8` for n = 30 000, d = 10.
-    let args: Vec<String> = std::env::args().collect();
     let only: Vec<(usize, usize)> = args
         .windows(2)
         .filter(|w| w[0] == "--case")
@@ -66,9 +74,11 @@ fn main() {
         }
         return;
     }
+    let large = std::env::args().any(|a| a == "--large");
     println!("knn_agghoo_n500\t{:.6}", time_agghoo(&small, if quick { 20 } else { 200 }));
-    for &(n, extra) in &[(10_000usize, 0usize), (30_000, 0), (100_000, 0), (100_000, 8), (100_000, 48)] {
-        if quick && n > 10_000 {
+    let cases = [(10_000usize, 0usize), (30_000, 0), (100_000, 0), (100_000, 8), (100_000, 48), (50_000, 48), (300_000, 8)];
+    for &(n, extra) in &cases {
+        if (quick && n > 10_000) || (!large && n > 100_000) {
             continue;
         }
         let data = problem(n, extra, 2);

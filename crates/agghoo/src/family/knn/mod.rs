@@ -12,9 +12,10 @@
 //! The order is the same as a fresh search over the training view, so results do not change
 //! (a test checks it); with per-split preprocessing (`--standardize`) distances differ per split
 //! and the per-split search is used. Large data sets share a bounded table instead (every row's
-//! list to one length, computed by blocks of rows; a row that runs past its list is searched per
-//! split): see `README.md` beside this file for the layout, the memory bound and the rule that
-//! picks the search (k-d tree, brute force, or blocked matrix products).
+//! list to one length, computed by blocks of rows, kept within the memory limit and otherwise
+//! computed per split block by block; a row that runs past its list is searched per split): see
+//! `README.md` beside this file for the layout, the memory budget and the rule that picks the
+//! search (k-d tree, brute force, or blocked matrix products).
 //!
 //! Deterministic tie rules:
 //! - distance ties: the neighbour with the lower row index in the training data comes first
@@ -135,11 +136,38 @@ fn shared_width(kmax: usize, n_train: usize, candidates: usize) -> usize {
 /// and extended to the full list when needed (n² `u32`: 64 MiB at most).
 const SHARED_MAX_ROWS: usize = 4096;
 
-/// Larger data sets share a table of every row's nearest candidates, all of one length (about
-/// `k_max / τ` with a margin, [`shared_width`]): at most this many bytes. n = 100 000 rows with 100
-/// odd k up to 199 and τ = 0.8 need 305 entries per row, 122 MB. A split that would need a longer table uses the
-/// per-split search instead (same answer, no sharing).
-const SHARED_TABLE_MAX_BYTES: usize = 256 << 20;
+/// The bytes the shared table may hold (larger data sets share a table of every row's nearest
+/// candidates, all of one length, [`shared_width`]: 305 entries of 4 bytes per row at k_max = 199
+/// and τ = 0.8, 122 MB for 100 000 rows): what the memory limit in force (`--max-memory`,
+/// [`Limits::max_memory`](crate::limits::Limits)) leaves after the rest of the run, counted as
+///
+/// - six copies of the data (`rows × (d + 1)` doubles: the data set, the family's copy, and the
+///   table's search — the points in its order, centred by block in double and single precision,
+///   their norms and sample — and its order and ranks), and
+/// - per thread, one split in flight: its training rows' copy (`n_train × (d + 1)` doubles), its
+///   membership (6 bytes per row) and its validation rows' path values (`n_validation × grid`
+///   doubles, with a 4-byte vote count per class).
+///
+/// Blocks of [`QUERY_BLOCK`] rows beyond the budget are not kept: each split computes the lists
+/// of its own validation rows there, block by block, and frees each block once consumed
+/// ([`KnnPath::values`]).
+fn table_budget(max_memory: u64, rows: usize, d: usize, threads: usize, split: SplitSize) -> usize {
+    let doubles = |rows: usize| (rows as u128).saturating_mul(d as u128 + 1).saturating_mul(8);
+    let per_split = doubles(split.n_train)
+        .saturating_add(rows as u128 * 6)
+        .saturating_add((split.n_validation as u128).saturating_mul(split.grid as u128).saturating_mul(8 + 4 * split.classes as u128));
+    let rest = doubles(rows).saturating_mul(6).saturating_add(per_split.saturating_mul(threads as u128));
+    usize::try_from(u128::from(max_memory).saturating_sub(rest)).unwrap_or(usize::MAX)
+}
+
+/// What one split in flight holds besides the shared table (see [`table_budget`]).
+#[derive(Clone, Copy, Debug)]
+struct SplitSize {
+    n_train: usize,
+    n_validation: usize,
+    grid: usize,
+    classes: usize,
+}
 
 /// Every row's neighbours among the first `candidates` rows of one data set (all rows unless
 /// [`KnnFamily::sharing_with_first`] said otherwise), sorted by (distance, row index), computed on
@@ -154,6 +182,11 @@ struct SharedNeighbors {
     lists: Lists,
     /// Rows whose table list ran short and were searched per split instead.
     fallbacks: std::sync::atomic::AtomicUsize,
+    /// The table's budget in bytes in place of [`table_budget`]'s (tests force the blocks).
+    budget: Option<usize>,
+    /// [`shared_width`]'s answers so far, by `(kmax, n_train)`: every split of a plan asks for
+    /// the same one, and the binomial tail's bisection costs more than a small split's search.
+    widths: std::sync::Mutex<Vec<((usize, usize), usize)>>,
 }
 
 /// The two ways of keeping shared lists.
@@ -169,10 +202,20 @@ enum Lists {
     /// ([`SharedNeighbors::fill_table`]).
     Table {
         index: OnceLock<Box<TableIndex>>,
+        /// The lists' width and the blocks kept within the budget, set by the first caller.
+        shape: OnceLock<TableShape>,
         blocks: Vec<OnceLock<TableBlock>>,
         /// The next block [`SharedNeighbors::fill_table`] hands a thread.
         next: AtomicUsize,
     },
+}
+
+/// The table's width (entries per row) and how many of its first blocks are kept: those whose
+/// lists fit the budget ([`table_budget`]); the rows of the others are computed per split.
+#[derive(Clone, Copy, Debug)]
+struct TableShape {
+    width: usize,
+    kept: usize,
 }
 
 /// The table's search, and the order of its rows: block b holds the rows `order[32 b..32 (b + 1)]`.
@@ -249,6 +292,7 @@ impl SharedNeighbors {
         let lists = match table {
             true => Lists::Table {
                 index: OnceLock::new(),
+                shape: OnceLock::new(),
                 blocks: (0..n.div_ceil(QUERY_BLOCK)).map(|_| OnceLock::new()).collect(),
                 next: AtomicUsize::new(0),
             },
@@ -266,19 +310,59 @@ impl SharedNeighbors {
             d,
             lists,
             fallbacks: std::sync::atomic::AtomicUsize::new(0),
+            budget: None,
+            widths: std::sync::Mutex::new(Vec::new()),
         }
     }
 
-    /// Whether lists of `want` entries fit the memory limit (always true for per-row lists).
-    fn fits(&self, want: usize) -> bool {
-        let rows = self.x.len().checked_div(self.d).unwrap_or(0);
-        matches!(self.lists, Lists::PerRow { .. })
-            || rows.saturating_mul(want.min(self.candidates)).saturating_mul(size_of::<u32>()) <= SHARED_TABLE_MAX_BYTES
+    /// [`shared_width`] among these candidates, computed once per `(kmax, n_train)`.
+    fn width(&self, kmax: usize, n_train: usize) -> usize {
+        let known = |widths: &[((usize, usize), usize)]| widths.iter().find(|(key, _)| *key == (kmax, n_train)).map(|&(_, w)| w);
+        if let Some(w) = self.widths.lock().ok().and_then(|widths| known(&widths)) {
+            return w;
+        }
+        let w = shared_width(kmax, n_train, self.candidates);
+        if let Ok(mut widths) = self.widths.lock() {
+            widths.push(((kmax, n_train), w));
+        }
+        w
+    }
+
+    fn rows(&self) -> usize {
+        self.x.len().checked_div(self.d).unwrap_or(0)
+    }
+
+    /// The table's search and order (built on first use); `None` for per-row lists.
+    fn table_index(&self) -> Option<&TableIndex> {
+        let Lists::Table { index, .. } = &self.lists else { return None };
+        Some(self.init_index(index))
+    }
+
+    fn init_index<'s>(&self, index: &'s OnceLock<Box<TableIndex>>) -> &'s TableIndex {
+        index.get_or_init(|| Box::new(TableIndex::new(&self.x, self.d, self.candidates)))
+    }
+
+    /// The table's shape, set by the first caller: lists of `want` entries (at most the
+    /// candidates), as many blocks kept as the budget holds when that caller's split is `split`
+    /// (`None`: counted as empty).
+    fn table_shape(&self, want: usize, split: Option<SplitSize>) -> Option<TableShape> {
+        let Lists::Table { shape, blocks, .. } = &self.lists else { return None };
+        Some(*shape.get_or_init(|| {
+            let width = want.min(self.candidates);
+            let budget = self.budget.unwrap_or_else(|| {
+                let max_memory = crate::limits::Limits::global().max_memory;
+                let split = split.unwrap_or(SplitSize { n_train: 0, n_validation: 0, grid: 0, classes: 0 });
+                table_budget(max_memory, self.rows(), self.d, rayon::current_num_threads(), split)
+            });
+            let block_bytes = (QUERY_BLOCK * width * size_of::<u32>()).max(1);
+            TableShape { width, kept: (budget / block_bytes).min(blocks.len()) }
+        }))
     }
 
     /// Row `row`'s nearest candidates in order: the first `want` of them (all candidates when
-    /// `want` reaches their number), or fewer from a table block computed for an earlier, smaller
-    /// `want`.
+    /// `want` reaches their number), or another number from the table (its width set by its
+    /// first caller). A table row's block is kept once computed: callers ask for rows of the
+    /// kept blocks only ([`TableShape`]).
     fn list(&self, row: usize, want: usize, scratch: &mut Scratch) -> &[u32] {
         let d = self.d;
         match &self.lists {
@@ -294,9 +378,10 @@ impl SharedNeighbors {
                 if first.len() >= want.min(self.candidates) { first } else { full[row].get_or_init(|| compute(self.candidates, scratch)) }
             }
             Lists::Table { index, blocks, .. } => {
-                let index = index.get_or_init(|| Box::new(TableIndex::new(&self.x, d, self.candidates)));
+                let index = self.init_index(index);
+                let width = self.table_shape(want, None).map_or(want, |shape| shape.width);
                 let position = index.rank[row] as usize;
-                let table = self.block(index, blocks, position / QUERY_BLOCK, want, scratch);
+                let table = self.block(index, blocks, position / QUERY_BLOCK, width, scratch);
                 let at = (position % QUERY_BLOCK) * table.width;
                 &table.lists[at..at + table.width]
             }
@@ -306,65 +391,82 @@ impl SharedNeighbors {
 
 impl SharedNeighbors {
     /// Table block `b` (rows `order[32 b..32 (b + 1)]`), computed now if no caller did before, to
-    /// `want` entries per row (sequentially: no nested parallelism under the block's lock).
+    /// `width` entries per row (sequentially: no nested parallelism under the block's lock).
     fn block<'s>(
         &self,
         index: &TableIndex,
         blocks: &'s [OnceLock<TableBlock>],
         b: usize,
-        want: usize,
+        width: usize,
         scratch: &mut Scratch,
     ) -> &'s TableBlock {
-        let d = self.d;
         blocks[b].get_or_init(|| {
-            let n_rows = index.order.len();
-            let rows = |p: usize| {
-                let i = index.order[p] as usize;
-                &self.x[i * d..(i + 1) * d]
-            };
             let start = b * QUERY_BLOCK;
-            let end = (start + QUERY_BLOCK).min(n_rows);
-            let width = want.min(self.candidates);
-            let lists = match &index.search {
-                TableSearch::Products(points) => {
-                    points.nearest_block(&rows, start..end, width, Some(start), &mut scratch.gemm);
-                    scratch.gemm.block = None;
-                    scratch.gemm.lists.clone()
-                }
-                TableSearch::Other(search) => {
-                    let mut lists = Vec::with_capacity((end - start) * width);
-                    let mut out = Vec::new();
-                    for p in start..end {
-                        search.query_row(&rows, n_rows, p, width, scratch, &mut out);
-                        lists.extend_from_slice(&out);
-                    }
-                    lists
-                }
-            };
+            let end = (start + QUERY_BLOCK).min(index.order.len());
+            let mut lists = Vec::new();
+            self.table_lists(index, &|j| start + j, end - start, width, scratch, &mut lists);
             TableBlock { width, lists: lists.into_boxed_slice() }
         })
     }
 
-    /// Computes every table block no caller has computed yet, `want` entries per row, on all of
-    /// rayon's threads: each thread claims the next unclaimed block (a shared counter) until none
-    /// is left, so callers that arrive together (splits evaluated in parallel) share the work
-    /// instead of waiting on each other's blocks. A no-op for per-row lists. The lists are those a
-    /// lazy computation would give: which thread computes a block changes, its lists do not.
-    fn fill_table(&self, want: usize) {
-        let Lists::Table { index, blocks, next } = &self.lists else { return };
-        let index = index.get_or_init(|| Box::new(TableIndex::new(&self.x, self.d, self.candidates)));
-        if next.load(Ordering::Relaxed) >= blocks.len() {
+    /// The table lists (`width` entries each, [`Lists::Table`]'s search) of the `count` rows at
+    /// table positions `position(0)..position(count − 1)` (ascending), into `out`, row after row.
+    /// A row's list does not depend on the rows it is computed with: a kept block and a block of
+    /// a split's validation rows give it the same list.
+    fn table_lists(
+        &self,
+        index: &TableIndex,
+        position: &dyn Fn(usize) -> usize,
+        count: usize,
+        width: usize,
+        scratch: &mut Scratch,
+        out: &mut Vec<u32>,
+    ) {
+        let d = self.d;
+        let rows = |j: usize| {
+            let i = index.order[position(j)] as usize;
+            &self.x[i * d..(i + 1) * d]
+        };
+        out.clear();
+        match &index.search {
+            TableSearch::Products(points) => {
+                let near = (count > 0).then(|| position(0));
+                points.nearest_block(&rows, 0..count, width, near, &mut scratch.gemm);
+                scratch.gemm.block = None;
+                out.extend_from_slice(&scratch.gemm.lists);
+            }
+            TableSearch::Other(search) => {
+                let mut list = Vec::new();
+                for j in 0..count {
+                    search.query_row(&rows, count, j, width, scratch, &mut list);
+                    out.extend_from_slice(&list);
+                }
+            }
+        }
+    }
+
+    /// Computes every kept table block no caller has computed yet (the shape set by `want`, see
+    /// [`SharedNeighbors::table_shape`]), on all of rayon's threads: each thread claims the next
+    /// unclaimed block (a shared counter) until none is left, so callers that arrive together
+    /// (splits evaluated in parallel) share the work instead of waiting on each other's blocks. A
+    /// no-op for per-row lists. The lists are those a lazy computation would give: which thread
+    /// computes a block changes, its lists do not.
+    fn fill_table(&self, want: usize, split: Option<SplitSize>) {
+        let Lists::Table { index, blocks, next, .. } = &self.lists else { return };
+        let Some(TableShape { width, kept }) = self.table_shape(want, split) else { return };
+        if next.load(Ordering::Relaxed) >= kept {
             return;
         }
+        let index = self.init_index(index);
         // Claims happen outside any lock; a thread that steals other work while it waits here
         // never holds a block's lock.
         (0..rayon::current_num_threads()).into_par_iter().for_each_init(Scratch::default, |scratch, _| {
             loop {
                 let b = next.fetch_add(1, Ordering::Relaxed);
-                if b >= blocks.len() {
+                if b >= kept {
                     break;
                 }
-                self.block(index, blocks, b, want, scratch);
+                self.block(index, blocks, b, width, scratch);
             }
         });
     }
@@ -399,9 +501,9 @@ impl KnnFamily {
     /// as neighbours: every row (including rows past `candidates`, e.g. test points appended
     /// after a sample) gets its list among rows `0..candidates`. Training views within those rows
     /// use the lists; others fall back to a fresh search. Up to `rows × candidates = 4096²` each
-    /// row's list can grow to all candidates; above, lists have one bounded length (at most
-    /// 256 MiB for all rows; a split needing more searches per split). A no-op for data with
-    /// missing values.
+    /// row's list can grow to all candidates; above, lists have one bounded length, kept for as
+    /// many blocks of rows as the memory limit allows (the other rows' lists are computed by each
+    /// split that validates them, then freed). A no-op for data with missing values.
     pub fn sharing_with_first(self, data: &Dataset, candidates: usize) -> Self {
         let table = candidates.min(data.n_rows()).saturating_mul(data.n_rows()) > SHARED_MAX_ROWS * SHARED_MAX_ROWS;
         self.sharing(data, candidates, table)
@@ -564,26 +666,33 @@ impl KnnPath<'_> {
         // Enough of a shared list to hold kmax training rows but for one row in 10⁹; a row whose
         // training neighbours are rarer reads on into the whole list (or is searched per split,
         // past a table's end).
-        let sharing = self
-            .membership
-            .as_ref()
-            .filter(|m| m.shared.uid == validation.data().uid())
-            .map(|m| (m, shared_width(kmax, n_train, m.shared.candidates)))
-            .filter(|(m, want)| m.shared.fits(*want));
+        let sharing =
+            self.membership.as_ref().filter(|m| m.shared.uid == validation.data().uid()).map(|m| (m, m.shared.width(kmax, n_train)));
         let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
         if let Some((Membership { shared, counts, single, rows }, want)) = sharing {
+            let split = SplitSize { n_train, n_validation: validation.len(), grid: ks.len(), classes: self.model.n_classes };
             // A validation set of a sixteenth of the rows or more asks for most blocks of 32 rows
             // (all but (15/16)³² ≈ 13 % of them): compute the missing ones now, in parallel.
-            if validation.len().saturating_mul(16) >= shared.x.len().checked_div(shared.d).unwrap_or(0) {
-                shared.fill_table(want);
+            if validation.len().saturating_mul(16) >= shared.rows() {
+                shared.fill_table(want, Some(split));
             }
-            let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| {
-                out.clear();
-                if kmax == 0 {
-                    return;
-                }
-                let row = validation.rows()[i];
-                let mut list = shared.list(row, want, scratch);
+            // Rows beyond the table's kept blocks: this split computes their lists itself, a
+            // block of 32 of its validation rows at a time (in the table's order, so a block's
+            // rows are near each other), and frees each block once its rows are consumed.
+            let streamed = shared
+                .table_shape(want, Some(split))
+                .map(|shape| shape.kept * QUERY_BLOCK)
+                .filter(|&kept| kept < shared.rows())
+                .zip(shared.table_index());
+            let order: Option<Vec<usize>> = streamed.map(|(_, index)| {
+                let mut order: Vec<usize> = (0..validation.len()).collect();
+                order.sort_by_key(|&i| index.rank[validation.rows()[i]]);
+                order
+            });
+            let at = |j: usize| order.as_ref().map_or(j, |order| order[j]);
+            // Row `row`'s training neighbours from its shared `list` onwards, into `out`.
+            let walk = |first: &[u32], i: usize, row: usize, scratch: &mut Scratch, out: &mut Vec<u32>| {
+                let mut list = first;
                 let mut pos = 0;
                 loop {
                     if *single {
@@ -626,9 +735,40 @@ impl KnnPath<'_> {
                     list = shared.list(row, shared.candidates, scratch);
                 }
             };
-            let query = |i: usize| validation.x(i);
+            let search = |j: usize, scratch: &mut Scratch, out: &mut Vec<u32>| {
+                out.clear();
+                if kmax == 0 {
+                    return;
+                }
+                let i = at(j);
+                let row = validation.rows()[i];
+                let kept = |&((kept, index), _): &((usize, &TableIndex), &Vec<usize>)| (index.rank[row] as usize) < kept;
+                let Some(((_, index), order)) = streamed.zip(order.as_ref()).filter(|s| !kept(s)) else {
+                    return walk(shared.list(row, want, scratch), i, row, scratch, out);
+                };
+                let block = j / QUERY_BLOCK;
+                let key = (block, order.as_ptr() as usize);
+                let mut lists = std::mem::take(&mut scratch.streamed.lists);
+                if scratch.streamed.key != Some(key) {
+                    let start = block * QUERY_BLOCK;
+                    let end = (start + QUERY_BLOCK).min(order.len());
+                    let position = |t: usize| index.rank[validation.rows()[order[start + t]]] as usize;
+                    shared.table_lists(index, &position, end - start, want.min(shared.candidates), scratch, &mut lists);
+                    scratch.streamed.key = Some(key);
+                    scratch.streamed.width = want.min(shared.candidates);
+                }
+                let width = scratch.streamed.width;
+                let b = j % QUERY_BLOCK;
+                walk(&lists[b * width..(b + 1) * width], i, row, scratch, out);
+                scratch.streamed.lists = lists;
+            };
+            let query = |j: usize| validation.x(at(j));
             let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &shared.x, query: &query });
-            return path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts, distance);
+            let values = path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts, distance);
+            return match &order {
+                Some(order) => values.reordered(order),
+                None => values,
+            };
         }
         let index = index();
         let rows = |i: usize| validation.x(i);
@@ -687,6 +827,24 @@ struct PathValues {
 }
 
 impl PathValues {
+    /// The rows moved: row j to row `order[j]` (`order` a permutation of the rows).
+    fn reordered(self, order: &[usize]) -> Self {
+        fn scatter<T: Copy + Default>(v: Vec<T>, order: &[usize]) -> Vec<T> {
+            let width = v.len().checked_div(order.len()).unwrap_or(0);
+            let mut out = vec![T::default(); v.len()];
+            for (j, &i) in order.iter().enumerate() {
+                out[i * width..(i + 1) * width].copy_from_slice(&v[j * width..(j + 1) * width]);
+            }
+            out
+        }
+        Self {
+            values: scatter(self.values, order),
+            counts: self.counts.map(|c| scatter(c, order)),
+            proba: self.proba.map(|p| scatter(p, order)),
+            ..self
+        }
+    }
+
     fn into_predictions(self, ks: &[usize], n_train: usize) -> PathPredictions {
         let Self { values, counts, proba: weighted, m, n_classes: kc, classification } = self;
         let n = values.len().checked_div(m).unwrap_or(0);

@@ -208,6 +208,19 @@ pub(crate) struct Scratch {
     pub(crate) sort: SortScratch,
     heap: Vec<Neighbor>,
     pub(crate) gemm: GemmScratch,
+    /// The table lists of one block of a split's validation rows computed for that split alone
+    /// (rows beyond the shared table's budget, `family/knn/mod.rs`).
+    pub(crate) streamed: Streamed,
+}
+
+/// One block of streamed table lists: `lists[b * width..(b + 1) * width]` for the block's row b,
+/// keyed by the block's index and the address of the split's row order (so another split's
+/// block is not mistaken for this one).
+#[derive(Default)]
+pub(crate) struct Streamed {
+    pub(crate) key: Option<(usize, usize)>,
+    pub(crate) width: usize,
+    pub(crate) lists: Vec<u32>,
 }
 
 /// The `n` rows of `x` (row-major, `d` columns) stored by column: `out[c * n + j] = x[j * d + c]`.

@@ -189,7 +189,7 @@ fn a_table_filled_up_front_on_any_thread_count_equals_the_lazy_one() {
             let filled = family();
             let filled = filled.shared.as_ref().unwrap();
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| filled.fill_table(want));
+            pool.install(|| filled.fill_table(want, None));
             let Lists::Table { blocks, .. } = &filled.lists else { unreachable!("a table was asked for") };
             assert!(blocks.iter().all(|b| b.get().is_some()), "every block computed");
             let lists: Vec<Vec<u32>> = (0..n).rev().map(|r| filled.list(r, want, &mut scratch).to_vec()).collect();
@@ -218,20 +218,98 @@ fn table_lists_among_the_first_rows_equal_a_fresh_search() {
     assert_eq!(index.order[candidates..], (candidates as u32..n as u32).collect::<Vec<_>>()[..]);
 }
 
+/// The same family with the shared table held to `bytes` (its blocks beyond are computed per split).
+fn with_table_budget(mut family: KnnFamily, bytes: usize) -> KnnFamily {
+    Arc::get_mut(family.shared.as_mut().expect("shared")).expect("not yet shared").budget = Some(bytes);
+    family
+}
+
 #[test]
-fn a_table_beyond_the_memory_limit_is_not_used() {
-    let data = random_data(200, 2, Some(2), 5);
-    let fam = KnnFamily::new(vec![1.0, 5.0], Task::Classification, 2).unwrap().sharing(&data, 200, true);
+fn the_table_budget_follows_the_memory_limit() {
+    // 300 000 rows, d = 10, k up to 199 at τ = 0.8: 305 entries per row, 366 MB. The table
+    // used to be capped at 256 MiB whatever the limit, and every split then searched alone.
+    let split = |n: usize| SplitSize { n_train: n * 4 / 5, n_validation: n / 5, grid: 100, classes: 2 };
+    let eight_gib = crate::limits::Limits::DEFAULT.max_memory;
+    for (rows, threads) in [(300_000, 2), (300_000, 16), (1_000_000, 2), (1_000_000, 16)] {
+        let table = rows * shared_width(199, rows * 4 / 5, rows) * size_of::<u32>();
+        assert!(table_budget(eight_gib, rows, 10, threads, split(rows)) >= table, "rows={rows} threads={threads}");
+    }
+    // The rule: what is left after six copies of the data and, per thread, one split in flight.
+    let data = 1000 * 11 * 8;
+    let per_split = 800 * 11 * 8 + 1000 * 6 + 200 * 100 * (8 + 4 * 2);
+    assert_eq!(table_budget(10 << 20, 1000, 10, 3, split(1000)), (10 << 20) - 6 * data - 3 * per_split);
+    assert_eq!(table_budget(1 << 20, 1000, 10, 3, split(1000)), 0, "nothing left");
+    // The shape of a real table of 300 000 rows (1 feature, to keep the test small): every
+    // block kept within the default limit.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let n = 300_000;
+    let x: Vec<f64> = (0..n).map(|_| rng.random::<f64>()).collect();
+    let data = Dataset::new(x, vec!["x".into()], Target::Real(vec![0.0; n]), "y").unwrap();
+    let fam = KnnFamily::new(vec![199.0], Task::Regression, 0).unwrap().sharing_with(&data);
     let shared = fam.shared.as_ref().unwrap();
-    assert!(shared.fits(200));
-    // 200 rows × 200 entries is 160 kB: within the limit; a limit-sized request is refused
-    // only for data with more rows than the table can hold.
-    let rows_at_limit = SHARED_TABLE_MAX_BYTES / size_of::<u32>() / 200 + 1;
-    assert!(rows_at_limit > 200);
-    let big = random_data(rows_at_limit.min(400_000), 1, Some(2), 6);
-    let wide = KnnFamily::new(vec![1.0], Task::Classification, 2).unwrap().sharing(&big, big.n_rows(), true);
-    assert!(!wide.shared.as_ref().unwrap().fits(200));
-    assert!(wide.shared.as_ref().unwrap().fits(100));
+    let Lists::Table { blocks, .. } = &shared.lists else { panic!("a table") };
+    let want = shared_width(199, n * 4 / 5, n);
+    let shape = shared.table_shape(want, Some(split(n))).unwrap();
+    assert_eq!((shape.width, shape.kept), (want, blocks.len()));
+}
+
+/// Splits of every kind over `n` rows: even ones, repeated training rows, training rows on one
+/// side of the space only (lists run short, those rows are searched per split).
+fn assorted_splits(data: &Dataset) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let n = data.n_rows();
+    let (left, right): (Vec<usize>, Vec<usize>) = (0..n).partition(|&r| data.row(r)[0] < 1.5);
+    vec![
+        ((0..n).filter(|r| r % 5 != 2).collect(), (0..n).filter(|r| r % 5 == 2).collect()),
+        ((0..n).filter(|r| r % 3 != 0).collect(), (0..n).filter(|r| r % 3 == 0).collect()),
+        ((0..n * 3 / 4).map(|i| (i * 7) % n / 5 * 5).collect(), (0..n).filter(|r| r % 5 == 1).collect()),
+        (left, right),
+    ]
+}
+
+#[test]
+fn a_table_in_blocks_equals_the_whole_table_on_any_thread_count() {
+    // d = 3 (the tree answers the table), d = 10 and 24 (the product search); 1 301 rows: an odd
+    // number of blocks, the last one partial. Budgets: no block kept, a few, all (the whole
+    // table, the reference). Predictions and risks bit for bit, uniform and distance weights.
+    for (d, classes, weights) in
+        [(3, Some(3), Weights::Uniform), (10, Some(2), Weights::Uniform), (10, None, Weights::Distance), (24, Some(3), Weights::Distance)]
+    {
+        let n = 1301;
+        let data = random_data(n, d, classes, 61);
+        let ks: Vec<f64> = (1..=41).step_by(2).map(f64::from).collect();
+        let losses = if classes.is_some() { vec![Loss::ZeroOne] } else { vec![Loss::Squared, Loss::Absolute] };
+        let family =
+            || KnnFamily::new(ks.clone(), data.task(), data.target().n_classes()).unwrap().with_weights(weights).sharing(&data, n, true);
+        let outcomes = |fam: &KnnFamily| {
+            assorted_splits(&data)
+                .iter()
+                .map(|(train, val)| {
+                    let path = fam.fit_path(&data.view(train)).unwrap();
+                    let risks = path.risks(&data.view(val), &losses).map(|r| r.unwrap());
+                    let bits = risks.map(|r| r.iter().flatten().map(|v| v.to_bits()).collect::<Vec<_>>());
+                    (path.predict(&data.view(val)).unwrap(), bits)
+                })
+                .collect::<Vec<_>>()
+        };
+        let whole = family();
+        let expected = outcomes(&whole);
+        assert_eq!(whole.shared.as_ref().unwrap().table_shape(0, None).unwrap().kept, n.div_ceil(QUERY_BLOCK));
+        let width = shared_width(41, assorted_splits(&data)[0].0.len(), n);
+        for blocks_kept in [0, 5] {
+            for threads in [1, 2, 3] {
+                let blocked = with_table_budget(family(), blocks_kept * QUERY_BLOCK * width * size_of::<u32>());
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let got = pool.install(|| outcomes(&blocked));
+                let shared = blocked.shared.as_ref().unwrap();
+                let Lists::Table { blocks, .. } = &shared.lists else { unreachable!("a table was asked for") };
+                let shape = shared.table_shape(0, None).unwrap();
+                assert_eq!((shape.width, shape.kept), (width, blocks_kept), "the first split sets the shape");
+                assert!(blocks[blocks_kept..].iter().all(|b| b.get().is_none()), "no block kept beyond the budget");
+                assert!(shared.fallbacks.load(Ordering::Relaxed) > 0, "rows ran short and were searched per split");
+                assert!(got == expected, "d={d} classes={classes:?} weights={weights:?} kept={blocks_kept} threads={threads}");
+            }
+        }
+    }
 }
 
 #[test]
