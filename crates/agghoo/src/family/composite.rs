@@ -313,7 +313,7 @@ fn path_axis_named<'a>(base: &'a FamilySpec, kind: FamilyKind, axes: &[AxisSpec]
         return Err(Error::InvalidParameter {
             name: "grid",
             expected: "one name of a family's path axis",
-            got: format!("`{}` and `{}`, both the path axis of {} ({})", axis.name, other.name, kind.name(), axis_list(kind)),
+            got: format!("`{}` and `{}`, two names of one axis ({} has {})", axis.name, other.name, kind.name(), axis_list(kind)),
         });
     }
     if axis.name == base.path_axis() {
