@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from . import _categorical, _native
+from . import _categorical, _input, _native
 from . import dask as _dask
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
@@ -208,6 +208,7 @@ def _refuse_text(text, names, what):
 def _prepare(X, y, task, missing, categorical=None):
     if missing not in ("error", "median"):
         raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
+    _input.check_dense(X)
     names = [str(c) for c in getattr(X, "columns", [])]
     X, text = _categorical.split_text(X, categorical)
     X = np.ascontiguousarray(X, dtype=np.float64)
