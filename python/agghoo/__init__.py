@@ -16,6 +16,7 @@ from ._functions import (
     study,
     treecv,
 )
+from ._limits import get_limits, set_limits
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -56,4 +57,6 @@ __all__ = [
     "select_features",
     "study",
     "load_model",
+    "set_limits",
+    "get_limits",
 ]

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _categorical, _input, _native
 from . import dask as _dask, meta
+from ._validation import ESTIMATOR_CONSTRAINTS
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
@@ -64,6 +65,7 @@ class _Agghoo(BaseEstimator):
     """Shared parameters and fitting of the two estimators (see their docstrings)."""
 
     _task = None
+    _parameter_constraints: dict = ESTIMATOR_CONSTRAINTS
 
     def __init__(
         self,
@@ -330,6 +332,7 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
 
     def fit(self, X, y):
         """Select and fit on ``X``, ``y``; returns ``self``."""
+        self._validate_params()
         if self.estimator is not None:
             return meta.fit(self, X, y)
         X, y, text = self._validate(X, y, needs_y=True)
@@ -382,6 +385,7 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
 
     def fit(self, X, y):
         """Select and fit on ``X``, ``y``; returns ``self``."""
+        self._validate_params()
         if self.estimator is not None:
             return meta.fit(self, X, y)
         X, y, text = self._validate(X, y, needs_y=True)

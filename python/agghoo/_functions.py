@@ -2,13 +2,16 @@
 
 import copy
 import json
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _categorical, _input, _native
 from . import dask as _dask
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
+from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, validate
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
 
@@ -70,6 +73,7 @@ def _task_of(y, task):
     return task
 
 
+@validate(family=NAME, value=[Interval(Real, None, None, closed="neither"), str, None], plan=NAME, closed_form=["boolean"])
 def estimate_risk(
     X,
     y,
@@ -227,6 +231,7 @@ def _prepare(X, y, task, missing, categorical=None):
     return X, np.ascontiguousarray(y, dtype=np.float64), names, class_names, text
 
 
+@validate(family=NAME, grid=GRID, methods=[str, list, tuple], outer=NAME, inner=NAME)
 def compare(
     X,
     y,
@@ -340,6 +345,11 @@ class TreeCVResult(_DictResult):
         return f"TreeCVResult({self._result['learner']}: {self._result['estimate']:.6g} ± {self._result['standard_error']:.2g})"
 
 
+@validate(
+    learner=NAME, folds=[Interval(Integral, 2, None, closed="left"), StrOptions({"loo"})],
+    lambda_=[Interval(Real, 0, None, closed="neither")], centres=[Interval(Integral, 1, None, closed="left")],
+    method=NAME, order=NAME, shuffle=["boolean"], parallel=["boolean"],
+)
 def treecv(
     X,
     y,
@@ -446,6 +456,10 @@ class FeatureSelection(_DictResult):
         return f"FeatureSelection({', '.join(self._result['names'])})"
 
 
+@validate(
+    method=NAME, scorer=NAME, n_features=[Interval(Integral, 1, None, closed="left"), str], inner=NAME,
+    evaluate=OPTIONAL_NAME, learner=OPTIONAL_NAME,
+)
 def select_features(
     X,
     y,
@@ -563,6 +577,7 @@ class StudyResult(_DictResult):
         return f"StudyResult({len(self._result['cells'])} cells, {failed} failed, {self._result['reps']} outer splits)"
 
 
+@validate(quick=["boolean"], random_state=SEED, n_jobs=THREADS)
 def study(
     data_dir,
     quick=False,

@@ -2,7 +2,9 @@
 
 Every error of the library arrives as a subclass of :class:`AgghooError`, itself a
 ``ValueError`` (what scikit-learn expects from ``fit`` on bad input). The message is the
-library's: it names the parameter, the row and column, the split or the grid point at fault.
+library's: it names the parameter, the row and column, the split or the grid point at fault,
+followed by its causes (``split 0: grid point 3: fit failed: …``); each library cause is
+also chained as ``__cause__``.
 All classes pickle, so errors raised in worker processes travel back intact.
 """
 
@@ -46,12 +48,16 @@ class CorruptFileError(AgghooError):
 
 
 class ResourceLimitError(AgghooError):
-    """A size was refused before any work started; the message gives the estimate and how to
-    raise the limit."""
+    """A size was refused before any work started; the message gives the estimate and the
+    keyword of :func:`agghoo.set_limits` that raises the limit."""
 
 
 class InternalError(AgghooError):
-    """A broken invariant inside agghoo: a bug, please report it with the message."""
+    """A bug in agghoo; please report it with the message and the call that raised it.
+
+    A broken internal invariant, or a panic inside the compiled code (caught at its edge, so that
+    it arrives as this ``Exception`` rather than as a ``BaseException`` that ``except Exception``
+    would let through)."""
 
 
 class AgghooIOError(AgghooError, OSError):

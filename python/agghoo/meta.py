@@ -44,7 +44,10 @@ def fit(self, X, y):
         raise ValueError(f"with estimator=, method must be one of {', '.join(_META_METHODS)}, got {self.method!r}")
     if self.param_grid is None:
         raise ValueError("estimator= needs param_grid= (a dict of lists, or a list of such dicts)")
-    candidates = list(ParameterGrid(self.param_grid))
+    grid = ParameterGrid(self.param_grid)
+    # Bounded by the same grid-point limit as the built-in families, before it is enumerated.
+    _native.check_grid_points(len(grid), "the estimator= grid `param_grid`")
+    candidates = list(grid)
     classifier = is_classifier(self)
     if classifier != is_classifier(self.estimator):
         raise ValueError(f"{type(self).__name__} needs a {'classifier' if classifier else 'regressor'} as estimator")

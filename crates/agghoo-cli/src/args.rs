@@ -244,7 +244,7 @@ pub struct DataArgs {
     /// not the extension), `bundled:breast-cancer` (the shipped CSV: target `class`, `id` ignored,
     /// missing values follow --missing), or a generator
     /// `gen:knn | gen:genuer | gen:svr | gen:covertype | gen:msd`.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::NonEmptyStringValueParser::new())]
     pub data: String,
     /// Target column (CSV; `class` by default for bundled data). Generated data have theirs (`y`):
     /// naming another is an error listing the generated columns.

@@ -28,16 +28,65 @@ fn matrix(x: &PyReadonlyArray2<'_, f64>) -> Outcome<(Vec<f64>, usize, usize)> {
     Ok((values, n, d))
 }
 
-/// Runs `work` on `threads` threads (all cores when `None`) with the GIL released.
+/// Runs `work` on `threads` threads (all cores when `None`) with the GIL released. A panic (a bug:
+/// the library returns errors) is caught here, on whichever thread it happened, and becomes
+/// `agghoo.exceptions.InternalError` instead of pyo3's `PanicException`, which `except
+/// Exception` does not catch.
 fn compute<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce() -> Outcome<T> + Send) -> Outcome<T> {
-    py.detach(|| match threads {
-        None | Some(0) => work(),
-        Some(t) => {
-            agghoo::limits::check_count(agghoo::limits::Count::Threads, t as u128, format_args!("n_jobs = {t}"))?;
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| Failure::internal(e.to_string()))?;
-            pool.install(work)
-        }
+    py.detach(|| {
+        let run = || match threads {
+            None | Some(0) => work(),
+            Some(t) => {
+                agghoo::limits::check_count(agghoo::limits::Count::Threads, t as u128, format_args!("n_jobs = {t}"))?;
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| Failure::internal(e.to_string()))?;
+                pool.install(work)
+            }
+        };
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|payload| Err(Failure::panic(payload)))
     })
+}
+
+/// Sets the process-wide limits (`agghoo.set_limits`): `max_memory` a size as the CLI's
+/// `--max-memory` takes it (`"8G"`, bytes), `counts` the CLI's `--limit KEY=N` pairs with the keys
+/// spelled with underscores. Returns the limits now in force as (key, value) pairs.
+#[pyfunction]
+#[pyo3(signature = (max_memory=None, counts=Vec::new()))]
+fn set_limits(max_memory: Option<String>, counts: Vec<(String, String)>) -> PyResult<Vec<(String, u64)>> {
+    let mut limits = agghoo::limits::Limits::global();
+    if let Some(size) = max_memory {
+        limits.max_memory = agghoo::limits::parse_size(&size).map_err(Failure::from)?;
+    }
+    for (key, value) in counts {
+        limits.set(&key.replace('_', "-"), &value).map_err(Failure::from)?;
+    }
+    limits.set_global();
+    let counts = agghoo::limits::Count::ALL.iter().map(|c| (c.key().replace('-', "_"), limits.cap(*c)));
+    Ok(std::iter::once(("max_memory".to_string(), limits.max_memory))
+        .chain(counts)
+        .chain(std::iter::once(("libsvm_expansion".to_string(), limits.libsvm_expansion)))
+        .collect())
+}
+
+/// Checks `n` grid points against the grid-point limit (`estimator=` grids, which Python
+/// enumerates); `what` names the grid.
+#[pyfunction]
+fn check_grid_points(n: u128, what: &str) -> PyResult<()> {
+    Ok(agghoo::limits::check_count(agghoo::limits::Count::GridPoints, n, what).map_err(Failure::from)?)
+}
+
+/// Panics inside the compiled code, as a bug would: tests that a panic reaches Python as
+/// `InternalError` (not for use otherwise).
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
+    Ok(compute(py, Some(2), move || {
+        use rayon::prelude::*;
+        (0..4).into_par_iter().for_each(|i| {
+            if i == 3 {
+                panic!("{message}")
+            }
+        });
+        Ok(())
+    })?)
 }
 
 /// The target as the library holds it: class indices with their names, or reals.
@@ -746,5 +795,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;
     m.add_function(wrap_pyfunction!(risk_curve, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
+    m.add_function(wrap_pyfunction!(set_limits, m)?)?;
+    m.add_function(wrap_pyfunction!(check_grid_points, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

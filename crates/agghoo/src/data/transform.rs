@@ -39,6 +39,17 @@ impl Preprocess {
         Preprocess { impute_median: data.has_missing(), standardize, categorical: data.has_categorical().then_some(categorical) }
     }
 
+    /// An upper bound on the number of feature columns a family sees after these steps on
+    /// `data`: a one-hot encoded column counts its levels and a missing level.
+    pub fn encoded_width(&self, data: &Dataset) -> usize {
+        match self.categorical {
+            Some(options) if options.encoding == super::categorical::Encoding::OneHot => {
+                (0..data.n_features()).map(|j| data.levels(j).map_or(1, |levels| levels.len() + 1)).sum()
+            }
+            _ => data.n_features(),
+        }
+    }
+
     /// Checks that the categorical columns of `data`, if any, are encoded.
     ///
     /// # Errors

@@ -119,7 +119,49 @@ pub fn check_evaluation(family: &dyn Family, data: &Dataset, splits: &Splits, op
     }
     options.preprocess.check_encodes(data)?;
     family.check_train_size(splits.min_train_size())?;
-    check_path_memory(family, data, splits, options.keep_predictions)
+    check_path_memory(family, data, splits, options.keep_predictions)?;
+    let (bytes, what) = fit_memory(family, data, splits, options);
+    crate::limits::check_memory(what, bytes)
+}
+
+/// An upper bound on the bytes an evaluation of `family` on `splits` of `data` holds at its peak,
+/// with what it counts in words: the data, the splits' row indices, and for each split in flight
+/// (one per thread) its preprocessed copies (`encoded width` columns, one-hot levels included),
+/// the family's own buffers ([`Family::path_memory`]) and its path predictions. This is the
+/// estimate [`evaluate_splits`] checks against the memory budget before any fit.
+pub fn fit_memory(family: &dyn Family, data: &Dataset, splits: &Splits, options: &EvalOptions) -> (u128, String) {
+    use crate::limits::product;
+    let threads = rayon::current_num_threads().max(1);
+    let in_flight = splits.len().clamp(1, threads);
+    let n_train = splits.iter().map(|s| s.train().len()).max().unwrap_or(0);
+    let n_validation = splits.iter().map(|s| s.validation().len()).max().unwrap_or(0);
+    let width = options.preprocess.encoded_width(data);
+    let n_classes = data.target().n_classes();
+    let largest_pair = match data.target() {
+        crate::data::Target::Classes { labels, .. } if n_classes > 2 => {
+            let mut counts = vec![0usize; n_classes];
+            labels.iter().for_each(|&c| counts[c as usize] += 1);
+            counts.sort_unstable_by(|a, b| b.cmp(a));
+            counts[0] + counts[1]
+        }
+        _ => n_train,
+    };
+    let shape =
+        crate::family::FitShape { n_train, n_validation, n_features: width, n_classes, largest_pair, threads: threads.div_ceil(in_flight) };
+    let copies = if options.preprocess.is_identity() { 0 } else { product([3, (n_train + n_validation) as u128, width as u128, 8]) };
+    let per_row: u128 = if n_classes > 0 { 4 + 8 * (n_classes as u128 + 1) } else { 8 };
+    let predictions = product([family.grid().len() as u128, n_validation as u128, per_row]);
+    let per_split = copies.saturating_add(family.path_memory(&shape)).saturating_add(predictions);
+    let indices: u128 = splits.iter().map(|s| (s.train().len() + s.validation().len()) as u128 * 8).sum();
+    let resident = product([data.n_rows() as u128, data.n_features() as u128 + 1, 8]).saturating_add(indices);
+    let bytes = product([in_flight as u128, per_split]).saturating_add(resident);
+    let what = format!(
+        "{in_flight} split(s) in flight of `{}` on {n_train} training rows × {width} feature columns{} ({} grid points)",
+        family.name(),
+        if width != data.n_features() { " after one-hot encoding" } else { "" },
+        family.grid().len()
+    );
+    (bytes, what)
 }
 
 /// Refuses, before any fit, path predictions `splits × grid × validation rows` beyond the memory

@@ -236,7 +236,14 @@ pub(crate) fn build(spec: &CompositeSpec, data: &Dataset, preprocess: &Preproces
             }
         }
         let combos: usize = settings.iter().map(|a| a.values.len()).product();
-        crate::limits::check_count(crate::limits::Count::GridPoints, combos as u128, format_args!("the combinations of the grid axes"))?;
+        // The whole product (settings × path values) is bounded before any family is built: the
+        // path's length is its spec's (`log:a:b:N` has N points) or the plain family's.
+        let path_len = own.grid().map_or(plain.grid().len(), GridSpec::len);
+        crate::limits::check_count(
+            crate::limits::Count::GridPoints,
+            offset as u128 + crate::limits::product([combos as u128, path_len as u128]),
+            format_args!("the combinations of the grid axes ({})", axis_sizes(&path_name, path_len, &settings)),
+        )?;
         let mut path_values: Vec<f64> = Vec::new();
         for c in 0..combos {
             // Mixed radix, the first axis slowest.
@@ -285,6 +292,14 @@ pub(crate) fn build(spec: &CompositeSpec, data: &Dataset, preprocess: &Preproces
     let grid = Grid::new("grid point", (0..offset).map(|m| m as f64).collect(), Scale::Linear, true)?;
     let label = kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(",");
     Ok(Box::new(Composite { families, specs: family_specs, parts, grid, label }))
+}
+
+/// `lambda: 50 × gamma: 10` — the sizes of a family's axes, for error messages.
+fn axis_sizes(path: &str, path_len: usize, settings: &[Axis]) -> String {
+    std::iter::once(format!("{path}: {path_len}"))
+        .chain(settings.iter().map(|a| format!("{}: {}", a.name, a.values.len())))
+        .collect::<Vec<_>>()
+        .join(" × ")
 }
 
 /// The names of `kind`'s path axis that are not also a further axis (svc: `lambda`, `C`;
@@ -581,6 +596,10 @@ impl Family for Composite {
     }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         self.parts.iter().try_for_each(|p| p.family.check_train_size(n_train))
+    }
+    /// Every part's path is kept until prediction: the sum of theirs.
+    fn path_memory(&self, shape: &super::FitShape) -> u128 {
+        self.parts.iter().map(|p| p.family.path_memory(shape)).fold(0, u128::saturating_add)
     }
     fn composite(&self) -> Option<&Composite> {
         Some(self)

@@ -93,11 +93,39 @@ pub trait Family: Send + Sync {
         let _ = n_train;
         Ok(())
     }
+    /// An upper bound on the bytes of the main buffers one [`fit_path`](Family::fit_path) and
+    /// its [`predict`](FittedPath::predict) allocate on a training set of `shape` (the training
+    /// and validation matrices themselves excluded): kernel matrices, eigendecompositions,
+    /// one-vs-one pairs, path coefficients. Checked against the memory budget, per split in
+    /// flight, before any fit. The default, 0, is for families whose work is linear in the data.
+    fn path_memory(&self, shape: &FitShape) -> u128 {
+        let _ = shape;
+        0
+    }
     /// The composite family (a multi-axis grid or a union of families) this is, if it is one:
     /// procedures read its axes for the one-standard-error rule, EKCV and reports.
     fn composite(&self) -> Option<&Composite> {
         None
     }
+}
+
+/// The sizes of one split's fit, for [`Family::path_memory`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FitShape {
+    /// Training rows.
+    pub n_train: usize,
+    /// Validation rows.
+    pub n_validation: usize,
+    /// Feature columns as the family sees them (after the categorical encoding).
+    pub n_features: usize,
+    /// Classes of the target (0 for regression).
+    pub n_classes: usize,
+    /// Rows of the largest two-class subset of a training set (the largest one-vs-one pair; the
+    /// training rows for regression and two classes).
+    pub largest_pair: usize,
+    /// Threads this split's own parallel work may occupy at once (the pool's threads shared by
+    /// the splits in flight, rounded up).
+    pub threads: usize,
 }
 
 /// Fitted values and hat-matrix diagonals of a linear smoother along the grid.

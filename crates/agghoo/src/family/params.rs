@@ -74,6 +74,17 @@ impl GridSpec {
         };
         Ok(spec)
     }
+    /// The number of values, without computing them (`log:LOW:HIGH:N` has N).
+    pub fn len(&self) -> usize {
+        match self {
+            GridSpec::Values(v) => v.len(),
+            GridSpec::Log { n, .. } => *n,
+        }
+    }
+    /// True for a spec of no values (only a hand-built one can be).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// The values, in the order written.
     ///
     /// # Errors

@@ -65,6 +65,14 @@ unsafe fn zero_upper() {
     std::arch::x86_64::_mm256_zeroupper();
 }
 
+/// Bytes of the workspace [`symmetric_eigen`] takes for an `n × n` matrix (saturating).
+pub(in crate::family) fn eigen_workspace(n: usize) -> u128 {
+    if n > 1 << 24 {
+        return u128::MAX;
+    }
+    evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default()).unaligned_bytes_required() as u128
+}
+
 /// Symmetric eigendecomposition of `a` (its lower triangle is read): eigenvalues ascending and
 /// the orthonormal eigenvectors as columns.
 ///
@@ -74,12 +82,25 @@ pub(in crate::family) fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<(Vec<f64>
     let n = a.nrows();
     let mut vectors = Mat::zeros(n, n);
     let mut values = faer::diag::Diag::zeros(n);
-    let mut buffer = MemBuffer::new(evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default()));
+    let mut buffer = workspace(evd::self_adjoint_evd_scratch::<f64>(n, ComputeEigenvectors::Yes, Par::Seq, Default::default()), n)?;
     evd::self_adjoint_evd(a, values.as_mut(), Some(vectors.as_mut()), Par::Seq, MemStack::new(&mut buffer), Default::default())
         .map_err(|e| Error::Numerical(format!("ridge: symmetric eigendecomposition of a {n}×{n} matrix failed ({e:?})")))?;
     clear_upper_simd_state();
     let values = (0..n).map(|k| values[k]).collect();
     Ok((values, vectors))
+}
+
+/// faer's workspace for a factorisation of an `n × n` matrix, a [`Error::ResourceLimit`] when
+/// it cannot be allocated (instead of faer's panic).
+fn workspace(req: StackReq, n: usize) -> Result<MemBuffer> {
+    MemBuffer::try_new(req).map_err(|_| {
+        Error::limit(
+            format!("the workspace of a factorisation of a {n} × {n} matrix"),
+            crate::limits::format_bytes(req.size_bytes() as u128),
+            "the memory available",
+            "the allocation failed: free memory, or lower `--max-memory` so that the run is refused before it starts",
+        )
+    })
 }
 
 /// Solves `a x = rhs` for symmetric positive definite `a` (lower triangle read) by Cholesky.
@@ -89,7 +110,7 @@ pub(in crate::family) fn symmetric_eigen(a: MatRef<'_, f64>) -> Result<(Vec<f64>
 pub(in crate::family) fn cholesky_solve(a: MatRef<'_, f64>, rhs: MatRef<'_, f64>) -> Result<Mat<f64>> {
     let n = a.nrows();
     let mut factor = a.to_owned();
-    let mut buffer = MemBuffer::new(llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default()));
+    let mut buffer = workspace(llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default()), n)?;
     llt::factor::cholesky_in_place(factor.as_mut(), Default::default(), Par::Seq, MemStack::new(&mut buffer), Default::default())
         .map_err(|e| Error::Numerical(format!("ridge: the {n}×{n} system is not positive definite ({e:?})")))?;
     let mut x = rhs.to_owned();

@@ -234,6 +234,22 @@ impl Family for RidgeFamily {
             Ok(path)
         }))
     }
+    /// The copies of the training matrix (gathered, centred), the normal or Gram matrix, its
+    /// eigendecomposition (a copy, the eigenvectors and faer's workspace), the path's
+    /// coefficients and the prediction's buffers.
+    fn path_memory(&self, shape: &super::FitShape) -> u128 {
+        use crate::limits::product;
+        let (n, v, d, m) = (shape.n_train as u128, shape.n_validation as u128, shape.n_features as u128, self.grid.len() as u128);
+        let (size, rest) = match self.form {
+            Form::Linear => {
+                let r = n.min(d);
+                (r, product([3, n, d]) + product([2, d + r, m]))
+            }
+            Form::Kernel { .. } => (n, product([2, n, d]) + product([v, n]) + product([3, n, m])),
+        };
+        let words = product([4, size, size]) + rest + product([v, d]) + product([3, v, m]) + 16 * (n + d);
+        product([words, 8]).saturating_add(super::numerics::linalg::eigen_workspace(usize::try_from(size).unwrap_or(usize::MAX)))
+    }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         if n_train == 0 {
             return Err(Error::TooFewRows { what: format!("family `{}`", self.name()), needed: 1, found: 0 });

@@ -389,6 +389,35 @@ impl Family for SvmFamily {
         let sol = self.solve(&problem, c, &mut cache, None)?;
         Ok(Model::Svm(self.model(&points, &problem, &sol)))
     }
+    /// The kernel storage (the full matrix up to [`cache::FULL_MATRIX_MAX_ROWS`] rows, else the
+    /// LRU budget), the solver's vectors, the path's expansions and the prediction's buffers
+    /// (coefficients and decisions, three copies counted); for one-vs-one, the shared matrix, a kernel
+    /// storage per pair in flight (one per thread) and every pair's expansions, the support
+    /// vectors taken as all training rows.
+    fn path_memory(&self, shape: &super::FitShape) -> u128 {
+        use crate::limits::product;
+        let (n, v, d, m) = (shape.n_train as u128, shape.n_validation as u128, shape.n_features as u128, self.grid.len() as u128);
+        let kernel = |rows: u128| {
+            if rows <= cache::FULL_MATRIX_MAX_ROWS as u128 { product([rows, rows]) } else { (cache::LRU_BUDGET_BYTES / 8) as u128 + rows }
+        };
+        let predict = |machines: u128| product([3, machines, n + v]) + product([n, d]);
+        let words = if self.kind == SvmKind::Svc && shape.n_classes > 2 {
+            let k = shape.n_classes as u128;
+            let pairs = k * (k - 1) / 2;
+            let l = shape.largest_pair.min(shape.n_train) as u128;
+            let shared = if n <= cache::FULL_MATRIX_MAX_ROWS as u128 { product([n, n]) } else { 0 };
+            let per_pair = kernel(l) + product([l, d]) + 16 * l;
+            shared
+                + product([shape.threads.max(1) as u128, per_pair])
+                + product([k, n])
+                + product([m, k, n])
+                + product([pairs, m])
+                + predict(product([m, pairs]))
+        } else {
+            kernel(n) + 32 * n + product([m, n + 1]) + predict(m)
+        };
+        product([words, 8]).saturating_add(product([n, d, 8]))
+    }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
         if self.check_train(train)? {
             return Ok(Box::new(ovo::fit_path(self, train)?));
