@@ -8,7 +8,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _categorical, _native
+from . import _categorical, _input, _native
 from . import dask as _dask, meta
 from ._validation import ESTIMATOR_CONSTRAINTS
 
@@ -127,6 +127,9 @@ class _Agghoo(BaseEstimator):
         ``_categorical.split_text``); fitting records which columns are categorical."""
         if needs_y and y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        _input.check_dense(X)
+        if not reset:
+            _input.check_columns(getattr(self, "feature_names_in_", None), X)
         positions = None if reset else getattr(self, "categorical_features_in_", [])
         X, text = _categorical.split_text(X, self.categorical, positions)
         if reset:

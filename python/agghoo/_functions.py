@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from . import _categorical, _native
+from . import _categorical, _input, _native
 from . import dask as _dask
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
@@ -212,6 +212,7 @@ def _refuse_text(text, names, what):
 def _prepare(X, y, task, missing, categorical=None):
     if missing not in ("error", "median"):
         raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
+    _input.check_dense(X)
     names = [str(c) for c in getattr(X, "columns", [])]
     X, text = _categorical.split_text(X, categorical)
     X = np.ascontiguousarray(X, dtype=np.float64)

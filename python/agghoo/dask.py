@@ -82,6 +82,7 @@ def backend(client=None, blocks_per_thread=2, threads_per_task=None):
         from distributed import get_client
 
         client = get_client()
+    _check_client(client)
     token = _backend.set(_Backend(client, int(blocks_per_thread), threads_per_task))
     try:
         yield client
@@ -93,8 +94,23 @@ def active_client(client=None):
     """The client an agghoo call should use: ``client`` if given, else that of the enclosing
     :func:`backend` block, else ``None`` (run locally)."""
     if client is not None:
+        _check_client(client)
         return _Backend(client)
     return _backend.get()
+
+
+def _check_client(client):
+    """Refuses a ``client`` that is not a ``dask.distributed.Client`` (an address string, say)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise TypeError(
+            f"client must be a dask.distributed.Client, got {type(client).__name__} {client!r} "
+            "(and dask.distributed is not installed: pip install agghoo[dask])"
+        ) from None
+    if not isinstance(client, Client):
+        hint = f": connect first, client=dask.distributed.Client({client!r})" if isinstance(client, str) else ""
+        raise TypeError(f"client must be a dask.distributed.Client, got {type(client).__name__} {client!r}{hint}")
 
 
 def _workers(client):

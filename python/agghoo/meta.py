@@ -117,8 +117,7 @@ def _combine(self, X):
     if not is_classifier(self):
         values, _ = _native.aggregate(how, self.member_risks_, values=[np.asarray(m.predict(X), dtype=float).tolist() for m in self.members_])
         return np.asarray(values), None
-    index = {c: i for i, c in enumerate(self.classes_.tolist())}
-    labels = [[index[c] for c in np.asarray(m.predict(X)).tolist()] for m in self.members_]
+    labels = [_member_labels(self, j, np.asarray(m.predict(X)).tolist()) for j, m in enumerate(self.members_)]
     proba = None
     if how == "soft":
         proba = [_member_proba(self, m, X).ravel().tolist() for m in self.members_]
@@ -127,12 +126,33 @@ def _combine(self, X):
     return self.classes_[np.asarray(codes, dtype=np.intp)], combined
 
 
+def _unseen_label(self, j, label):
+    """The error of member ``j`` giving a label that is not a class of the training target."""
+    which = "the member refitted on all rows" if self.method == "cv" else f"member {j} (fitted on split {j})"
+    return ValueError(
+        f"{which}, a {type(self.members_[j]).__name__}, gives the label {label!r}, which is not a class of "
+        f"the training target (classes {self.classes_.tolist()})"
+    )
+
+
+def _member_labels(self, j, predicted):
+    """Member ``j``'s predicted labels as indices into ``self.classes_``."""
+    index = {c: i for i, c in enumerate(self.classes_.tolist())}
+    try:
+        return [index[c] for c in predicted]
+    except KeyError as unseen:
+        raise _unseen_label(self, j, unseen.args[0]) from None
+
+
 def _member_proba(self, member, X):
     """A member's probabilities in the columns of ``self.classes_`` (a member trained on a split
     may have seen fewer classes)."""
     p = member.predict_proba(X)
     out = np.zeros((p.shape[0], len(self.classes_)))
+    known = set(self.classes_.tolist())
     for j, c in enumerate(member.classes_):
+        if c not in known:
+            raise _unseen_label(self, next(i for i, m in enumerate(self.members_) if m is member), c)
         out[:, int(np.searchsorted(self.classes_, c))] = p[:, j]
     return out
 

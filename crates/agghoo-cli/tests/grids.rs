@@ -158,7 +158,7 @@ fn bad_axes_are_usage_errors() {
     }
     let with = |extra: &[&'static str]| join(&base, extra);
     // an axis the family does not have: named, with the family's axes
-    usage_error(&with(&["--family", "svc", "--grid", "degree=2,3"]), &["degree", "svc has lambda, gamma"]);
+    usage_error(&with(&["--family", "svc", "--grid", "degree=2,3"]), &["degree", "svc has lambda or C, gamma"]);
     // an axis no family of a union has
     usage_error(&with(&["--family", "knn,logistic", "--grid", "gamma=1,2"]), &["gamma", "knn has k", "logistic has lambda"]);
     // an axis given twice, a family given twice
@@ -177,8 +177,14 @@ fn bad_axes_are_usage_errors() {
     // compare: an axis none of the compared families has
     usage_error(
         &["compare", "--data", "gen:knn", "--n", "100", "--family", "knn,logistic", "--grid", "gamma=1,2", "--outer", "vfold:3"],
-        &["gamma"],
+        &["gamma", "knn has k, weights", "logistic has lambda, penalty"],
     );
+    // two names of one path axis; a path axis other than the one --param grid names
+    usage_error(
+        &with(&["--family", "svc", "--grid", "lambda=0.1,1", "--grid", "C=1,2"]),
+        &["`lambda` and `C`", "svc has lambda or C, gamma"],
+    );
+    usage_error(&with(&["--family", "svc", "--param", "grid=lambda", "--grid", "C=1,2"]), &["`C` with --param grid=lambda"]);
 }
 
 #[test]
@@ -202,5 +208,58 @@ fn compare_gives_one_row_per_family_and_method() {
     ]);
     for row in ["knn:cv", "knn:agghoo", "logistic:cv", "logistic:agghoo", "knn:cv − logistic:agghoo"] {
         assert!(out.contains(row), "no `{row}`: {out}");
+    }
+}
+
+/// 60 rows: two numeric features, a text column whose level `z` is on one row only, two classes.
+fn rare_level_csv(dir: &std::path::Path) -> String {
+    let mut text = String::from("x1,x2,colour,y\n");
+    for i in 0..60u32 {
+        let (x1, x2) = (f64::from(i % 7) * 0.5, f64::from((i * 13) % 11) * 0.3);
+        let colour = if i == 17 {
+            "z"
+        } else if i % 2 == 0 {
+            "red"
+        } else {
+            "blue"
+        };
+        let y = u32::from(x1 + x2 + if colour == "red" { 1.0 } else { 0.0 } > 3.0);
+        text.push_str(&format!("{x1},{x2},{colour},{y}\n"));
+    }
+    common::write(dir, "rare.csv", &text)
+}
+
+/// In a union with one-hot families, a forest is as wide as each training set: a split whose
+/// training rows lack the rare level (one column fewer) fits (it failed with "the tree model has
+/// 5 features, the data have 4"). `compare` routes `--param trees=5` to the forest as `select` does.
+#[test]
+fn forest_in_a_union_fits_training_sets_that_lack_a_level() {
+    let dir = scratch("rare-level");
+    let csv = rare_level_csv(&dir);
+    let union = ["--data", csv.as_str(), "--target", "y", "--family", "knn,forest", "--param", "trees=5", "--seed", "3"];
+    let out = ok(&[&["select"][..], &union, &["--method", "agghoo", "--splits", "8", "--tau", "0.5"]].concat());
+    assert!(out.contains("union of 2 families"), "{out}");
+    let out = ok(&[&["compare"][..], &union, &["--methods", "cv", "--outer", "vfold:3", "--splits", "3"]].concat());
+    assert!(out.contains("forest:cv") && out.contains("knn:cv"), "{out}");
+    // A setting neither family knows is still refused, naming what each knows.
+    let o = agghoo(&[&["compare"][..], &union, &["--param", "tres=5", "--methods", "cv", "--outer", "vfold:3"]].concat());
+    assert!(!o.status.success() && stderr(&o).contains("`tres` (knn knows weights; forest knows trees"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--grid C=…` is svc's and svr's other name for the path axis (`--param grid=C`), as `--help`
+/// lists it, alone or with `gamma`: the same report as with `--param grid=C`.
+#[test]
+fn c_names_the_path_axis_of_svc_and_svr() {
+    for (family, data) in [("svc", "gen:knn"), ("svr", "gen:svr")] {
+        let base =
+            ["select", "--data", data, "--n", "80", "--family", family, "--method", "cv", "--plan", "vfold", "--splits", "3", "--json"];
+        for extra in [&["--grid", "C=0.5,2,8"][..], &["--grid", "C=0.5,2,8", "--grid", "gamma=0.5,2"]] {
+            let alias = ok(&[&base[..], extra].concat());
+            let canonical = ok(&[&base[..], extra, &["--param", "grid=C"]].concat());
+            let report = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap()["result"].clone();
+            assert_eq!(report(&alias), report(&canonical), "{family} {extra:?}");
+            assert!(alias.contains("\"C\""), "{alias}");
+        }
     }
 }

@@ -335,3 +335,50 @@ fn ekcv_off_grid_setting_refits_the_rebuilt_family() {
     let test = generators::svr_problem(40, Seed(21), 0).unwrap();
     assert_eq!(model.predict(&test).unwrap(), by_hand.predict(&test.all()).unwrap());
 }
+
+/// `C` is svc's and svr's other name for the path axis (`--grid C=…` as `--param grid=C`): the
+/// same risks as the family over C, alone and with γ, and the same as λ = 1 / (2 C n_t) on
+/// training sets of n_t rows (the grid reversed: λ ascending is C descending).
+#[test]
+fn c_is_the_other_name_of_the_svm_path_axis() {
+    let data = generators::knn_problem(120, Seed(21)).unwrap();
+    let s = splits(&data, 4, 3); // every training set has 90 rows
+    let risks = |f: &dyn Family| -> Vec<Vec<f64>> {
+        evaluate_splits(f, &data, &s, &options()).unwrap().into_iter().map(|o| o.risks[0].clone()).collect()
+    };
+    let alias = family::build(FamilyKind::Svc, &axes(FamilyKind::Svc, &[], &["C=0.5,2,8"]), &data).unwrap();
+    assert!(alias.composite().is_none() && alias.grid().name() == "C");
+    let in_c = FamilyParams::with_grid(GridSpec::parse("0.5,2,8").unwrap()).set("grid", "C");
+    assert_eq!(risks(alias.as_ref()), risks(family::build(FamilyKind::Svc, &in_c, &data).unwrap().as_ref()));
+    let lambdas = [8.0, 2.0, 0.5].map(|c: f64| (1.0 / (2.0 * c * 90.0)).to_string()).join(",");
+    let in_lambda = family::build(FamilyKind::Svc, &FamilyParams::with_grid(GridSpec::parse(&lambdas).unwrap()), &data).unwrap();
+    let reversed: Vec<Vec<f64>> = risks(in_lambda.as_ref()).into_iter().map(|r| r.into_iter().rev().collect()).collect();
+    assert_eq!(risks(alias.as_ref()), reversed);
+    // With γ: the product over C equals the product built with `--param grid=C`.
+    let product = family::build(FamilyKind::Svc, &axes(FamilyKind::Svc, &[], &["C=0.5,2,8", "gamma=0.5,2"]), &data).unwrap();
+    assert_eq!(product.composite().unwrap().hyperparameter(), "C × gamma");
+    let with_param = FamilyParams { ..axes(FamilyKind::Svc, &[], &["C=0.5,2,8", "gamma=0.5,2"]) }.set("grid", "C");
+    assert_eq!(risks(product.as_ref()), risks(family::build(FamilyKind::Svc, &with_param, &data).unwrap().as_ref()));
+    // svr too.
+    let reg = generators::svr_problem(60, Seed(22), 0).unwrap();
+    let svr = family::build(FamilyKind::Svr, &axes(FamilyKind::Svr, &[], &["C=1,4", "epsilon=0.1,0.2"]), &reg).unwrap();
+    assert_eq!(svr.composite().unwrap().hyperparameter(), "C × epsilon");
+}
+
+/// Families compared (`compare --family knn,forest`) get the settings each knows, as a union's
+/// members do; a setting none knows is refused, naming what each knows.
+#[test]
+fn compared_families_get_the_settings_they_know() {
+    use agghoo::estimate::NestedConfig;
+    use agghoo::family::FamilySpec;
+    let params = FamilyParams::default().set("trees", 5).set("weights", "distance");
+    let (knn, others) = NestedConfig::families_from_params(FamilyKind::Knn, &params, &[FamilyKind::Forest]).unwrap();
+    assert_eq!(knn, FamilySpec::from_params(FamilyKind::Knn, &FamilyParams::default().set("weights", "distance")).unwrap());
+    assert_eq!(others, [FamilySpec::from_params(FamilyKind::Forest, &FamilyParams::default().set("trees", 5)).unwrap()]);
+    let typo = FamilyParams::default().set("tres", 5);
+    let err = NestedConfig::families_from_params(FamilyKind::Knn, &typo, &[FamilyKind::Forest]).unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidParameter { name: "param", got, .. } if got.contains("`tres`") && got.contains("forest knows trees")),
+        "{err}"
+    );
+}

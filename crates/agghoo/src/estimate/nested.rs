@@ -28,7 +28,7 @@ use super::compare::{PairedComparison, compare_paired};
 use crate::data::Dataset;
 use crate::engine::{self, Job, Progress, Rayon, summarize};
 use crate::error::{Error, Result};
-use crate::family::{FamilyKind, FamilyParams, FamilySpec};
+use crate::family::{FamilyKind, FamilyParams, FamilySpec, axis_list};
 use crate::loss::Loss;
 use crate::resample::{Plan, PlanContext, Split, Splits};
 use crate::seed::{Purpose, Seed};
@@ -66,12 +66,13 @@ impl NestedConfig {
     }
 
     /// The specs of `kind` and the `compared` kinds as the user gave their parameters (the
-    /// edge): `kind` alone with `params`, or each family with the named axes of `params` it has
-    /// ([`FamilyParams::for_family`]). Returns `family` and [`compared`](Self::compared).
+    /// edge): `kind` alone with `params`, or each family with the settings it knows and the
+    /// named axes it has ([`FamilyParams::for_family`]), as a union routes them. Returns
+    /// `family` and [`compared`](Self::compared).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for an axis none of the families has, a grid without a name
-    /// when several families are compared; [`FamilySpec::from_params`]'s errors.
+    /// [`Error::InvalidParameter`] for an axis or a setting none of the families has, a grid
+    /// without a name when several families are compared; [`FamilySpec::from_params`]'s errors.
     pub fn families_from_params(kind: FamilyKind, params: &FamilyParams, compared: &[FamilyKind]) -> Result<(FamilySpec, Vec<FamilySpec>)> {
         if compared.is_empty() {
             return Ok((FamilySpec::from_params(kind, params)?, Vec::new()));
@@ -84,9 +85,14 @@ impl NestedConfig {
             return Err(Error::InvalidParameter {
                 name: "grid",
                 expected: "an axis of one of the families compared",
-                got: format!("`{}` ({})", axis.name, kinds.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")),
+                got: format!(
+                    "`{}` ({})",
+                    axis.name,
+                    kinds.iter().map(|k| format!("{} has {}", k.name(), axis_list(*k))).collect::<Vec<_>>().join("; ")
+                ),
             });
         }
+        params.check_known_by_any(&kinds)?;
         let specs = kinds.into_iter().map(|k| FamilySpec::from_params(k, &params.for_family(k))).collect::<Result<Vec<_>>>()?;
         let mut specs = specs.into_iter();
         let first = specs.next().ok_or_else(|| Error::Internal("no family to compare".into()))?;

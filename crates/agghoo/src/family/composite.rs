@@ -210,10 +210,13 @@ pub(crate) fn build(spec: &CompositeSpec, data: &Dataset, preprocess: &Preproces
     let mut offset = 0;
     let mut path_names = Vec::new();
     for (member, (&kind, base)) in kinds.iter().zip(&spec.members).enumerate() {
-        // The path axis is the grid of the family built with its settings as given.
+        // The path axis is the grid of the family built with its settings as given, or with the
+        // other name of its path axis that an axis gives (`C` for svc).
+        let named = path_axis_named(base, kind, axes)?;
+        let base: &FamilySpec = &named;
         let plain = base.build_plain(data, preprocess)?;
         let path_name = plain.grid().name().to_string();
-        path_names.push(format!("{} has {}", kind.name(), axis_list(kind, &path_name)));
+        path_names.push(format!("{} has {}", kind.name(), axis_list(kind)));
         let mut own = base.clone();
         let mut settings: Vec<Axis> = Vec::new();
         for (i, spec) in axes.iter().enumerate() {
@@ -299,9 +302,41 @@ fn axis_sizes(path: &str, path_len: usize, settings: &[Axis]) -> String {
         .join(" × ")
 }
 
-/// `k, weights` — the axes of `kind`, for error messages.
-fn axis_list(kind: FamilyKind, path: &str) -> String {
-    std::iter::once(path).chain(setting_axes(kind).iter().map(|(n, _)| *n)).collect::<Vec<_>>().join(", ")
+/// The names of `kind`'s path axis that are not also a further axis (svc: `lambda`, `C`;
+/// forest: `mtry`, its `min_samples_leaf` being a further axis unless `--param
+/// grid=min_samples_leaf` makes it the path).
+pub(crate) fn path_names(kind: FamilyKind) -> impl Iterator<Item = &'static str> {
+    kind.path_axes().iter().copied().filter(move |&p| !setting_axes(kind).iter().any(|(n, _)| *n == p))
+}
+
+/// `k, weights`; `lambda or C, gamma` — the axes `kind` accepts in `--grid NAME=VALUES`, for
+/// error messages.
+pub(crate) fn axis_list(kind: FamilyKind) -> String {
+    let path = path_names(kind).collect::<Vec<_>>().join(" or ");
+    std::iter::once(path).chain(setting_axes(kind).iter().map(|(n, _)| (*n).to_string())).collect::<Vec<_>>().join(", ")
+}
+
+/// `base` with its path axis switched to the other name an axis of `axes` gives it, where the
+/// family has several (svc and svr: `--grid C=…` is `--param grid=C`); `base` itself otherwise.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when `axes` name two names of the same path axis (`lambda` and `C`).
+fn path_axis_named<'a>(base: &'a FamilySpec, kind: FamilyKind, axes: &[AxisSpec]) -> Result<std::borrow::Cow<'a, FamilySpec>> {
+    let mut named = axes.iter().filter(|a| path_names(kind).any(|p| p == a.name));
+    let Some(axis) = named.next() else { return Ok(std::borrow::Cow::Borrowed(base)) };
+    if let Some(other) = named.next() {
+        return Err(Error::InvalidParameter {
+            name: "grid",
+            expected: "one name of a family's path axis",
+            got: format!("`{}` and `{}`, two names of one axis ({} has {})", axis.name, other.name, kind.name(), axis_list(kind)),
+        });
+    }
+    if axis.name == base.path_axis() {
+        return Ok(std::borrow::Cow::Borrowed(base));
+    }
+    let mut spec = base.clone();
+    spec.set("grid", &axis.name)?;
+    Ok(std::borrow::Cow::Owned(spec))
 }
 
 /// The values of a non-path axis in grid order: numbers ascending and distinct (checked as a

@@ -31,6 +31,7 @@ pub mod ridge;
 pub mod svm;
 
 pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, FamilyAxes, GridPoint, setting_axes};
+pub(crate) use composite::{axis_list, path_names};
 pub use grid::{Grid, Scale};
 pub use model::{CustomModel, CustomPredictor, Model, Predictor};
 pub use params::{FamilyParams, GridSpec};

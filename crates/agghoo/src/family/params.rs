@@ -144,9 +144,37 @@ impl FamilyParams {
         self
     }
     /// The parameters of `kind` among several families compared with these parameters: the
-    /// named axes `kind` has ([`FamilyKind::has_axis`]), no union.
+    /// settings `kind` knows ([`settings_for`](Self::settings_for)) and the named axes it has
+    /// ([`FamilyKind::has_axis`]).
     pub fn for_family(&self, kind: super::FamilyKind) -> Self {
-        Self { axes: self.axes.iter().filter(|a| kind.has_axis(&a.name)).cloned().collect(), union: Vec::new(), ..self.clone() }
+        Self { axes: self.axes.iter().filter(|a| kind.has_axis(&a.name)).cloned().collect(), ..self.settings_for(kind) }
+    }
+    /// The parameters of `kind` as one of several families (a union, or the families
+    /// compared): the settings it knows ([`FamilyKind::settings`]), no union; the axes as given.
+    /// Check first that each setting reaches some family ([`check_known_by_any`](Self::check_known_by_any)).
+    pub fn settings_for(&self, kind: super::FamilyKind) -> Self {
+        let mut own = Self { union: Vec::new(), ..self.clone() };
+        own.values.retain(|key, _| kind.settings().contains(&key.as_str()));
+        own
+    }
+    /// Refuses a setting that none of several families knows (a typo must not be silently
+    /// dropped when the settings are routed with [`settings_for`](Self::settings_for)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the setting and what each family knows.
+    pub fn check_known_by_any(&self, kinds: &[super::FamilyKind]) -> Result<()> {
+        let Some(key) = self.values.keys().find(|k| !kinds.iter().any(|f| f.settings().contains(&k.as_str()))) else {
+            return Ok(());
+        };
+        let known = kinds.iter().map(|f| {
+            let settings = if f.settings().is_empty() { "none".into() } else { f.settings().join(", ") };
+            format!("{} knows {settings}", f.name())
+        });
+        Err(Error::InvalidParameter {
+            name: "param",
+            expected: "a parameter of one of the families",
+            got: format!("`{key}` ({})", known.collect::<Vec<_>>().join("; ")),
+        })
     }
     /// Parses `key=value`.
     ///

@@ -116,31 +116,12 @@ impl FamilySpec {
         }
         if kinds.len() > 1 {
             // In a union, a setting goes to the families that know it.
-            if let Some(key) = params.values.keys().find(|k| !kinds.iter().any(|f| f.settings().contains(&k.as_str()))) {
-                return Err(Error::InvalidParameter {
-                    name: "param",
-                    expected: "a parameter of one of the families",
-                    got: format!(
-                        "`{key}` ({})",
-                        kinds
-                            .iter()
-                            .map(|f| format!(
-                                "{} knows {}",
-                                f.name(),
-                                if f.settings().is_empty() { "none".into() } else { f.settings().join(", ") }
-                            ))
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    ),
-                });
-            }
+            params.check_known_by_any(&kinds)?;
         }
         let mut members = Vec::with_capacity(kinds.len());
         for &k in &kinds {
-            let mut own = FamilyParams { axes: Vec::new(), union: Vec::new(), ..params.clone() };
-            if kinds.len() > 1 {
-                own.values.retain(|key, _| k.settings().contains(&key.as_str()));
-            }
+            // One family keeps every setting, so that an unknown one is refused by its name.
+            let own = FamilyParams { axes: Vec::new(), ..if kinds.len() > 1 { params.settings_for(k) } else { params.clone() } };
             let member = Self::plain_from_params(k, &own)?;
             let fixed = |a: &&AxisSpec| {
                 a.name != member.path_axis() && own.values.contains_key(&a.name) && setting_axes(k).iter().any(|(n, _)| *n == a.name)
@@ -150,6 +131,15 @@ impl FamilySpec {
                     name: "grid",
                     expected: "an axis not also fixed by --param",
                     got: format!("`{}` given both as a grid axis and as a parameter", a.name),
+                });
+            }
+            // `--param grid=lambda` with `--grid C=…`: two names for one path axis.
+            let other_path = |a: &&AxisSpec| a.name != member.path_axis() && super::path_names(k).any(|p| p == a.name);
+            if let (Some(given), Some(a)) = (own.values.get("grid"), params.axes.iter().find(other_path)) {
+                return Err(Error::InvalidParameter {
+                    name: "grid",
+                    expected: "the path axis that --param grid names",
+                    got: format!("`{}` with --param grid={given} ({} has {})", a.name, k.name(), super::axis_list(k)),
                 });
             }
             members.push(member);

@@ -36,7 +36,10 @@ pub struct ForestConfig {
     /// Number of trees (≥ 1; default 500).
     pub trees: usize,
     /// Candidate features per node (1 ≤ mtry ≤ d) where the grid does not sweep it; `None`:
-    /// ⌊√d⌋ for classification, max(1, ⌊d/3⌋) for regression — it depends on the data.
+    /// ⌊√d⌋ for classification, max(1, ⌊d/3⌋) for regression — it depends on the data. A fit
+    /// uses the width of its own training set: in a union with one-hot families, a training set
+    /// that lacks a level is narrower than all rows; there the default is that width's and an
+    /// `mtry` beyond it is the width (bagging).
     pub mtry: Option<usize>,
     /// Minimal bootstrap weight of a leaf (≥ 1; default 1).
     pub min_samples_leaf: usize,
@@ -124,6 +127,6 @@ impl ForestConfig {
                 Grid::new("min_samples_leaf", values, Scale::Integer, true)?
             }
         };
-        Ok(Box::new(ForestFamily { grid, swept: self.axis, settings, n_trees: self.trees, mtry, n_features: d, seed: Seed(self.seed) }))
+        Ok(Box::new(ForestFamily { grid, swept: self.axis, settings, n_trees: self.trees, mtry: self.mtry, seed: Seed(self.seed) }))
     }
 }

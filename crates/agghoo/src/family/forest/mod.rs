@@ -28,8 +28,8 @@ use std::sync::OnceLock;
 
 pub use self::config::{ForestAxis, ForestConfig};
 pub use self::model::{ForestModel, Importance};
+use super::cart::TreeSettings;
 use super::cart::tree::{Criterion, Presorted};
-use super::cart::{TreeSettings, check_features};
 use super::{Family, FittedPath, Grid, Model, Predictor};
 use crate::data::{Task, View};
 use crate::error::{Error, Result};
@@ -90,8 +90,8 @@ pub struct ForestFamily {
     swept: ForestAxis,
     settings: TreeSettings,
     n_trees: usize,
-    mtry: usize,
-    n_features: usize,
+    /// The `mtry` setting; `None`: the default of each training set's width.
+    mtry: Option<usize>,
     seed: Seed,
 }
 
@@ -104,15 +104,20 @@ fn check_trees(n_trees: usize) -> Result<()> {
 }
 
 impl ForestFamily {
+    /// The forest of grid point `grid_index` on `train`, as wide as `train`: in a union with
+    /// one-hot families, a training set that lacks a level of a categorical column has fewer
+    /// columns than all rows, so the default `mtry` is that of the training set's width `d_t`
+    /// and an `mtry` (setting or grid value) beyond `d_t` is `d_t` (bagging).
     fn fit_one(&self, train: &View<'_>, data: &Presorted, grid_index: usize) -> Result<ForestModel> {
-        check_features(self.n_features, train)?;
+        let d = train.n_features();
         let value = self.grid.value(grid_index) as usize;
-        let (mut settings, mut mtry) = (self.settings, self.mtry);
+        let mut settings = self.settings;
+        let mut mtry = self.mtry.unwrap_or_else(|| default_mtry(settings.task, d));
         match self.swept {
             ForestAxis::Mtry => mtry = value,
             ForestAxis::MinSamplesLeaf => settings.config.min_samples_leaf = value,
         }
-        ForestModel::fit_presorted(train, data, &settings, self.n_trees, mtry, self.seed)
+        ForestModel::fit_presorted(train, data, &settings, self.n_trees, mtry.clamp(1, d.max(1)), self.seed)
     }
 }
 

@@ -101,3 +101,19 @@ fn bad_parameters_are_typed_errors() {
     assert_eq!(fam.grid().values(), [1.0, 2.0, 4.0, 6.0]);
     assert!(!fam.grid().larger_is_simpler());
 }
+
+/// A forest is as wide as its training set (a union's one-hot training set may lack a level of
+/// the rows the family was built on): an `mtry` beyond that width is the width, the default
+/// `mtry` is that width's.
+#[test]
+fn a_forest_fits_a_training_set_narrower_than_the_build_data() {
+    // Built on 9 features (default mtry 3), fitted on 6 (default mtry 2).
+    let (wide, narrow) = (genuer(100, 9, Seed(6), 0).unwrap(), genuer(100, 6, Seed(6), 1).unwrap());
+    let family = build(&FamilyParams::default().set("trees", 20), &wide).unwrap();
+    assert_eq!(family.grid().values(), [1.0, 2.0, 3.0, 4.0, 8.0, 9.0]);
+    let bagging = ForestModel::fit(&narrow.all(), &ForestOptions { mtry: Some(6), ..small(20) }).unwrap();
+    assert_eq!(family.fit(&narrow.all(), 5).unwrap(), Model::Forest(bagging));
+    let by_default = build(&FamilyParams::default().set("trees", 20).set("grid", "min_samples_leaf"), &wide).unwrap();
+    let default_mtry = ForestModel::fit(&narrow.all(), &small(20)).unwrap();
+    assert_eq!(by_default.fit(&narrow.all(), 0).unwrap(), Model::Forest(default_mtry));
+}
