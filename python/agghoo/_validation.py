@@ -22,7 +22,7 @@ GRID = [str, dict, "array-like", None]
 COMMON = {
     "params": [dict, None],
     "stratify": ["boolean", None],
-    "loss": OPTIONAL_NAME,
+    "loss": [str, list, tuple, None],  # one loss, or several (estimate_risk)
     "standardize": ["boolean"],
     "missing": NAME,
     "task": NAME,
