@@ -65,7 +65,8 @@ pub(super) fn shift_memory(memory: &mut Memory, delta: f64, theta: &[f64], penal
 /// `objective(θ, ∇)` returns `f(θ)` and writes `∇f(θ)`. `guess`: a displacement of `theta` tried
 /// once before the first iteration (a predictor along a path): kept if it passes the line
 /// search's test at step 1, and its curvature pair kept either way, so it costs at most the one
-/// evaluation. Returns the number of iterations.
+/// evaluation. `diagonal`: the Hessian-diagonal estimate `h > 0` of the module doc (empty: the
+/// plain `γ I`). Returns the number of iterations.
 ///
 /// # Errors
 /// [`Error::Numerical`] when `max_iter` iterations do not reach the tolerance, or the line
@@ -77,6 +78,7 @@ pub(super) fn minimize(
     guess: Option<&[f64]>,
     tol: f64,
     max_iter: usize,
+    diagonal: &[f64],
     what: &dyn Fn() -> String,
 ) -> Result<usize> {
     let p = theta.len();
@@ -119,11 +121,19 @@ pub(super) fn minimize(
             alpha[k] = rho * dot(s, &direction);
             direction.iter_mut().zip(y).for_each(|(d, yi)| *d -= alpha[k] * yi);
         }
-        let gamma = match pairs.back() {
-            Some((s, y, _)) => dot(s, y) / dot(y, y),
-            None => 1.0 / norm_inf(&grad).max(1.0),
-        };
-        direction.iter_mut().for_each(|d| *d *= gamma);
+        if diagonal.is_empty() {
+            let gamma = match pairs.back() {
+                Some((s, y, _)) => dot(s, y) / dot(y, y),
+                None => 1.0 / norm_inf(&grad).max(1.0),
+            };
+            direction.iter_mut().for_each(|d| *d *= gamma);
+        } else {
+            let gamma = match pairs.back() {
+                Some((s, y, _)) => dot(s, y) / y.iter().zip(diagonal).map(|(yi, h)| yi * yi / h).sum::<f64>(),
+                None => 1.0 / scaled_norm(&grad, diagonal).max(1.0),
+            };
+            direction.iter_mut().zip(diagonal).for_each(|(d, h)| *d *= gamma / h);
+        }
         for (k, (s, y, rho)) in pairs.iter().enumerate() {
             let beta = rho * dot(y, &direction);
             direction.iter_mut().zip(s).for_each(|(d, si)| *d += (alpha[k] - beta) * si);
@@ -131,8 +141,13 @@ pub(super) fn minimize(
         let mut slope = dot(&grad, &direction);
         if slope >= 0.0 {
             pairs.clear();
-            let scale = 1.0 / norm_inf(&grad).max(1.0);
-            direction.iter_mut().zip(&grad).for_each(|(d, g)| *d = -g * scale);
+            if diagonal.is_empty() {
+                let scale = 1.0 / norm_inf(&grad).max(1.0);
+                direction.iter_mut().zip(&grad).for_each(|(d, g)| *d = -g * scale);
+            } else {
+                let scale = 1.0 / scaled_norm(&grad, diagonal).max(1.0);
+                direction.iter_mut().zip(&grad).zip(diagonal).for_each(|((d, g), h)| *d = -g * scale / h);
+            }
             slope = dot(&grad, &direction);
         }
         let mut step = 1.0;
@@ -226,6 +241,11 @@ fn memory_size(p: usize) -> usize {
     (MEMORY_VALUES / (2 * p.max(1))).clamp(MEMORY.0, MEMORY.1)
 }
 
+/// `max_i |g_i| / √h_i`: the gradient's ∞-norm in the preconditioned coordinates.
+fn scaled_norm(grad: &[f64], diagonal: &[f64]) -> f64 {
+    grad.iter().zip(diagonal).fold(0.0_f64, |m, (g, h)| m.max(g.abs() / h.sqrt()))
+}
+
 fn norm_inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0_f64, |m, x| m.max(x.abs()))
 }
@@ -251,7 +271,7 @@ mod tests {
     fn solve(guess: Option<&[f64]>) -> (Vec<f64>, usize) {
         let mut calls = 0;
         let mut theta = vec![0.0; 4];
-        minimize(&mut quadratic(&mut calls), &mut theta, &mut Memory::new(), guess, 1e-10, 1000, &|| "test".into()).unwrap();
+        minimize(&mut quadratic(&mut calls), &mut theta, &mut Memory::new(), guess, 1e-10, 1000, &[], &|| "test".into()).unwrap();
         (theta, calls)
     }
 

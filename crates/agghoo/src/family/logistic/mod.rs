@@ -71,6 +71,10 @@ use crate::data::{Dataset, Target, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::PathPredictions;
 
+/// L-BFGS is preconditioned (see [`Problem::diagonal`]) when a feature's root-mean-square
+/// deviation lies outside `[1/PRECONDITION, PRECONDITION]`.
+const PRECONDITION: f64 = 10.0;
+
 /// The penalty on the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -140,7 +144,7 @@ impl LogisticFamily {
         }
         let mut work = Work::default();
         let mut objective = |t: &[f64], g: &mut [f64]| problem.value_gradient(t, g, lambda, &mut work);
-        lbfgs::minimize(&mut objective, theta, memory, guess, self.tol, self.max_iter, &|| {
+        lbfgs::minimize(&mut objective, theta, memory, guess, self.tol, self.max_iter, &problem.diagonal(lambda), &|| {
             format!("logistic regression at lambda = {lambda}")
         })?;
         Ok(())
@@ -276,6 +280,10 @@ struct Problem {
     /// products with a parameter block `[w_k, b_k]` are the logits, intercept included.
     x: Vec<f64>,
     x_mean: Vec<f64>,
+    /// The centred columns' mean squares when one of their roots lies outside
+    /// `[1/PRECONDITION, PRECONDITION]` (then L-BFGS is preconditioned, see [`Problem::diagonal`]),
+    /// else empty.
+    mean_squares: Vec<f64>,
     /// Index into `classes` of each row's class.
     y: Vec<usize>,
     /// Two classes: each row's label as 0.0 or 1.0 (empty otherwise).
@@ -320,7 +328,30 @@ impl Problem {
             x.extend(train.x(i).iter().zip(&x_mean).map(|(v, m)| v - m));
             x.push(1.0);
         }
-        Ok(Self { n, d, x, x_mean, y, y_float, classes, n_classes, vector: true })
+        let mut mean_squares = vec![0.0; d];
+        for row in x.chunks_exact(d + 1) {
+            mean_squares.iter_mut().zip(row).for_each(|(s, v)| *s += v * v);
+        }
+        mean_squares.iter_mut().for_each(|s| *s /= n as f64);
+        let range = 1.0 / (PRECONDITION * PRECONDITION)..=PRECONDITION * PRECONDITION;
+        if mean_squares.iter().all(|s| *s == 0.0 || range.contains(s)) {
+            mean_squares.clear();
+        }
+        Ok(Self { n, d, x, x_mean, mean_squares, y, y_float, classes, n_classes, vector: true })
+    }
+
+    /// The Hessian-diagonal estimate L-BFGS is preconditioned with at `lambda` (empty when the
+    /// columns are well scaled): `σ m_j + λ` for weight j (`m_j` its centred column's mean
+    /// square), `σ` for an intercept, with `σ = (1/K)(1 − 1/K)` the loss's curvature at uniform
+    /// probabilities (K = 2 for two classes). Exact on the diagonal at θ = 0 for two classes.
+    fn diagonal(&self, lambda: f64) -> Vec<f64> {
+        if self.mean_squares.is_empty() {
+            return Vec::new();
+        }
+        let k = self.classes.len() as f64;
+        let sigma = (1.0 / k) * (1.0 - 1.0 / k);
+        let block = self.mean_squares.iter().map(|m| sigma * m + lambda).chain([sigma]);
+        block.cycle().take(self.n_params()).collect()
     }
 
     /// Weight vectors solved for: 1 for two classes (class 0's logit is fixed at 0), else one per class.
