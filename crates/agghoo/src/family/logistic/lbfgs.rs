@@ -164,7 +164,7 @@ pub(super) fn minimize(
         let Some(f_new) = accepted else {
             if failed_once || pairs.is_empty() {
                 return Err(Error::Numerical(format!(
-                    "{}: the L-BFGS line search found no decrease (‖∇f‖∞ = {:e})",
+                    "{}: the L-BFGS line search found no decrease (‖∇f‖∞ = {:e}); standardise the features (--standardize) or raise tol",
                     what(),
                     norm_inf(&grad)
                 )));
@@ -184,7 +184,7 @@ pub(super) fn minimize(
         return Ok(max_iter);
     }
     Err(Error::Numerical(format!(
-        "{}: L-BFGS did not converge within {max_iter} iterations (‖∇f‖∞ = {:e} > tol {tol:e}); raise max_iter or tol",
+        "{}: L-BFGS did not converge within {max_iter} iterations (‖∇f‖∞ = {:e} > tol {tol:e}); standardise the features (--standardize), or raise max_iter or tol",
         what(),
         norm_inf(&grad)
     )))

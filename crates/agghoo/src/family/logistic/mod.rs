@@ -11,7 +11,8 @@
 //! loss, the logit `b + xᵀw` is the decision score); three or more: the symmetric multinomial
 //! (softmax) parameterisation, as scikit-learn's `LogisticRegression` does. scikit-learn minimises
 //! `C Σ_i loss_i + ½ ‖W‖²`; dividing by `nC` gives ours with **`C = 1/(nλ)`** (n = training rows).
-//! Features are not standardised inside the family (use `--standardize`).
+//! Features are not standardised inside the family (use `--standardize`); features whose
+//! scales span decades are still solved to the tolerance, by preconditioning (see Solver).
 //!
 //! # Solver
 //! L-BFGS (`lbfgs.rs`) on the centred features (the intercept is unpenalised, so centring is an
@@ -24,7 +25,14 @@
 //! next, shifted exactly by the penalty change), and from the third λ on the secant predictor (the
 //! path's last step, scaled in log λ) is tried as a first step. One evaluation is two one-thread
 //! matrix products (logits, gradient; the intercepts ride along as a column of ones) around one
-//! sweep over the rows, vectorised across rows (`sweep.rs`). Newton with the exact Hessian, reused from one λ to the next, was
+//! sweep over the rows, vectorised across rows (`sweep.rs`). When a centred column's
+//! root-mean-square lies outside `[0.1, 10]` (unstandardised data: incomes next to a ±1 score),
+//! L-BFGS's initial Hessian is the diagonal `σ m_j + λ` (σ the loss's curvature at uniform
+//! probabilities, `m_j` the column's mean square; `σ` for an intercept) instead of `γ I`: the
+//! same objective, iterates and stopping rule, but a search direction that does not stall on
+//! the squared scale ratio (a 2 700-row survey table with columns of scale 10⁵ went from 10 000
+//! iterations without converging to tens per λ). Well-scaled data are solved as before, bit for bit.
+//! Newton with the exact Hessian, reused from one λ to the next, was
 //! measured on the linear benches (n = 5 000, d = 50, 2 and 3 classes) and was not faster: one
 //! Hessian costs about as much as the L-BFGS iterations it saves.
 //!

@@ -171,7 +171,10 @@ impl Dual<'_> {
             };
             iter += 1;
             if iter > max_iter {
-                return Err(Error::Numerical(format!("SMO did not converge within {max_iter} iterations (C = {})", self.c)));
+                return Err(Error::Numerical(format!(
+                    "SMO did not converge within {max_iter} iterations (C = {}); standardise the features (--standardize) or raise tol",
+                    self.c
+                )));
             }
             let hi = cache.load(self.row(i));
             let hj = cache.load(self.row(j));
