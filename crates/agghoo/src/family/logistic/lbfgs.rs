@@ -59,14 +59,24 @@ pub(super) fn shift_memory(memory: &mut Memory, delta: f64, theta: &[f64], penal
     });
 }
 
+/// How [`minimize`] stops, and its preconditioner.
+#[derive(Clone, Copy)]
+pub(super) struct Settings<'a> {
+    /// Stop when `‖∇f‖_∞ ≤ tol`.
+    pub(super) tol: f64,
+    /// At most this many iterations.
+    pub(super) max_iter: usize,
+    /// The Hessian-diagonal estimate `h > 0` of the module doc (empty: the plain `γ I`).
+    pub(super) diagonal: &'a [f64],
+}
+
 /// Minimises `objective` from `theta` (updated in place), starting from the curvature pairs in
 /// `memory` and, when it holds them, the objective and gradient at `theta` (empty for a cold
 /// start; left holding the last pairs and the value and gradient at the solution).
 /// `objective(θ, ∇)` returns `f(θ)` and writes `∇f(θ)`. `guess`: a displacement of `theta` tried
 /// once before the first iteration (a predictor along a path): kept if it passes the line
 /// search's test at step 1, and its curvature pair kept either way, so it costs at most the one
-/// evaluation. `diagonal`: the Hessian-diagonal estimate `h > 0` of the module doc (empty: the
-/// plain `γ I`). Returns the number of iterations.
+/// evaluation. Returns the number of iterations.
 ///
 /// # Errors
 /// [`Error::Numerical`] when `max_iter` iterations do not reach the tolerance, or the line
@@ -76,11 +86,10 @@ pub(super) fn minimize(
     theta: &mut [f64],
     memory: &mut Memory,
     guess: Option<&[f64]>,
-    tol: f64,
-    max_iter: usize,
-    diagonal: &[f64],
+    settings: &Settings<'_>,
     what: &dyn Fn() -> String,
 ) -> Result<usize> {
+    let Settings { tol, max_iter, diagonal } = *settings;
     let p = theta.len();
     let (mut f, mut grad) = match memory.last.take() {
         Some((f, grad)) if grad.len() == p => (f, grad),
@@ -271,7 +280,15 @@ mod tests {
     fn solve(guess: Option<&[f64]>) -> (Vec<f64>, usize) {
         let mut calls = 0;
         let mut theta = vec![0.0; 4];
-        minimize(&mut quadratic(&mut calls), &mut theta, &mut Memory::new(), guess, 1e-10, 1000, &[], &|| "test".into()).unwrap();
+        minimize(
+            &mut quadratic(&mut calls),
+            &mut theta,
+            &mut Memory::new(),
+            guess,
+            &Settings { tol: 1e-10, max_iter: 1000, diagonal: &[] },
+            &|| "test".into(),
+        )
+        .unwrap();
         (theta, calls)
     }
 

@@ -152,9 +152,8 @@ impl LogisticFamily {
         }
         let mut work = Work::default();
         let mut objective = |t: &[f64], g: &mut [f64]| problem.value_gradient(t, g, lambda, &mut work);
-        lbfgs::minimize(&mut objective, theta, memory, guess, self.tol, self.max_iter, &problem.diagonal(lambda), &|| {
-            format!("logistic regression at lambda = {lambda}")
-        })?;
+        let settings = lbfgs::Settings { tol: self.tol, max_iter: self.max_iter, diagonal: &problem.diagonal(lambda) };
+        lbfgs::minimize(&mut objective, theta, memory, guess, &settings, &|| format!("logistic regression at lambda = {lambda}"))?;
         Ok(())
     }
 

@@ -278,8 +278,14 @@ fn preconditioning_solves_unscaled_columns_in_few_iterations() {
                 let mut theta = vec![0.0; problem.n_params()];
                 let mut work = Work::default();
                 let mut objective = |t: &[f64], g: &mut [f64]| problem.value_gradient(t, g, lambda, &mut work);
-                let iterations =
-                    lbfgs::minimize(&mut objective, &mut theta, &mut lbfgs::Memory::new(), None, tol, 5_000, diagonal, &|| "test".into());
+                let iterations = lbfgs::minimize(
+                    &mut objective,
+                    &mut theta,
+                    &mut lbfgs::Memory::new(),
+                    None,
+                    &lbfgs::Settings { tol, max_iter: 5_000, diagonal },
+                    &|| "test".into(),
+                );
                 let mut grad = vec![0.0; theta.len()];
                 (iterations, problem.value_gradient(&theta, &mut grad, lambda, &mut Work::default()))
             };
