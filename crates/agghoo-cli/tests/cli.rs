@@ -1299,3 +1299,33 @@ fn categorical_columns_have_a_level_limit_and_can_be_declared() {
     assert_error(&o, 2, &["--categorical is for CSV data"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A survey-like table nobody standardised (population and income ~1e5 next to a ±1.5 score,
+/// three text columns, 4 classes; `tests/fixtures/survey.csv`, from `bench/peers/survey_table.py`):
+/// logistic Agghoo answers with every member fitted (it ran 10 000 L-BFGS iterations per λ and
+/// failed after minutes), with the L2 and the L1 penalty.
+#[test]
+fn logistic_agghoo_on_an_unscaled_survey_table() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/survey.csv").display().to_string();
+    for extra in [&[][..], &["--param", "penalty=l1"][..]] {
+        let mut args = vec![
+            "select",
+            "--data",
+            &data,
+            "--target",
+            "vote",
+            "--family",
+            "logistic",
+            "--missing",
+            "median",
+            "--method",
+            "agghoo",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = agghoo(&args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON report");
+        assert!(report.to_string().contains("\"lambda\""), "{extra:?}: {report}");
+    }
+}

@@ -263,3 +263,78 @@ fn selection_and_estimation_work_on_a_family_written_outside_agghoo() {
         assert!((risks.loo[m] - loo).abs() < 1e-10 * loo, "grid point {m}: closed form {} vs brute force {loo}", risks.loo[m]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Degenerate training sets: the path still equals the one-point refits, grid point by grid point
+// (a grid point's model must not depend on the rest of the grid, even where the optimum is not
+// unique, as the SVM intercept when no support vector is free).
+
+/// Rows `x` (two features: the first with repeated values, the second constant) duplicated
+/// `copies` times; training on all of them, validation on a shifted copy of the first rows.
+fn degenerate(x1: &[f64], target: Target, copies: usize) -> (Dataset, Vec<usize>, Vec<usize>) {
+    let n = x1.len();
+    let mut x = Vec::new();
+    for _ in 0..copies {
+        x1.iter().for_each(|v| x.extend([*v, 3.0]));
+    }
+    x1.iter().for_each(|v| x.extend([v + 0.3, 3.0]));
+    let target = match target {
+        Target::Real(y) => Target::Real(y.iter().cycle().take(n * (copies + 1)).copied().collect()),
+        Target::Classes { labels, names } => {
+            Target::Classes { labels: labels.iter().cycle().take(n * (copies + 1)).copied().collect(), names }
+        }
+    };
+    let data = Dataset::new(x, vec!["a".into(), "constant".into()], target, "y").unwrap();
+    (data, (0..n * copies).collect(), (n * copies..n * (copies + 1)).collect())
+}
+
+fn path_equals_refit_on(kind: FamilyKind, params: &FamilyParams, set: &(Dataset, Vec<usize>, Vec<usize>), tol: f64) {
+    let (data, train, validation) = set;
+    let fam = family::build(kind, params, data).unwrap_or_else(|e| panic!("{}: build: {e}", kind.name()));
+    agghoo::testing::path_equals_refit(fam.as_ref(), &data.view(train), &data.view(validation), tol);
+}
+
+#[test]
+fn every_family_path_equals_the_refit_on_degenerate_data() {
+    let x1 = [-2.0, -2.0, -1.0, 0.0, 0.0, 0.5, 1.0, 2.0, 2.0, 4.0];
+    // Regression: tiny, duplicated rows, a constant column, one outlier.
+    let y = vec![-3.0, -2.5, -1.0, 0.2, -0.2, 0.4, 1.5, 2.5, 2.0, 12.0];
+    // Classification: perfectly separable (two classes), and three classes.
+    let two = Target::Classes { labels: vec![0, 0, 0, 0, 0, 1, 1, 1, 1, 1], names: vec!["no".into(), "yes".into()] };
+    let three = Target::Classes { labels: vec![0, 0, 0, 1, 1, 1, 2, 2, 2, 2], names: vec!["a".into(), "b".into(), "c".into()] };
+    let sets = [1, 3].map(|copies| degenerate(&x1, Target::Real(y.clone()), copies));
+    let wide = grid("log:1e-4:100:13");
+    for set in &sets {
+        path_equals_refit_on(FamilyKind::Knn, &grid("1:9:1"), set, 1e-12);
+        path_equals_refit_on(FamilyKind::Ridge, &wide, set, 1e-8);
+        path_equals_refit_on(FamilyKind::KernelRidge, &wide, set, 1e-7);
+        path_equals_refit_on(FamilyKind::Lasso, &wide.clone().set("tol", "1e-12"), set, 1e-6);
+        path_equals_refit_on(FamilyKind::Enet, &wide.clone().set("tol", "1e-12"), set, 1e-6);
+        path_equals_refit_on(FamilyKind::Svr, &wide.clone().set("tol", "1e-10"), set, 1e-6);
+        path_equals_refit_on(FamilyKind::Svr, &wide.clone().set("tol", "1e-10").set("epsilon", "2"), set, 1e-6);
+        path_equals_refit_on(FamilyKind::Cart, &FamilyParams::default(), set, 1e-12);
+        path_equals_refit_on(FamilyKind::Forest, &grid("1,2").set("trees", 5), set, 1e-12);
+    }
+    // Standardised regression sets where small C leaves no support vector free: a range of
+    // intercepts is optimal and the path must take the cold fit's (the midpoint).
+    for seed in 0..20 {
+        let data = regression(40, seed);
+        let (train, validation) = halves(&data);
+        for epsilon in ["0.1", "1"] {
+            let params = grid("log:1e-3:10:9").set("tol", "1e-10").set("epsilon", epsilon);
+            let fam = family::build(FamilyKind::Svr, &params, &data).unwrap();
+            agghoo::testing::path_equals_refit(fam.as_ref(), &data.view(&train), &data.view(&validation), 1e-6);
+        }
+    }
+    for target in [two, three] {
+        for copies in [1, 3] {
+            let set = degenerate(&x1, target.clone(), copies);
+            path_equals_refit_on(FamilyKind::Knn, &grid("1:9:1"), &set, 1e-12);
+            path_equals_refit_on(FamilyKind::Logistic, &wide.clone().set("tol", "1e-10"), &set, 1e-6);
+            path_equals_refit_on(FamilyKind::Logistic, &wide.clone().set("tol", "1e-10").set("penalty", "l1"), &set, 1e-6);
+            path_equals_refit_on(FamilyKind::Svc, &wide.clone().set("tol", "1e-10"), &set, 1e-6);
+            path_equals_refit_on(FamilyKind::Cart, &FamilyParams::default(), &set, 1e-12);
+            path_equals_refit_on(FamilyKind::Forest, &grid("1,2").set("trees", 5), &set, 1e-12);
+        }
+    }
+}

@@ -34,7 +34,7 @@ pub(super) fn solve(x: &[f64], y: &[f64], theta: &mut [f64], lambda: f64, tol: f
         return Ok(());
     }
     Err(Error::Numerical(format!(
-        "L1 logistic regression at lambda = {lambda} did not converge within {max_iter} Newton steps (optimality error {violation:e} > tol {tol:e})"
+        "L1 logistic regression at lambda = {lambda} did not converge within {max_iter} Newton steps (optimality error {violation:e} > tol {tol:e}); standardise the features (--standardize), or raise max_iter or tol"
     )))
 }
 
@@ -94,7 +94,7 @@ pub(super) fn solve_multinomial(x: &[f64], labels: &[usize], theta: &mut [f64], 
         cycles += 1;
         if cycles >= max_iter {
             return Err(Error::Numerical(format!(
-                "multinomial L1 logistic regression at lambda = {lambda} did not converge within {max_iter} cycles over the classes (tol {tol:e})"
+                "multinomial L1 logistic regression at lambda = {lambda} did not converge within {max_iter} cycles over the classes (tol {tol:e}); standardise the features (--standardize), or raise max_iter or tol"
             )));
         }
     }

@@ -59,6 +59,17 @@ pub(super) fn shift_memory(memory: &mut Memory, delta: f64, theta: &[f64], penal
     });
 }
 
+/// How [`minimize`] stops, and its preconditioner.
+#[derive(Clone, Copy)]
+pub(super) struct Settings<'a> {
+    /// Stop when `‖∇f‖_∞ ≤ tol`.
+    pub(super) tol: f64,
+    /// At most this many iterations.
+    pub(super) max_iter: usize,
+    /// The Hessian-diagonal estimate `h > 0` of the module doc (empty: the plain `γ I`).
+    pub(super) diagonal: &'a [f64],
+}
+
 /// Minimises `objective` from `theta` (updated in place), starting from the curvature pairs in
 /// `memory` and, when it holds them, the objective and gradient at `theta` (empty for a cold
 /// start; left holding the last pairs and the value and gradient at the solution).
@@ -75,10 +86,10 @@ pub(super) fn minimize(
     theta: &mut [f64],
     memory: &mut Memory,
     guess: Option<&[f64]>,
-    tol: f64,
-    max_iter: usize,
+    settings: &Settings<'_>,
     what: &dyn Fn() -> String,
 ) -> Result<usize> {
+    let Settings { tol, max_iter, diagonal } = *settings;
     let p = theta.len();
     let (mut f, mut grad) = match memory.last.take() {
         Some((f, grad)) if grad.len() == p => (f, grad),
@@ -119,11 +130,19 @@ pub(super) fn minimize(
             alpha[k] = rho * dot(s, &direction);
             direction.iter_mut().zip(y).for_each(|(d, yi)| *d -= alpha[k] * yi);
         }
-        let gamma = match pairs.back() {
-            Some((s, y, _)) => dot(s, y) / dot(y, y),
-            None => 1.0 / norm_inf(&grad).max(1.0),
-        };
-        direction.iter_mut().for_each(|d| *d *= gamma);
+        if diagonal.is_empty() {
+            let gamma = match pairs.back() {
+                Some((s, y, _)) => dot(s, y) / dot(y, y),
+                None => 1.0 / norm_inf(&grad).max(1.0),
+            };
+            direction.iter_mut().for_each(|d| *d *= gamma);
+        } else {
+            let gamma = match pairs.back() {
+                Some((s, y, _)) => dot(s, y) / y.iter().zip(diagonal).map(|(yi, h)| yi * yi / h).sum::<f64>(),
+                None => 1.0 / scaled_norm(&grad, diagonal).max(1.0),
+            };
+            direction.iter_mut().zip(diagonal).for_each(|(d, h)| *d *= gamma / h);
+        }
         for (k, (s, y, rho)) in pairs.iter().enumerate() {
             let beta = rho * dot(y, &direction);
             direction.iter_mut().zip(s).for_each(|(d, si)| *d += (alpha[k] - beta) * si);
@@ -131,8 +150,13 @@ pub(super) fn minimize(
         let mut slope = dot(&grad, &direction);
         if slope >= 0.0 {
             pairs.clear();
-            let scale = 1.0 / norm_inf(&grad).max(1.0);
-            direction.iter_mut().zip(&grad).for_each(|(d, g)| *d = -g * scale);
+            if diagonal.is_empty() {
+                let scale = 1.0 / norm_inf(&grad).max(1.0);
+                direction.iter_mut().zip(&grad).for_each(|(d, g)| *d = -g * scale);
+            } else {
+                let scale = 1.0 / scaled_norm(&grad, diagonal).max(1.0);
+                direction.iter_mut().zip(&grad).zip(diagonal).for_each(|((d, g), h)| *d = -g * scale / h);
+            }
             slope = dot(&grad, &direction);
         }
         let mut step = 1.0;
@@ -149,7 +173,7 @@ pub(super) fn minimize(
         let Some(f_new) = accepted else {
             if failed_once || pairs.is_empty() {
                 return Err(Error::Numerical(format!(
-                    "{}: the L-BFGS line search found no decrease (‖∇f‖∞ = {:e})",
+                    "{}: the L-BFGS line search found no decrease (‖∇f‖∞ = {:e}); standardise the features (--standardize) or raise tol",
                     what(),
                     norm_inf(&grad)
                 )));
@@ -169,7 +193,7 @@ pub(super) fn minimize(
         return Ok(max_iter);
     }
     Err(Error::Numerical(format!(
-        "{}: L-BFGS did not converge within {max_iter} iterations (‖∇f‖∞ = {:e} > tol {tol:e}); raise max_iter or tol",
+        "{}: L-BFGS did not converge within {max_iter} iterations (‖∇f‖∞ = {:e} > tol {tol:e}); standardise the features (--standardize), or raise max_iter or tol",
         what(),
         norm_inf(&grad)
     )))
@@ -226,6 +250,11 @@ fn memory_size(p: usize) -> usize {
     (MEMORY_VALUES / (2 * p.max(1))).clamp(MEMORY.0, MEMORY.1)
 }
 
+/// `max_i |g_i| / √h_i`: the gradient's ∞-norm in the preconditioned coordinates.
+fn scaled_norm(grad: &[f64], diagonal: &[f64]) -> f64 {
+    grad.iter().zip(diagonal).fold(0.0_f64, |m, (g, h)| m.max(g.abs() / h.sqrt()))
+}
+
 fn norm_inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0_f64, |m, x| m.max(x.abs()))
 }
@@ -251,7 +280,15 @@ mod tests {
     fn solve(guess: Option<&[f64]>) -> (Vec<f64>, usize) {
         let mut calls = 0;
         let mut theta = vec![0.0; 4];
-        minimize(&mut quadratic(&mut calls), &mut theta, &mut Memory::new(), guess, 1e-10, 1000, &|| "test".into()).unwrap();
+        minimize(
+            &mut quadratic(&mut calls),
+            &mut theta,
+            &mut Memory::new(),
+            guess,
+            &Settings { tol: 1e-10, max_iter: 1000, diagonal: &[] },
+            &|| "test".into(),
+        )
+        .unwrap();
         (theta, calls)
     }
 

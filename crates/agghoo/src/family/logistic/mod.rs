@@ -11,7 +11,8 @@
 //! loss, the logit `b + xᵀw` is the decision score); three or more: the symmetric multinomial
 //! (softmax) parameterisation, as scikit-learn's `LogisticRegression` does. scikit-learn minimises
 //! `C Σ_i loss_i + ½ ‖W‖²`; dividing by `nC` gives ours with **`C = 1/(nλ)`** (n = training rows).
-//! Features are not standardised inside the family (use `--standardize`).
+//! Features are not standardised inside the family (use `--standardize`); features whose
+//! scales span decades are still solved to the tolerance, by preconditioning (see Solver).
 //!
 //! # Solver
 //! L-BFGS (`lbfgs.rs`) on the centred features (the intercept is unpenalised, so centring is an
@@ -24,7 +25,14 @@
 //! next, shifted exactly by the penalty change), and from the third λ on the secant predictor (the
 //! path's last step, scaled in log λ) is tried as a first step. One evaluation is two one-thread
 //! matrix products (logits, gradient; the intercepts ride along as a column of ones) around one
-//! sweep over the rows, vectorised across rows (`sweep.rs`). Newton with the exact Hessian, reused from one λ to the next, was
+//! sweep over the rows, vectorised across rows (`sweep.rs`). When a centred column's
+//! root-mean-square lies outside `[0.1, 10]` (unstandardised data: incomes next to a ±1 score),
+//! L-BFGS's initial Hessian is the diagonal `σ m_j + λ` (σ the loss's curvature at uniform
+//! probabilities, `m_j` the column's mean square; `σ` for an intercept) instead of `γ I`: the
+//! same objective, iterates and stopping rule, but a search direction that does not stall on
+//! the squared scale ratio (a 2 700-row survey table with columns of scale 10⁵ went from 10 000
+//! iterations without converging to tens per λ). Well-scaled data are solved as before, bit for bit.
+//! Newton with the exact Hessian, reused from one λ to the next, was
 //! measured on the linear benches (n = 5 000, d = 50, 2 and 3 classes) and was not faster: one
 //! Hessian costs about as much as the L-BFGS iterations it saves.
 //!
@@ -70,6 +78,10 @@ use super::{Family, FittedPath, Grid, Model, Predictor, Scale};
 use crate::data::{Dataset, Target, Task, View};
 use crate::error::{Error, Result};
 use crate::predictions::PathPredictions;
+
+/// L-BFGS is preconditioned (see [`Problem::diagonal`]) when a feature's root-mean-square
+/// deviation lies outside `[1/PRECONDITION, PRECONDITION]`.
+const PRECONDITION: f64 = 10.0;
 
 /// The penalty on the weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,9 +152,8 @@ impl LogisticFamily {
         }
         let mut work = Work::default();
         let mut objective = |t: &[f64], g: &mut [f64]| problem.value_gradient(t, g, lambda, &mut work);
-        lbfgs::minimize(&mut objective, theta, memory, guess, self.tol, self.max_iter, &|| {
-            format!("logistic regression at lambda = {lambda}")
-        })?;
+        let settings = lbfgs::Settings { tol: self.tol, max_iter: self.max_iter, diagonal: &problem.diagonal(lambda) };
+        lbfgs::minimize(&mut objective, theta, memory, guess, &settings, &|| format!("logistic regression at lambda = {lambda}"))?;
         Ok(())
     }
 
@@ -279,6 +290,10 @@ struct Problem {
     /// products with a parameter block `[w_k, b_k]` are the logits, intercept included.
     x: Vec<f64>,
     x_mean: Vec<f64>,
+    /// The centred columns' mean squares when one of their roots lies outside
+    /// `[1/PRECONDITION, PRECONDITION]` (then L-BFGS is preconditioned, see [`Problem::diagonal`]),
+    /// else empty.
+    mean_squares: Vec<f64>,
     /// Index into `classes` of each row's class.
     y: Vec<usize>,
     /// Two classes: each row's label as 0.0 or 1.0 (empty otherwise).
@@ -323,7 +338,30 @@ impl Problem {
             x.extend(train.x(i).iter().zip(&x_mean).map(|(v, m)| v - m));
             x.push(1.0);
         }
-        Ok(Self { n, d, x, x_mean, y, y_float, classes, n_classes, vector: true })
+        let mut mean_squares = vec![0.0; d];
+        for row in x.chunks_exact(d + 1) {
+            mean_squares.iter_mut().zip(row).for_each(|(s, v)| *s += v * v);
+        }
+        mean_squares.iter_mut().for_each(|s| *s /= n as f64);
+        let range = 1.0 / (PRECONDITION * PRECONDITION)..=PRECONDITION * PRECONDITION;
+        if mean_squares.iter().all(|s| *s == 0.0 || range.contains(s)) {
+            mean_squares.clear();
+        }
+        Ok(Self { n, d, x, x_mean, mean_squares, y, y_float, classes, n_classes, vector: true })
+    }
+
+    /// The Hessian-diagonal estimate L-BFGS is preconditioned with at `lambda` (empty when the
+    /// columns are well scaled): `σ m_j + λ` for weight j (`m_j` its centred column's mean
+    /// square), `σ` for an intercept, with `σ = (1/K)(1 − 1/K)` the loss's curvature at uniform
+    /// probabilities (K = 2 for two classes). Exact on the diagonal at θ = 0 for two classes.
+    fn diagonal(&self, lambda: f64) -> Vec<f64> {
+        if self.mean_squares.is_empty() {
+            return Vec::new();
+        }
+        let k = self.classes.len() as f64;
+        let sigma = (1.0 / k) * (1.0 - 1.0 / k);
+        let block = self.mean_squares.iter().map(|m| sigma * m + lambda).chain([sigma]);
+        block.cycle().take(self.n_params()).collect()
     }
 
     /// Weight vectors solved for: 1 for two classes (class 0's logit is fixed at 0), else one per class.

@@ -46,6 +46,8 @@ const SHRINK_EVERY: usize = 10;
 /// Ridge added to `Q_FF` in the Newton step (the Gaussian kernel matrix of close points is
 /// numerically singular); the step stays a descent direction for any ridge.
 const NEWTON_RIDGE: f64 = 1e-8;
+/// Distance to a bound, relative to C, below which ρ counts a variable as at the bound.
+const BOUND_SLACK: f64 = 1e-12;
 
 /// A dual problem in LIBSVM's form (see the module doc).
 pub(crate) struct Dual<'a> {
@@ -169,7 +171,10 @@ impl Dual<'_> {
             };
             iter += 1;
             if iter > max_iter {
-                return Err(Error::Numerical(format!("SMO did not converge within {max_iter} iterations (C = {})", self.c)));
+                return Err(Error::Numerical(format!(
+                    "SMO did not converge within {max_iter} iterations (C = {}); standardise the features (--standardize) or raise tol",
+                    self.c
+                )));
             }
             let hi = cache.load(self.row(i));
             let hj = cache.load(self.row(j));
@@ -406,15 +411,21 @@ impl Dual<'_> {
     }
 
     /// LIBSVM's ρ: the mean of `y_t G_t` over free variables, else the midpoint of the bounds.
+    /// A variable within [`BOUND_SLACK`]` · C` of a bound counts as at that bound: the pair
+    /// updates leave rounding residues (`sum − C`, `r α` of a warm start) that would otherwise
+    /// make a variable "free" on one run and not on another, and ρ jump from the midpoint of the
+    /// optimal range to one of its ends — so a path's warm-started solve and a cold fit of the
+    /// same C, with the same α, would not get the same intercept.
     #[inline(always)]
     fn rho(&self, alpha: &[f64], grad: &[f64]) -> f64 {
         let (mut ub, mut lb, mut sum, mut free) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
+        let slack = BOUND_SLACK * self.c;
         for t in 0..alpha.len() {
             let yg = self.y[t] * grad[t];
             let pos = self.y[t] > 0.0;
-            if self.upper(alpha[t]) {
+            if alpha[t] >= self.c - slack {
                 if pos { lb = lb.max(yg) } else { ub = ub.min(yg) }
-            } else if Self::lower(alpha[t]) {
+            } else if alpha[t] <= slack {
                 if pos { ub = ub.min(yg) } else { lb = lb.max(yg) }
             } else {
                 free += 1;
