@@ -5,7 +5,8 @@ use std::path::Path;
 
 use agghoo::Seed;
 use agghoo::data::{
-    self, CsvOptions, DataFormat, Dataset, MissingCategory, MissingPolicy, MostlyNumeric, NaValues, Preprocess, TaskHint, bundled, generators,
+    self, CsvOptions, DataFormat, Dataset, MissingCategory, MissingPolicy, MostlyNumeric, NaValues, Preprocess, TaskHint, bundled,
+    generators,
 };
 use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, GridSpec};
 use agghoo::resample::{
@@ -50,9 +51,7 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         MissingCategoryArg::Level => MissingCategory::Level,
         MissingCategoryArg::MostFrequent => MissingCategory::MostFrequent,
     };
-    let csv_flag = (!args.categorical.is_empty())
-        .then_some("--categorical")
-        .or(args.na_values.is_some().then_some("--na-values"));
+    let csv_flag = (!args.categorical.is_empty()).then_some("--categorical").or(args.na_values.is_some().then_some("--na-values"));
     let na_values = match &args.na_values {
         Some(list) => NaValues::parse(list).map_err(|e| usage(format!("--na-values: {e}")))?,
         None => NaValues::default(),

@@ -100,7 +100,6 @@ pub struct CsvData {
     pub warnings: Vec<MostlyNumeric>,
 }
 
-
 /// Reads a CSV file with a header.
 ///
 /// # Errors
@@ -280,7 +279,8 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     }
     // Columns whose kind the values decide: what they hold so far, and their infinite numbers
     // (kept aside until the column's kind is known: refused if it stays numeric, levels if not).
-    let mut kinds: Vec<Option<KindCount>> = levels.iter().map(|l| (l.is_none() && options.detect_categorical).then(KindCount::default)).collect();
+    let mut kinds: Vec<Option<KindCount>> =
+        levels.iter().map(|l| (l.is_none() && options.detect_categorical).then(KindCount::default)).collect();
     let mut infinite: Vec<Vec<Infinite>> = vec![Vec::new(); p];
     let mut row_infinite: Vec<(usize, String)> = Vec::new();
     if target_col.is_some() && feature_cols.is_empty() {
@@ -724,7 +724,8 @@ mod tests {
             let declared = read(&numbers_with(30, 4, token), &CsvOptions { categorical: vec!["a".into()], ..options.clone() }).unwrap();
             assert!(declared.warnings.is_empty());
             let na = NaValues::parse(["default", token]).unwrap();
-            let d = read(&numbers_with(30, 4, token), &CsvOptions { na_values: na, missing: MissingPolicy::Median, ..options.clone() }).unwrap();
+            let d = read(&numbers_with(30, 4, token), &CsvOptions { na_values: na, missing: MissingPolicy::Median, ..options.clone() })
+                .unwrap();
             assert!(!d.data.has_categorical() && d.warnings.is_empty() && d.data.row(3)[0].is_nan());
         }
         // A text column with a few numbers is not warned about.
@@ -734,7 +735,12 @@ mod tests {
 
     #[test]
     fn the_missing_set_replaces_the_default_one() {
-        let only = CsvOptions { na_values: NaValues::parse(["-"]).unwrap(), detect_categorical: true, missing: MissingPolicy::Median, ..opts("y") };
+        let only = CsvOptions {
+            na_values: NaValues::parse(["-"]).unwrap(),
+            detect_categorical: true,
+            missing: MissingPolicy::Median,
+            ..opts("y")
+        };
         // `NA` is now a level, `-` and empty cells are missing.
         let d = read("c,y\nNA,0\n-,1\n1,0\n,1\n", &only).unwrap().data;
         assert_eq!(d.levels(0).unwrap(), ["1", "NA"]);

@@ -17,6 +17,6 @@ mod transform;
 pub use categorical::{CategoryOptions, Encoder, Encoding, MissingCategory, MostlyNumeric, level_name, mostly_numeric};
 pub use csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, detect_delimiter, read_csv, read_csv_from, read_csv_header};
 pub use dataset::{Dataset, Target, Task, View};
-pub use na::{DEFAULT_NA_VALUES, NaValues};
 pub use libsvm::{DataFormat, detect_format, detect_format_from, libsvm_extension, read_libsvm, read_libsvm_from};
+pub use na::{DEFAULT_NA_VALUES, NaValues};
 pub use transform::{Preprocess, Transform};

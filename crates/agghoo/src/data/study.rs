@@ -14,8 +14,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, read_csv_from};
-use super::na::NaValues;
 use super::dataset::Task;
+use super::na::NaValues;
 use crate::error::{Error, Result};
 
 /// The manifest's columns, in order; its first line must be exactly these names, tab-separated.
