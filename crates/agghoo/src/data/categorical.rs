@@ -149,6 +149,13 @@ pub struct MostlyNumeric {
 
 impl std::fmt::Display for MostlyNumeric {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.examples.is_empty() {
+            return write!(
+                f,
+                "column `{}` is read as categorical although all its {} non-missing values are numbers",
+                self.column, self.values
+            );
+        }
         let examples: Vec<String> = self.examples.iter().map(|e| format!("`{e}`")).collect();
         write!(
             f,
@@ -188,10 +195,11 @@ impl KindCount {
         }
     }
 
-    /// The warning for a column read as categorical, when at least 90 % of its values are numbers.
+    /// The warning for a column read as categorical, when at least 90 % of its values are numbers
+    /// (all of them can be, in a column categorical by its type).
     pub(crate) fn warning(self, column: &str) -> Option<MostlyNumeric> {
         let values = self.numbers + self.texts;
-        (self.texts > 0 && self.numbers * 10 >= values * 9).then(|| MostlyNumeric {
+        (values > 0 && self.numbers * 10 >= values * 9).then(|| MostlyNumeric {
             column: column.to_string(),
             numbers: self.numbers,
             values,
