@@ -385,6 +385,12 @@ fn parse_line(text: &str, line: u64, path: &Path) -> Result<StudySet> {
     })
 }
 
+/// The missing-value tokens of the study's files: empty cells, `?`, `NA`, `NaN`, `nan`, as they
+/// were written (not the default tokens: `None` is a level of Ames' masonry and garage columns).
+fn study_na_values() -> NaValues {
+    NaValues::parse(["?", "NA", "NaN", "nan"]).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,10 +502,4 @@ mod tests {
         assert!(e.contains("line 1: expected the columns name, task, target"), "{e}");
         assert!(matches!(StudyManifest::parse("", "d").unwrap_err(), Error::EmptyFile { .. }));
     }
-}
-
-/// The missing-value tokens of the study's files: empty cells, `?`, `NA`, `NaN`, `nan`, as they
-/// were written (not the default tokens: `None` is a level of Ames' masonry and garage columns).
-fn study_na_values() -> NaValues {
-    NaValues::parse(["?", "NA", "NaN", "nan"]).unwrap_or_default()
 }
