@@ -315,7 +315,7 @@ fn kinds(read: &agghoo::Result<CsvData>) -> Option<Kinds> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(1024))]
 
     /// The categorical reader with every token list: no panic, and a column's kind decided by
     /// all its values — the rows reversed give the same answer.

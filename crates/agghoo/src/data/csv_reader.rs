@@ -311,14 +311,19 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         }
         row_values.clear();
         row_infinite.clear();
-        let mut row_missing = false;
+        // A dropped row's values count for the kinds of their columns, not as levels.
+        let target_missing = target_col.is_some_and(|t| options.na_values.is_missing(&record[t]));
+        let dropped_row = match options.missing {
+            MissingPolicy::Error => false,
+            MissingPolicy::Median => target_missing,
+            MissingPolicy::Drop => target_missing || feature_cols.iter().any(|&c| options.na_values.is_missing(&record[c])),
+        };
         for (k, &c) in feature_cols.iter().enumerate() {
             let field = &record[c];
             if options.na_values.is_missing(field) {
                 if options.missing == MissingPolicy::Error {
                     return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[c].clone() });
                 }
-                row_missing = true;
                 row_values.push(f64::NAN);
                 continue;
             }
@@ -330,8 +335,10 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
                 levels[k] = Some(numbers_to_levels(&mut x, k, p, &mut infinite[k], &header[c], path)?);
             }
             if let Some(builder) = &mut levels[k] {
-                let column = format_args!("`{}` of {} (line {line})", header[c], path.display());
-                row_values.push(builder.code(level_name(field), &column)?);
+                if !dropped_row {
+                    let column = format_args!("`{}` of {} (line {line})", header[c], path.display());
+                    row_values.push(builder.code(level_name(field), &column)?);
+                }
                 continue;
             }
             let v: f64 = parsed.map_err(|_| Error::NotANumber {
@@ -350,13 +357,11 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         }
         // Infinite numbers count for their column's kind even in rows dropped below.
         let kept = x.len() / p.max(1);
-        let dropped_row = (target_col.is_some_and(|t| options.na_values.is_missing(&record[t])) && options.missing != MissingPolicy::Error)
-            || (row_missing && options.missing == MissingPolicy::Drop);
         for (k, text) in row_infinite.drain(..) {
             infinite[k].push(Infinite { row: (!dropped_row).then_some(kept), line, text });
         }
         if let Some(t) = target_col
-            && options.na_values.is_missing(&record[t])
+            && target_missing
         {
             if options.missing == MissingPolicy::Error {
                 return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[t].clone() });
@@ -364,7 +369,7 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
             n_dropped += 1;
             continue;
         }
-        if row_missing && options.missing == MissingPolicy::Drop {
+        if dropped_row {
             n_dropped += 1;
             continue;
         }
