@@ -1256,7 +1256,8 @@ fn raw_rows_predict_like_rows_one_hot_encoded_by_hand() {
     let text = customers(80, false);
     let raw = write(&dir, "raw.csv", &text);
     let hand = write(&dir, "hand.csv", &one_hot_by_hand(&text));
-    let new = "id,age,city,income,churn\nX1,30,Rome,25,yes\nX2,40,,31,no\nX3,50,Paris,22,yes\nX4,35,Lille,28,no\n";
+    // Cities never seen in training (a missing one is refused: the model was fitted without any).
+    let new = "id,age,city,income,churn\nX1,30,Rome,25,yes\nX2,40,Oslo,31,no\nX3,50,Paris,22,yes\nX4,35,Lille,28,no\n";
     let (new_raw, new_hand) = (write(&dir, "new-raw.csv", new), write(&dir, "new-hand.csv", &one_hot_by_hand(new)));
     for family in ["logistic", "knn"] {
         let run = |data: &str, rows: &str, tag: &str| {
