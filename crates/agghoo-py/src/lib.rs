@@ -194,9 +194,13 @@ fn select<'py>(
     na_values: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
-    // The tokens the Python layer read the text columns with, recorded in the model's schema.
-    let na_values = self::na_values(na_values)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?.with_na_values(na_values);
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    // The tokens the Python layer read the text columns with, when given, recorded in the model's
+    // schema (none recorded reads as the default ones, as a Dask job's model has).
+    let data = match na_values {
+        Some(list) => data.with_na_values(NaValues::parse(list).map_err(Failure::from)?),
+        None => data,
+    };
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
