@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/agghoo}
 out=fuzz/seeds
-rm -rf "$out" && mkdir -p "$out"/{csv,libsvm,splits,model}
+rm -rf "$out" && mkdir -p "$out"/{csv,csv_na,libsvm,splits,model}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -19,6 +19,13 @@ printf '\x12a,b,y\n1,2,0.5\n3,,1.5\n,6,2\n7,8,\n' > "$out/csv/missing-median"
 printf '\x4aa;b;y\n1e300;2;1\n-3;4e-310;0\n5;6;1\n' > "$out/csv/semicolon-extremes"
 printf '\x80b,a,id,y\n1,2,r1,x\n3,4,r2,0\n"5",6,r3,1\n' > "$out/csv/feature-columns"
 printf '\x01a,b\n1,2\n3,4\n' > "$out/csv/no-target"
+
+# CSV with categorical columns and missing-value tokens: the first byte picks the options (see
+# fuzz_targets/csv_na.rs).
+printf '\x02a,b,y\n1,NULL,0\n2,3,1\n-,4,0\n5,inf,1\n' > "$out/csv_na/pandas-tokens"
+printf '\x05a,b,y\ninf,x,0\nA,1,1\nB,-,0\n.,n/a,1\n' > "$out/csv_na/inf-first"
+printf '\x8ba,b,y\n1,,0\nnan,None,1\n?,2,0\n3,Paris,1\n' > "$out/csv_na/declared-replaced"
+printf '\x0ea,b,y\n1,NULL,0\nParis,inf,1\n2,-inf,0\n' > "$out/csv_na/custom-tokens"
 
 # LibSVM: the first byte picks the task hint and a declared feature count.
 printf '\x00+1 1:0.5 3:2\n-1 2:1\n+1 1:1 2:2 3:3 # comment\n' > "$out/libsvm/binary"

@@ -32,12 +32,17 @@ from .model_selection import (
 
 __version__ = _native.version()
 
+#: The strings read as missing values in text columns by default: pandas' default NA strings
+#: and ``?`` (plus ``na`` / ``nan`` in any case); ``na_values=["default", "-"]`` adds ``-``.
+DEFAULT_NA_VALUES = tuple(_native.DEFAULT_NA_VALUES)
+
 __all__ = [
     "AgghooClassifier",
     "AgghooRegressor",
     "AgghooError",
     "AgghooSplitter",
     "Bootstrap",
+    "DEFAULT_NA_VALUES",
     "HoldOut",
     "LeaveOneOut",
     "LeavePOut",

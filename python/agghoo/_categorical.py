@@ -2,11 +2,17 @@
 
 A column is categorical when ``categorical`` names it (a column name, or a position for arrays)
 or, for a pandas DataFrame, when its dtype is object, string or category. Its values go to the
-engine as text (``None`` when missing), as the CLI reads a CSV column; the numeric matrix holds a
-placeholder 0.0 in its place.
+engine as text (``None`` when missing: ``None``, NaN, ``pd.NA``, and the strings of
+``na_values``, by default pandas' NA strings), as the CLI reads a CSV column; the numeric matrix
+holds a placeholder 0.0 in its place. A column categorical by its dtype although nearly all its
+values are numbers gets a ``UserWarning``.
 """
 
+import warnings
+
 import numpy as np
+
+from . import _native
 
 _MISSING_CATEGORY = ("level", "most_frequent")
 
@@ -39,20 +45,34 @@ def _pd_missing(value):
     return pd.api.types.is_scalar(value) and bool(pd.isna(value))
 
 
-def split_text(X, categorical=None, positions=None):
+def check_na_values(na_values):
+    """``na_values`` as the engine reads it: ``None`` (the default tokens) or a list of strings,
+    where ``"default"`` stands for the default tokens."""
+    if na_values is None:
+        return None
+    if isinstance(na_values, str) or not all(isinstance(t, str) for t in na_values):
+        raise TypeError(f"na_values must be a list of strings (\"default\" for the default tokens), got {na_values!r}")
+    return list(na_values)
+
+
+def split_text(X, categorical=None, positions=None, na_values=None):
     """``(X, text)``: ``X`` with its categorical columns replaced by 0.0 and ``text`` the list of
-    ``(position, [str or None per row])``.
+    ``(position, [str or None per row])``; the strings of ``na_values`` are missing.
 
     ``positions`` (the columns found at fit time) takes precedence over detection, so prediction
-    reads the same columns as text.
+    reads the same columns as text; at fit time, a column detected by its dtype although nearly
+    all its values are numbers gets a ``UserWarning``.
     """
+    na_values = check_na_values(na_values)
     columns = list(getattr(X, "columns", []))
     frame = bool(columns) and hasattr(X, "iloc")
+    detected = set()
     if positions is None:
         declared = list(categorical or [])
         if frame:
             known = set(columns) | {str(c) for c in columns}
             positions = [j for j, c in enumerate(columns) if c in declared or str(c) in declared or _is_text_dtype(X.dtypes.iloc[j])]
+            detected = {j for j in positions if columns[j] not in declared and str(columns[j]) not in declared}
         else:
             known = {j for j in declared if isinstance(j, (int, np.integer)) and j >= 0}
             positions = sorted(known)
@@ -72,7 +92,21 @@ def split_text(X, categorical=None, positions=None):
             raise ValueError(f"categorical: no column {positions[-1]!r} in X of shape {X.shape}")
         values = [X[:, j].tolist() for j in positions]
         X[:, positions] = 0.0
-    text = [(j, [None if _is_missing(v) else str(v) for v in column]) for j, column in zip(positions, values)]
+    text = []
+    for j, column in zip(positions, values):
+        name = str(columns[j]) if frame else f"x{j}"
+        cells, warning = _native.read_text(name, [None if _is_missing(v) else str(v) for v in column], na_values, j in detected)
+        if warning is not None:
+            message, examples = warning
+            hint = f"na_values=[{', '.join(repr(t) for t in ['default', *examples])}] reads them as missing; " if examples else ""
+            warnings.warn(
+                f"{message}: one-hot encoding makes a column of each distinct value. If it holds numbers, convert it "
+                f"(pandas.to_numeric; {hint}a text column stays categorical); if it is categorical, name it in "
+                f"categorical= to silence this warning",
+                UserWarning,
+                stacklevel=4,
+            )
+        text.append((j, cells))
     return X, text
 
 

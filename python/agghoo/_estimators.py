@@ -85,6 +85,7 @@ class _Agghoo(BaseEstimator):
         missing="error",
         categorical=None,
         missing_category="level",
+        na_values=None,
         inner_tau=None,
         random_state=0,
         n_jobs=None,
@@ -109,6 +110,7 @@ class _Agghoo(BaseEstimator):
         self.missing = missing
         self.categorical = categorical
         self.missing_category = missing_category
+        self.na_values = na_values
         self.inner_tau = inner_tau
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -131,7 +133,7 @@ class _Agghoo(BaseEstimator):
         if not reset:
             _input.check_columns(getattr(self, "feature_names_in_", None), X)
         positions = None if reset else getattr(self, "categorical_features_in_", [])
-        X, text = _categorical.split_text(X, self.categorical, positions)
+        X, text = _categorical.split_text(X, self.categorical, positions, self.na_values)
         if reset:
             self.categorical_features_in_ = [j for j, _ in text]
         allow_nan = self.missing in ("median", "drop")
@@ -184,6 +186,7 @@ class _Agghoo(BaseEstimator):
             categorical=text,
             missing_category=missing_category,
             axes=_axes(self.grid),
+            na_values=_categorical.check_na_values(self.na_values),
         )
         model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
         self.model_ = model
@@ -205,7 +208,10 @@ class _Agghoo(BaseEstimator):
     def _rows(self, X):
         """The rows to predict and the text of their categorical columns."""
         check_is_fitted(self)
-        return self._validate(X, reset=False)
+        rows, text = self._validate(X, reset=False)
+        if self.missing == "error":
+            _categorical.refuse_missing(text, self._feature_names(rows.shape[1]))
+        return rows, text
 
 
 def _cv_results(report):
@@ -283,7 +289,8 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         Standardise features inside each training set.
     missing : {"error", "median", "drop"}, default="error"
         NaN in ``X``: refuse, impute with training-set medians, or drop the rows (missing values
-        of categorical columns too; kept, they follow ``missing_category``).
+        of categorical columns too; kept, they follow ``missing_category``). A model fitted
+        without missing values refuses them at predict, in numeric and categorical columns.
     categorical : list, optional
         Columns to read as categorical even if numeric (names, or positions for arrays). A
         DataFrame's object, string and category columns are categorical anyway. Categorical
@@ -293,6 +300,12 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     missing_category : {"level", "most_frequent"}, default="level"
         A kept missing categorical value: a level of its own, or the training rows' most
         frequent level.
+    na_values : list of str, optional
+        The strings of categorical (text) columns read as missing values, at fit and predict;
+        by default ``agghoo.DEFAULT_NA_VALUES`` (pandas' NA strings, ``?``), which the word
+        ``"default"`` stands for in a list: ``["default", "-"]`` adds ``-``, ``["NULL"]``
+        replaces them. Recorded in the saved model for ``agghoo predict``. A column categorical
+        by its dtype although nearly all its values are numbers gets a ``UserWarning``.
     inner_tau : float, optional
         Subagging's inner training fraction.
     random_state : int, default=0
@@ -413,6 +426,7 @@ def load_model(path):
     est.n_features_in_ = len(model.feature_names)
     est.categorical_features_in_ = [model.feature_names.index(c) for c in model.categorical]
     est.member_values_ = list(model.member_values)
+    est.na_values = model.na_values
     if names:
         est.classes_ = np.array(names)
     return est

@@ -92,6 +92,7 @@ def estimate_risk(
     client=None,
     categorical=None,
     missing_category="level",
+    na_values=None,
 ):
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
 
@@ -117,8 +118,8 @@ def estimate_risk(
         ``squared``, ``absolute``, ``01``, ``logloss``, ...; the task's default when omitted.
     standardize : bool, default=False
     missing : {"error", "median"}, default="error"
-    categorical, missing_category : as :class:`AgghooClassifier` (text columns of a DataFrame
-        are categorical).
+    categorical, missing_category, na_values : as :class:`AgghooClassifier` (text columns of a
+        DataFrame are categorical).
     closed_form : bool, default=True
         Use exact closed-form leave-one-out / GCV where the family has it.
     task : {"auto", "classification", "regression"}, default="auto"
@@ -138,7 +139,7 @@ def estimate_risk(
     """
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
-    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
+    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
     be = _dask.active_client(client)
     out = _native.estimate(
@@ -209,12 +210,12 @@ def _refuse_text(text, names, what):
         raise ParameterError(f"categorical columns ({columns}) in {what} is not supported: encode them first")
 
 
-def _prepare(X, y, task, missing, categorical=None):
+def _prepare(X, y, task, missing, categorical=None, na_values=None):
     if missing not in ("error", "median"):
         raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
     _input.check_dense(X)
     names = [str(c) for c in getattr(X, "columns", [])]
-    X, text = _categorical.split_text(X, categorical)
+    X, text = _categorical.split_text(X, categorical, na_values=na_values)
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {X.shape}")
@@ -251,6 +252,7 @@ def compare(
     client=None,
     categorical=None,
     missing_category="level",
+    na_values=None,
 ):
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
 
@@ -270,8 +272,8 @@ def compare(
     stratify : bool, optional
         ``True`` stratifies the outer and inner plans by class, ``False`` neither; ``None``
         (default) stratifies the V-fold ones for a classification target (the CLI's default).
-    loss, standardize, missing, task, random_state, n_jobs, categorical, missing_category : as
-        :func:`estimate_risk`.
+    loss, standardize, missing, task, random_state, n_jobs, categorical, missing_category,
+    na_values : as :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         Run one task per outer split on this Dask cluster (also inside
         ``agghoo.dask.backend(client)``); the result is the same bit for bit.
@@ -280,7 +282,7 @@ def compare(
     -------
     Comparison
     """
-    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical)
+    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client)
     out = _native.compare(
         X,

@@ -30,11 +30,12 @@ COMMON = {
     "n_jobs": THREADS,
     "categorical": ["array-like", None],
     "missing_category": NAME,
+    "na_values": [list, tuple, None],  # strings, checked by _categorical.check_na_values
 }
 
 ESTIMATOR_CONSTRAINTS = {
     **{k: COMMON[k] for k in ("params", "stratify", "loss", "standardize", "missing", "random_state", "n_jobs",
-                              "categorical", "missing_category")},
+                              "categorical", "missing_category", "na_values")},
     "family": NAME,
     "grid": GRID,
     "method": NAME,

@@ -208,3 +208,57 @@ def test_treecv_and_feature_selection_refuse_text_columns_by_name():
         treecv(frame, y, learner="gaussian-nb", folds=4)
     with pytest.raises(ParameterError, match=r"categorical columns \(city\) in feature selection"):
         select_features(frame, y, method="pearson", n_features=1)
+
+
+def test_na_values_and_the_mostly_numeric_warning():
+    """Text cells of the missing-value tokens (pandas' NA strings by default) are missing; a
+    column categorical by its dtype although nearly all its values are numbers is a warning; a
+    model fitted without missing values refuses a missing text cell at predict."""
+    import warnings
+
+    import agghoo
+
+    pd = pytest.importorskip("pandas")
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    assert set(agghoo.DEFAULT_NA_VALUES) == (set(STR_NA_VALUES) - {""}) | {"?"}
+    n = 60
+    city = [["Paris", "Lyon", "Nice"][i % 3] for i in range(n)]
+    y = np.array([i % 2 for i in range(n)])
+    X = pd.DataFrame({"a": [float(i % 7) for i in range(n)], "city": city})
+    # `NULL` and `N/A` are missing (refused by default, kept with missing="median"); with
+    # na_values=["-"] they are levels and `-` is missing.
+    holes = X.assign(city=["NULL" if i == 4 else "N/A" if i == 9 else c for i, c in enumerate(city)])
+    with pytest.raises(ValueError, match="column 'city' has missing values"):
+        AgghooClassifier().fit(holes, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = AgghooClassifier(na_values=["-"]).fit(holes, y)
+    assert len(clf.predict(holes)) == n
+    assert json.loads(clf.model_.to_json())["schema"]["na_values"] == ["-"]
+    with pytest.raises(ValueError, match="column 'city' has missing values"):
+        clf.predict(holes.assign(city=["-"] * n))
+    # missing="error": an empty or NULL text cell is refused at predict as at fit (the model too).
+    plain = AgghooClassifier().fit(X, y)
+    for cell in ("", "NULL", None):
+        with pytest.raises(ValueError, match="column 'city' has missing values"):
+            plain.predict(X.assign(city=[cell] + city[1:]))
+    from agghoo.exceptions import DataError
+
+    median = AgghooClassifier(missing="median").fit(X, y)
+    with pytest.raises(DataError, match="row 0, column `city`: missing value, and the model was fitted on data without missing values"):
+        median.predict(X.assign(city=[""] + city[1:]))
+    # a column of numbers as text with a stray `-`: a warning naming it and the value
+    numbers = X.assign(a=[str(i % 7) for i in range(n - 1)] + ["-"])
+    with pytest.warns(UserWarning, match=r"column `a` is read as categorical although 59 of its 60 non-missing values are numbers, because of `-`"):
+        AgghooClassifier().fit(numbers, y)
+    with pytest.warns(UserWarning, match="all its 59 non-missing values are numbers"):
+        AgghooClassifier(missing="median", na_values=["default", "-"]).fit(numbers, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        AgghooClassifier(categorical=["a"]).fit(numbers, y)
+        agghoo.estimate_risk(holes, y, value=3, plan="vfold:3", na_values=["-"])
+    with pytest.raises(ValueError, match="column 'city' has missing values"):
+        agghoo.estimate_risk(holes, y, value=3, plan="vfold:3")
+    with pytest.raises(TypeError, match="na_values must be a list of strings"):
+        AgghooClassifier(na_values="NULL").fit(X, y)

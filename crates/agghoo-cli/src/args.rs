@@ -281,6 +281,14 @@ pub struct DataArgs {
     #[arg(long = "missing-category", value_enum, default_value_t = MissingCategoryArg::Level)]
     #[serde(default)]
     pub missing_category: MissingCategoryArg,
+    /// Cells read as missing values (CSV), a comma list replacing the default tokens, in which
+    /// `default` stands for them: `--na-values default,-,.` adds `-` and `.`; `--na-values NULL`
+    /// makes only `NULL` (and empty cells) missing. Default: empty cells, pandas' NA strings
+    /// (`NA`, `N/A`, `n/a`, `NULL`, `null`, `None`, `NaN`, `nan`, `-nan`, `#N/A`, `<NA>`, …), `?`,
+    /// and `na` / `nan` in any case. A saved model keeps them for `predict`.
+    #[arg(long = "na-values", value_name = "LIST", value_delimiter = ',')]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub na_values: Option<Vec<String>>,
     /// CSV field delimiter: one character, or `tab` (default: `,`, or the tab or `;` the header
     /// line uses when it has no comma; tabs for `.tsv`).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]

@@ -4,7 +4,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agghoo::Seed;
-use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MissingPolicy, Preprocess, TaskHint, bundled, generators};
+use agghoo::data::{
+    self, CsvOptions, DataFormat, Dataset, MissingCategory, MissingPolicy, MostlyNumeric, NaValues, Preprocess, TaskHint, bundled,
+    generators,
+};
 use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, GridSpec};
 use agghoo::resample::{
     Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, TimeSeries, UserFolds,
@@ -48,9 +51,13 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         MissingCategoryArg::Level => MissingCategory::Level,
         MissingCategoryArg::MostFrequent => MissingCategory::MostFrequent,
     };
-    let categorical_flag = (!args.categorical.is_empty()).then_some("--categorical");
+    let csv_flag = (!args.categorical.is_empty()).then_some("--categorical").or(args.na_values.is_some().then_some("--na-values"));
+    let na_values = match &args.na_values {
+        Some(list) => NaValues::parse(list).map_err(|e| usage(format!("--na-values: {e}")))?,
+        None => NaValues::default(),
+    };
     if let Some(name) = args.data.strip_prefix("gen:") {
-        if let Some(flag) = categorical_flag {
+        if let Some(flag) = csv_flag {
             return Err(usage(format!("{flag} is for CSV data; generated data are numeric")));
         }
         let n = args.n;
@@ -84,6 +91,7 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         delimiter: args.delimiter,
         categorical: args.categorical.clone(),
         detect_categorical: true,
+        na_values,
         ..Default::default()
     };
     let (csv, description) = if let Some(name) = args.data.strip_prefix("bundled:") {
@@ -94,12 +102,11 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
     } else {
         let path = Path::new(&args.data);
         if data::detect_format(path)? == DataFormat::LibSvm {
-            let flags =
-                [(args.target.is_some(), "--target"), (!args.ignore.is_empty(), "--ignore"), (categorical_flag.is_some(), "--categorical")];
-            if let Some(flag) = flags.iter().find(|f| f.0) {
+            let flags = [(args.target.is_some(), "--target"), (!args.ignore.is_empty(), "--ignore")];
+            if let Some(flag) = flags.iter().find(|f| f.0).map(|f| f.1).or(csv_flag) {
                 return Err(usage(format!(
                     "{}: {} is for CSV data; a LibSVM file's columns are the label and features f1, f2, …",
-                    args.data, flag.1
+                    args.data, flag
                 )));
             }
             let data = data::read_libsvm(path, task, None)?;
@@ -115,7 +122,23 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
     if csv.n_dropped > 0 {
         eprintln!("agghoo: dropped {} rows with missing values", csv.n_dropped);
     }
+    for w in &csv.warnings {
+        eprintln!("agghoo: warning: {}", mostly_numeric_hint(w, args.na_values.as_deref()));
+    }
     Ok(Loaded { data: csv.data, extras: csv.extras, description, missing_category })
+}
+
+/// The warning about a column read as categorical although nearly all its values are numbers,
+/// with the flags that settle it (`given`: the `--na-values` list given, if any).
+fn mostly_numeric_hint(w: &MostlyNumeric, given: Option<&[String]>) -> String {
+    let mut list: Vec<&str> = given.map_or(vec!["default"], |g| g.iter().map(String::as_str).collect());
+    list.extend(w.examples.iter().map(String::as_str));
+    format!(
+        "{w}: one-hot encoding makes a column of each distinct value. If they mark missing values, read them so with \
+         --na-values {}; if the column is categorical, say so with --categorical {}",
+        list.join(","),
+        w.column
+    )
 }
 
 /// The preprocessing implied by the flags and the data: median imputation of missing numbers,

@@ -100,8 +100,8 @@ fn select_then_predict_round_trip() {
     assert_error(&agghoo(&["predict", "--model", &model, "--data", &unseen]), 1, &["label `7` was not seen in training"]);
     // a model file of another version, and a corrupted one
     let text = std::fs::read_to_string(&model).expect("model");
-    let other = write(&dir, "other.json", &text.replacen("\"format_version\":5", "\"format_version\":6", 1));
-    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 6", "reads versions 1 to 5"]);
+    let other = write(&dir, "other.json", &text.replacen("\"format_version\":6", "\"format_version\":7", 1));
+    assert_error(&agghoo(&["predict", "--model", &other, "--data", &reordered]), 1, &["format version 7", "reads versions 1 to 6"]);
     let broken = write(&dir, "broken.json", &text[..text.len() / 3]);
     assert_error(&agghoo(&["predict", "--model", &broken, "--data", &reordered]), 1, &["not JSON"]);
     std::fs::remove_dir_all(&dir).ok();
@@ -1256,7 +1256,8 @@ fn raw_rows_predict_like_rows_one_hot_encoded_by_hand() {
     let text = customers(80, false);
     let raw = write(&dir, "raw.csv", &text);
     let hand = write(&dir, "hand.csv", &one_hot_by_hand(&text));
-    let new = "id,age,city,income,churn\nX1,30,Rome,25,yes\nX2,40,,31,no\nX3,50,Paris,22,yes\nX4,35,Lille,28,no\n";
+    // Cities never seen in training (a missing one is refused: the model was fitted without any).
+    let new = "id,age,city,income,churn\nX1,30,Rome,25,yes\nX2,40,Oslo,31,no\nX3,50,Paris,22,yes\nX4,35,Lille,28,no\n";
     let (new_raw, new_hand) = (write(&dir, "new-raw.csv", new), write(&dir, "new-hand.csv", &one_hot_by_hand(new)));
     for family in ["logistic", "knn"] {
         let run = |data: &str, rows: &str, tag: &str| {
@@ -1328,4 +1329,109 @@ fn logistic_agghoo_on_an_unscaled_survey_table() {
         let report: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON report");
         assert!(report.to_string().contains("\"lambda\""), "{extra:?}: {report}");
     }
+}
+
+/// A numeric column `x` of 300 rows (the class `y` is `x > 0.5`) whose row `at` holds `cell`.
+fn numbers_with(at: usize, cell: &str) -> String {
+    let mut text = String::from("x,y\n");
+    for i in 0..300 {
+        let x = ((i * 37) % 300) as f64 / 300.0;
+        let shown = if i == at { cell.to_string() } else { format!("{x}") };
+        text.push_str(&format!("{shown},{}\n", u8::from(x > 0.5)));
+    }
+    text
+}
+
+#[test]
+fn missing_values_are_read_as_a_user_means_them() {
+    let dir = scratch("na-values");
+    let model = dir.join("model.json").display().to_string();
+    let schema = || -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&model).expect("model")).expect("json")["schema"].clone()
+    };
+    let select = |data: &str, extra: &[&str]| {
+        let base = ["select", "--data", data, "--target", "y", "--family", "knn", "--grid", "1:9:2", "--splits", "3", "--out", &model];
+        agghoo(&[&base[..], extra].concat())
+    };
+    // pandas' NA strings are missing values: the column stays numeric, without a warning.
+    for token in ["NULL", "null", "N/A", "n/a", "#N/A", "None", "-nan", "<NA>", "NA", "nan", "?", ""] {
+        let data = write(&dir, "null.csv", &numbers_with(7, token));
+        assert_error(&select(&data, &[]), 1, &["line 9, column `x`: missing value"]);
+        let o = select(&data, &["--missing", "median"]);
+        assert!(o.status.success() && !stderr(&o).contains("warning"), "{token:?}: {}", stderr(&o));
+        assert!(schema()["categorical"].is_null(), "{token:?}: {}", schema());
+        assert_eq!(schema()["missing_values"], true);
+    }
+    // `-` is not missing (as in pandas): the column turns categorical, with a warning naming it
+    // and the cell; --na-values adds it to the tokens, and the model records them for predict.
+    let dash = write(&dir, "dash.csv", &numbers_with(7, "-"));
+    let o = select(&dash, &["--missing", "median"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("agghoo: warning: column `x` is read as categorical although 299 of its 300"), "{err}");
+    assert!(err.contains("`-` (first at line 9)") && err.contains("--na-values default,-") && err.contains("--categorical x"), "{err}");
+    assert_eq!(schema()["categorical"], serde_json::json!(["x"]));
+    let o = select(&dash, &["--missing", "median", "--na-values", "default,-"]);
+    assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
+    assert!(schema()["categorical"].is_null());
+    assert_eq!(schema()["na_values"], serde_json::json!(["default", "-"]));
+    let new = write(&dir, "new.csv", "x,y\n0.9,1\n-,0\n0.1,0\n");
+    let o = agghoo(&["predict", "--model", &model, "--data", &new]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 4);
+    // A model fitted with the default tokens reads `-` as what it is: not a number.
+    let plain = write(&dir, "plain.csv", &numbers_with(7, "0.5"));
+    assert!(select(&plain, &[]).status.success());
+    assert_eq!(schema()["na_values"], serde_json::json!(["default"]));
+    assert_eq!(schema()["missing_values"], false);
+    assert_error(&agghoo(&["predict", "--model", &model, "--data", &new]), 1, &["line 3, column `x`: `-` is not a number"]);
+    // ... and refuses a missing value, having no rule for it.
+    let null = write(&dir, "new-null.csv", "x,y\n0.9,1\nNULL,0\n");
+    assert_error(&agghoo(&["predict", "--model", &model, "--data", &null]), 1, &["row 1, column `x`: missing value"]);
+    // --na-values replaces the default tokens: `NA` is then a value, here a level.
+    let o = agghoo(&["select", "--data", &write(&dir, "na.csv", &numbers_with(7, "NA")), "--target", "y", "--na-values", "NULL"]);
+    assert!(o.status.success() && stderr(&o).contains("because of `NA`"), "{}", stderr(&o));
+    assert_error(&agghoo(&["select", "--data", "gen:knn", "--na-values", "NULL"]), 2, &["--na-values is for CSV data"]);
+    // The report records the tokens: replay reads the data alike.
+    let run = ["select", "--data", &dash, "--target", "y", "--missing", "median", "--na-values", "default,-", "--splits", "3", "--json"];
+    let first = agghoo(&run);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let doc: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(doc["invocation"]["select"]["data"]["na_values"], serde_json::json!(["default", "-"]), "{}", doc["invocation"]);
+    let again = agghoo(&["replay", &write(&dir, "report.json", &stdout(&first))]);
+    assert!(again.status.success() && !stderr(&again).contains("warning"), "{}", stderr(&again));
+    assert_eq!(stdout(&again), stdout(&first));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_columns_kind_and_missing_text_cells_do_not_depend_on_order_or_command() {
+    let dir = scratch("na-order");
+    // `inf` with text is a level, first or later; with numbers it is refused, first or later.
+    let mut rows: Vec<String> = (0..40).map(|i| format!("{},{}", ["A", "B"][i % 2], i % 2)).collect();
+    for (first, at) in [(false, 4), (true, 2)] {
+        rows[if first { 0 } else { 2 }] = "inf,0".into();
+        let text = write(&dir, "text.csv", &format!("c,y\n{}\n", rows.join("\n")));
+        let o = agghoo(&["select", "--data", &text, "--target", "y", "--family", "knn", "--splits", "3"]);
+        assert!(o.status.success(), "first={first}: {}", stderr(&o));
+        let numbers: Vec<String> = (0..40).map(|i| if i == at - 2 { "inf,0".to_string() } else { format!("{i},{}", i % 2) }).collect();
+        let numbers = write(&dir, "numbers.csv", &format!("c,y\n{}\n", numbers.join("\n")));
+        let o = agghoo(&["select", "--data", &numbers, "--target", "y", "--family", "knn", "--splits", "3"]);
+        assert_error(&o, 1, &[&format!("line {at}, column `c`: `inf` is not a number")]);
+        rows[if first { 0 } else { 2 }] = "A,0".into();
+    }
+    // --missing error refuses an empty text cell at fit and, through the model, at predict.
+    let model = dir.join("model.json").display().to_string();
+    let complete = write(&dir, "complete.csv", &format!("c,y\n{}\n", rows.join("\n")));
+    assert!(
+        agghoo(&["select", "--data", &complete, "--target", "y", "--family", "knn", "--splits", "3", "--out", &model]).status.success()
+    );
+    let gap = write(&dir, "gap.csv", "c,y\nA,0\n,1\nB,1\n");
+    assert_error(&agghoo(&["select", "--data", &gap, "--target", "y"]), 1, &["line 3, column `c`: missing value"]);
+    assert_error(
+        &agghoo(&["predict", "--model", &model, "--data", &gap]),
+        1,
+        &["row 1, column `c`: missing value", "without missing values"],
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -82,7 +82,7 @@ fn refits_store_leaves_only_and_predict_as_before() {
             "--out",
             &m,
         ]);
-        assert_eq!(format_version(&model), 5);
+        assert_eq!(format_version(&model), 6);
         // the same fit as the older build, so the same predictions
         let got = predict(&model, &data, &dir.join(expected));
         assert_eq!(got, std::fs::read_to_string(fixture(expected)).expect("fixture"), "{old_model}");

@@ -8,7 +8,7 @@
 mod errors;
 mod jobs;
 
-use agghoo::data::{Dataset, MissingCategory, Preprocess, Target, Task};
+use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingCategory, NaValues, Preprocess, Target, Task};
 use agghoo::engine::Job as _;
 use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
 use agghoo::loss::Loss;
@@ -155,6 +155,26 @@ fn call_data(
     with_text(dataset(values, feature_names, y, class_names)?, categorical)
 }
 
+/// The missing-value tokens of a `na_values=` list (the default ones for `None`).
+fn na_values(list: Option<Vec<String>>) -> Outcome<NaValues> {
+    Ok(list.map(NaValues::parse).transpose()?.unwrap_or_default())
+}
+
+/// A text column as the Python layer reads it (the cells of `na_values` become `None`), and the
+/// warning due when `detected` (a column read as categorical because of its dtype) although
+/// nearly all its values are numbers: its message and the values that are not numbers.
+#[pyfunction]
+#[pyo3(signature = (name, cells, na_values=None, detected=false))]
+fn read_text(name: &str, cells: Vec<Option<String>>, na_values: Option<Vec<String>>, detected: bool) -> PyResult<TextRead> {
+    let na = self::na_values(na_values)?;
+    let cells: Vec<Option<String>> = cells.into_iter().map(|c| c.filter(|t| !na.is_missing(t))).collect();
+    let warning = detected.then(|| agghoo::data::mostly_numeric(name, cells.iter().flatten().map(String::as_str))).flatten();
+    Ok((cells, warning.map(|w| (w.to_string(), w.examples))))
+}
+
+/// [`read_text`]'s answer: the cells, and the warning with its examples.
+type TextRead = (Vec<Option<String>>, Option<(String, Vec<String>)>);
+
 /// `data` with its categorical columns read from their text (unchanged without any).
 fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
     if categorical.is_empty() {
@@ -194,7 +214,7 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
 /// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new()))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -220,9 +240,16 @@ fn select<'py>(
     categorical: TextColumns,
     missing_category: &str,
     axes: Vec<(String, String)>,
+    na_values: Option<Vec<String>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    // The tokens the Python layer read the text columns with, when given, recorded in the model's
+    // schema (none recorded reads as the default ones, as a Dask job's model has).
+    let data = match na_values {
+        Some(list) => data.with_na_values(NaValues::parse(list).map_err(Failure::from)?),
+        None => data,
+    };
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
@@ -630,6 +657,12 @@ impl Model {
         self.inner.schema.feature_names.clone()
     }
 
+    /// The missing-value tokens the model's training data were read with (`None`: the default).
+    #[getter]
+    fn na_values(&self) -> Option<Vec<String>> {
+        self.inner.schema.na_values.as_ref().map(NaValues::tokens)
+    }
+
     /// The categorical features (read from text), in column order.
     #[getter]
     fn categorical(&self) -> Vec<String> {
@@ -790,6 +823,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(treecv, m)?)?;
     m.add_function(wrap_pyfunction!(select_features, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(read_text, m)?)?;
+    m.add("DEFAULT_NA_VALUES", DEFAULT_NA_VALUES.to_vec())?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

@@ -79,6 +79,20 @@ pub enum Error {
         /// The column's name.
         column: String,
     },
+    /// A prediction row has a missing value the model has no rule for.
+    #[error(
+        "row {row}, column `{column}`: missing value, and the model {}",
+        if *trained_with_missing { "does not impute this column's missing values (fit with --missing median / missing=\"median\")" }
+        else { "was fitted on data without missing values (fit with --missing median / missing=\"median\" on data with some)" }
+    )]
+    MissingAtPrediction {
+        /// Zero-based row of the prediction data.
+        row: usize,
+        /// The column's name.
+        column: String,
+        /// Whether the training data had missing values (in other columns, then).
+        trained_with_missing: bool,
+    },
     /// A line of a LibSVM / svmlight file was malformed.
     #[error("{path}: line {line}: {message}")]
     LibSvm {
@@ -324,6 +338,7 @@ impl Error {
             | Error::NotANumber { .. }
             | Error::NonFinite { .. }
             | Error::MissingValue { .. }
+            | Error::MissingAtPrediction { .. }
             | Error::LibSvm { .. }
             | Error::DuplicateColumn { .. }
             | Error::NoFeatures { .. }

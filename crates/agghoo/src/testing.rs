@@ -204,3 +204,50 @@ pub fn assert_predictions_agree(a: &Predictions, b: &Predictions, tol: f64, cont
         _ => panic!("{context}: one side predicts values, the other classes"),
     }
 }
+
+/// The CSV reader's check on categorical columns and missing-value tokens, shared by the fuzz
+/// target `csv_na` and the workspace property test (`tests/readers.rs`). The first byte of
+/// `input` picks the options — a missing policy, a token list (default; default plus `-` and
+/// `.`; `-` alone; none; `NULL,inf,Paris`), column `a` declared categorical or not, kinds
+/// detected from the values — and the rest is the file. Reading must give `Ok` or a typed error;
+/// and when the file has no quote and no `\r` and ends each line with a line break, its data rows
+/// reversed must give the same success, categorical columns, levels and warnings.
+///
+/// # Panics
+/// When the reader panics or the answer depends on the order of the rows.
+pub fn check_csv_na(input: &[u8]) {
+    use crate::data::{CsvData, CsvOptions, MissingPolicy, NaValues, read_csv_from};
+    const NA_LISTS: [&[&str]; 5] = [&["default"], &["default", "-", "."], &["-"], &[], &["NULL", "inf", "Paris"]];
+    type Kinds = (Vec<String>, Vec<Option<Vec<String>>>, Vec<String>);
+    fn kinds(read: &crate::Result<CsvData>) -> Option<Kinds> {
+        let d = read.as_ref().ok()?;
+        let levels = (0..d.data.n_features()).map(|j| d.data.levels(j).map(<[String]>::to_vec)).collect();
+        Some((d.data.categorical_names(), levels, d.warnings.iter().map(|w| w.column.clone()).collect()))
+    }
+    let Some((&choice, text)) = input.split_first() else { return };
+    let options = CsvOptions {
+        target: Some("y".into()),
+        missing: [MissingPolicy::Error, MissingPolicy::Drop, MissingPolicy::Median][usize::from(choice % 3)],
+        na_values: NaValues::parse(NA_LISTS[usize::from(choice / 3) % NA_LISTS.len()]).unwrap_or_default(),
+        categorical: if choice & 0x80 != 0 { vec!["a".into()] } else { Vec::new() },
+        detect_categorical: true,
+        ..Default::default()
+    };
+    let forward = read_csv_from(text, std::path::Path::new("fuzz.csv"), &options);
+    if let Ok(read) = &forward {
+        let _ = read.data.check_learnable();
+        let _ = read.data.all().gather_x();
+    }
+    if text.contains(&b'"') || text.contains(&b'\r') || !text.ends_with(b"\n") || std::str::from_utf8(text).is_err() {
+        return;
+    }
+    let mut lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+    if lines.len() < 3 {
+        return;
+    }
+    lines[1..].reverse();
+    let backward = read_csv_from(lines.concat().as_slice(), std::path::Path::new("fuzz.csv"), &options);
+    let text = String::from_utf8_lossy(text);
+    assert_eq!(forward.is_ok(), backward.is_ok(), "{:?} / {:?}\n{text}", forward.as_ref().err(), backward.as_ref().err());
+    assert_eq!(kinds(&forward), kinds(&backward), "{text}");
+}

@@ -64,6 +64,8 @@ pub fn run(args: PredictArgs) -> anyhow::Result<()> {
         extra_columns: args.id.iter().cloned().collect(),
         // Categorical columns are read as text; the model's encoding maps their levels by name.
         categorical: schema.categorical.clone(),
+        // The missing-value tokens of the training data (the default ones for older files).
+        na_values: schema.na_values.clone().unwrap_or_default(),
         delimiter: args.delimiter,
         ..Default::default()
     };

@@ -129,6 +129,103 @@ impl LevelsBuilder {
     }
 }
 
+/// A column read as categorical although at least 90 % of its non-missing values are numbers:
+/// most likely a number column with a missing-value mark agghoo does not know as one (`-`,
+/// `missing`, …), which one-hot encoding would turn into one column per distinct number. Readers
+/// return it as a warning; declaring the column categorical silences it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MostlyNumeric {
+    /// The column's name.
+    pub column: String,
+    /// Its non-missing values that read as numbers.
+    pub numbers: usize,
+    /// Its non-missing values.
+    pub values: usize,
+    /// The first distinct values that are not numbers (at most three).
+    pub examples: Vec<String>,
+    /// The file line of the first of them, when read from a file.
+    pub first_line: Option<u64>,
+}
+
+impl std::fmt::Display for MostlyNumeric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.examples.is_empty() {
+            return write!(
+                f,
+                "column `{}` is read as categorical although all its {} non-missing values are numbers",
+                self.column, self.values
+            );
+        }
+        let examples: Vec<String> = self.examples.iter().map(|e| format!("`{e}`")).collect();
+        write!(
+            f,
+            "column `{}` is read as categorical although {} of its {} non-missing values are numbers, because of {}",
+            self.column,
+            self.numbers,
+            self.values,
+            examples.join(", ")
+        )?;
+        if let Some(line) = self.first_line {
+            write!(f, " (first at line {line})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The numbers and other values of one column as they are read, for [`MostlyNumeric`].
+#[derive(Debug, Default)]
+pub(crate) struct KindCount {
+    numbers: usize,
+    texts: usize,
+    examples: Vec<String>,
+    first_line: Option<u64>,
+}
+
+impl KindCount {
+    /// Counts one non-missing value (trimmed); `line` is its file line, when read from a file.
+    pub(crate) fn add(&mut self, value: &str, line: Option<u64>) {
+        if value.parse::<f64>().is_ok() {
+            self.numbers += 1;
+            return;
+        }
+        self.texts += 1;
+        if self.examples.len() < 3 && !self.examples.iter().any(|e| e == value) {
+            self.first_line = self.first_line.or(line);
+            self.examples.push(value.to_string());
+        }
+    }
+
+    /// The warning for a column read as categorical, when at least 90 % of its values are numbers
+    /// (all of them can be, in a column categorical by its type).
+    pub(crate) fn warning(self, column: &str) -> Option<MostlyNumeric> {
+        let values = self.numbers + self.texts;
+        (values > 0 && self.numbers * 10 >= values * 9).then(|| MostlyNumeric {
+            column: column.to_string(),
+            numbers: self.numbers,
+            values,
+            examples: self.examples,
+            first_line: self.first_line,
+        })
+    }
+}
+
+/// The [`MostlyNumeric`] warning of a column of text values (the non-missing ones), if it is due.
+///
+/// ```
+/// use agghoo::data::mostly_numeric;
+/// let cells: Vec<String> = (0..30).map(|i| i.to_string()).chain(["-".into()]).collect();
+/// let w = mostly_numeric("price", cells.iter().map(String::as_str)).unwrap();
+/// assert_eq!((w.numbers, w.values, w.examples.as_slice()), (30, 31, &["-".to_string()][..]));
+/// assert!(mostly_numeric("city", ["Paris", "Lyon", "1"].into_iter()).is_none());
+/// ```
+pub fn mostly_numeric<'a>(column: &str, values: impl Iterator<Item = &'a str>) -> Option<MostlyNumeric> {
+    let mut count = KindCount::default();
+    for v in values {
+        count.add(v.trim(), None);
+    }
+    count.warning(column)
+}
+
 /// Codes and levels of a column of text values (`None` is missing).
 ///
 /// # Errors

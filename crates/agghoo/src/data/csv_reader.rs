@@ -1,13 +1,18 @@
 //! CSV reader: a header line, one row per sample, the target picked by name.
 //!
-//! Fields that read as missing: empty, `?`, `NA`, `NaN` (any case). What happens to them is the
-//! [`MissingPolicy`]. Every other field of a numeric feature column must parse as a finite `f64`;
-//! errors name the file, the one-based line (of the file, counting the header and `\r\n` endings)
-//! and the column. A header naming a column twice is refused.
+//! Fields that read as missing: those of [`CsvOptions::na_values`] (by default empty fields and
+//! pandas' NA strings, see [`NaValues`]). What happens to them is the [`MissingPolicy`]. Every
+//! other field of a numeric feature column must parse as a finite `f64`; errors name the file,
+//! the one-based line (of the file, counting the header and `\r\n` endings) and the column. A
+//! header naming a column twice is refused.
 //!
 //! Categorical columns (see [`Encoder`](crate::data::Encoder)): the columns named in
 //! [`CsvOptions::categorical`], and with [`CsvOptions::detect_categorical`] every feature column
 //! some of whose non-missing values do not read as numbers; their values are stored as level codes.
+//! A column's kind is decided by all its values, whatever their order: `inf` (or any infinite
+//! number) is refused in a numeric column, naming its line, and is the level `inf` of a
+//! categorical one. A detected column at least 90 % of whose values are numbers is reported in
+//! [`CsvData::warnings`].
 //!
 //! Class labels: when every label of the column reads as a finite number, equal numbers are one
 //! class (`1`, `1.0` and `+1` are the class `1`), named by the number's shortest spelling; otherwise
@@ -18,8 +23,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::categorical::{LevelsBuilder, level_name, number_level};
+use super::categorical::{KindCount, LevelsBuilder, MostlyNumeric, level_name, number_level};
 use super::dataset::{Dataset, Target};
+use super::na::NaValues;
 use crate::error::{Error, Result};
 
 /// What to do with missing feature values.
@@ -75,6 +81,9 @@ pub struct CsvOptions {
     /// Read as categorical every feature column with a non-missing value that is not a number
     /// (otherwise such a value is [`Error::NotANumber`]).
     pub detect_categorical: bool,
+    /// The fields read as missing (by default empty fields and pandas' NA strings); the data
+    /// set records them, and so does a model fitted on it.
+    pub na_values: NaValues,
 }
 
 /// A CSV file read into a [`Dataset`] plus the requested non-feature columns.
@@ -86,11 +95,9 @@ pub struct CsvData {
     pub extras: BTreeMap<String, Vec<String>>,
     /// Number of rows dropped by [`MissingPolicy::Drop`] (or for a missing target).
     pub n_dropped: usize,
-}
-
-pub(super) fn is_missing(field: &str) -> bool {
-    let f = field.trim();
-    f.is_empty() || f == "?" || f.eq_ignore_ascii_case("na") || f.eq_ignore_ascii_case("nan")
+    /// Columns detected as categorical although nearly all their values are numbers, in column
+    /// order (see [`MostlyNumeric`]).
+    pub warnings: Vec<MostlyNumeric>,
 }
 
 /// Reads a CSV file with a header.
@@ -98,7 +105,7 @@ pub(super) fn is_missing(field: &str) -> bool {
 /// # Errors
 /// [`Error::Io`], [`Error::EmptyFile`], [`Error::RaggedRow`], [`Error::NotANumber`],
 /// [`Error::MissingValue`], [`Error::MissingTarget`] (also for a missing extra column),
-/// [`Error::NonFinite`] for `inf`.
+/// [`Error::NotANumber`] for `inf` in a numeric column.
 pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<CsvData> {
     let path = path.as_ref();
     let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
@@ -261,7 +268,8 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         Some(names) => names.iter().map(|n| find(n)).collect::<Result<Vec<_>>>()?,
         None => (0..header.len()).filter(|c| Some(*c) != target_col && !extra_cols.iter().any(|(_, e)| e == c)).collect(),
     };
-    let mut levels: Vec<Option<LevelsBuilder>> = (0..feature_cols.len()).map(|_| None).collect();
+    let p = feature_cols.len();
+    let mut levels: Vec<Option<LevelsBuilder>> = (0..p).map(|_| None).collect();
     for name in &options.categorical {
         let k = feature_cols.iter().position(|&c| header[c] == *name).ok_or_else(|| match header.contains(name) {
             true => Error::invalid("categorical", "a feature column (not the target or an ignored column)", name),
@@ -269,6 +277,12 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         })?;
         levels[k] = Some(LevelsBuilder::default());
     }
+    // Columns whose kind the values decide: what they hold so far, and their infinite numbers
+    // (kept aside until the column's kind is known: refused if it stays numeric, levels if not).
+    let mut kinds: Vec<Option<KindCount>> =
+        levels.iter().map(|l| (l.is_none() && options.detect_categorical).then(KindCount::default)).collect();
+    let mut infinite: Vec<Vec<Infinite>> = vec![Vec::new(); p];
+    let mut row_infinite: Vec<(usize, String)> = Vec::new();
     if target_col.is_some() && feature_cols.is_empty() {
         return Err(Error::NoFeatures {
             source_name: path.display().to_string(),
@@ -296,24 +310,35 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
             return Err(Error::RaggedRow { path: path.to_path_buf(), line, expected: header.len(), found: record.len() });
         }
         row_values.clear();
-        let mut row_missing = false;
+        row_infinite.clear();
+        // A dropped row's values count for the kinds of their columns, not as levels.
+        let target_missing = target_col.is_some_and(|t| options.na_values.is_missing(&record[t]));
+        let dropped_row = match options.missing {
+            MissingPolicy::Error => false,
+            MissingPolicy::Median => target_missing,
+            MissingPolicy::Drop => target_missing || feature_cols.iter().any(|&c| options.na_values.is_missing(&record[c])),
+        };
         for (k, &c) in feature_cols.iter().enumerate() {
             let field = &record[c];
-            if is_missing(field) {
+            if options.na_values.is_missing(field) {
                 if options.missing == MissingPolicy::Error {
                     return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[c].clone() });
                 }
-                row_missing = true;
                 row_values.push(f64::NAN);
                 continue;
             }
             let parsed = field.trim().parse::<f64>();
+            if let Some(kind) = &mut kinds[k] {
+                kind.add(field.trim(), Some(line));
+            }
             if levels[k].is_none() && parsed.is_err() && options.detect_categorical {
-                levels[k] = Some(numbers_to_levels(&mut x, k, feature_cols.len(), &header[c], path)?);
+                levels[k] = Some(numbers_to_levels(&mut x, k, p, &mut infinite[k], &header[c], path)?);
             }
             if let Some(builder) = &mut levels[k] {
-                let column = format_args!("`{}` of {} (line {line})", header[c], path.display());
-                row_values.push(builder.code(level_name(field), &column)?);
+                if !dropped_row {
+                    let column = format_args!("`{}` of {} (line {line})", header[c], path.display());
+                    row_values.push(builder.code(level_name(field), &column)?);
+                }
                 continue;
             }
             let v: f64 = parsed.map_err(|_| Error::NotANumber {
@@ -323,12 +348,20 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
                 value: field.to_string(),
             })?;
             if !v.is_finite() {
-                return Err(Error::NotANumber { path: path.to_path_buf(), line, column: header[c].clone(), value: field.to_string() });
+                if !options.detect_categorical {
+                    return Err(Error::NotANumber { path: path.to_path_buf(), line, column: header[c].clone(), value: field.to_string() });
+                }
+                row_infinite.push((k, field.to_string()));
             }
             row_values.push(v);
         }
+        // Infinite numbers count for their column's kind even in rows dropped below.
+        let kept = x.len() / p.max(1);
+        for (k, text) in row_infinite.drain(..) {
+            infinite[k].push(Infinite { row: (!dropped_row).then_some(kept), line, text });
+        }
         if let Some(t) = target_col
-            && is_missing(&record[t])
+            && target_missing
         {
             if options.missing == MissingPolicy::Error {
                 return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[t].clone() });
@@ -336,7 +369,7 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
             n_dropped += 1;
             continue;
         }
-        if row_missing && options.missing == MissingPolicy::Drop {
+        if dropped_row {
             n_dropped += 1;
             continue;
         }
@@ -349,6 +382,17 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
             extras[k].push(record[*c].trim().to_string());
         }
     }
+    // An infinite number in a column that stayed numeric.
+    if let Some((k, inf)) = infinite.iter().enumerate().find_map(|(k, v)| v.first().map(|inf| (k, inf))) {
+        let column = header[feature_cols[k]].clone();
+        return Err(Error::NotANumber { path: path.to_path_buf(), line: inf.line, column, value: inf.text.clone() });
+    }
+    let warnings: Vec<MostlyNumeric> = kinds
+        .into_iter()
+        .zip(&levels)
+        .zip(&feature_cols)
+        .filter_map(|((kind, level), &c)| kind.filter(|_| level.is_some()).and_then(|k| k.warning(&header[c])))
+        .collect();
     let n_rows = x.len() / feature_cols.len().max(1);
     let n_rows = if feature_cols.is_empty() { target_text.len().max(extras.first().map_or(0, Vec::len)) } else { n_rows };
     if n_rows == 0 {
@@ -382,17 +426,35 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         .collect();
     let data = Dataset::new_with_missing(x, feature_names, target, target_name)?;
     let data = if levels.iter().any(Option::is_some) { data.with_levels(levels)? } else { data };
+    let data = data.with_na_values(options.na_values.clone());
     let extras = extra_cols.into_iter().map(|(n, _)| n).zip(extras).collect();
-    Ok(CsvData { data, extras, n_dropped })
+    Ok(CsvData { data, extras, n_dropped, warnings })
+}
+
+/// An infinite number read in a column whose kind is not known yet.
+#[derive(Clone, Debug)]
+struct Infinite {
+    /// Its row among the rows kept (`None` in a dropped row).
+    row: Option<usize>,
+    /// Its file line.
+    line: u64,
+    /// Its text.
+    text: String,
 }
 
 /// The levels of feature `k` (of `p`) of the rows read so far, a numeric column found to be
-/// categorical: each number becomes the level it spells, and `x` holds the level ids.
-fn numbers_to_levels(x: &mut [f64], k: usize, p: usize, column: &str, path: &Path) -> Result<LevelsBuilder> {
+/// categorical: each finite number becomes the level it spells, each of the column's `infinite`
+/// numbers (taken) the level of its text, and `x` holds the level ids.
+fn numbers_to_levels(x: &mut [f64], k: usize, p: usize, infinite: &mut Vec<Infinite>, column: &str, path: &Path) -> Result<LevelsBuilder> {
     let mut builder = LevelsBuilder::default();
     let column = format!("`{column}` of {}", path.display());
-    for v in x.iter_mut().skip(k).step_by(p).filter(|v| !v.is_nan()) {
+    for v in x.iter_mut().skip(k).step_by(p).filter(|v| v.is_finite()) {
         *v = builder.code(number_level(*v), &column)?;
+    }
+    for inf in infinite.drain(..) {
+        if let Some(row) = inf.row {
+            x[row * p + k] = builder.code(level_name(&inf.text), &column)?;
+        }
     }
     Ok(builder)
 }
@@ -628,6 +690,98 @@ mod tests {
         assert!(matches!(e, Error::ResourceLimit { .. }), "{e}");
         let message = e.to_string();
         assert!(message.contains("`c` of t.csv") && message.contains("--limit levels=N"), "{message}");
+    }
+
+    /// A numeric column `a` of `n` rows with `cell` on line `at` (1-based data row), and `y`.
+    fn numbers_with(n: usize, at: usize, cell: &str) -> String {
+        let mut text = String::from("a,y\n");
+        for i in 1..=n {
+            let a = if i == at { cell.to_string() } else { format!("{}.5", i % 7) };
+            text.push_str(&format!("{a},{}\n", i % 2));
+        }
+        text
+    }
+
+    #[test]
+    fn pandas_na_tokens_are_missing_and_keep_a_column_numeric() {
+        let options = CsvOptions { detect_categorical: true, missing: MissingPolicy::Median, ..opts("y") };
+        for token in super::super::na::DEFAULT_NA_VALUES.iter().chain(&["", "na", "NAN", " NULL "]) {
+            let d = read(&numbers_with(30, 4, token), &options).unwrap();
+            assert!(!d.data.has_categorical() && d.warnings.is_empty(), "{token:?}");
+            assert!(d.data.row(3)[0].is_nan() && d.data.row(4)[0] == 5.5, "{token:?}");
+            let e = read(&numbers_with(30, 4, token), &CsvOptions { missing: MissingPolicy::Error, ..options.clone() }).unwrap_err();
+            assert!(matches!(&e, Error::MissingValue { line: 5, column, .. } if column == "a"), "{token:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_mostly_numeric_column_read_as_categorical_is_a_warning() {
+        let options = CsvOptions { detect_categorical: true, ..opts("y") };
+        for token in ["-", ".", "Null", "missing"] {
+            let d = read(&numbers_with(30, 4, token), &options).unwrap();
+            assert_eq!(d.data.categorical_names(), ["a"], "{token:?}");
+            let w = &d.warnings[..];
+            assert_eq!(w.len(), 1, "{token:?}");
+            assert_eq!((w[0].column.as_str(), w[0].numbers, w[0].values, w[0].first_line), ("a", 29, 30, Some(5)));
+            assert_eq!(w[0].examples, [token]);
+            assert!(w[0].to_string().contains(&format!("`{token}` (first at line 5)")), "{}", w[0]);
+            // Declared categorical, or a token of the missing set: no warning.
+            let declared = read(&numbers_with(30, 4, token), &CsvOptions { categorical: vec!["a".into()], ..options.clone() }).unwrap();
+            assert!(declared.warnings.is_empty());
+            let na = NaValues::parse(["default", token]).unwrap();
+            let d = read(&numbers_with(30, 4, token), &CsvOptions { na_values: na, missing: MissingPolicy::Median, ..options.clone() })
+                .unwrap();
+            assert!(!d.data.has_categorical() && d.warnings.is_empty() && d.data.row(3)[0].is_nan());
+        }
+        // A text column with a few numbers is not warned about.
+        let d = read("c,y\nParis,0\nLyon,1\n1,0\n", &options).unwrap();
+        assert!(d.data.has_categorical() && d.warnings.is_empty());
+    }
+
+    #[test]
+    fn the_missing_set_replaces_the_default_one() {
+        let only = CsvOptions {
+            na_values: NaValues::parse(["-"]).unwrap(),
+            detect_categorical: true,
+            missing: MissingPolicy::Median,
+            ..opts("y")
+        };
+        // `NA` is now a level, `-` and empty cells are missing.
+        let d = read("c,y\nNA,0\n-,1\n1,0\n,1\n", &only).unwrap().data;
+        assert_eq!(d.levels(0).unwrap(), ["1", "NA"]);
+        assert!(d.row(1)[0].is_nan() && d.row(3)[0].is_nan());
+        assert_eq!(d.na_values(), Some(&NaValues::parse(["-"]).unwrap()));
+        // The target reads the same tokens.
+        let e = read("a,y\n1,0\n2,-\n", &CsvOptions { missing: MissingPolicy::Error, ..only }).unwrap_err();
+        assert!(matches!(&e, Error::MissingValue { line: 3, column, .. } if column == "y"), "{e}");
+    }
+
+    #[test]
+    fn a_columns_kind_does_not_depend_on_the_order_of_its_values() {
+        let options = CsvOptions { detect_categorical: true, ..opts("y") };
+        // Text and `inf`: categorical, `inf` a level, in any order.
+        let orders = ["c,y\nA,0\nB,1\ninf,0\nA,1\n", "c,y\ninf,0\nA,1\nB,0\nA,1\n", "c,y\nA,0\ninf,1\n-inf,0\nB,1\n"];
+        for text in orders {
+            let d = read(text, &options).unwrap().data;
+            let levels = d.levels(0).unwrap();
+            assert!(levels.contains(&"inf".to_string()) && levels.contains(&"A".to_string()), "{text:?}: {levels:?}");
+            let inf = levels.iter().position(|l| l == "inf").unwrap() as f64;
+            assert_eq!((0..4).filter(|&i| d.row(i)[0] == inf).count(), 1, "{text:?}");
+        }
+        // Numbers and `inf`: refused at the line of `inf`, in any order.
+        for (text, line) in [("c,y\n1,0\n2,1\ninf,0\n3,1\n", 4), ("c,y\ninf,0\n1,1\n2,0\n3,1\n", 2), ("c,y\n1,0\n-Infinity,1\n", 3)] {
+            let e = read(text, &options).unwrap_err();
+            assert!(matches!(&e, Error::NotANumber { line: l, column, .. } if *l == line && column == "c"), "{text:?}: {e}");
+        }
+        // Also when the row of `inf` is dropped, and when `nan` is not a missing token.
+        let drop = CsvOptions { missing: MissingPolicy::Drop, ..options.clone() };
+        let e = read("a,c,y\n,inf,0\n1,2,1\n2,3,0\n", &drop).unwrap_err();
+        assert!(matches!(&e, Error::NotANumber { line: 2, .. }), "{e}");
+        let d = read("a,c,y\n,inf,0\n1,x,1\n2,inf,0\n", &drop).unwrap().data;
+        assert_eq!((d.n_rows(), d.levels(1).unwrap()), (2, &["inf".to_string(), "x".to_string()][..]));
+        let nan = CsvOptions { na_values: NaValues::parse(["NULL"]).unwrap(), ..options.clone() };
+        assert!(matches!(read("c,y\nnan,0\n1,1\n", &nan).unwrap_err(), Error::NotANumber { line: 2, .. }));
+        assert_eq!(read("c,y\nnan,0\nx,1\n", &nan).unwrap().data.levels(0).unwrap(), ["nan", "x"]);
     }
 
     #[test]

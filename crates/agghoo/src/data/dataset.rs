@@ -90,6 +90,10 @@ pub struct Dataset {
     /// column is numeric.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     levels: Vec<Option<Vec<String>>>,
+    /// The missing-value tokens the data were read with, when read from text (recorded in the
+    /// schema of a model fitted on them, so that prediction rows are read alike).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    na_values: Option<super::na::NaValues>,
 }
 
 fn next_uid() -> u64 {
@@ -169,7 +173,7 @@ impl Dataset {
                 }
             }
         }
-        Ok(Self { uid: next_uid(), x, n_rows, feature_names, target, target_name, has_missing, levels: Vec::new() })
+        Ok(Self { uid: next_uid(), x, n_rows, feature_names, target, target_name, has_missing, levels: Vec::new(), na_values: None })
     }
 
     /// The data set with categorical columns: `levels[j]` names the levels of column `j` (whose
@@ -231,6 +235,22 @@ impl Dataset {
             levels[j] = Some(names);
         }
         self.with_levels(levels)
+    }
+
+    /// The data set recording the missing-value tokens it was read with.
+    pub fn with_na_values(mut self, na_values: super::na::NaValues) -> Self {
+        self.na_values = Some(na_values);
+        self
+    }
+
+    /// The missing-value tokens the data were read with (`None` when not read from text).
+    pub fn na_values(&self) -> Option<&super::na::NaValues> {
+        self.na_values.as_ref()
+    }
+
+    /// True when some feature, numeric or categorical, is missing (NaN).
+    pub fn has_missing_values(&self) -> bool {
+        self.has_missing || (self.has_categorical() && self.x.iter().any(|v| v.is_nan()))
     }
 
     /// True when some numeric feature is NaN.

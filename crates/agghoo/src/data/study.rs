@@ -13,8 +13,9 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, is_missing, read_csv_from};
+use super::csv_reader::{CsvData, CsvOptions, MissingPolicy, TaskHint, read_csv_from};
 use super::dataset::Task;
+use super::na::NaValues;
 use crate::error::{Error, Result};
 
 /// The manifest's columns, in order; its first line must be exactly these names, tab-separated.
@@ -232,6 +233,7 @@ impl StudyManifest {
             missing,
             delimiter: Some(b','),
             categorical: set.categorical.clone(),
+            na_values: study_na_values(),
             ..Default::default()
         };
         read_csv_from(self.open(set)?, &self.csv_path(set), &options)
@@ -248,6 +250,7 @@ impl StudyManifest {
     /// reading; [`Error::RaggedRow`]; [`Error::MissingTarget`]; [`Error::BadFile`] naming the
     /// first disagreement with the manifest.
     pub fn verify(&self, set: &StudySet) -> Result<()> {
+        let na = study_na_values();
         let path = self.csv_path(set);
         let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(self.open(set)?);
         let header: Vec<String> = rdr.headers().map_err(|e| bad(&path, e.to_string()))?.iter().map(|h| h.trim().to_string()).collect();
@@ -269,7 +272,7 @@ impl StudyManifest {
                 return Err(Error::RaggedRow { path: path.clone(), line, expected: header.len(), found: record.len() });
             }
             for (c, field) in record.iter().enumerate() {
-                if is_missing(field) {
+                if na.is_missing(field) {
                     if c == target {
                         return Err(bad(&path, format!("line {line}: the target `{}` is missing", set.target)));
                     }
@@ -408,6 +411,12 @@ fn parse_line(text: &str, line: u64, path: &Path) -> Result<StudySet> {
         licence: fields[12].to_string(),
         changes: fields[13].to_string(),
     })
+}
+
+/// The missing-value tokens of the study's files: empty cells, `?`, `NA`, `NaN`, `nan`, as they
+/// were written (not the default tokens: `None` is a level of Ames' masonry and garage columns).
+fn study_na_values() -> NaValues {
+    NaValues::parse(["?", "NA", "NaN", "nan"]).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aggregate::{Aggregation, aggregate};
 use super::method::Method;
-use crate::data::{Dataset, Target, Task};
+use crate::data::{Dataset, NaValues, Target, Task};
 use crate::error::{Error, Result};
 use crate::family::{Model, Predictor};
 use crate::predictions::Predictions;
@@ -18,16 +18,18 @@ use crate::predictions::Predictions;
 /// one-vs-one SVC model (`one_vs_one_svc`); 3 stores a forest's trees as splits and sparse leaf
 /// values (formats 1–2 forests are still read); 4 adds categorical columns (the schema's
 /// `categorical` names, the encoding in each member's preprocessing); 5 adds distance-weighted
-/// k-NN (`weights`) and the grid point of members of multi-axis grids and unions. A version is bumped whenever a file could hold
+/// k-NN (`weights`) and the grid point of members of multi-axis grids and unions; 6 adds the
+/// schema's missing-value tokens (`na_values`) and whether the training data had missing values
+/// (`missing_values`). A version is bumped whenever a file could hold
 /// something an older build cannot read, so an older build names the version instead of calling
 /// the file corrupted.
-pub const MODEL_FORMAT_VERSION: u32 = 5;
+pub const MODEL_FORMAT_VERSION: u32 = 6;
 
 /// The oldest model-file format this build still reads.
 pub const MODEL_FORMAT_OLDEST_READ: u32 = 1;
 
 /// What the model was trained on: feature names in order, the task, the class names, the
-/// categorical features.
+/// categorical features, how missing values were read and whether there were any.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Schema {
     /// Feature names, in the order the model reads them.
@@ -41,6 +43,16 @@ pub struct Schema {
     /// The categorical features (read as text at prediction), in column order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categorical: Vec<String>,
+    /// The missing-value tokens the training data were read with (prediction rows are read with
+    /// the same); `None` for data not read from text, and in files before format 6 (the default
+    /// tokens then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub na_values: Option<NaValues>,
+    /// Whether the training data had missing values (numeric or categorical): a model trained
+    /// without any has no rule for them and refuses them at prediction. `None` in files before
+    /// format 6 (a missing categorical value then reads as an unseen level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing_values: Option<bool>,
 }
 
 impl Schema {
@@ -56,6 +68,8 @@ impl Schema {
             class_names,
             target_name: data.target_name().to_string(),
             categorical: data.categorical_names(),
+            na_values: data.na_values().cloned(),
+            missing_values: Some(data.has_missing_values()),
         }
     }
 }
@@ -259,7 +273,9 @@ impl FittedModel {
     ///
     /// # Errors
     /// [`Error::SchemaMismatch`] for other columns, or columns categorical in the data and not
-    /// in the model (or the reverse); member prediction errors.
+    /// in the model (or the reverse); [`Error::MissingAtPrediction`] for a missing value the
+    /// model has no rule for (a numeric one when it does not impute, any when its training data
+    /// had none); member prediction errors.
     pub fn predict(&self, data: &Dataset) -> Result<Predictions> {
         if data.feature_names() != self.schema.feature_names.as_slice() {
             return Err(Error::SchemaMismatch(format!(
@@ -275,10 +291,18 @@ impl FittedModel {
                 data.categorical_names().join(", ")
             )));
         }
-        if data.has_missing() && !self.members.iter().all(|m| m.model.imputes_missing()) {
+        if data.has_missing_values() {
+            let imputes = self.members.iter().all(|m| m.model.imputes_missing());
+            let encodes = self.schema.missing_values != Some(false);
             let p = data.n_features().max(1);
-            let i = data.x().iter().position(|v| v.is_nan()).unwrap_or(0);
-            return Err(Error::NonFinite { row: i / p, column: data.feature_names()[i % p].clone(), value: f64::NAN });
+            let refused = |i: usize| if data.levels(i % p).is_some() { !encodes } else { !imputes };
+            if let Some(i) = data.x().iter().enumerate().position(|(i, v)| v.is_nan() && refused(i)) {
+                return Err(Error::MissingAtPrediction {
+                    row: i / p,
+                    column: data.feature_names()[i % p].clone(),
+                    trained_with_missing: self.schema.missing_values.unwrap_or(true),
+                });
+            }
         }
         let rows = data.all();
         if let Some(merged) = &self.merged {
