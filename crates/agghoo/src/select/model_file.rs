@@ -274,8 +274,8 @@ impl FittedModel {
     /// # Errors
     /// [`Error::SchemaMismatch`] for other columns, or columns categorical in the data and not
     /// in the model (or the reverse); [`Error::MissingAtPrediction`] for a missing value the
-    /// model has no rule for (a numeric one when it does not impute, any when its training data
-    /// had none); member prediction errors.
+    /// model has no rule for (a numeric one when it does not impute, a categorical one when it
+    /// neither imputes nor had missing values in training); member prediction errors.
     pub fn predict(&self, data: &Dataset) -> Result<Predictions> {
         if data.feature_names() != self.schema.feature_names.as_slice() {
             return Err(Error::SchemaMismatch(format!(
@@ -293,7 +293,10 @@ impl FittedModel {
         }
         if data.has_missing_values() {
             let imputes = self.members.iter().all(|m| m.model.imputes_missing());
-            let encodes = self.schema.missing_values != Some(false);
+            // A model with a rule for missing values (its training data had some, or it was set up
+            // to impute them, as the study does when the rows to predict have some) encodes a
+            // missing level; one without refuses it, numeric or categorical alike.
+            let encodes = imputes || self.schema.missing_values != Some(false);
             let p = data.n_features().max(1);
             let refused = |i: usize| if data.levels(i % p).is_some() { !encodes } else { !imputes };
             if let Some(i) = data.x().iter().enumerate().position(|(i, v)| v.is_nan() && refused(i)) {
