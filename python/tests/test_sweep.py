@@ -26,15 +26,22 @@ def test_python_sweep_raises_only_meaningful_exceptions():
 
 
 @pytest.mark.parametrize(
-    "value, problem",
-    [("/nonexistent/x.csv", None), ("", "an OS error that names no path")],
+    "stderr, code, problem",
+    [
+        ("agghoo: error: data.csv: No such file or directory (os error 2)", 1, None),
+        ("agghoo: error: No such file or directory (os error 2)", 1, "an OS error that names no path"),
+        ("agghoo: error: x.csv: Is a directory (os error 21): Is a directory (os error 21)", 1, "the OS error repeated"),
+        ("thread 'main' panicked at src/main.rs:1:1", 101, "panic"),
+        ("agghoo: error: one\nagghoo: error: two", 1, "not one `agghoo: error:` line"),
+    ],
 )
-def test_the_sweep_detects_what_it_claims(cli, value, problem):
-    """A sweep that cannot fail is no test: a file error naming its path passes, one naming none fails."""
-    import tempfile
-
-    binary = os.environ.get("AGGHOO_CLI") or __import__("shutil").which("agghoo")
-    with tempfile.TemporaryDirectory() as template:
-        sweep._write_data(template)
-        msg = sweep.run_cli_case(binary, template, "select", ["select", "--data", value, "--target", "y"])
-    assert (msg is None) if problem is None else (problem in msg), msg
+def test_the_sweep_detects_what_it_claims(tmp_path, stderr, code, problem):
+    """A sweep that cannot fail is no test: a stand-in binary answering each way is judged as claimed."""
+    fake = tmp_path / "agghoo"
+    fake.write_text(f"#!/bin/sh\nprintf '%b\\n' \"{stderr}\" >&2\nexit {code}\n")
+    fake.chmod(0o755)
+    template = tmp_path / "template"
+    template.mkdir()
+    sweep._write_data(str(template))
+    msg = sweep.run_cli_case(str(fake), str(template), "select", ["select", "--data", "data.csv", "--target", "y"])
+    assert (msg is None) if problem is None else (msg is not None and problem in msg), msg
