@@ -56,7 +56,7 @@ BAD_VALUES = [
     "\u00e9\u2603",
 ]
 PATH_VALUES = ["/nonexistent/dir/file", ".", "/dev/null", "../outside.txt", "/proc/self/mem"]
-OUTPUT_FLAGS = {"--out", "--plot", "--oof", "--curve-out"}
+OUTPUT_FLAGS = {"--out", "--plot", "--oof", "--curve-out", "--out-dir"}
 OWNED_PREFIX = "/tmp/agghoo-sweep-"  # crafted reports point their outputs here: nothing may appear
 
 
