@@ -55,7 +55,7 @@ fn main() {
                 || matches!(c.downcast_ref::<agghoo::Error>(), Some(agghoo::Error::InvalidParameter { .. }))
         });
         let code = if usage { 2 } else { 1 };
-        eprintln!("agghoo: error: {}", one_line(&e));
+        eprintln!("agghoo: error: {}", agghoo::one_line(e.as_ref()));
         if verbose {
             for (i, cause) in e.chain().enumerate() {
                 eprintln!("  {i}: {cause}");
@@ -83,24 +83,6 @@ fn configure(cli: &Cli) -> anyhow::Result<()> {
             .map_err(|e| args::UsageError(format!("cannot set {n} threads: {e}")))?;
     }
     Ok(())
-}
-
-/// The error and its causes joined by ": " on one line, each cause once: an error whose message
-/// already ends with its cause's text (`data.csv: No such file or directory (os error 2)`) does not
-/// repeat it.
-fn one_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string().replace('\n', " ");
-        if line.ends_with(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -84,18 +84,7 @@ fn python_advice(text: &str) -> String {
 
 /// The message of `e` with its causes, `outer: inner: …`, each once.
 fn chain(e: &agghoo::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        // An error whose message already ends with its cause's (`path: No such file …`) says it once.
-        let cause = s.to_string();
-        if !text.ends_with(&cause) {
-            text.push_str(": ");
-            text.push_str(&cause);
-        }
-        source = s.source();
-    }
-    python_advice(&text)
+    python_advice(&agghoo::one_line(e))
 }
 
 /// The exception of `e` (its class per [`class_of`], its message per [`chain`]), its

@@ -6,6 +6,30 @@
 
 use std::path::PathBuf;
 
+/// `e` and its causes (`source()` after `source()`) on one line joined by ": ", each cause once:
+/// an error whose message already ends with its cause's text (`data.csv: No such file or
+/// directory (os error 2)`) does not repeat it. What the CLI prints and Python's messages hold.
+///
+/// ```
+/// let e = agghoo::Error::Io { path: "data.csv".into(), source: std::io::Error::other("gone") };
+/// assert_eq!(agghoo::one_line(&e), "data.csv: gone");
+/// ```
+pub fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    let mut next = Some(e);
+    while let Some(cause) = next {
+        let text = cause.to_string().replace('\n', " ");
+        if !line.ends_with(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+        next = cause.source();
+    }
+    line
+}
+
 /// Everything that can go wrong in agghoo, each variant naming what is at fault.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -57,7 +57,7 @@ pub mod select;
 pub mod testing;
 pub mod treecv;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Result, one_line};
 pub use loss::Loss;
 pub use predictions::{PathPredictions, Predictions};
 pub use seed::{Purpose, Seed};
