@@ -7,7 +7,7 @@ use agghoo::data::{MissingCategory, MissingPolicy, TaskHint};
 use agghoo::names::Named;
 use agghoo::resample::PlanKind;
 use agghoo::select::{Aggregation, Method, TieRule};
-use agghoo::treecv::{LearnerKind, Order, Method as TreeMethod};
+use agghoo::treecv::{LearnerKind, Method as TreeMethod, Order};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 
@@ -841,11 +841,15 @@ mod tests {
             let command: Command = serde_json::from_value(value.clone()).unwrap();
             assert_eq!(serde_json::to_value(&command).unwrap(), value);
         }
-        let Command::Select(select) = serde_json::from_str::<Command>(&recorded[0].replace(r#""aggregate": "auto""#, r#""aggregate": "score""#)).unwrap()
+        let Command::Select(select) =
+            serde_json::from_str::<Command>(&recorded[0].replace(r#""aggregate": "auto""#, r#""aggregate": "score""#)).unwrap()
         else {
             panic!("a select invocation")
         };
-        assert_eq!((select.method, select.aggregate, select.plan.plan), (Method::HoldOut, Some(Aggregation::ScoreMean), Some(PlanKind::HoldOut)));
+        assert_eq!(
+            (select.method, select.aggregate, select.plan.plan),
+            (Method::HoldOut, Some(Aggregation::ScoreMean), Some(PlanKind::HoldOut))
+        );
         assert_eq!((select.tie, select.data.missing_category), (TieRule::Last, MissingCategory::MostFrequent));
         let unknown = recorded[0].replace(r#""method": "holdout""#, r#""method": "hold-out""#);
         let e = serde_json::from_str::<Command>(&unknown).unwrap_err().to_string();

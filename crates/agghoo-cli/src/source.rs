@@ -4,10 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agghoo::Seed;
-use agghoo::data::{
-    self, CsvOptions, DataFormat, Dataset, MissingCategory, MostlyNumeric, NaValues, Preprocess, bundled,
-    generators,
-};
+use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MostlyNumeric, NaValues, Preprocess, bundled, generators};
 use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, GridSpec};
 use agghoo::names::Named;
 use agghoo::resample::{

@@ -675,7 +675,8 @@ fn argmin(risks: Vec<f64>, tie: &str) -> PyResult<usize> {
 #[pyfunction]
 #[pyo3(signature = (mean, standard_error, tie="first", larger_is_simpler=false))]
 fn one_standard_error(mean: Vec<f64>, standard_error: Vec<f64>, tie: &str, larger_is_simpler: bool) -> PyResult<usize> {
-    Ok(agghoo::select::one_standard_error(&mean, &standard_error, TieRule::parse_name(tie).map_err(Failure::from)?, larger_is_simpler).map_err(Failure::from)?)
+    Ok(agghoo::select::one_standard_error(&mean, &standard_error, TieRule::parse_name(tie).map_err(Failure::from)?, larger_is_simpler)
+        .map_err(Failure::from)?)
 }
 
 /// The CV curve of `risks[split][grid point]` on validation sets of `sizes[split]` rows: the
@@ -712,7 +713,11 @@ fn aggregate(
     proba: Option<Vec<Vec<f64>>>,
     decision: Option<Vec<Vec<f64>>>,
 ) -> PyResult<(Vec<f64>, Option<Vec<f64>>)> {
-    let how = self::aggregation(Some(how))?.unwrap_or(Aggregation::Single);
+    // One member is used as it is (`single`, what `meta.py` asks for then); otherwise a user's choice.
+    let how = match how {
+        "single" => Aggregation::Single,
+        _ => <Option<Aggregation>>::parse_name(how).map_err(Failure::from)?.unwrap_or(Aggregation::Single),
+    };
     let members: Vec<Predictions> = match (values, labels) {
         (Some(values), None) => values.into_iter().map(Predictions::Real).collect(),
         (None, Some(labels)) => {

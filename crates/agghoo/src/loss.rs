@@ -264,7 +264,7 @@ mod tests {
     fn the_forms_are_what_parse_reads_and_lists() {
         assert_eq!(Loss::EXPECTED, format!("one of {}", Loss::FORMS.join(", ")));
         for form in Loss::FORMS {
-            let loss: Loss = form.replace('E', "0.5").replace('Q', "0.5").parse().unwrap();
+            let loss: Loss = form.replace(['E', 'Q'], "0.5").parse().unwrap();
             assert_eq!(loss.to_string().parse::<Loss>().unwrap(), loss);
         }
     }

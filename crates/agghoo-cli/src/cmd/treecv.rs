@@ -72,7 +72,9 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         [(args.lambda.is_some(), "--lambda", LearnerKind::Pegasos), (args.centres.is_some(), "--centres", LearnerKind::Kmeans)]
     {
         if given && args.learner != applies_to {
-            return Err(UsageError(format!("{flag} has no effect with --learner {}: it applies to --learner {applies_to}", args.learner)).into());
+            return Err(
+                UsageError(format!("{flag} has no effect with --learner {}: it applies to --learner {applies_to}", args.learner)).into()
+            );
         }
     }
     let lambda_text = args.lambda.as_deref().unwrap_or("1e-6");

@@ -5,10 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::names::{Named, named};
 use crate::incremental::{
     Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos,
 };
+use crate::names::{Named, named};
 
 /// An incremental learner and its options.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

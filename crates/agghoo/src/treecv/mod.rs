@@ -44,8 +44,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::names::named;
 use crate::incremental::{Incremental, SnapshotMode};
+use crate::names::named;
 use crate::seed::{Purpose, Seed};
 
 /// Which CV computation to run.

@@ -340,7 +340,8 @@ pub(crate) mod tests {
     /// The aggregation error lists exactly the procedures that combine members.
     #[test]
     fn the_aggregation_message_lists_the_combining_procedures() {
-        let combining: Vec<&str> = Method::CHOICES.iter().map(|c| c.0).filter(|&m| procedure(m).combines_members()).map(Method::name).collect();
+        let combining: Vec<&str> =
+            Method::CHOICES.iter().map(|c| c.0).filter(|&m| procedure(m).combines_members()).map(Method::name).collect();
         let mut config = SelectConfig::new(Method::Cv);
         config.aggregation = Some(Aggregation::Vote);
         let Err(Error::InvalidParameter { expected, .. }) = config.check() else { panic!("CV takes no aggregation") };
