@@ -14,9 +14,9 @@ from ._validation import ESTIMATOR_CONSTRAINTS
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
-# Families whose classifiers give class probabilities, and binary decision scores.
-_PROBA_FAMILIES = ("knn", "logistic", "cart", "forest")
-_SCORE_FAMILIES = ("svc",)
+# Families whose classifiers give class probabilities, and binary decision scores: the library's registry.
+_PROBA_FAMILIES = tuple(name for name, can in _native.families().items() if can["probabilities"])
+_SCORE_FAMILIES = tuple(name for name, can in _native.families().items() if can["decision_scores"])
 # The procedures by name, as the library parses them.
 _METHODS = tuple(dict(_native.names())["method"])
 

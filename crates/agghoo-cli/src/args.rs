@@ -61,19 +61,38 @@ const SELECT_EXAMPLES: &str = "Examples:
   A union of three families (each with its default grid; members may be of different families):
   agghoo select --data bundled:breast-cancer --missing median --standardize --family knn,logistic,forest --method agghoo";
 
-/// The default grid of each family (when `--grid` is not given), shown by the commands that take a family.
-const DEFAULT_GRIDS: &str = "Default grids (when --grid is not given; n = rows, d = features, as the fits see them):
-  knn                  k = 1, 3, 5, ..., min(99, n/2)
-  ridge, kernel-ridge  lambda: 50 log-spaced values from 1e-6 t to 10 t (t = trace of the centred
-                       X'X, or of the kernel matrix)
-  lasso, enet          lambda: 100 log-spaced values from lambda_max down to 1e-3 lambda_max
-  svc, svr             lambda_j = 2^(j-1) / (500 n), j = 1..17 (--param grid=C: C = 2^(2k-5), k = 0..10);
-                       gamma = scale (1 / (d Var(X)))
-  cart                 alpha: the cost-complexity pruning sequence of the tree grown on all rows
-  forest               mtry = 1, 2, 4, ... below d, the default mtry (sqrt(d) classes, d/3 regression)
-                       and d (--param grid=min_samples_leaf: 1, 2, 5, 10, 20, 50)
-  logistic             lambda: 50 log-spaced values from 10 lambda0 down to 1e-4 lambda0 (L1: from
-                       lambda0 down to 1e-3 lambda0), lambda0 the gradient's size at w = 0";
+/// The default grid of each family (when `--grid` is not given), shown by the commands that take a
+/// family: from the registry ([`FamilyInfo::default_grid`](agghoo::family::FamilyInfo)), families
+/// in a row with the same default sharing an entry, each entry wrapped at 100 columns.
+fn default_grids() -> String {
+    const NAMES: usize = 21;
+    let mut groups: Vec<(Vec<&str>, &str)> = Vec::new();
+    for info in agghoo::family::FamilyKind::ALL.map(agghoo::family::FamilyKind::info) {
+        match groups.last_mut() {
+            Some((names, grid)) if *grid == info.default_grid => names.push(info.name),
+            _ => groups.push((vec![info.name], info.default_grid)),
+        }
+    }
+    let mut out = String::from("Default grids (when --grid is not given; n = rows, d = features, as the fits see them):");
+    for (names, grid) in groups {
+        // Each line: two spaces, the names column, then words up to 100 columns.
+        let mut line = format!("  {:<NAMES$}", names.join(", "));
+        let mut fresh = true;
+        for word in grid.split_whitespace() {
+            if !fresh && line.len() + 1 + word.len() > 100 {
+                out = out + "\n" + &line;
+                (line, fresh) = (" ".repeat(NAMES + 2), true);
+            }
+            if !fresh {
+                line.push(' ');
+            }
+            line.push_str(word);
+            fresh = false;
+        }
+        out = out + "\n" + &line;
+    }
+    out
+}
 
 const PREDICT_EXAMPLES: &str = "Examples:
   agghoo predict --model model.json --data new.csv --out predictions.csv
@@ -129,7 +148,7 @@ it each is written inside DIR under its file name (never through a symbolic link
 #[serde(rename_all = "kebab-case")]
 pub enum Command {
     /// Choose a hyperparameter (Agghoo, Majhoo, CV, hold-out, ACV, EKCV, subagging) and save the model.
-    #[command(after_help = format!("{SELECT_EXAMPLES}\n\n{DEFAULT_GRIDS}"))]
+    #[command(after_help = format!("{SELECT_EXAMPLES}\n\n{}", default_grids()))]
     Select(SelectArgs),
     /// Predict new rows with a saved model.
     #[command(after_help = PREDICT_EXAMPLES)]
@@ -142,10 +161,10 @@ pub enum Command {
     Gen(GenArgs),
     /// Estimate the risk of one rule (± standard error), with optional out-of-fold predictions
     /// and learning / validation curves.
-    #[command(after_help = format!("{ESTIMATE_EXAMPLES}\n\n{DEFAULT_GRIDS}"))]
+    #[command(after_help = format!("{ESTIMATE_EXAMPLES}\n\n{}", default_grids()))]
     Estimate(EstimateArgs),
     /// Evaluate several selection procedures by nested CV on identical outer splits, with paired tests.
-    #[command(after_help = format!("{COMPARE_EXAMPLES}\n\n{DEFAULT_GRIDS}"))]
+    #[command(after_help = format!("{COMPARE_EXAMPLES}\n\n{}", default_grids()))]
     Compare(CompareArgs),
     /// k-fold or leave-one-out CV of an incremental learner by TreeCV (about log2 k passes).
     #[command(after_help = TREECV_EXAMPLES)]
@@ -373,19 +392,12 @@ fn unstratified_before_the_default() -> bool {
 /// The family and its grid.
 #[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct FamilyArgs {
-    /// Learner family: knn, ridge, kernel-ridge, lasso, enet, svc, svr, cart, forest, logistic;
-    /// or several, comma-separated (`knn,logistic,forest`): `select` then selects among the
-    /// union of their grids, `compare` compares the families.
-    #[arg(long, value_parser = parse_family, value_delimiter = ',', default_value = "knn")]
+    // Help: the registered families (`family_help`).
+    #[arg(long, value_parser = parse_family, value_delimiter = ',', default_value = "knn", help = family_help())]
     #[serde(deserialize_with = "one_or_many")]
     pub family: Vec<agghoo::family::FamilyKind>,
-    /// Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N — the family's own
-    /// hyperparameter. Repeatable as NAME=VALUES, one axis per flag, for a product grid:
-    /// `--grid lambda=log:1e-4:1:5 --grid gamma=log:0.01:10:4` (knn: k, weights=uniform,distance;
-    /// svc: lambda or C, gamma; svr:
-    /// also epsilon; kernel-ridge: gamma, degree, kernel; enet: l1_ratio; cart and forest:
-    /// min_samples_leaf, max_depth, criterion; logistic: penalty).
-    #[arg(long)]
+    // Help: the axes of each registered family (`grid_help`).
+    #[arg(long, help = grid_help())]
     #[serde(deserialize_with = "one_or_many", default)]
     pub grid: Vec<String>,
     /// Family parameter KEY=VALUE (repeatable), e.g. --param gamma=2 (svc, svr, kernel-ridge:
@@ -416,6 +428,25 @@ where
         OneOrMany::One(v) => vec![v],
         OneOrMany::Null(()) => Vec::new(),
     })
+}
+
+/// The help of `--grid`: the forms of a grid, and the axes of each registered family.
+fn grid_help() -> String {
+    let axes: Vec<String> = agghoo::family::FamilyKind::ALL.iter().map(|k| format!("{}: {}", k.name(), k.axis_list())).collect();
+    format!(
+        "Grid: START:STOP:STEP (e.g. 1:99:2), a,b,c, or log:LOW:HIGH:N — the family's own hyperparameter. Repeatable as \
+         NAME=VALUES, one axis per flag, for a product grid: `--grid lambda=log:1e-4:1:5 --grid gamma=log:0.01:10:4` ({})",
+        axes.join("; ")
+    )
+}
+
+/// The help of `--family`: the registered families by name.
+fn family_help() -> String {
+    format!(
+        "Learner family: {}; or several, comma-separated (`knn,logistic,forest`): `select` then selects among the union of \
+         their grids, `compare` compares the families",
+        agghoo::family::FamilyKind::names()
+    )
 }
 
 fn parse_family(name: &str) -> Result<agghoo::family::FamilyKind, String> {

@@ -663,6 +663,20 @@ impl Model {
     }
 }
 
+/// The registered families: name → capabilities (`probabilities`: classifiers give class
+/// probabilities; `decision_scores`: binary classifiers give real scores), from the library's registry.
+#[pyfunction]
+fn families() -> std::collections::BTreeMap<&'static str, std::collections::BTreeMap<&'static str, bool>> {
+    FamilyKind::ALL
+        .map(FamilyKind::info)
+        .iter()
+        .map(|info| {
+            let c = info.capabilities;
+            (info.name, [("probabilities", c.probabilities), ("decision_scores", c.decision_scores)].into_iter().collect())
+        })
+        .collect()
+}
+
 /// The index of the smallest risk, ties (within the library's relative tolerance) by `tie`.
 #[pyfunction]
 #[pyo3(signature = (risks, tie="first"))]
@@ -804,6 +818,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_text, m)?)?;
     m.add("DEFAULT_NA_VALUES", DEFAULT_NA_VALUES.to_vec())?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
+    m.add_function(wrap_pyfunction!(families, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

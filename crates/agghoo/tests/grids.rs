@@ -4,7 +4,7 @@
 //! files, and typed errors for bad axes.
 
 use agghoo::data::{Dataset, generators};
-use agghoo::engine::{EvalOptions, TieRule, argmin, evaluate_splits};
+use agghoo::engine::{EvalOptions, TieRule, argmin, evaluate_splits, one_standard_error_by};
 use agghoo::family::{self, AxisSpec, AxisValue, Family, FamilyKind, FamilyParams, GridSpec, Predictor};
 use agghoo::loss::Loss;
 use agghoo::resample::{MonteCarlo, Plan, PlanContext, Splits, VFold};
@@ -117,11 +117,11 @@ fn one_se_compares_the_path_axis_first() {
     let se_best = [0.0, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0, 0.0];
     // argmin 3 (0.20); within 0.20 + 0.05: every point but 0 (0.30 > 0.25? no: 0.30 > 0.25) and 2.
     // Largest λ (0.1) within the band: points 5 (γ=1) and 8 (γ=5) → smaller γ: 5.
-    assert_eq!(c.one_standard_error(&mean, &se_best, TieRule::First).unwrap(), 5);
+    assert_eq!(one_standard_error_by(&mean, &se_best, TieRule::First, |a, b| c.compare_complexity(a, b)).unwrap(), 5);
     // With a band of 0.01 around 0.20: points 3 (0.20) and 6 (0.21): same λ, smaller γ → 3.
-    assert_eq!(c.one_standard_error(&mean, &se, TieRule::First).unwrap(), 3);
+    assert_eq!(one_standard_error_by(&mean, &se, TieRule::First, |a, b| c.compare_complexity(a, b)).unwrap(), 3);
     // 1-SE never leaves the band: with se 0 it is the argmin.
-    assert_eq!(c.one_standard_error(&mean, &[0.0; 9], TieRule::First).unwrap(), 3);
+    assert_eq!(one_standard_error_by(&mean, &[0.0; 9], TieRule::First, |a, b| c.compare_complexity(a, b)).unwrap(), 3);
 }
 
 /// EKCV per axis: λ and γ each averaged on the log scale; an integer axis rounded to the grid;
@@ -290,7 +290,7 @@ fn knn_over_k_and_weights() {
     // points: uniform k=1..9 (0..5), distance k=1..9 (5..10); the band holds 3, 4, 8, 9 → k = 9 uniform
     let mean = [0.3, 0.3, 0.3, 0.21, 0.22, 0.3, 0.3, 0.3, 0.20, 0.22];
     let se = [0.02; 10];
-    assert_eq!(c.one_standard_error(&mean, &se, TieRule::First).unwrap(), 4);
+    assert_eq!(one_standard_error_by(&mean, &se, TieRule::First, |a, b| c.compare_complexity(a, b)).unwrap(), 4);
     // EKCV: k averaged (5, 9, 7 → 7; fitted at the nearest k), weights by majority (distance twice)
     let choice = c.ekcv(&[2, 9, 8]).unwrap();
     assert_eq!(choice.point.values["weights"], AxisValue::Text("distance".into()));

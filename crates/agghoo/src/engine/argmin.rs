@@ -75,10 +75,27 @@ pub fn argmin(risks: &[f64], tie: TieRule) -> Result<usize> {
 /// # Errors
 /// As [`argmin`].
 pub fn one_standard_error(mean: &[f64], se: &[f64], tie: TieRule, larger_is_simpler: bool) -> Result<usize> {
-    let (best, within) = one_standard_error_band(mean, se, tie)?;
-    let ok = |m: &usize| within(*m);
-    let pick = if larger_is_simpler { (0..mean.len()).rev().find(ok) } else { (0..mean.len()).find(ok) };
-    Ok(pick.unwrap_or(best))
+    one_standard_error_by(mean, se, tie, |a, b| Some(if larger_is_simpler { b.cmp(&a) } else { a.cmp(&b) }))
+}
+
+/// The one-standard-error rule under any order of simplicity (a multi-axis grid, a union of
+/// families): among the grid points within one standard error of the argmin `m̂` (see
+/// [`one_standard_error_band`]) that are comparable with `m̂`, the simplest. `complexity(a, b)`
+/// is `Some(Less)` when `a` is simpler than `b`, `Some(Equal)` when the order does not decide
+/// (then the smaller index is taken), `None` when the two are not comparable (grid points of two
+/// families of a union).
+///
+/// # Errors
+/// As [`argmin`].
+pub fn one_standard_error_by(
+    mean: &[f64],
+    se: &[f64],
+    tie: TieRule,
+    complexity: impl Fn(usize, usize) -> Option<std::cmp::Ordering>,
+) -> Result<usize> {
+    let (best, in_band) = one_standard_error_band(mean, se, tie)?;
+    let within = (0..mean.len()).filter(|&m| in_band(m) && complexity(m, best).is_some());
+    Ok(within.min_by(|&a, &b| complexity(a, b).unwrap_or(std::cmp::Ordering::Equal).then(a.cmp(&b))).unwrap_or(best))
 }
 
 /// The argmin `m̂` of `mean` (ties by `tie`) and the test "grid point `m` is within one standard

@@ -33,7 +33,7 @@ mod executor;
 mod job;
 mod stats;
 
-pub use argmin::{TIE_RELATIVE_TOLERANCE, TieRule, argmin, one_standard_error, one_standard_error_band};
+pub use argmin::{TIE_RELATIVE_TOLERANCE, TieRule, argmin, one_standard_error, one_standard_error_band, one_standard_error_by};
 pub(crate) use evaluate::refit_all;
 pub use evaluate::{EvalOptions, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, fit_memory};
 pub use executor::{Executor, Rayon, Sequential, map_ordered};

@@ -12,9 +12,9 @@
 //! family, the combinations of its non-path axes with the first-named axis varying slowest; within
 //! a combination, the path axis ascending. Composite grid point `m` maps to (part, path index).
 //!
-//! Procedures see a composite family through [`Family::composite`]: the one-standard-error rule
-//! ([`Composite::one_standard_error`]), EKCV ([`Composite::ekcv`]) and the report's grid points
-//! are defined per axis here.
+//! Procedures see a composite family through [`Family::composite`]: the order of simplicity of the
+//! one-standard-error rule ([`Composite::compare_complexity`]), EKCV's average ([`Composite::ekcv`])
+//! and the report's grid points are defined per axis here.
 
 use std::collections::BTreeMap;
 
@@ -133,30 +133,6 @@ pub struct GridPoint {
     pub values: BTreeMap<String, AxisValue>,
 }
 
-/// The settings of `kind` that can be grid axes besides its path axis, and how each is ordered.
-/// `gamma`: smaller is simpler (wider kernel), log scale; `epsilon`, `l1_ratio`,
-/// `min_samples_leaf`: larger is simpler; `max_depth`, `degree`: smaller is simpler; categorical
-/// settings keep the order written (the first is the simpler), except k-NN's `weights`, where
-/// `uniform` comes first.
-pub fn setting_axes(kind: FamilyKind) -> &'static [(&'static str, AxisKind)] {
-    const GAMMA: (&str, AxisKind) = ("gamma", AxisKind::Numeric { scale: Scale::Log, larger_is_simpler: false });
-    const LEAF: (&str, AxisKind) = ("min_samples_leaf", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: true });
-    const DEPTH: (&str, AxisKind) = ("max_depth", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false });
-    const CRITERION: (&str, AxisKind) = ("criterion", AxisKind::Categorical);
-    match kind {
-        FamilyKind::Knn => &[("weights", AxisKind::Categorical)],
-        FamilyKind::Ridge | FamilyKind::Lasso => &[],
-        FamilyKind::KernelRidge => {
-            &[GAMMA, ("degree", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false }), ("kernel", AxisKind::Categorical)]
-        }
-        FamilyKind::Enet => &[("l1_ratio", AxisKind::Numeric { scale: Scale::Linear, larger_is_simpler: true })],
-        FamilyKind::Svc => &[GAMMA],
-        FamilyKind::Svr => &[GAMMA, ("epsilon", AxisKind::Numeric { scale: Scale::Linear, larger_is_simpler: true })],
-        FamilyKind::Cart | FamilyKind::Forest => &[LEAF, DEPTH, CRITERION],
-        FamilyKind::Logistic => &[("penalty", AxisKind::Categorical)],
-    }
-}
-
 /// A part: a family with its non-path settings fixed.
 struct Part {
     family: Box<dyn Family>,
@@ -230,7 +206,7 @@ pub(crate) fn build(spec: &CompositeSpec, data: &Dataset, preprocess: &Preproces
                 }
                 own.set_grid(Some(GridSpec::parse(&spec.values)?))?;
                 used[i] = true;
-            } else if let Some(&(_, axis_kind)) = setting_axes(kind).iter().find(|(n, _)| *n == spec.name) {
+            } else if let Some((_, axis_kind)) = kind.info().setting_axes().find(|(n, _)| *n == spec.name) {
                 settings.push(Axis { name: spec.name.clone(), kind: axis_kind, values: axis_values(spec, axis_kind)?, path: false });
                 used[i] = true;
             }
@@ -306,14 +282,14 @@ fn axis_sizes(path: &str, path_len: usize, settings: &[Axis]) -> String {
 /// forest: `mtry`, its `min_samples_leaf` being a further axis unless `--param
 /// grid=min_samples_leaf` makes it the path).
 pub(crate) fn path_names(kind: FamilyKind) -> impl Iterator<Item = &'static str> {
-    kind.path_axes().iter().copied().filter(move |&p| !setting_axes(kind).iter().any(|(n, _)| *n == p))
+    kind.path_axes().iter().copied().filter(move |&p| !kind.info().setting_axes().any(|(n, _)| n == p))
 }
 
 /// `k, weights`; `lambda or C, gamma` — the axes `kind` accepts in `--grid NAME=VALUES`, for
 /// error messages.
 pub(crate) fn axis_list(kind: FamilyKind) -> String {
     let path = path_names(kind).collect::<Vec<_>>().join(" or ");
-    std::iter::once(path).chain(setting_axes(kind).iter().map(|(n, _)| (*n).to_string())).collect::<Vec<_>>().join(", ")
+    std::iter::once(path).chain(kind.info().setting_axes().map(|(n, _)| n.to_string())).collect::<Vec<_>>().join(", ")
 }
 
 /// `base` with its path axis switched to the other name an axis of `axes` gives it, where the
@@ -458,20 +434,19 @@ impl Composite {
         }
     }
 
-    /// The one-standard-error rule on a composite grid: among the grid points of the family of
-    /// the argmin `m̂` (by `tie`) whose CV risk is at most `mean[m̂] + se[m̂]`, the simplest,
-    /// comparing axes in priority order — the path axis first, then the other axes in the order
-    /// given — each in its own direction of simplicity (the earlier category is simpler); the
-    /// first axis that differs decides.
-    ///
-    /// # Errors
-    /// As [`argmin`](crate::engine::argmin).
-    pub fn one_standard_error(&self, mean: &[f64], se: &[f64], tie: crate::engine::TieRule) -> Result<usize> {
-        let (best, in_band) = crate::engine::one_standard_error_band(mean, se, tie)?;
-        let family = self.family_of(best);
+    /// The order of simplicity of the one-standard-error rule on a composite grid
+    /// (the engine's `one_standard_error_by`): grid points of one
+    /// family compare axis by axis in priority order — the path axis first, then the other axes in
+    /// the order given — each in its own direction of simplicity (the earlier category is
+    /// simpler), the first axis that differs deciding; points of two families do not compare
+    /// (`None`): the rule stays within the argmin's family.
+    pub fn compare_complexity(&self, a: usize, b: usize) -> Option<std::cmp::Ordering> {
+        let family = self.family_of(a);
+        if self.family_of(b) != family {
+            return None;
+        }
         let n_axes = self.families[family].axes.len();
-        let within = (0..mean.len()).filter(|&m| in_band(m) && self.family_of(m) == family);
-        Ok(within.min_by(|&a, &b| (0..n_axes).map(|x| self.compare_axis(a, b, x)).find(|o| o.is_ne()).unwrap_or(a.cmp(&b))).unwrap_or(best))
+        Some((0..n_axes).map(|x| self.compare_axis(a, b, x)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal))
     }
 
     /// EKCV on a composite grid, from the per-split selections: the family selected most often

@@ -84,6 +84,11 @@ impl Grid {
     pub fn larger_is_simpler(&self) -> bool {
         self.larger_is_simpler
     }
+    /// The order of simplicity of grid points `a` and `b` (`Less`: `a` is simpler), from the
+    /// direction of simplicity.
+    pub fn compare_complexity(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        if self.larger_is_simpler { b.cmp(&a) } else { a.cmp(&b) }
+    }
     /// Averages grid values in the grid's scale (EKCV's `m̄`).
     pub fn average(&self, indices: &[usize]) -> f64 {
         let n = indices.len().max(1) as f64;

@@ -19,6 +19,7 @@ mod grid;
 mod model;
 pub mod numerics;
 pub(crate) mod params;
+mod registry;
 mod spec;
 mod width;
 
@@ -30,12 +31,14 @@ pub mod logistic;
 pub mod ridge;
 pub mod svm;
 
-pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, FamilyAxes, GridPoint, setting_axes};
+pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, FamilyAxes, GridPoint};
 pub(crate) use composite::{axis_list, path_names};
 pub use grid::{Grid, Scale};
 pub use model::{CustomModel, CustomPredictor, Model, Predictor};
 pub use params::{FamilyParams, GridSpec};
-pub use spec::{CompositeSpec, FamilySpec, Rule};
+pub(crate) use registry::family_config;
+pub use registry::{Capabilities, FamilyConfig, FamilyInfo, Setting};
+pub use spec::{CompositeSpec, FamilyKind, FamilySpec, Rule};
 pub use width::KernelWidth;
 
 use crate::data::{Dataset, Task, View};
@@ -187,68 +190,15 @@ impl<F: Family + ?Sized> FittedPath for RefitPath<'_, F> {
     }
 }
 
-/// The families known to the CLI and the model file, by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FamilyKind {
-    /// k-nearest neighbours (classification or regression), grid over k.
-    Knn,
-    /// Ridge regression, grid over λ.
-    Ridge,
-    /// Kernel ridge regression, grid over λ.
-    KernelRidge,
-    /// Lasso, grid over λ.
-    Lasso,
-    /// Elastic net, grid over λ.
-    Enet,
-    /// Gaussian-kernel C-SVC, grid over λ (or C).
-    Svc,
-    /// Gaussian-kernel ε-SVR, grid over λ (or C).
-    Svr,
-    /// Cost-complexity pruned CART, grid over α.
-    Cart,
-    /// Random forest, grid over mtry (or min leaf).
-    Forest,
-    /// L2 logistic regression, grid over λ.
-    Logistic,
-}
-
 impl FamilyKind {
-    /// Every kind, in documentation order.
-    pub const ALL: [FamilyKind; 10] = [
-        FamilyKind::Knn,
-        FamilyKind::Ridge,
-        FamilyKind::KernelRidge,
-        FamilyKind::Lasso,
-        FamilyKind::Enet,
-        FamilyKind::Svc,
-        FamilyKind::Svr,
-        FamilyKind::Cart,
-        FamilyKind::Forest,
-        FamilyKind::Logistic,
-    ];
     /// The CLI name.
     pub fn name(self) -> &'static str {
-        match self {
-            FamilyKind::Knn => "knn",
-            FamilyKind::Ridge => "ridge",
-            FamilyKind::KernelRidge => "kernel-ridge",
-            FamilyKind::Lasso => "lasso",
-            FamilyKind::Enet => "enet",
-            FamilyKind::Svc => "svc",
-            FamilyKind::Svr => "svr",
-            FamilyKind::Cart => "cart",
-            FamilyKind::Forest => "forest",
-            FamilyKind::Logistic => "logistic",
-        }
+        self.info().name
     }
     /// How the family receives categorical columns: level codes for trees and forests (which
     /// split on them), one-hot columns for every other family.
     pub fn encoding(self) -> crate::data::Encoding {
-        match self {
-            FamilyKind::Cart | FamilyKind::Forest => crate::data::Encoding::Ordinal,
-            _ => crate::data::Encoding::OneHot,
-        }
+        self.info().encoding
     }
     /// The preprocessing of `data` for this family (see [`Preprocess::for_data`](crate::data::Preprocess::for_data)):
     /// categorical columns in the family's [`encoding`](FamilyKind::encoding), missing categories as `missing`.
@@ -256,44 +206,35 @@ impl FamilyKind {
         crate::data::Preprocess::for_data(data, standardize, crate::data::CategoryOptions { encoding: self.encoding(), missing })
     }
     /// The `--param` settings the family knows (any other is refused by its build).
-    pub fn settings(self) -> &'static [&'static str] {
-        match self {
-            FamilyKind::Knn => &["weights"],
-            FamilyKind::Ridge => &[],
-            FamilyKind::KernelRidge => &["kernel", "gamma", "coef0", "degree", "intercept"],
-            FamilyKind::Lasso | FamilyKind::Enet => &["l1_ratio", "tol", "max_iter", "precompute"],
-            FamilyKind::Svc => &["gamma", "tol", "shrinking", "grid"],
-            FamilyKind::Svr => &["gamma", "epsilon", "tol", "shrinking", "grid"],
-            FamilyKind::Cart => &["criterion", "min_samples_leaf", "max_depth"],
-            FamilyKind::Forest => &["trees", "mtry", "min_samples_leaf", "max_depth", "criterion", "seed", "grid"],
-            FamilyKind::Logistic => &["tol", "max_iter", "penalty"],
-        }
+    pub fn settings(self) -> Vec<&'static str> {
+        self.info().setting_names()
     }
     /// The names its path axis can have (`svc`: `lambda`, or `C` with `--param grid=C`; `forest`:
     /// `mtry`, or `min_samples_leaf` with `--param grid=min_samples_leaf`).
     pub fn path_axes(self) -> &'static [&'static str] {
-        match self {
-            FamilyKind::Knn => &["k"],
-            FamilyKind::Ridge | FamilyKind::KernelRidge | FamilyKind::Lasso | FamilyKind::Enet | FamilyKind::Logistic => &["lambda"],
-            FamilyKind::Svc | FamilyKind::Svr => &["lambda", "C"],
-            FamilyKind::Cart => &["alpha"],
-            FamilyKind::Forest => &["mtry", "min_samples_leaf"],
-        }
+        self.info().path_axes
     }
-    /// True when `name` is a grid axis of the family: a name of its path axis or a setting of
-    /// [`setting_axes`].
+    /// True when `name` is a grid axis of the family: a name of its path axis or a setting that
+    /// can be a further axis ([`FamilyInfo::setting_axes`]).
     pub fn has_axis(self, name: &str) -> bool {
-        self.path_axes().contains(&name) || setting_axes(self).iter().any(|(n, _)| *n == name)
+        self.path_axes().contains(&name) || self.info().setting_axes().any(|(n, _)| n == name)
+    }
+    /// The axes the family accepts in `--grid NAME=VALUES`, for help and error messages: its path
+    /// axis's names, then its settings that can be further axes (`lambda or C, gamma`).
+    pub fn axis_list(self) -> String {
+        axis_list(self)
+    }
+    /// The registered names, comma-separated (`knn, ridge, …`).
+    pub fn names() -> String {
+        Self::ALL.map(FamilyKind::name).join(", ")
     }
     /// Parses a CLI name.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] listing the known names.
+    /// [`Error::InvalidParameter`] listing the registered names.
     pub fn parse(name: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| Error::invalid("family", "one of knn, ridge, kernel-ridge, lasso, enet, svc, svr, cart, forest, logistic", name))
+        static EXPECTED: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| format!("one of {}", FamilyKind::names()));
+        Self::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| Error::invalid("family", &EXPECTED, name))
     }
 }
 

@@ -5,59 +5,38 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cart::CartConfig;
-use super::forest::ForestConfig;
-use super::knn::KnnConfig;
-use super::lasso::{LassoConfig, LassoKind};
-use super::logistic::LogisticConfig;
-use super::ridge::{KernelRidgeConfig, RidgeConfig};
-use super::svm::{SvmConfig, SvmKind};
-use super::{AxisSpec, Family, FamilyKind, FamilyParams, GridSpec, setting_axes};
+use super::registry::families;
+use super::{AxisSpec, Family, FamilyParams, GridSpec};
 use crate::data::{Dataset, Preprocess};
 use crate::error::{Error, Result};
 
-/// The typed configuration of a family, internally tagged by the family's CLI name in JSON
-/// (`{"family": "knn", "weights": "distance", "grid": …}`); fields left out take their defaults.
-///
-/// ```
-/// use agghoo::family::{FamilySpec, GridSpec, knn::{KnnConfig, Weights}};
-/// let data = agghoo::data::generators::knn_problem(100, agghoo::Seed(1))?;
-/// let spec = FamilySpec::Knn(KnnConfig { grid: Some(GridSpec::parse("1:9:2")?), weights: Weights::Uniform });
-/// let family = spec.build(&data)?;
-/// assert_eq!(family.grid().len(), 5);
-/// // The same spec from JSON.
-/// let json = r#"{"family": "knn", "grid": {"values": [1, 3, 5, 7, 9]}}"#;
-/// assert_eq!(serde_json::from_str::<FamilySpec>(json).unwrap(), spec);
-/// # Ok::<(), agghoo::Error>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "family", rename_all = "kebab-case")]
-pub enum FamilySpec {
+// The registration: one line per family (its doc, its serde attributes, its variant and
+// configuration type, its default configuration, its `FamilyInfo`). It generates `FamilySpec`,
+// `FamilyKind` and the dispatch between them (`registry.rs`).
+families! {
     /// k-nearest neighbours.
-    Knn(KnnConfig),
+    Knn(super::knn::KnnConfig) = Default::default(), super::knn::KNN;
     /// Ridge regression.
-    Ridge(RidgeConfig),
+    Ridge(super::ridge::RidgeConfig) = Default::default(), super::ridge::RIDGE;
     /// Kernel ridge regression.
-    KernelRidge(KernelRidgeConfig),
+    KernelRidge(super::ridge::KernelRidgeConfig) = Default::default(), super::ridge::KERNEL_RIDGE;
     /// The Lasso.
-    Lasso(LassoConfig),
+    Lasso(super::lasso::LassoConfig) = super::lasso::LassoConfig::lasso(), super::lasso::LASSO;
     /// The elastic net.
     #[serde(deserialize_with = "super::lasso::deserialize_enet")]
-    Enet(LassoConfig),
+    Enet(super::lasso::LassoConfig) = super::lasso::LassoConfig::enet(), super::lasso::ENET;
     /// C-SVC.
     #[serde(deserialize_with = "super::svm::deserialize_svc")]
-    Svc(SvmConfig),
+    Svc(super::svm::SvmConfig) = super::svm::SvmConfig::svc(), super::svm::SVC;
     /// ε-SVR.
     #[serde(deserialize_with = "super::svm::deserialize_svr")]
-    Svr(SvmConfig),
+    Svr(super::svm::SvmConfig) = super::svm::SvmConfig::svr(), super::svm::SVR;
     /// CART.
-    Cart(CartConfig),
+    Cart(super::cart::CartConfig) = Default::default(), super::cart::CART;
     /// Random forest.
-    Forest(ForestConfig),
+    Forest(super::forest::ForestConfig) = Default::default(), super::forest::FOREST;
     /// Logistic regression.
-    Logistic(LogisticConfig),
-    /// A composite family: named grid axes over one family and/or a union of families.
-    Composite(CompositeSpec),
+    Logistic(super::logistic::LogisticConfig) = Default::default(), super::logistic::LOGISTIC;
 }
 
 /// A composite family (see [`Composite`](super::Composite)): its members (plain families, in
@@ -74,22 +53,6 @@ pub struct CompositeSpec {
 }
 
 impl FamilySpec {
-    /// The default configuration of `kind`.
-    pub fn default_for(kind: FamilyKind) -> Self {
-        match kind {
-            FamilyKind::Knn => FamilySpec::Knn(KnnConfig::default()),
-            FamilyKind::Ridge => FamilySpec::Ridge(RidgeConfig::default()),
-            FamilyKind::KernelRidge => FamilySpec::KernelRidge(KernelRidgeConfig::default()),
-            FamilyKind::Lasso => FamilySpec::Lasso(LassoConfig::lasso()),
-            FamilyKind::Enet => FamilySpec::Enet(LassoConfig::enet()),
-            FamilyKind::Svc => FamilySpec::Svc(SvmConfig::svc()),
-            FamilyKind::Svr => FamilySpec::Svr(SvmConfig::svr()),
-            FamilyKind::Cart => FamilySpec::Cart(CartConfig::default()),
-            FamilyKind::Forest => FamilySpec::Forest(ForestConfig::default()),
-            FamilyKind::Logistic => FamilySpec::Logistic(LogisticConfig::default()),
-        }
-    }
-
     /// The spec of `kind` with the parameters as the user gave them (`--grid`, `--param`,
     /// `--grid NAME=VALUES`, `--family a,b`): the string edge.
     ///
@@ -124,7 +87,7 @@ impl FamilySpec {
             let own = FamilyParams { axes: Vec::new(), ..if kinds.len() > 1 { params.settings_for(k) } else { params.clone() } };
             let member = Self::plain_from_params(k, &own)?;
             let fixed = |a: &&AxisSpec| {
-                a.name != member.path_axis() && own.values.contains_key(&a.name) && setting_axes(k).iter().any(|(n, _)| *n == a.name)
+                a.name != member.path_axis() && own.values.contains_key(&a.name) && k.info().setting_axes().any(|(n, _)| n == a.name)
             };
             if let Some(a) = params.axes.iter().find(fixed) {
                 return Err(Error::InvalidParameter {
@@ -149,7 +112,7 @@ impl FamilySpec {
 
     /// [`from_params`](Self::from_params) of one family over its own grid.
     fn plain_from_params(kind: FamilyKind, params: &FamilyParams) -> Result<Self> {
-        params.check_known(kind.name(), kind.settings())?;
+        params.check_known(kind.name(), &kind.settings())?;
         let mut spec = Self::default_for(kind);
         for (key, value) in &params.values {
             spec.set(key, value)?;
@@ -161,40 +124,17 @@ impl FamilySpec {
     /// The family's kind: a composite's first member's (`knn` for a composite without members,
     /// which does not build).
     pub fn kind(&self) -> FamilyKind {
-        match self {
-            FamilySpec::Knn(_) => FamilyKind::Knn,
-            FamilySpec::Ridge(_) => FamilyKind::Ridge,
-            FamilySpec::KernelRidge(_) => FamilyKind::KernelRidge,
-            FamilySpec::Lasso(_) => FamilyKind::Lasso,
-            FamilySpec::Enet(_) => FamilyKind::Enet,
-            FamilySpec::Svc(_) => FamilyKind::Svc,
-            FamilySpec::Svr(_) => FamilyKind::Svr,
-            FamilySpec::Cart(_) => FamilyKind::Cart,
-            FamilySpec::Forest(_) => FamilyKind::Forest,
-            FamilySpec::Logistic(_) => FamilyKind::Logistic,
-            FamilySpec::Composite(c) => c.members.first().map_or(FamilyKind::Knn, FamilySpec::kind),
+        match (self, self.config()) {
+            (_, Some((kind, _))) => kind,
+            (FamilySpec::Composite(c), None) => c.members.first().map_or(FamilyKind::Knn, FamilySpec::kind),
+            _ => FamilyKind::Knn,
         }
     }
 
     /// The name of the family's path axis (`k`, `lambda`, `C`, `alpha`, `mtry`,
     /// `min_samples_leaf`): the name of its grid. A composite's: `grid point`.
     pub fn path_axis(&self) -> &'static str {
-        match self {
-            FamilySpec::Knn(_) => "k",
-            FamilySpec::Ridge(_) | FamilySpec::KernelRidge(_) | FamilySpec::Lasso(_) | FamilySpec::Enet(_) | FamilySpec::Logistic(_) => {
-                "lambda"
-            }
-            FamilySpec::Svc(c) | FamilySpec::Svr(c) => match c.axis {
-                super::svm::SvmAxis::Lambda => "lambda",
-                super::svm::SvmAxis::C => "C",
-            },
-            FamilySpec::Cart(_) => "alpha",
-            FamilySpec::Forest(c) => match c.axis {
-                super::forest::ForestAxis::Mtry => "mtry",
-                super::forest::ForestAxis::MinSamplesLeaf => "min_samples_leaf",
-            },
-            FamilySpec::Composite(_) => "grid point",
-        }
+        self.config().map_or("grid point", |(kind, c)| c.path_axis(kind.info()))
     }
 
     /// The kinds of the families it builds: one, or a composite's members in order.
@@ -211,32 +151,19 @@ impl FamilySpec {
     /// [`Error::InvalidParameter`] for an unknown key (listing the known ones), a bad value, or
     /// any key on a composite spec (set it on a member).
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        match self {
-            FamilySpec::Knn(c) => c.set(key, value),
-            FamilySpec::Ridge(c) => c.set(key, value),
-            FamilySpec::KernelRidge(c) => c.set(key, value),
-            FamilySpec::Lasso(c) | FamilySpec::Enet(c) => c.set(key, value),
-            FamilySpec::Svc(c) | FamilySpec::Svr(c) => c.set(key, value),
-            FamilySpec::Cart(c) => c.set(key, value),
-            FamilySpec::Forest(c) => c.set(key, value),
-            FamilySpec::Logistic(c) => c.set(key, value),
-            FamilySpec::Composite(_) => Err(Error::invalid("param", "a setting of a member of the composite family", key)),
+        let Some((kind, config)) = self.config_mut() else {
+            return Err(Error::invalid("param", "a setting of a member of the composite family", key));
+        };
+        let info = kind.info();
+        if !info.settings.iter().any(|s| s.name == key) {
+            return Err(super::params::unknown_key(info.name, &info.setting_names(), key));
         }
+        config.set(key, value)
     }
 
     /// The grid given (`None`: the family's default, or a composite).
     pub fn grid(&self) -> Option<&GridSpec> {
-        match self {
-            FamilySpec::Knn(c) => c.grid.as_ref(),
-            FamilySpec::Ridge(c) => c.grid.as_ref(),
-            FamilySpec::KernelRidge(c) => c.grid.as_ref(),
-            FamilySpec::Lasso(c) | FamilySpec::Enet(c) => c.grid.as_ref(),
-            FamilySpec::Svc(c) | FamilySpec::Svr(c) => c.grid.as_ref(),
-            FamilySpec::Cart(c) => c.grid.as_ref(),
-            FamilySpec::Forest(c) => c.grid.as_ref(),
-            FamilySpec::Logistic(c) => c.grid.as_ref(),
-            FamilySpec::Composite(_) => None,
-        }
+        self.config().and_then(|(_, c)| c.grid())
     }
 
     /// Replaces the grid of a plain family.
@@ -244,20 +171,10 @@ impl FamilySpec {
     /// # Errors
     /// [`Error::InvalidParameter`] for a composite spec (give its members' grids or a named axis).
     pub fn set_grid(&mut self, grid: Option<GridSpec>) -> Result<()> {
-        let slot = match self {
-            FamilySpec::Knn(c) => &mut c.grid,
-            FamilySpec::Ridge(c) => &mut c.grid,
-            FamilySpec::KernelRidge(c) => &mut c.grid,
-            FamilySpec::Lasso(c) | FamilySpec::Enet(c) => &mut c.grid,
-            FamilySpec::Svc(c) | FamilySpec::Svr(c) => &mut c.grid,
-            FamilySpec::Cart(c) => &mut c.grid,
-            FamilySpec::Forest(c) => &mut c.grid,
-            FamilySpec::Logistic(c) => &mut c.grid,
-            FamilySpec::Composite(_) => {
-                return Err(Error::invalid("grid", "NAME=VALUES for a composite family (which family's axis?)", "a grid without a name"));
-            }
+        let Some((_, config)) = self.config_mut() else {
+            return Err(Error::invalid("grid", "NAME=VALUES for a composite family (which family's axis?)", "a grid without a name"));
         };
-        *slot = grid;
+        *config.grid_mut() = grid;
         Ok(())
     }
 
@@ -330,32 +247,11 @@ impl FamilySpec {
             prepared = defaults.fit(&all).apply(&all)?;
             &prepared
         };
-        match self {
-            FamilySpec::Knn(c) => c.build(data),
-            FamilySpec::Ridge(c) => c.build(data),
-            FamilySpec::KernelRidge(c) => c.build(data),
-            FamilySpec::Lasso(c) => with_lasso_kind(c, LassoKind::Lasso).build(data),
-            FamilySpec::Enet(c) => with_lasso_kind(c, LassoKind::Enet).build(data),
-            FamilySpec::Svc(c) => with_svm_kind(c, SvmKind::Svc).build(data),
-            FamilySpec::Svr(c) => with_svm_kind(c, SvmKind::Svr).build(data),
-            FamilySpec::Cart(c) => c.build(data),
-            FamilySpec::Forest(c) => c.build(data),
-            FamilySpec::Logistic(c) => c.build(data),
-            FamilySpec::Composite(_) => {
-                Err(Error::invalid("family", "a plain family (a member of a composite family)", "a composite family"))
-            }
+        match self.config() {
+            Some((kind, config)) => config.build_family(kind.info(), data),
+            None => Err(Error::invalid("family", "a plain family (a member of a composite family)", "a composite family")),
         }
     }
-}
-
-/// `config` as the variant that holds it says (a hand-built config may carry the other kind).
-fn with_lasso_kind(config: &LassoConfig, kind: LassoKind) -> std::borrow::Cow<'_, LassoConfig> {
-    if config.kind == kind { std::borrow::Cow::Borrowed(config) } else { std::borrow::Cow::Owned(LassoConfig { kind, ..config.clone() }) }
-}
-
-/// `config` as the variant that holds it says.
-fn with_svm_kind(config: &SvmConfig, kind: SvmKind) -> std::borrow::Cow<'_, SvmConfig> {
-    if config.kind == kind { std::borrow::Cow::Borrowed(config) } else { std::borrow::Cow::Owned(SvmConfig { kind, ..config.clone() }) }
 }
 
 /// One rule of a family: the family at one value of its path hyperparameter (k-NN with k = 5,
@@ -405,6 +301,8 @@ mod tests {
     use super::*;
     use crate::Seed;
     use crate::data::generators::{knn_problem, svr_problem};
+    use crate::family::lasso::{LassoConfig, LassoKind};
+    use crate::family::svm::SvmConfig;
 
     /// A value of each setting that differs from its default, with the JSON field it sets.
     fn sample(kind: FamilyKind, key: &str) -> (&'static str, &'static str) {

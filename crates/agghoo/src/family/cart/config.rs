@@ -6,9 +6,30 @@ use super::prune::Pruning;
 use super::tree::{Presorted, grow};
 use super::{CartFamily, Criterion, TreeSettings};
 use crate::data::Dataset;
+use crate::data::Encoding;
 use crate::error::Result;
 use crate::family::params::{parse_usize, unknown_key};
-use crate::family::{Family, FamilyKind, GridSpec};
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Scale, Setting, family_config};
+
+/// The tree settings `cart` and `forest` share, each also a grid axis: `min_samples_leaf` (larger
+/// is simpler), `max_depth` (smaller is simpler), `criterion` (in the order written).
+pub(crate) const CRITERION: Setting = Setting::axis("criterion", AxisKind::Categorical);
+/// See [`CRITERION`].
+pub(crate) const MIN_SAMPLES_LEAF: Setting =
+    Setting::axis("min_samples_leaf", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: true });
+/// See [`CRITERION`].
+pub(crate) const MAX_DEPTH: Setting = Setting::axis("max_depth", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false });
+
+/// The registration of `cart`.
+pub(crate) static CART: FamilyInfo = FamilyInfo {
+    name: "cart",
+    summary: "cost-complexity pruned CART, grid over alpha",
+    settings: &[CRITERION, MIN_SAMPLES_LEAF, MAX_DEPTH],
+    path_axes: &["alpha"],
+    default_grid: "alpha: the cost-complexity pruning sequence of the tree grown on all rows",
+    encoding: Encoding::Ordinal,
+    capabilities: Capabilities { probabilities: true, decision_scores: false },
+};
 
 /// Sets one of the tree settings `criterion`, `min_samples_leaf`, `max_depth` from its text;
 /// `Ok(false)` for another key.
@@ -79,7 +100,7 @@ impl CartConfig {
         if set_tree_setting(key, value, &mut self.criterion, &mut self.min_samples_leaf, &mut self.max_depth)? {
             return Ok(());
         }
-        Err(unknown_key("cart", FamilyKind::Cart.settings(), key))
+        Err(unknown_key("cart", &CART.setting_names(), key))
     }
     /// Builds the CART family for `data`.
     ///
@@ -98,3 +119,5 @@ impl CartConfig {
         Ok(Box::new(CartFamily::with_settings(alphas, settings)?))
     }
 }
+
+family_config!(CartConfig);

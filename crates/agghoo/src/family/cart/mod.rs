@@ -27,8 +27,9 @@ pub(crate) mod tree;
 
 use rayon::prelude::*;
 
+pub(crate) use self::config::CART;
 pub use self::config::CartConfig;
-pub(crate) use self::config::{set_tree_setting, tree_settings};
+pub(crate) use self::config::{CRITERION, MAX_DEPTH, MIN_SAMPLES_LEAF, set_tree_setting, tree_settings};
 pub use self::model::CartModel;
 pub(crate) use self::model::{corrupted_tree, output_width};
 use self::prune::Pruning;

@@ -4,11 +4,32 @@ use serde::{Deserialize, Serialize};
 
 use super::{ForestFamily, check_mtry, check_trees, default_mtry};
 use crate::data::Dataset;
+use crate::data::Encoding;
 use crate::error::{Error, Result};
-use crate::family::cart::{Criterion, set_tree_setting, tree_settings};
+use crate::family::cart::{CRITERION, Criterion, MAX_DEPTH, MIN_SAMPLES_LEAF, set_tree_setting, tree_settings};
 use crate::family::params::{parse_usize, unknown_key};
-use crate::family::{Family, FamilyKind, Grid, GridSpec, Scale};
+use crate::family::{Capabilities, Family, FamilyInfo, Grid, GridSpec, Scale, Setting, family_config};
 use crate::seed::Seed;
+
+/// The registration of `forest`.
+pub(crate) static FOREST: FamilyInfo = FamilyInfo {
+    name: "forest",
+    summary: "random forest, grid over mtry (or min_samples_leaf)",
+    settings: &[
+        Setting::fixed("trees"),
+        Setting::fixed("mtry"),
+        MIN_SAMPLES_LEAF,
+        MAX_DEPTH,
+        CRITERION,
+        Setting::fixed("seed"),
+        Setting::fixed("grid"),
+    ],
+    path_axes: &["mtry", "min_samples_leaf"],
+    default_grid: "mtry = 1, 2, 4, ... below d, the default mtry (sqrt(d) classes, d/3 regression) and d \
+                   (--param grid=min_samples_leaf: 1, 2, 5, 10, 20, 50)",
+    encoding: Encoding::Ordinal,
+    capabilities: Capabilities { probabilities: true, decision_scores: false },
+};
 
 /// The hyperparameter a forest family's grid sweeps (`--param grid=…`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +104,7 @@ impl ForestConfig {
                     other => return Err(Error::invalid("grid", "mtry or min_samples_leaf", other)),
                 }
             }
-            _ => return Err(unknown_key("forest", FamilyKind::Forest.settings(), key)),
+            _ => return Err(unknown_key("forest", &FOREST.setting_names(), key)),
         }
         Ok(())
     }
@@ -130,3 +151,15 @@ impl ForestConfig {
         Ok(Box::new(ForestFamily { grid, swept: self.axis, settings, n_trees: self.trees, mtry: self.mtry, seed: Seed(self.seed) }))
     }
 }
+
+family_config!(ForestConfig;
+    fn path_axis(&self, _: &'static FamilyInfo) -> &'static str {
+        match self.axis {
+            ForestAxis::Mtry => "mtry",
+            ForestAxis::MinSamplesLeaf => "min_samples_leaf",
+        }
+    }
+    fn build_family(&self, _: &'static FamilyInfo, data: &Dataset) -> Result<Box<dyn Family>> {
+        self.build(data)
+    }
+);

@@ -26,6 +26,7 @@ mod model;
 
 use std::sync::OnceLock;
 
+pub(crate) use self::config::FOREST;
 pub use self::config::{ForestAxis, ForestConfig};
 pub use self::model::{ForestModel, Importance};
 use super::cart::TreeSettings;

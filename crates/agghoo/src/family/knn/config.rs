@@ -4,9 +4,21 @@ use serde::{Deserialize, Serialize};
 
 use super::{KnnFamily, Weights};
 use crate::data::Dataset;
+use crate::data::Encoding;
 use crate::error::Result;
 use crate::family::params::unknown_key;
-use crate::family::{Family, FamilyKind, GridSpec};
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Setting, family_config};
+
+/// The registration of `knn`.
+pub(crate) static KNN: FamilyInfo = FamilyInfo {
+    name: "knn",
+    summary: "k-nearest neighbours (classification or regression), grid over k",
+    settings: &[Setting::axis("weights", AxisKind::Categorical)],
+    path_axes: &["k"],
+    default_grid: "k = 1, 3, 5, ..., min(99, n/2)",
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: true, decision_scores: false },
+};
 
 /// The k-NN family's configuration (`--family knn`).
 ///
@@ -36,7 +48,7 @@ impl KnnConfig {
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "weights" => self.weights = Weights::parse(value)?,
-            _ => return Err(unknown_key("knn", FamilyKind::Knn.settings(), key)),
+            _ => return Err(unknown_key("knn", &KNN.setting_names(), key)),
         }
         Ok(())
     }
@@ -61,3 +73,5 @@ impl KnnConfig {
         Ok(Box::new(KnnFamily::new(ks, data.task(), data.target().n_classes())?.with_weights(self.weights).sharing_with(data)))
     }
 }
+
+family_config!(KnnConfig);

@@ -40,6 +40,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+pub(crate) use self::config::KNN;
 pub use self::config::KnnConfig;
 use self::gemm::{GemmPoints, QUERY_BLOCK};
 pub use self::model::KnnModel;

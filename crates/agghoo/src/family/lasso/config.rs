@@ -4,10 +4,41 @@ use serde::{Deserialize, Serialize};
 
 use super::{L1Ratio, LassoFamily, Precompute, check_regression, default_grid};
 use crate::data::Dataset;
+use crate::data::Encoding;
 use crate::error::Result;
 use crate::family::params::{check_max_iter, check_tol};
 use crate::family::params::{parse_f64, parse_usize, unknown_key};
-use crate::family::{Family, FamilyKind, GridSpec};
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Scale, Setting, family_config};
+
+/// The default grid of `lasso` and `enet`, documented.
+const LASSO_GRID: &str = "lambda: 100 log-spaced values from lambda_max down to 1e-3 lambda_max";
+
+/// The registration of `lasso`.
+pub(crate) static LASSO: FamilyInfo = FamilyInfo {
+    name: "lasso",
+    summary: "the Lasso, grid over lambda",
+    settings: &[Setting::fixed("l1_ratio"), Setting::fixed("tol"), Setting::fixed("max_iter"), Setting::fixed("precompute")],
+    path_axes: &["lambda"],
+    default_grid: LASSO_GRID,
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: false, decision_scores: false },
+};
+
+/// The registration of `enet`: the Lasso's settings, `l1_ratio` also a grid axis.
+pub(crate) static ENET: FamilyInfo = FamilyInfo {
+    name: "enet",
+    summary: "the elastic net, grid over lambda",
+    settings: &[
+        Setting::axis("l1_ratio", AxisKind::Numeric { scale: Scale::Linear, larger_is_simpler: true }),
+        Setting::fixed("tol"),
+        Setting::fixed("max_iter"),
+        Setting::fixed("precompute"),
+    ],
+    path_axes: &["lambda"],
+    default_grid: LASSO_GRID,
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: false, decision_scores: false },
+};
 
 /// Which of the two families a [`LassoConfig`] builds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -89,7 +120,7 @@ impl LassoConfig {
             "tol" => self.tol = parse_f64("tol", value)?,
             "max_iter" => self.max_iter = parse_usize("max_iter", value)?,
             "precompute" => self.precompute = Precompute::parse(value)?,
-            _ => return Err(unknown_key(self.kind.name(), FamilyKind::Lasso.settings(), key)),
+            _ => return Err(unknown_key(self.kind.name(), &LASSO.setting_names(), key)),
         }
         Ok(())
     }
@@ -133,3 +164,11 @@ impl LassoConfig {
 pub(crate) fn deserialize_enet<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<LassoConfig, D::Error> {
     Ok(LassoConfig { kind: LassoKind::Enet, ..LassoConfig::deserialize(deserializer)? })
 }
+
+family_config!(LassoConfig;
+    /// Built as the family registered (a hand-built config may carry the other kind).
+    fn build_family(&self, info: &'static FamilyInfo, data: &Dataset) -> Result<Box<dyn Family>> {
+        let kind = if info.name == ENET.name { LassoKind::Enet } else { LassoKind::Lasso };
+        if self.kind == kind { self.build(data) } else { LassoConfig { kind, ..self.clone() }.build(data) }
+    }
+);

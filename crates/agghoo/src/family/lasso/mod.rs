@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use self::cd::{Problem, Settings};
 pub(crate) use self::config::deserialize_enet;
+pub(crate) use self::config::{ENET, LASSO};
 pub use self::config::{LassoConfig, LassoKind};
 pub use self::model::LassoModel;
 use super::numerics::vector::dot;

@@ -4,9 +4,22 @@ use serde::{Deserialize, Serialize};
 
 use super::{LogisticFamily, Penalty, check_classification, default_grid};
 use crate::data::Dataset;
+use crate::data::Encoding;
 use crate::error::{Error, Result};
 use crate::family::params::{check_max_iter, check_tol, parse_f64, parse_usize, unknown_key};
-use crate::family::{Family, FamilyKind, GridSpec};
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Setting, family_config};
+
+/// The registration of `logistic`.
+pub(crate) static LOGISTIC: FamilyInfo = FamilyInfo {
+    name: "logistic",
+    summary: "L2 (or L1) logistic regression, grid over lambda",
+    settings: &[Setting::fixed("tol"), Setting::fixed("max_iter"), Setting::axis("penalty", AxisKind::Categorical)],
+    path_axes: &["lambda"],
+    default_grid: "lambda: 50 log-spaced values from 10 lambda0 down to 1e-4 lambda0 (L1: from lambda0 down to 1e-3 lambda0), \
+                   lambda0 the gradient's size at w = 0",
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: true, decision_scores: false },
+};
 
 /// The logistic-regression family's configuration (`--family logistic`).
 ///
@@ -52,7 +65,7 @@ impl LogisticConfig {
                     other => return Err(Error::invalid("penalty", "l2 or l1", other)),
                 }
             }
-            _ => return Err(unknown_key("logistic", FamilyKind::Logistic.settings(), key)),
+            _ => return Err(unknown_key("logistic", &LOGISTIC.setting_names(), key)),
         }
         Ok(())
     }
@@ -83,3 +96,5 @@ impl LogisticConfig {
         Ok(Box::new(family))
     }
 }
+
+family_config!(LogisticConfig);

@@ -69,6 +69,7 @@ mod sweep;
 use faer::{Accum, MatMut, MatRef};
 use serde::{Deserialize, Serialize};
 
+pub(crate) use self::config::LOGISTIC;
 pub use self::config::LogisticConfig;
 pub use self::model::LogisticModel;
 use super::numerics::linalg::product;

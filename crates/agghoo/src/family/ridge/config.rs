@@ -4,10 +4,43 @@ use faer::MatRef;
 use serde::{Deserialize, Serialize};
 
 use super::{Kernel, RidgeFamily, default_grid, task_mismatch};
+use crate::data::Encoding;
 use crate::data::{Dataset, Task};
 use crate::error::{Error, Result};
 use crate::family::params::{parse_f64, parse_usize, unknown_key};
-use crate::family::{Family, FamilyKind, GridSpec, KernelWidth};
+use crate::family::registry::GAMMA;
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, KernelWidth, Scale, Setting, family_config};
+
+/// The default grid of `ridge` and `kernel-ridge`, documented.
+const RIDGE_GRID: &str = "lambda: 50 log-spaced values from 1e-6 t to 10 t (t = trace of the centred X'X, or of the kernel matrix)";
+
+/// The registration of `ridge`.
+pub(crate) static RIDGE: FamilyInfo = FamilyInfo {
+    name: "ridge",
+    summary: "ridge regression, grid over lambda",
+    settings: &[],
+    path_axes: &["lambda"],
+    default_grid: RIDGE_GRID,
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: false, decision_scores: false },
+};
+
+/// The registration of `kernel-ridge`.
+pub(crate) static KERNEL_RIDGE: FamilyInfo = FamilyInfo {
+    name: "kernel-ridge",
+    summary: "kernel ridge regression, grid over lambda",
+    settings: &[
+        Setting::axis("kernel", AxisKind::Categorical),
+        GAMMA,
+        Setting::fixed("coef0"),
+        Setting::axis("degree", AxisKind::Numeric { scale: Scale::Integer, larger_is_simpler: false }),
+        Setting::fixed("intercept"),
+    ],
+    path_axes: &["lambda"],
+    default_grid: RIDGE_GRID,
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: false, decision_scores: false },
+};
 
 /// The ridge family's configuration (`--family ridge`): a grid only.
 ///
@@ -33,7 +66,7 @@ impl RidgeConfig {
     /// [`Error::InvalidParameter`] naming the key.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         let _ = value;
-        Err(unknown_key("ridge", FamilyKind::Ridge.settings(), key))
+        Err(unknown_key("ridge", &RIDGE.setting_names(), key))
     }
     /// Builds the ridge family for `data`.
     ///
@@ -159,7 +192,7 @@ impl KernelRidgeConfig {
                     other => return Err(Error::invalid("intercept", "true or false", other)),
                 }
             }
-            _ => return Err(unknown_key("kernel-ridge", FamilyKind::KernelRidge.settings(), key)),
+            _ => return Err(unknown_key("kernel-ridge", &KERNEL_RIDGE.setting_names(), key)),
         }
         Ok(())
     }
@@ -223,3 +256,6 @@ impl KernelRidgeConfig {
         }))
     }
 }
+
+family_config!(RidgeConfig);
+family_config!(KernelRidgeConfig);

@@ -60,6 +60,7 @@ mod tests;
 
 use faer::{Mat, MatRef};
 
+pub(crate) use self::config::{KERNEL_RIDGE, RIDGE};
 pub use self::config::{KernelName, KernelRidgeConfig, RidgeConfig};
 pub use self::model::RidgeModel;
 use self::model::predict_columns;

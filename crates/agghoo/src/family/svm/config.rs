@@ -3,10 +3,43 @@
 use serde::{Deserialize, Serialize};
 
 use super::{SvmFamily, SvmKind, SvmSettings};
+use crate::data::Encoding;
 use crate::data::{Dataset, Task};
 use crate::error::{Error, Result};
 use crate::family::params::{parse_f64, unknown_key};
-use crate::family::{Family, FamilyKind, GridSpec, KernelWidth};
+use crate::family::registry::GAMMA;
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, KernelWidth, Scale, Setting, family_config};
+
+/// The default grid of `svc` and `svr`, documented.
+const SVM_GRID: &str = "lambda_j = 2^(j-1) / (500 n), j = 1..17 (--param grid=C: C = 2^(2k-5), k = 0..10); gamma = scale (1 / (d Var(X)))";
+
+/// The registration of `svc`.
+pub(crate) static SVC: FamilyInfo = FamilyInfo {
+    name: "svc",
+    summary: "Gaussian-kernel C-SVC, grid over lambda (or C)",
+    settings: &[GAMMA, Setting::fixed("tol"), Setting::fixed("shrinking"), Setting::fixed("grid")],
+    path_axes: &["lambda", "C"],
+    default_grid: SVM_GRID,
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: false, decision_scores: true },
+};
+
+/// The registration of `svr`.
+pub(crate) static SVR: FamilyInfo = FamilyInfo {
+    name: "svr",
+    summary: "Gaussian-kernel epsilon-SVR, grid over lambda (or C)",
+    settings: &[
+        GAMMA,
+        Setting::axis("epsilon", AxisKind::Numeric { scale: Scale::Linear, larger_is_simpler: true }),
+        Setting::fixed("tol"),
+        Setting::fixed("shrinking"),
+        Setting::fixed("grid"),
+    ],
+    path_axes: &["lambda", "C"],
+    default_grid: SVM_GRID,
+    encoding: Encoding::OneHot,
+    capabilities: Capabilities { probabilities: false, decision_scores: false },
+};
 
 /// What the grid of an SVM family holds (`--param grid=…`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,10 +103,10 @@ impl SvmConfig {
     pub fn svr() -> Self {
         Self { kind: SvmKind::Svr, ..Self::default() }
     }
-    fn family_kind(&self) -> FamilyKind {
+    fn info(&self) -> &'static FamilyInfo {
         match self.kind {
-            SvmKind::Svc => FamilyKind::Svc,
-            SvmKind::Svr => FamilyKind::Svr,
+            SvmKind::Svc => &SVC,
+            SvmKind::Svr => &SVR,
         }
     }
     /// Sets `key` (`gamma`, `epsilon` for `svr`, `tol`, `shrinking`, `grid` = `lambda` or `C`)
@@ -82,9 +115,9 @@ impl SvmConfig {
     /// # Errors
     /// [`Error::InvalidParameter`] for an unknown key (listing the known ones) or a bad value.
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        let known = self.family_kind().settings();
+        let known = self.info().setting_names();
         if !known.contains(&key) {
-            return Err(unknown_key(self.kind.name(), known, key));
+            return Err(unknown_key(self.kind.name(), &known, key));
         }
         match key {
             "gamma" => self.gamma = KernelWidth::parse(value)?,
@@ -123,7 +156,7 @@ impl SvmConfig {
     /// [`Error::InvalidParameter`] naming the setting.
     pub fn validate(&self) -> Result<()> {
         if self.kind == SvmKind::Svc && self.epsilon.is_some() {
-            return Err(unknown_key("svc", FamilyKind::Svc.settings(), "epsilon"));
+            return Err(unknown_key("svc", &SVC.setting_names(), "epsilon"));
         }
         self.gamma.validate()?;
         self.settings(1).check()
@@ -166,3 +199,17 @@ pub(crate) fn deserialize_svc<'de, D: serde::Deserializer<'de>>(deserializer: D)
 pub(crate) fn deserialize_svr<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<SvmConfig, D::Error> {
     Ok(SvmConfig { kind: SvmKind::Svr, ..SvmConfig::deserialize(deserializer)? })
 }
+
+family_config!(SvmConfig;
+    fn path_axis(&self, _: &'static FamilyInfo) -> &'static str {
+        match self.axis {
+            SvmAxis::Lambda => "lambda",
+            SvmAxis::C => "C",
+        }
+    }
+    /// Built as the machine registered (a hand-built config may carry the other kind).
+    fn build_family(&self, info: &'static FamilyInfo, data: &Dataset) -> Result<Box<dyn Family>> {
+        let kind = if info.name == SVR.name { SvmKind::Svr } else { SvmKind::Svc };
+        if self.kind == kind { self.build(data) } else { SvmConfig { kind, ..self.clone() }.build(data) }
+    }
+);

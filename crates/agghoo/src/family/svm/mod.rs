@@ -90,6 +90,7 @@ mod model;
 mod ovo;
 pub(crate) mod smo;
 
+pub(crate) use self::config::{SVC, SVR};
 pub use self::config::{SvmAxis, SvmConfig};
 pub(crate) use self::config::{deserialize_svc, deserialize_svr};
 pub use self::model::SvmModel;

@@ -2,13 +2,13 @@
 //! rows.
 
 use super::{Choice, ChoiceContext, MemberChoice, Procedure};
-use crate::engine::{argmin, one_standard_error};
+use crate::engine::{argmin, one_standard_error_by};
 use crate::error::Result;
 use crate::select::{Aggregation, Method};
 
 /// CV selection ([`Method::Cv`]): `A_{m̂}(D)`, `m̂ = argmin CV(A_m)` of the size-weighted CV
 /// curve, or with the one-standard-error rule the simplest grid point within one standard error
-/// of the minimum (on a composite grid, [`Composite::one_standard_error`](crate::family::Composite::one_standard_error)).
+/// of the minimum in the grid's order of simplicity ([`ChoiceContext::compare_complexity`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Cv;
 
@@ -32,10 +32,10 @@ impl Procedure for Cv {
     /// One refit at `m̂`, its validation risk the CV risk; the final value (and point) is `m̂`'s.
     fn choose(&self, ctx: &ChoiceContext<'_>) -> Result<Choice> {
         let curve = &ctx.curve;
-        let m = match (ctx.one_standard_error, ctx.composite) {
-            (true, Some(c)) => c.one_standard_error(&curve.mean, &curve.standard_error, ctx.tie)?,
-            (true, None) => one_standard_error(&curve.mean, &curve.standard_error, ctx.tie, ctx.grid.larger_is_simpler())?,
-            (false, _) => argmin(&curve.mean, ctx.tie)?,
+        let m = if ctx.one_standard_error {
+            one_standard_error_by(&curve.mean, &curve.standard_error, ctx.tie, |a, b| ctx.compare_complexity(a, b))?
+        } else {
+            argmin(&curve.mean, ctx.tie)?
         };
         Ok(Choice {
             members: vec![MemberChoice::Refit { grid_index: m, validation_risk: Some(curve.mean[m]) }],

@@ -1,14 +1,14 @@
 //! EKCV (efficient K-fold CV, Jung): the average of the splits' selected hyperparameters, fitted
 //! on all rows.
 
-use super::{Choice, ChoiceContext, MemberChoice, Procedure};
+use super::{Choice, ChoiceContext, Procedure};
 use crate::error::Result;
 use crate::select::{Aggregation, Method};
 
 /// Efficient K-fold CV ([`Method::Ekcv`]): `A_{m̄}(D)`, `m̄` the mean of the `m̂_{T_j}` in the
 /// grid's scale ([`Grid::average`](crate::family::Grid::average)), fitted off the grid where the
 /// family allows it; on a composite grid each axis averaged in its own way
-/// ([`Composite::ekcv`](crate::family::Composite::ekcv)).
+/// ([`ChoiceContext::average`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ekcv;
 
@@ -28,24 +28,14 @@ impl Procedure for Ekcv {
     /// One refit at the averaged value (and point); the final value is the average before any
     /// rounding to the grid.
     fn choose(&self, ctx: &ChoiceContext<'_>) -> Result<Choice> {
-        let selected = ctx.selected();
-        let (member, final_value, final_point) = match ctx.composite {
-            Some(c) => {
-                let choice = c.ekcv(&selected)?;
-                let (value, point) = (choice.path_value, Some(choice.point.clone()));
-                (MemberChoice::RefitComposite(Box::new(choice)), value, point)
-            }
-            None => {
-                let value = ctx.grid.average(&selected);
-                (MemberChoice::RefitAt { value, nearest: ctx.grid.nearest(value) }, value, None)
-            }
-        };
+        let (member, final_value, final_point) = ctx.average(&ctx.selected())?;
         Ok(Choice { members: vec![member], aggregation: Aggregation::Single, final_value: Some(final_value), final_point })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::MemberChoice;
     use super::super::tests::{context, grid, three_splits};
     use super::*;
     use crate::family::Scale;

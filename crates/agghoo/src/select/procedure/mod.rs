@@ -141,6 +141,33 @@ impl<'a> ChoiceContext<'a> {
         self.composite.map(|c| c.point(m))
     }
 
+    /// The order of simplicity of grid points `a` and `b` for the one-standard-error rule
+    /// (`Some(Less)`: `a` is simpler; `None`: not comparable): the grid's direction of simplicity,
+    /// or a composite grid's axis by axis within one family ([`Composite::compare_complexity`]).
+    pub fn compare_complexity(&self, a: usize, b: usize) -> Option<std::cmp::Ordering> {
+        self.composite.map_or(Some(self.grid.compare_complexity(a, b)), |c| c.compare_complexity(a, b))
+    }
+
+    /// EKCV's average of the `selected` grid points, as the member to refit on all rows, its path
+    /// value and its point: the mean in the grid's scale ([`Grid::average`]), or on a composite
+    /// grid each axis averaged in its own way ([`Composite::ekcv`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] without selections (composite grid).
+    pub fn average(&self, selected: &[usize]) -> Result<(MemberChoice, f64, Option<GridPoint>)> {
+        Ok(match self.composite {
+            Some(c) => {
+                let choice = c.ekcv(selected)?;
+                let (value, point) = (choice.path_value, Some(choice.point.clone()));
+                (MemberChoice::RefitComposite(Box::new(choice)), value, point)
+            }
+            None => {
+                let value = self.grid.average(selected);
+                (MemberChoice::RefitAt { value, nearest: self.grid.nearest(value) }, value, None)
+            }
+        })
+    }
+
     /// Every split's selected model, in split order (Agghoo, Majhoo, subagging).
     fn split_members(&self) -> Vec<MemberChoice> {
         self.outcomes.iter().enumerate().map(|(split, o)| MemberChoice::FromSplit { split, grid_index: o.selected }).collect()
