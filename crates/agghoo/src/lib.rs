@@ -48,7 +48,6 @@ pub mod features;
 pub mod incremental;
 pub mod limits;
 pub mod loss;
-mod parallel;
 mod predictions;
 pub mod resample;
 mod seed;
