@@ -94,6 +94,7 @@ class _Agghoo(BaseEstimator):
         param_grid=None,
         cv=None,
         scoring=None,
+        verbose=0,
     ):
         self.family = family
         self.grid = grid
@@ -119,6 +120,7 @@ class _Agghoo(BaseEstimator):
         self.param_grid = param_grid
         self.cv = cv
         self.scoring = scoring
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -188,6 +190,7 @@ class _Agghoo(BaseEstimator):
             missing_category=missing_category,
             axes=_axes(self.grid),
             na_values=_categorical.check_na_values(self.na_values),
+            verbose=int(self.verbose),
         )
         model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
         self.model_ = model
@@ -325,6 +328,9 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     scoring : str or callable, optional
         The validation score for ``estimator`` (risk = −score); the estimator's ``score`` by
         default.
+    verbose : int, default=0
+        ``> 0``: one line per finished split on stderr (``> 1``: per started split too), for a
+        built-in family. Ctrl-C stops a fit between splits and raises ``KeyboardInterrupt``.
 
     Attributes
     ----------

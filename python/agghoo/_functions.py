@@ -93,6 +93,7 @@ def estimate_risk(
     categorical=None,
     missing_category="level",
     na_values=None,
+    verbose=0,
 ):
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
 
@@ -132,6 +133,9 @@ def estimate_risk(
         Run the splits on this Dask cluster (also inside ``agghoo.dask.backend(client)``); the
         result is the same bit for bit. The bootstrap's .632 / .632+ estimators are computed
         on the client.
+    verbose : int, default=0
+        ``> 0``: one line per finished split on stderr (``> 1``: per started split too).
+        Ctrl-C stops the computation between splits and raises ``KeyboardInterrupt``.
 
     Returns
     -------
@@ -160,6 +164,7 @@ def estimate_risk(
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
+        verbose=int(verbose),
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return RiskEstimate(json.loads(text))
@@ -253,6 +258,7 @@ def compare(
     categorical=None,
     missing_category="level",
     na_values=None,
+    verbose=0,
 ):
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
 
@@ -273,7 +279,7 @@ def compare(
         ``True`` stratifies the outer and inner plans by class, ``False`` neither; ``None``
         (default) stratifies the V-fold ones for a classification target (the CLI's default).
     loss, standardize, missing, task, random_state, n_jobs, categorical, missing_category,
-    na_values : as :func:`estimate_risk`.
+    na_values, verbose : as :func:`estimate_risk` (``verbose`` counts outer splits).
     client : dask.distributed.Client, optional
         Run one task per outer split on this Dask cluster (also inside
         ``agghoo.dask.backend(client)``); the result is the same bit for bit.
@@ -303,6 +309,7 @@ def compare(
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
+        verbose=int(verbose),
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return Comparison(json.loads(text))

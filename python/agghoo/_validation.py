@@ -31,11 +31,12 @@ COMMON = {
     "categorical": ["array-like", None],
     "missing_category": NAME,
     "na_values": [list, tuple, None],  # strings, checked by _categorical.check_na_values
+    "verbose": ["verbose"],  # 0: silent; > 0: a line per finished split / unit on stderr
 }
 
 ESTIMATOR_CONSTRAINTS = {
     **{k: COMMON[k] for k in ("params", "stratify", "loss", "standardize", "missing", "random_state", "n_jobs",
-                              "categorical", "missing_category", "na_values")},
+                              "categorical", "missing_category", "na_values", "verbose")},
     "family": NAME,
     "grid": GRID,
     "method": NAME,

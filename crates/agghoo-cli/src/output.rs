@@ -106,6 +106,27 @@ pub fn progress(len: u64, message: &str, json: bool) -> ProgressBar {
     bar
 }
 
+/// A progress bar that observes an executor's units: one tick per finished unit.
+pub struct Bar(pub ProgressBar);
+
+impl Bar {
+    /// A bar of `len` units as [`progress`] makes it.
+    pub fn new(len: u64, message: &str, json: bool) -> Self {
+        Bar(progress(len, message, json))
+    }
+
+    /// The library's executor (the current rayon pool) with this bar told of its units.
+    pub fn executor(&self) -> agghoo::engine::Observed<'_> {
+        agghoo::engine::Observed::new(&agghoo::engine::Rayon, self)
+    }
+}
+
+impl agghoo::engine::Observer for Bar {
+    fn finished(&self, _: usize, _: usize) {
+        self.0.inc(1);
+    }
+}
+
 /// A table column of numbers in one format: integers as integers; values spanning more than
 /// three orders of magnitude in scientific notation with 4 significant digits; otherwise fixed
 /// decimals giving the largest value 4 significant digits (so `0.050`, `0.150`, `0.100` line up).

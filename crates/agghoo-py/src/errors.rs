@@ -8,25 +8,34 @@
 //! raises it (`agghoo.set_limits(...)`), not the CLI's flag.
 
 use agghoo::limits::Count;
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError};
 use pyo3::prelude::*;
 
-/// A library error on its way to Python.
-pub(crate) struct Failure(agghoo::Error);
+/// A library error on its way to Python, or an exception Python itself raised during the call
+/// (a signal handler's `KeyboardInterrupt`).
+pub(crate) enum Failure {
+    Library(agghoo::Error),
+    Python(PyErr),
+}
 
 /// The binding's result type: `?` converts library errors, and a `Failure` becomes a `PyErr`.
 pub(crate) type Outcome<T> = std::result::Result<T, Failure>;
 
 impl From<agghoo::Error> for Failure {
     fn from(e: agghoo::Error) -> Self {
-        Failure(e)
+        Failure::Library(e)
     }
 }
 
 impl Failure {
     /// A broken invariant of the binding itself.
     pub(crate) fn internal(message: String) -> Self {
-        Failure(agghoo::Error::Internal(message))
+        Failure::Library(agghoo::Error::Internal(message))
+    }
+
+    /// An exception raised by Python during the call.
+    pub(crate) fn python(e: PyErr) -> Self {
+        Failure::Python(e)
     }
 
     /// A panic caught at the binding's edge (a bug): its message as an [`agghoo::Error::Internal`].
@@ -42,7 +51,7 @@ impl Failure {
 
 /// A parameter that broke its rule.
 pub(crate) fn invalid(name: &'static str, expected: &'static str, got: impl ToString) -> Failure {
-    Failure(agghoo::Error::invalid(name, expected, got))
+    Failure::Library(agghoo::Error::invalid(name, expected, got))
 }
 
 /// The name of the `agghoo.exceptions` class an error becomes: one class per
@@ -102,8 +111,13 @@ fn exception(py: Python<'_>, e: &agghoo::Error) -> PyResult<PyErr> {
 }
 
 impl From<Failure> for PyErr {
-    fn from(Failure(e): Failure) -> PyErr {
-        // The package's Python half is missing: still raise, with the message.
-        Python::attach(|py| exception(py, &e).unwrap_or_else(|_| PyRuntimeError::new_err(chain(&e))))
+    fn from(failure: Failure) -> PyErr {
+        match failure {
+            Failure::Python(e) => e,
+            // A run cancelled between units without a signal seen here (a nested call's).
+            Failure::Library(e) if e.kind() == agghoo::ErrorKind::Interrupted => PyKeyboardInterrupt::new_err(chain(&e)),
+            // The package's Python half is missing: still raise, with the message.
+            Failure::Library(e) => Python::attach(|py| exception(py, &e).unwrap_or_else(|_| PyRuntimeError::new_err(chain(&e)))),
+        }
     }
 }

@@ -140,7 +140,7 @@ pub(crate) fn estimate_json(
             b.seed = seed;
             b.loss = config.losses.first().copied();
             b.preprocess = config.preprocess;
-            Some(bootstrap_risk_on(rule, 0, data, splits, &b)?)
+            Some(bootstrap_risk_on(rule, 0, data, splits, &b, &Rayon)?)
         }
         None => None,
     };

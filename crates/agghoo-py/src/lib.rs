@@ -9,7 +9,10 @@ mod errors;
 mod jobs;
 
 use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingCategory, NaValues, Preprocess, Target, Task};
-use agghoo::engine::Job as _;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agghoo::engine::{Executor, Job as _, Observed, Observer, Rayon};
 use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
 use agghoo::loss::Loss;
 use agghoo::names::Named;
@@ -29,22 +32,122 @@ fn matrix(x: &PyReadonlyArray2<'_, f64>) -> Outcome<(Vec<f64>, usize, usize)> {
     Ok((values, n, d))
 }
 
-/// Runs `work` on `threads` threads (all cores when `None`) with the GIL released. A panic (a bug:
-/// the library returns errors) is caught here, on whichever thread it happened, and becomes
-/// `agghoo.exceptions.InternalError` instead of pyo3's `PanicException`, which `except
-/// Exception` does not catch.
+/// Runs `work` on `threads` threads (all cores when `None`) with the GIL released, as
+/// [`compute_with`] without feedback (for work that has no units).
 fn compute<T: Send>(py: Python<'_>, threads: Option<usize>, work: impl FnOnce() -> Outcome<T> + Send) -> Outcome<T> {
-    py.detach(|| {
+    compute_with(py, threads, 0, move |_| work())
+}
+
+/// Runs `work` on `threads` threads (all cores when `None`) on a worker thread, with the GIL
+/// released, handing it the executor its units run on. Meanwhile the calling thread wakes every
+/// 100 ms: it writes the verbose lines (one per finished unit when `verbose` > 0, one per started
+/// unit too when > 1) to `sys.stderr`, and checks for signals — on Ctrl-C the executor's
+/// observer cancels the units not yet started, the call waits for those running and raises
+/// `KeyboardInterrupt` (or whatever the signal handler raised).
+///
+/// A panic (a bug: the library returns errors) is caught here, on whichever thread it happened,
+/// and becomes `agghoo.exceptions.InternalError` instead of pyo3's `PanicException`, which
+/// `except Exception` does not catch.
+fn compute_with<T: Send>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    verbose: u8,
+    work: impl FnOnce(&dyn Executor) -> Outcome<T> + Send,
+) -> Outcome<T> {
+    let (sender, lines) = std::sync::mpsc::channel::<String>();
+    let watch = Watch { cancelled: AtomicBool::new(false), verbose, lines: Mutex::new(sender), start: std::time::Instant::now() };
+    let run = || {
+        let executor = Observed::new(&Rayon, &watch);
         let run = || match threads {
-            None | Some(0) => work(),
+            None | Some(0) => work(&executor),
             Some(t) => {
                 agghoo::limits::check_count(agghoo::limits::Count::Threads, t as u128, format_args!("n_jobs = {t}"))?;
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().map_err(|e| Failure::internal(e.to_string()))?;
-                pool.install(work)
+                pool.install(|| work(&executor))
             }
         };
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).unwrap_or_else(|payload| Err(Failure::panic(payload)))
-    })
+    };
+    let mut signal = None;
+    let out = std::thread::scope(|scope| {
+        let worker = scope.spawn(run);
+        loop {
+            let finished = py.detach(|| {
+                let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
+                while !worker.is_finished() && std::time::Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                worker.is_finished()
+            });
+            write_lines(py, &lines);
+            if finished {
+                break;
+            }
+            if signal.is_none()
+                && let Err(e) = py.check_signals()
+            {
+                signal = Some(e);
+                watch.cancelled.store(true, Ordering::SeqCst);
+            }
+        }
+        worker.join().unwrap_or_else(|payload| Err(Failure::panic(payload)))
+    });
+    write_lines(py, &lines);
+    match signal {
+        Some(e) => Err(Failure::python(e)),
+        None => out,
+    }
+}
+
+/// The observer of a compiled call: cancelled by the calling thread on a signal, and the
+/// verbose lines it queues for the calling thread to write.
+struct Watch {
+    cancelled: AtomicBool,
+    verbose: u8,
+    lines: Mutex<std::sync::mpsc::Sender<String>>,
+    start: std::time::Instant,
+}
+
+impl Watch {
+    fn say(&self, event: &str, unit: usize, total: usize) {
+        let line = format!("[agghoo] unit {} of {total} {event} ({:.1} s)\n", unit + 1, self.start.elapsed().as_secs_f64());
+        if let Ok(sender) = self.lines.lock() {
+            let _ = sender.send(line);
+        }
+    }
+}
+
+impl Observer for Watch {
+    fn started(&self, unit: usize, total: usize) {
+        if self.verbose > 1 {
+            self.say("started", unit, total);
+        }
+    }
+
+    fn finished(&self, unit: usize, total: usize) {
+        if self.verbose > 0 {
+            self.say("finished", unit, total);
+        }
+    }
+
+    fn keep_going(&self) -> bool {
+        !self.cancelled.load(Ordering::SeqCst)
+    }
+}
+
+/// Writes the queued verbose lines to `sys.stderr` (to the process's stderr if it is gone).
+fn write_lines(py: Python<'_>, lines: &std::sync::mpsc::Receiver<String>) {
+    let text: String = lines.try_iter().collect();
+    if text.is_empty() {
+        return;
+    }
+    let written = py.import("sys").and_then(|sys| sys.getattr("stderr")).and_then(|err| {
+        err.call_method1("write", (text.as_str(),))?;
+        err.call_method0("flush")
+    });
+    if written.is_err() {
+        eprint!("{text}");
+    }
 }
 
 /// Sets the process-wide limits (`agghoo.set_limits`): `max_memory` a size as the CLI's
@@ -203,7 +306,7 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
 /// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -230,6 +333,7 @@ fn select<'py>(
     missing_category: &str,
     axes: Vec<(String, String)>,
     na_values: Option<Vec<String>>,
+    verbose: u8,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
@@ -261,10 +365,10 @@ fn select<'py>(
         })?;
         return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names).into_py(py);
     }
-    let (model, report) = compute(py, threads, move || {
+    let (model, report) = compute_with(py, threads, verbose, move |executor| {
         let fam = spec.build_for(&data, &config.preprocess)?;
         let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
-        Ok(agghoo::select::select(fam.as_ref(), &data, &splits, &config)?)
+        Ok(agghoo::select::select_with(fam.as_ref(), &data, &splits, &config, executor)?)
     })?;
     jobs::select_output(py, model, &report)
 }
@@ -278,7 +382,7 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0))]
 #[allow(clippy::too_many_arguments)]
 fn estimate<'py>(
     py: Python<'py>,
@@ -299,6 +403,7 @@ fn estimate<'py>(
     job: bool,
     categorical: TextColumns,
     missing_category: &str,
+    verbose: u8,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
@@ -308,7 +413,7 @@ fn estimate<'py>(
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
     let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
     let plan = plan_for(plan, stratify, data.task())?;
-    let made = compute(py, threads, move || {
+    let made = compute_with(py, threads, verbose, move |executor| {
         let preprocess = spec.preprocess(&data, standardize, missing_category);
         let splits = plan.instantiate(&PlanContext::of(&data), Seed(seed))?;
         let config = EstimateConfig {
@@ -316,14 +421,13 @@ fn estimate<'py>(
             preprocess,
             keep_predictions: false,
             closed_form: if closed_form { ClosedFormPolicy::Auto } else { ClosedFormPolicy::Never },
-            progress: None,
         };
         if job {
             let estimate_job = EstimateJob::new(spec, 0, config, &data, &splits)?;
             return Ok(jobs::Made::job(jobs::Kind::Estimate { job: estimate_job, bootstrap }));
         }
         let rule = spec.build_for(&data, &config.preprocess)?;
-        let estimate = agghoo::estimate::estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
+        let estimate = agghoo::estimate::estimate_risk_with(rule.as_ref(), 0, &data, &splits, &config, executor)?;
         Ok(jobs::Made::Text(jobs::estimate_json(&data, &splits, &config, estimate, bootstrap.map(|seed| (seed, rule.as_ref())))?))
     })?;
     made.into_py(py, feature_names, class_names)
@@ -334,7 +438,7 @@ fn estimate<'py>(
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
 /// `compare --json` result as JSON text, or with `job=True` the [`Job`] (one unit per outer split).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0))]
 #[allow(clippy::too_many_arguments)]
 fn compare<'py>(
     py: Python<'py>,
@@ -356,8 +460,9 @@ fn compare<'py>(
     job: bool,
     categorical: TextColumns,
     missing_category: &str,
+    verbose: u8,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use agghoo::estimate::{NestedConfig, NestedJob, nested_cv};
+    use agghoo::estimate::{NestedConfig, NestedJob, nested_cv_with};
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
@@ -377,15 +482,15 @@ fn compare<'py>(
     // As the CLI's `compare`: the stratification choice applies to the inner and outer plans.
     let inner = plan_for(inner, stratify, data.task())?;
     let outer = plan_for(outer, stratify, data.task())?;
-    let made = compute(py, threads, move || {
+    let made = compute_with(py, threads, verbose, move |executor| {
         let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
-        let config = NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(spec, inner, procedures) };
+        let config = NestedConfig { loss, seed, keep_inner_splits: false, ..NestedConfig::new(spec, inner, procedures) };
         if job {
             let nested = NestedJob { config, outer };
             nested.prepare(&data)?;
             return Ok(jobs::Made::job(jobs::Kind::Nested(nested)));
         }
-        Ok(jobs::Made::Text(jobs::to_json(&nested_cv(&data, &outer, &config)?)?))
+        Ok(jobs::Made::Text(jobs::to_json(&nested_cv_with(&data, &outer, &config, executor)?)?))
     })?;
     made.into_py(py, feature_names, class_names)
 }

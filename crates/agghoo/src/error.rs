@@ -314,6 +314,9 @@ pub enum Error {
     /// An internal invariant was broken: a bug in agghoo, not a problem with the input.
     #[error("internal error: {0} (this is a bug in agghoo: please report it with the command and data that produced it)")]
     Internal(String),
+    /// The run was cancelled by its observer (Ctrl-C, say) between two units of work: no result.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
     /// A capability a procedure needs is missing (for example a learner without snapshots).
     #[error("{what} is not supported: {reason}")]
     Unsupported {
@@ -347,6 +350,8 @@ pub enum ErrorKind {
     Io,
     /// A broken internal invariant: a bug in agghoo.
     Internal,
+    /// The run was cancelled before it finished (its observer said stop).
+    Interrupted,
 }
 
 impl Error {
@@ -383,6 +388,7 @@ impl Error {
             Error::BadFile { .. } | Error::CorruptModel(_) => ErrorKind::CorruptFile,
             Error::ResourceLimit { .. } => ErrorKind::ResourceLimit,
             Error::Internal(_) => ErrorKind::Internal,
+            Error::Interrupted(_) => ErrorKind::Interrupted,
         }
     }
 

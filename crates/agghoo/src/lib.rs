@@ -49,7 +49,6 @@ pub mod incremental;
 pub mod limits;
 pub mod loss;
 pub mod names;
-mod parallel;
 mod predictions;
 pub mod resample;
 mod seed;

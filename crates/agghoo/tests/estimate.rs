@@ -247,7 +247,7 @@ fn bootstrap_by_hand() {
         ],
     )
     .unwrap();
-    let est = estimate::bootstrap_risk_on(fam.as_ref(), 0, &data, &resamples, &BootstrapConfig::new(3)).unwrap();
+    let est = estimate::bootstrap_risk_on(fam.as_ref(), 0, &data, &resamples, &BootstrapConfig::new(3), &agghoo::engine::Rayon).unwrap();
     // R_D(f*b): b0 = 4/4, b1 = (1 + 1)/4, b2 = 1/4.
     assert_eq!(est.resample_risks, [1.0, 0.5, 0.25]);
     assert!((est.naive - 1.75 / 3.0).abs() < 1e-15);
@@ -294,7 +294,7 @@ fn bootstrap_out_of_bag_is_the_complement_and_coverage_is_reported() {
     );
     let bad = Splits::new(80, vec![Split::new((0..40).collect(), vec![50]).unwrap()]).unwrap();
     assert!(matches!(
-        estimate::bootstrap_risk_on(fam.as_ref(), 2, &data, &bad, &BootstrapConfig::new(1)),
+        estimate::bootstrap_risk_on(fam.as_ref(), 2, &data, &bad, &BootstrapConfig::new(1), &agghoo::engine::Rayon),
         Err(Error::InvalidSplit { split: 0, .. })
     ));
     assert!(estimate::bootstrap_risk(fam.as_ref(), 2, &data, &BootstrapConfig::new(0)).is_err());
@@ -423,7 +423,15 @@ fn curves_agree_with_the_selection_report() {
     let data = generators::knn_problem(150, Seed(8)).unwrap();
     let fam = knn(&data, "1:21:4");
     let splits = VFold::new(5).unwrap().instantiate(150, Seed(2)).unwrap();
-    let curve = estimate::validation_curve(fam.as_ref(), &data, &splits, &[Loss::ZeroOne, Loss::LogLoss], Default::default()).unwrap();
+    let curve = estimate::validation_curve(
+        fam.as_ref(),
+        &data,
+        &splits,
+        &[Loss::ZeroOne, Loss::LogLoss],
+        Default::default(),
+        &agghoo::engine::Rayon,
+    )
+    .unwrap();
     let (_, report) = select::select(fam.as_ref(), &data, &splits, &SelectConfig::new(Method::Cv)).unwrap();
     let from_report = ValidationCurve::from_report(&report);
     assert_eq!(curve.points.len(), 6);
@@ -435,12 +443,24 @@ fn curves_agree_with_the_selection_report() {
     }
     let config =
         LearningCurveConfig { train_sizes: vec![20, 60, 120], n_splits: 4, seed: Seed(1), losses: vec![], preprocess: Default::default() };
-    let lc = estimate::learning_curve(fam.as_ref(), 1, &data, &config).unwrap();
+    let lc = estimate::learning_curve(fam.as_ref(), 1, &data, &config, &agghoo::engine::Rayon).unwrap();
     assert_eq!(lc.points.iter().map(|p| (p.n_train, p.n_validation)).collect::<Vec<_>>(), [(20, 130), (60, 90), (120, 30)]);
     assert!(lc.points.iter().all(|p| p.split_risks.len() == 4 && p.summaries[0].standard_error.is_some()));
-    assert!(estimate::learning_curve(fam.as_ref(), 1, &data, &LearningCurveConfig { train_sizes: vec![150], ..config.clone() }).is_err());
+    assert!(
+        estimate::learning_curve(
+            fam.as_ref(),
+            1,
+            &data,
+            &LearningCurveConfig { train_sizes: vec![150], ..config.clone() },
+            &agghoo::engine::Rayon
+        )
+        .is_err()
+    );
     // k = 5 needs 5 training rows.
-    assert!(estimate::learning_curve(fam.as_ref(), 1, &data, &LearningCurveConfig { train_sizes: vec![3], ..config }).is_err());
+    assert!(
+        estimate::learning_curve(fam.as_ref(), 1, &data, &LearningCurveConfig { train_sizes: vec![3], ..config }, &agghoo::engine::Rayon)
+            .is_err()
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@ use agghoo::Seed;
 use agghoo::experiments::{Config, Experiment, knn};
 
 fn tiny() -> Config {
-    Config { reps: 4, seed: Seed(7), n: 120, test_size: 300, taus: vec![0.2, 0.5, 0.8], vs: vec![1, 2, 5], progress: None }
+    Config { reps: 4, seed: Seed(7), n: 120, test_size: 300, taus: vec![0.2, 0.5, 0.8], vs: vec![1, 2, 5] }
 }
 
 #[test]
@@ -32,7 +32,7 @@ fn knn_rows_have_the_documented_structure_and_sane_values() {
 fn knn_oracle_is_below_cv_and_repetitions_are_reproducible() {
     let config = tiny();
     for r in 0..3 {
-        let rep = knn::repetition(&config, r).unwrap();
+        let rep = knn::repetition(&config, r, &agghoo::engine::Rayon).unwrap();
         // excess risks are non-negative by construction (exact conditional risk)
         assert!(rep.on_sample.iter().all(|&e| (0.0..=1.0).contains(&e)));
         assert_eq!(rep.oracle, rep.on_sample.iter().copied().fold(f64::INFINITY, f64::min));
@@ -46,7 +46,7 @@ fn knn_oracle_is_below_cv_and_repetitions_are_reproducible() {
         }
         // Majhoo with V = 1 is the hold-out member; with V ≥ 1 its excess risk stays in range.
         assert!(rep.majhoo.iter().flatten().all(|&e| (0.0..=1.0).contains(&e)));
-        assert_eq!(rep, knn::repetition(&config, r).unwrap());
+        assert_eq!(rep, knn::repetition(&config, r, &agghoo::engine::Rayon).unwrap());
     }
 }
 
@@ -76,7 +76,7 @@ fn knn_bad_configs_are_typed_errors() {
 /// Fixed seed; the margin is generous (the paper's gap is about a factor 2).
 #[test]
 fn knn_majhoo_v10_beats_the_hold_out() {
-    let config = Config { reps: 30, seed: Seed(2024), n: 300, test_size: 500, taus: vec![0.5, 0.7], vs: vec![1, 10], progress: None };
+    let config = Config { reps: 30, seed: Seed(2024), n: 300, test_size: 500, taus: vec![0.5, 0.7], vs: vec![1, 10] };
     let result = Experiment::Knn.run(&config).unwrap();
     for tau in [0.5, 0.7] {
         let get = |v: usize| result.rows.iter().find(|r| r.method == "majhoo" && r.tau == Some(tau) && r.v == Some(v)).unwrap();
@@ -102,11 +102,14 @@ fn breast_cancer_rows_match_the_papers_table_and_the_oracle_bounds_cv() {
     // The oracle picks the best α of the same pruned trees CV chooses among, trained on the same
     // 500 rows: it can never lose to CV, repetition by repetition.
     for r in 0..3 {
-        let risks = breast_cancer::repetition(&config, r).unwrap();
+        let risks = breast_cancer::repetition(&config, r, &agghoo::engine::Rayon).unwrap();
         assert!(risks[2] <= risks[0] + 1e-12, "repetition {r}: oracle {} > CV {}", risks[2], risks[0]);
     }
     // every repetition is reproducible on its own
-    assert_eq!(breast_cancer::repetition(&config, 1).unwrap(), breast_cancer::repetition(&config, 1).unwrap());
+    assert_eq!(
+        breast_cancer::repetition(&config, 1, &agghoo::engine::Rayon).unwrap(),
+        breast_cancer::repetition(&config, 1, &agghoo::engine::Rayon).unwrap()
+    );
 }
 
 // ---- CART (docs/RESULTS.md § 2) and ε-SVR (docs/RESULTS.md § 4) ----
@@ -114,11 +117,11 @@ fn breast_cancer_rows_match_the_papers_table_and_the_oracle_bounds_cv() {
 use agghoo::experiments::{cart, svr};
 
 fn tiny_cart() -> Config {
-    Config { reps: 3, seed: Seed(11), n: 150, test_size: 300, taus: vec![0.5, 0.8], vs: vec![1, 3], progress: None }
+    Config { reps: 3, seed: Seed(11), n: 150, test_size: 300, taus: vec![0.5, 0.8], vs: vec![1, 3] }
 }
 
 fn tiny_svr() -> Config {
-    Config { reps: 3, seed: Seed(5), n: 80, test_size: 200, taus: vec![0.3, 0.7], vs: vec![1, 2, 4], progress: None }
+    Config { reps: 3, seed: Seed(5), n: 80, test_size: 200, taus: vec![0.3, 0.7], vs: vec![1, 2, 4] }
 }
 
 #[test]
@@ -152,16 +155,16 @@ fn cart_rows_have_the_documented_structure_and_sane_values() {
 fn cart_oracle_is_below_cv_and_repetitions_are_reproducible() {
     let config = tiny_cart();
     for r in 0..2 {
-        let rep = cart::repetition(&config, 7, r).unwrap();
+        let rep = cart::repetition(&config, 7, r, &agghoo::engine::Rayon).unwrap();
         assert!(rep.on_sample.iter().all(|&e| (0.0..=1.0).contains(&e)));
         assert_eq!(rep.oracle, rep.on_sample.iter().copied().fold(f64::INFINITY, f64::min));
         // 10-fold CV refits on D at a grid point: never better than the oracle on the same D
         assert!(rep.cv >= rep.oracle && rep.on_sample.contains(&rep.cv), "CV {} < oracle {}", rep.cv, rep.oracle);
         assert!(rep.majhoo.iter().flatten().chain(&rep.forests).all(|&e| (0.0..=1.0).contains(&e)));
         assert_eq!(rep.forests.len(), 2);
-        assert_eq!(rep, cart::repetition(&config, 7, r).unwrap());
+        assert_eq!(rep, cart::repetition(&config, 7, r, &agghoo::engine::Rayon).unwrap());
     }
-    assert!(cart::repetition(&config, 5, 0).is_err(), "d < 6 has no informative features to draw");
+    assert!(cart::repetition(&config, 5, 0, &agghoo::engine::Rayon).is_err(), "d < 6 has no informative features to draw");
 }
 
 #[test]
@@ -185,7 +188,7 @@ fn svr_rows_have_the_documented_structure_and_the_oracle_is_below_cv() {
         assert!(row.mean > 0.0 && row.mean < 1.0 && row.standard_error.is_finite(), "{row:?}");
     }
     for r in 0..2 {
-        let rep = svr::repetition(&config, r).unwrap();
+        let rep = svr::repetition(&config, r, &agghoo::engine::Rayon).unwrap();
         assert_eq!(rep.on_sample.len(), svr::c_grid().len());
         assert_eq!(rep.oracle, rep.on_sample.iter().copied().fold(f64::INFINITY, f64::min));
         for &e in rep.cv.iter().flatten() {
@@ -224,7 +227,7 @@ fn cart_and_svr_bad_configs_are_typed_errors() {
 }
 
 fn tiny_treecv() -> Config {
-    Config { reps: 2, seed: Seed(5), n: 2000, test_size: 0, taus: Vec::new(), vs: vec![2, 5, 10, 100, 1000, 5000], progress: None }
+    Config { reps: 2, seed: Seed(5), n: 2000, test_size: 0, taus: Vec::new(), vs: vec![2, 5, 10, 100, 1000, 5000] }
 }
 
 #[test]
@@ -232,7 +235,7 @@ fn treecv_rows_have_the_documented_structure_and_sane_values() {
     use agghoo::experiments::treecv;
     let config = tiny_treecv();
     // cap 2000 · 100: the standard method runs for k ≤ 100 and is skipped at k = 1000 and k = n.
-    let result = treecv::run_with_cap(&config, 2000 * 100).unwrap();
+    let result = treecv::run_with_cap(&config, 2000 * 100, &agghoo::engine::Rayon).unwrap();
     assert_eq!(result.experiment, "treecv");
     let ks = [2, 5, 10, 100, 1000, 2000]; // 5000 > n dropped, n added
     assert_eq!(treecv::folds(&config).unwrap(), ks);
@@ -273,7 +276,7 @@ fn treecv_rows_have_the_documented_structure_and_sane_values() {
     // JSON round trip, and the new optional fields stay out of other experiments' JSON.
     let json = serde_json::to_string(&result).unwrap();
     assert_eq!(serde_json::from_str::<agghoo::experiments::ExperimentResult>(&json).unwrap(), result);
-    let knn_row = serde_json::to_value(&knn::run(&tiny()).unwrap().rows[0]).unwrap();
+    let knn_row = serde_json::to_value(&knn::run(&tiny(), &agghoo::engine::Rayon).unwrap().rows[0]).unwrap();
     assert!(knn_row.get("seconds").is_none() && knn_row.get("passes").is_none());
 }
 

@@ -4,7 +4,7 @@
 //! files, and typed errors for bad axes.
 
 use agghoo::data::{Dataset, generators};
-use agghoo::engine::{EvalOptions, TieRule, argmin, evaluate_splits, one_standard_error_by};
+use agghoo::engine::{EvalOptions, Rayon, TieRule, argmin, evaluate_splits, one_standard_error_by};
 use agghoo::family::{self, AxisSpec, AxisValue, Family, FamilyKind, FamilyParams, GridSpec, Predictor};
 use agghoo::loss::Loss;
 use agghoo::resample::{MonteCarlo, Plan, PlanContext, Splits, VFold};
@@ -39,12 +39,12 @@ fn assert_equals_fixed_families(
     key: &str,
     values: &[&str],
 ) {
-    let composite = evaluate_splits(product, data, s, &options()).unwrap();
+    let composite = evaluate_splits(product, data, s, &options(), &Rayon).unwrap();
     let mut by_hand: Vec<Vec<f64>> = vec![Vec::new(); s.len()];
     for value in values {
         let params = FamilyParams::with_grid(GridSpec::parse(path).unwrap()).set(key, value);
         let fixed = family::build(kind, &params, data).unwrap();
-        for (j, o) in evaluate_splits(fixed.as_ref(), data, s, &options()).unwrap().into_iter().enumerate() {
+        for (j, o) in evaluate_splits(fixed.as_ref(), data, s, &options(), &Rayon).unwrap().into_iter().enumerate() {
             by_hand[j].extend(o.risks[0].iter().copied());
         }
     }
@@ -316,7 +316,7 @@ fn ekcv_off_grid_setting_refits_the_rebuilt_family() {
     let config = SelectConfig::new(Method::Ekcv);
     let options = select::evaluation_options(&config, &data).unwrap();
     // Force the two selections (γ=0.1, λ=0.001) and (γ=10, λ=0.1): γ̄ = 1, λ̄ = 0.01.
-    let mut outcomes = evaluate_splits(product.as_ref(), &data, &s, &options).unwrap();
+    let mut outcomes = evaluate_splits(product.as_ref(), &data, &s, &options, &Rayon).unwrap();
     outcomes[0].selected = 0;
     outcomes[1].selected = 3;
     let (model, report) = select::conclude(product.as_ref(), &data, &s, &config, outcomes).unwrap();
@@ -344,7 +344,7 @@ fn c_is_the_other_name_of_the_svm_path_axis() {
     let data = generators::knn_problem(120, Seed(21)).unwrap();
     let s = splits(&data, 4, 3); // every training set has 90 rows
     let risks = |f: &dyn Family| -> Vec<Vec<f64>> {
-        evaluate_splits(f, &data, &s, &options()).unwrap().into_iter().map(|o| o.risks[0].clone()).collect()
+        evaluate_splits(f, &data, &s, &options(), &Rayon).unwrap().into_iter().map(|o| o.risks[0].clone()).collect()
     };
     let alias = family::build(FamilyKind::Svc, &axes(FamilyKind::Svc, &[], &["C=0.5,2,8"]), &data).unwrap();
     assert!(alias.composite().is_none() && alias.grid().name() == "C");

@@ -64,7 +64,7 @@ fn forests_k_means_and_experiments_refuse_typo_counts() {
     let options = family::forest::ForestOptions { n_trees: 100_000_000, ..Default::default() };
     assert_limit(family::forest::ForestModel::fit(&data.all(), &options), &["--limit trees=N"]);
     assert_limit(OnlineKMeans::new(1_000_000_000), &["1000000000 centres", "--limit centres=N"]);
-    let config = Config { reps: 1_000_000_000, seed: Seed(0), n: 100, test_size: 100, taus: vec![0.5], vs: vec![2], progress: None };
+    let config = Config { reps: 1_000_000_000, seed: Seed(0), n: 100, test_size: 100, taus: vec![0.5], vs: vec![2] };
     assert_limit(config.check(), &["--limit repetitions=N"]);
 }
 
@@ -84,7 +84,10 @@ fn kept_path_predictions_beyond_the_memory_budget_are_refused_before_any_fit() {
     let splits = MonteCarlo::new(1000, 0.5).unwrap().instantiate(data.n_rows(), Seed(0)).unwrap();
     // 1000 splits × 100 000 grid points × 1000 validation rows × 8 bytes = 745 GiB
     let options = EvalOptions { losses: vec![Loss::Squared], keep_predictions: true, ..Default::default() };
-    assert_limit(evaluate_splits(ridge.as_ref(), &data, &splits, &options), &["path predictions", "745.1 GiB", "--max-memory"]);
+    assert_limit(
+        evaluate_splits(ridge.as_ref(), &data, &splits, &options, &agghoo::engine::Rayon),
+        &["path predictions", "745.1 GiB", "--max-memory"],
+    );
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn run_case(case: &str) {
     let loss = if text { Loss::Squared } else { Loss::ZeroOne };
     let options = EvalOptions { losses: vec![loss], preprocess, ..Default::default() };
     let (estimate, what) = fit_memory(family.as_ref(), &data, &splits, &options);
-    evaluate_splits(family.as_ref(), &data, &splits, &options).unwrap();
+    evaluate_splits(family.as_ref(), &data, &splits, &options, &agghoo::engine::Rayon).unwrap();
     println!("estimate={estimate} peak={} ({what})", peak_rss());
 }
 

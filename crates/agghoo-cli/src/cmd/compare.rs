@@ -1,10 +1,8 @@
 //! `agghoo compare`: nested CV of several selection procedures on identical outer splits, with
 //! each one's risk ± SE and the paired differences (Nadeau–Bengio corrected t-test, 5×2cv).
 
-use std::sync::Arc;
-
 use agghoo::Seed;
-use agghoo::estimate::{NestedConfig, nested_cv};
+use agghoo::estimate::{NestedConfig, nested_cv_with};
 use agghoo::loss::Loss;
 use agghoo::resample::PlanContext;
 use agghoo::select::SelectConfig;
@@ -54,8 +52,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let inner = source::default_stratification(&args.plan, inner, data.task());
     let outer_plan = source::default_stratification(&args.plan, source::outer_plan(&args.outer, args.plan.stratify)?, data.task());
     let outer = outer_plan.instantiate(&PlanContext::of(data), seed)?;
-    let bar = output::progress(outer.len() as u64, "outer splits", args.output.json);
-    let tick = bar.clone();
+    let bar = output::Bar::new(outer.len() as u64, "outer splits", args.output.json);
     let (family, compared) = NestedConfig::families_from_params(kind, &params, &compared).map_err(|e| match e {
         agghoo::Error::InvalidParameter { name: name @ ("grid" | "family"), expected, got } if !compared.is_empty() => {
             UsageError(format!("--{name} {got}: expected {expected}")).into()
@@ -66,12 +63,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         loss: args.loss.as_deref().map(Loss::parse).transpose()?,
         seed,
         keep_inner_splits: false,
-        progress: Some(Arc::new(move |k| tick.inc(k))),
         compared,
         ..NestedConfig::new(family, inner.clone(), procedures)
     };
-    let report = nested_cv(data, &outer, &config)?;
-    bar.finish_and_clear();
+    let report = nested_cv_with(data, &outer, &config, &bar.executor())?;
+    bar.0.finish_and_clear();
     if args.output.json {
         let parameters = Parameters {
             data: &loaded.description,

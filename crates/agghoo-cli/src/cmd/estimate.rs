@@ -1,11 +1,10 @@
 //! `agghoo estimate`: the risk of one rule ± standard error, per-split scores, out-of-fold
 //! predictions, bootstrap estimators, learning and validation curves.
 
-use std::sync::Arc;
-
 use agghoo::Seed;
+use agghoo::engine::Rayon;
 use agghoo::estimate::{
-    BootstrapConfig, ClosedFormPolicy, EstimateConfig, LearningCurveConfig, bootstrap_risk_on, estimate_risk, learning_curve,
+    BootstrapConfig, ClosedFormPolicy, EstimateConfig, LearningCurveConfig, bootstrap_risk_on, estimate_risk_with, learning_curve,
     validation_curve,
 };
 use agghoo::family::{FamilySpec, Rule};
@@ -62,24 +61,21 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     let rule = Rule { family: spec.clone(), value }.build_for(data, &preprocess)?;
     let losses = parse_losses(args.loss.as_deref())?;
     let (splits, plan_text) = source::splits(&args.plan, PlanKind::VFold, &loaded, seed)?;
-    let bar = output::progress(splits.len() as u64, "splits", args.output.json);
-    let tick = bar.clone();
-    let progress: agghoo::select::Progress = Arc::new(move |k| tick.inc(k));
+    let bar = output::Bar::new(splits.len() as u64, "splits", args.output.json);
     let is_bootstrap = args.plan.plan == Some(PlanKind::Bootstrap) && args.plan.splits_file.is_none();
     let config = EstimateConfig {
         losses: losses.clone(),
         preprocess,
         keep_predictions: args.oof.is_some(),
         closed_form: if args.no_closed_form { ClosedFormPolicy::Never } else { ClosedFormPolicy::Auto },
-        progress: Some(progress.clone()),
     };
-    let estimate = estimate_risk(rule.as_ref(), 0, data, &splits, &config)?;
+    let estimate = estimate_risk_with(rule.as_ref(), 0, data, &splits, &config, &bar.executor())?;
     let bootstrap = if is_bootstrap {
         let mut b = BootstrapConfig::new(splits.len());
         b.seed = seed;
         b.loss = losses.first().copied();
         b.preprocess = preprocess;
-        Some(bootstrap_risk_on(rule.as_ref(), 0, data, &splits, &b)?)
+        Some(bootstrap_risk_on(rule.as_ref(), 0, data, &splits, &b, &Rayon)?)
     } else {
         None
     };
@@ -90,17 +86,17 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
                 .map(|s| s.trim().parse::<usize>().map_err(|_| UsageError(format!("--learning-curve: `{s}` is not a size"))))
                 .collect::<Result<Vec<_>, _>>()?;
             let cfg = LearningCurveConfig { train_sizes, n_splits: args.plan.n_splits, seed, losses: losses.clone(), preprocess };
-            Some(learning_curve(rule.as_ref(), 0, data, &cfg)?)
+            Some(learning_curve(rule.as_ref(), 0, data, &cfg, &Rayon)?)
         }
         None => None,
     };
     let validation = if args.validation_curve {
         let grid_family = spec.build_for(data, &preprocess)?;
-        Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess)?)
+        Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess, &Rayon)?)
     } else {
         None
     };
-    bar.finish_and_clear();
+    bar.0.finish_and_clear();
     if let Some(path) = &args.oof {
         write_oof(path, &estimate, data)?;
     }

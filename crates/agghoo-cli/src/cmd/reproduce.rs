@@ -5,7 +5,6 @@
 //! protocol lives in the library, so the tests and the results page run exactly this code.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 use agghoo::Seed;
@@ -38,13 +37,11 @@ pub fn run(args: ReproduceArgs) -> anyhow::Result<()> {
     if let Some(n) = args.n {
         config.n = n;
     }
-    let bar = output::progress(config.reps as u64, experiment.name(), args.json);
-    let tick = bar.clone();
-    config.progress = Some(Arc::new(move |k| tick.inc(k)));
+    let bar = output::Bar::new(config.reps as u64, experiment.name(), args.json);
     let start = Instant::now();
-    let result = experiment.run(&config)?;
+    let result = experiment.run_with(&config, &bar.executor())?;
     let wall_seconds = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
+    bar.0.finish_and_clear();
 
     let outcome = Outcome { result: &result, wall_seconds, threads: rayon::current_num_threads() };
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;

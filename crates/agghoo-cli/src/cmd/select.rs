@@ -1,7 +1,5 @@
 //! `agghoo select`: run a selection procedure, print the report, save the model.
 
-use std::sync::Arc;
-
 use agghoo::Seed;
 use agghoo::family::{AxisValue, FamilyAxes, GridPoint};
 use agghoo::loss::Loss;
@@ -61,11 +59,9 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
     config.preprocess = source::preprocess(&args.family, &loaded);
     config.seed = seed;
     config.keep_split_indices = args.report_splits;
-    let bar = output::progress(splits.len() as u64, "splits", args.output.json);
-    let progress_bar = bar.clone();
-    config.progress = Some(Arc::new(move |k| progress_bar.inc(k)));
-    let (model, report) = select::select(family.as_ref(), data, &splits, &config)?;
-    bar.finish_and_clear();
+    let bar = output::Bar::new(splits.len() as u64, "splits", args.output.json);
+    let (model, report) = select::select_with(family.as_ref(), data, &splits, &config, &bar.executor())?;
+    bar.0.finish_and_clear();
     if let Some(path) = &args.out {
         model.save(path).context("saving the model (--out)")?;
     }

@@ -2,9 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Progress;
 use super::argmin::{TieRule, argmin};
-use super::executor::{Executor, Rayon, map_ordered};
+use super::executor::{Executor, map_ordered};
 use crate::data::{Dataset, Preprocess, View};
 use crate::error::{Error, Result};
 use crate::family::{Family, Model};
@@ -25,8 +24,6 @@ pub struct EvalOptions {
     pub keep_selected_model: bool,
     /// Keep the validation predictions of every grid point (out-of-fold predictions).
     pub keep_predictions: bool,
-    /// Called once per finished split.
-    pub progress: Option<Progress>,
 }
 
 /// The outcome of one split (a serde value: a split evaluated on another machine comes back bit
@@ -47,20 +44,27 @@ pub struct SplitOutcome {
     pub predictions: Option<PathPredictions>,
 }
 
-/// Fits `family`'s path on every split (in parallel, results in split order) and evaluates it.
+/// Fits `family`'s path on every split (one unit per split, run by `executor`, results in split
+/// order) and evaluates it.
 ///
 /// Determinism: each split is a pure function of (data, indices, family, options); results are
-/// collected in split order, so they are bit-identical for any thread count.
+/// collected in split order, so they are bit-identical for any thread count and executor.
 ///
 /// # Errors
 /// [`Error::SplitsMismatch`] for splits of another data set; [`Error::TaskMismatch`] when a loss
 /// does not fit the data; the family's [`check_train_size`](Family::check_train_size) error;
 /// [`Error::Fit`] naming the split and grid point of a failed fit; [`Error::NonFiniteRisk`] when a
-/// risk is not finite.
-pub fn evaluate_splits(family: &dyn Family, data: &Dataset, splits: &Splits, options: &EvalOptions) -> Result<Vec<SplitOutcome>> {
+/// risk is not finite; [`Error::Interrupted`] when `executor`'s observer cancels the run.
+pub fn evaluate_splits(
+    family: &dyn Family,
+    data: &Dataset,
+    splits: &Splits,
+    options: &EvalOptions,
+    executor: &dyn Executor,
+) -> Result<Vec<SplitOutcome>> {
     check_evaluation(family, data, splits, options)?;
     let all: Vec<usize> = (0..splits.len()).collect();
-    evaluate_units(family, data, splits, &all, options, &Rayon)
+    evaluate_units(family, data, splits, &all, options, executor)
 }
 
 /// Evaluates the splits whose global indices are `units` (in that order) with `executor`,
@@ -83,11 +87,7 @@ pub fn evaluate_units(
     map_ordered(executor, units.len(), |i| {
         let j = units[i];
         let split = &splits.as_slice()[j];
-        let out = evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| e.at_split(j));
-        if let Some(p) = &options.progress {
-            p(1);
-        }
-        out
+        evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| e.at_split(j))
     })
 }
 

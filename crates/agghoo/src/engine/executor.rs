@@ -12,6 +12,100 @@ use crate::error::{Error, Result};
 pub trait Executor: Sync {
     /// Calls `unit(i)` exactly once for every `i` in `0..n` and returns when all have returned.
     fn for_each(&self, n: usize, unit: &(dyn Fn(usize) + Sync));
+
+    /// Who hears of this executor's units and decides whether they go on ([`Unobserved`] by
+    /// default; [`Observed`] attaches one).
+    fn observer(&self) -> &dyn Observer {
+        &Unobserved
+    }
+}
+
+/// Hears of the units an executor runs through [`map_ordered`] (a progress bar, a verbose log)
+/// and may cancel the run: before each unit [`map_ordered`] asks [`keep_going`](Observer::keep_going),
+/// and a unit asked after a `false` does not run but fails with [`Error::Interrupted`]. Events
+/// come from whichever thread runs the unit, in any order.
+pub trait Observer: Sync {
+    /// Unit `unit` of `total` is about to run.
+    fn started(&self, unit: usize, total: usize) {
+        let _ = (unit, total);
+    }
+
+    /// Unit `unit` of `total` has returned (with a result or an error).
+    fn finished(&self, unit: usize, total: usize) {
+        let _ = (unit, total);
+    }
+
+    /// Whether the units not yet started should run (`true` by default).
+    fn keep_going(&self) -> bool {
+        true
+    }
+}
+
+/// The observer that hears nothing and never cancels.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unobserved;
+
+impl Observer for Unobserved {}
+
+/// `executor`'s threads with `observer` told of its units.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use agghoo::engine::{Observed, Observer, Rayon, map_ordered};
+/// struct Count(AtomicUsize);
+/// impl Observer for Count {
+///     fn finished(&self, _: usize, _: usize) {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///     }
+/// }
+/// let count = Count(AtomicUsize::new(0));
+/// map_ordered(&Observed::new(&Rayon, &count), 10, |i| Ok(i))?;
+/// assert_eq!(count.0.into_inner(), 10);
+/// # Ok::<(), agghoo::Error>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct Observed<'a> {
+    executor: &'a dyn Executor,
+    observer: &'a dyn Observer,
+}
+
+impl<'a> Observed<'a> {
+    /// `executor` reporting to `observer`.
+    pub fn new(executor: &'a dyn Executor, observer: &'a dyn Observer) -> Self {
+        Self { executor, observer }
+    }
+}
+
+impl Executor for Observed<'_> {
+    fn for_each(&self, n: usize, unit: &(dyn Fn(usize) + Sync)) {
+        self.executor.for_each(n, unit);
+    }
+
+    fn observer(&self) -> &dyn Observer {
+        self.observer
+    }
+}
+
+/// The executor for the units *inside* a unit of `outer` (the inner splits of an outer split,
+/// the second evaluation of a procedure): `outer`'s threads and its observer's cancellation, but
+/// no events — the observer counts `outer`'s units, not their parts.
+#[derive(Clone, Copy)]
+pub struct Inner<'a>(pub &'a dyn Executor);
+
+impl Executor for Inner<'_> {
+    fn for_each(&self, n: usize, unit: &(dyn Fn(usize) + Sync)) {
+        self.0.for_each(n, unit);
+    }
+
+    fn observer(&self) -> &dyn Observer {
+        self
+    }
+}
+
+impl Observer for Inner<'_> {
+    fn keep_going(&self) -> bool {
+        self.0.observer().keep_going()
+    }
 }
 
 /// Units one after the other, in index order, on the calling thread.
@@ -36,7 +130,8 @@ impl Executor for Rayon {
 
 /// `f(0), …, f(n − 1)` run by `executor`, gathered in index order. Every unit runs, even after
 /// a failure (scheduling must not decide which error is seen): the error returned is the one of
-/// the lowest failing index.
+/// the lowest failing index. The executor's [`Observer`] hears of each unit and is asked before
+/// each whether to go on. Every parallel map over units in the library goes through here.
 ///
 /// ```
 /// use agghoo::engine::{Rayon, Sequential, map_ordered};
@@ -47,11 +142,20 @@ impl Executor for Rayon {
 /// ```
 ///
 /// # Errors
-/// The lowest-index unit's error; [`Error::Internal`] if the executor skipped a unit.
+/// The lowest-index unit's error; [`Error::Interrupted`] for a unit that did not start because
+/// the observer cancelled the run; [`Error::Internal`] if the executor skipped a unit.
 pub fn map_ordered<T: Send>(executor: &dyn Executor, n: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
     let slots: Vec<Mutex<Option<Result<T>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let observer = executor.observer();
     executor.for_each(n, &|i| {
-        let out = f(i);
+        let out = if observer.keep_going() {
+            observer.started(i, n);
+            let out = f(i);
+            observer.finished(i, n);
+            out
+        } else {
+            Err(Error::Interrupted(format!("cancelled before unit {i} of {n}")))
+        };
         if let Some(slot) = slots.get(i)
             && let Ok(mut slot) = slot.lock()
         {
@@ -107,6 +211,45 @@ mod tests {
             assert_eq!(map_ordered(e, 50, |i| Ok(2 * i)).unwrap(), (0..50).map(|i| 2 * i).collect::<Vec<_>>());
             let got = map_ordered(e, 50, |i| if i % 7 == 5 { Err(Error::invalid("unit", "ok", i)) } else { Ok(i) });
             assert!(matches!(got, Err(Error::InvalidParameter { got, .. }) if got == "5"));
+        }
+    }
+
+    /// Counts events and cancels after `stop_after` finished units.
+    struct Stopper {
+        started: std::sync::atomic::AtomicUsize,
+        finished: std::sync::atomic::AtomicUsize,
+        stop_after: usize,
+    }
+
+    impl Observer for Stopper {
+        fn started(&self, _: usize, total: usize) {
+            assert_eq!(total, 20);
+            self.started.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn finished(&self, _: usize, _: usize) {
+            self.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn keep_going(&self) -> bool {
+            self.finished.load(std::sync::atomic::Ordering::SeqCst) < self.stop_after
+        }
+    }
+
+    #[test]
+    fn the_observer_hears_every_unit_and_a_cancelled_run_is_interrupted() {
+        let executors: [&dyn Executor; 3] = [&Sequential, &Reversed, &Shuffled(5)];
+        for e in executors {
+            let all = Stopper { started: 0.into(), finished: 0.into(), stop_after: usize::MAX };
+            assert_eq!(map_ordered(&Observed::new(e, &all), 20, Ok).unwrap().len(), 20);
+            assert_eq!((all.started.into_inner(), all.finished.into_inner()), (20, 20));
+            let stopper = Stopper { started: 0.into(), finished: 0.into(), stop_after: 3 };
+            let got = map_ordered(&Observed::new(e, &stopper), 20, Ok);
+            assert!(matches!(got, Err(Error::Interrupted(_))), "{got:?}");
+            assert_eq!((stopper.started.into_inner(), stopper.finished.into_inner()), (3, 3));
+            // Inside a unit: the outer observer's cancellation, none of its events.
+            let quiet = Stopper { started: 0.into(), finished: 0.into(), stop_after: 0 };
+            let observed = Observed::new(e, &quiet);
+            assert!(matches!(map_ordered(&Inner(&observed), 5, Ok), Err(Error::Interrupted(_))));
+            assert_eq!(quiet.started.into_inner(), 0);
         }
     }
 

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::executor::{Executor, map_ordered};
+use super::executor::{Executor, Inner, map_ordered};
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 
@@ -29,11 +29,13 @@ pub trait Job: Serialize + DeserializeOwned + Sync {
     /// # Errors
     /// The job's own errors (a family that cannot be built, splits of another data set, …).
     fn prepare(&self, data: &Dataset) -> Result<Self::Prepared>;
-    /// Evaluates unit `unit` (a global index below [`n_units`](Job::n_units)).
+    /// Evaluates unit `unit` (a global index below [`n_units`](Job::n_units)); work inside the
+    /// unit that has units of its own (the inner splits of an outer split) runs them with
+    /// `inner` (the running executor's threads and cancellation, see [`Inner`]).
     ///
     /// # Errors
     /// The unit's failure, naming the unit by its global index.
-    fn evaluate_unit(&self, prepared: &Self::Prepared, data: &Dataset, unit: usize) -> Result<Self::Outcome>;
+    fn evaluate_unit(&self, prepared: &Self::Prepared, data: &Dataset, unit: usize, inner: &dyn Executor) -> Result<Self::Outcome>;
     /// Assembles the outcomes of every unit, in unit order.
     ///
     /// # Errors
@@ -50,7 +52,7 @@ pub trait Job: Serialize + DeserializeOwned + Sync {
         if let Some(&bad) = units.iter().find(|&&u| u >= n) {
             return Err(Error::invalid("unit", "an index below the number of units", format!("{bad} (of {n})")));
         }
-        map_ordered(executor, units.len(), |i| self.evaluate_unit(prepared, data, units[i]))
+        map_ordered(executor, units.len(), |i| self.evaluate_unit(prepared, data, units[i], &Inner(executor)))
     }
 }
 
@@ -61,7 +63,7 @@ pub trait Job: Serialize + DeserializeOwned + Sync {
 /// As [`Job::prepare`], [`Job::evaluate_unit`] and [`Job::assemble`].
 pub fn run<J: Job>(job: &J, data: &Dataset, executor: &dyn Executor) -> Result<J::Output> {
     let prepared = job.prepare(data)?;
-    let outcomes = map_ordered(executor, job.n_units(), |u| job.evaluate_unit(&prepared, data, u))?;
+    let outcomes = map_ordered(executor, job.n_units(), |u| job.evaluate_unit(&prepared, data, u, &Inner(executor)))?;
     job.assemble(&prepared, data, outcomes)
 }
 

@@ -16,7 +16,12 @@
 //! - [`Executor`] runs independent units and hands their results back **in unit order**;
 //!   [`Sequential`] and [`Rayon`] are the library's, a test executor runs them in reverse or
 //!   shuffled order, and every executor gives the same bits (outcomes are gathered by index and
-//!   assembled serially).
+//!   assembled serially). Every parallel map over units (splits, repetitions, candidate
+//!   subsets, members) goes through [`map_ordered`] with an executor passed in by the caller.
+//! - An [`Observer`] on the executor ([`Observed`]) hears of each unit (started, finished, of how
+//!   many) — the CLI's progress bars, Python's `verbose` — and may cancel the run between units
+//!   ([`Error::Interrupted`](crate::Error::Interrupted)): Ctrl-C in Python. Units inside a unit run
+//!   on [`Inner`], which keeps the cancellation and drops the events.
 //! - [`Job`] is a unit of distribution: a serializable value (specs, splits, seed) whose units
 //!   are evaluated anywhere ([`Job::evaluate`] on any subset, by global index) and assembled
 //!   once ([`Job::assemble`]); [`run`] is both on one machine. `select::SelectJob`,
@@ -36,12 +41,13 @@ mod stats;
 pub use argmin::{TIE_RELATIVE_TOLERANCE, TieRule, argmin, one_standard_error, one_standard_error_band, one_standard_error_by};
 pub(crate) use evaluate::refit_all;
 pub use evaluate::{EvalOptions, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, fit_memory};
-pub use executor::{Executor, Rayon, Sequential, map_ordered};
+pub use executor::{Executor, Inner, Observed, Observer, Rayon, Sequential, Unobserved, map_ordered};
 pub(crate) use job::check_outcome_count;
 pub use job::{Job, run};
 pub use stats::summarize;
 
-/// A progress callback: called with the number of units just finished (splits, repetitions).
+/// A progress callback: called with the number of units just finished. Only the study's
+/// configuration still holds one; everything else reports through an [`Observer`].
 pub type Progress = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
 
 #[cfg(test)]

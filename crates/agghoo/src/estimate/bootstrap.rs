@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cv::OnePoint;
 use crate::data::{Dataset, Preprocess, Target};
+use crate::engine::{Executor, Inner, Rayon};
 use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::loss::Loss;
@@ -42,7 +43,7 @@ use crate::predictions::Predictions;
 use crate::resample::{Bootstrap, Split, Splits};
 use crate::seed::Seed;
 use crate::select::summarize;
-use crate::select::{EvalOptions, Progress, evaluate_splits};
+use crate::select::{EvalOptions, evaluate_splits};
 
 /// Options of [`bootstrap_risk`].
 #[derive(Clone)]
@@ -55,14 +56,12 @@ pub struct BootstrapConfig {
     pub loss: Option<Loss>,
     /// Preprocessing fitted on each resample (and on D for `f`).
     pub preprocess: Preprocess,
-    /// Called once per finished resample.
-    pub progress: Option<Progress>,
 }
 
 impl BootstrapConfig {
     /// B resamples, seed 0, the task's loss, no preprocessing.
     pub fn new(n_resamples: usize) -> Self {
-        Self { n_resamples, seed: Seed(0), loss: None, preprocess: Preprocess::default(), progress: None }
+        Self { n_resamples, seed: Seed(0), loss: None, preprocess: Preprocess::default() }
     }
 }
 
@@ -118,7 +117,7 @@ pub struct BootstrapEstimate {
 /// [`Error::InvalidParameter`] for B = 0; as [`bootstrap_risk_on`].
 pub fn bootstrap_risk(family: &dyn Family, grid_index: usize, data: &Dataset, config: &BootstrapConfig) -> Result<BootstrapEstimate> {
     let resamples = Bootstrap { n_resamples: config.n_resamples }.instantiate(data.n_rows(), config.seed)?;
-    bootstrap_risk_on(family, grid_index, data, &resamples, config)
+    bootstrap_risk_on(family, grid_index, data, &resamples, config, &Rayon)
 }
 
 /// Bootstrap estimates over given resamples: each split's training rows are `Z*b` (with
@@ -127,13 +126,15 @@ pub fn bootstrap_risk(family: &dyn Family, grid_index: usize, data: &Dataset, co
 /// # Errors
 /// [`Error::InvalidSplit`] when a split's validation set is not the complement of its training
 /// rows; [`Error::InvalidParameter`] when no row is ever out of bag (|D'| = 0: Err(1) does not
-/// exist — use more resamples); every error of [`evaluate_splits`].
+/// exist — use more resamples); every error of [`evaluate_splits`]; [`Error::Interrupted`] when
+/// `executor`'s observer cancels the run (one unit per resample).
 pub fn bootstrap_risk_on(
     family: &dyn Family,
     grid_index: usize,
     data: &Dataset,
     resamples: &Splits,
     config: &BootstrapConfig,
+    executor: &dyn Executor,
 ) -> Result<BootstrapEstimate> {
     let rule = OnePoint::new(family, grid_index)?;
     resamples.check_rows(data.n_rows())?;
@@ -157,12 +158,11 @@ pub fn bootstrap_risk_on(
         preprocess: config.preprocess,
         keep_selected_model: false,
         keep_predictions: true,
-        progress: config.progress.clone(),
     };
     let on_all = predict_all(resamples.iter().map(|s| s.train().to_vec()).collect())?;
-    let outcomes = evaluate_splits(&rule, data, &on_all, &options).map_err(|e| rule.rename_error(e))?;
-    let full_options = EvalOptions { progress: None, ..options };
-    let full = evaluate_splits(&rule, data, &predict_all(vec![all.clone()])?, &full_options).map_err(|e| rule.rename_error(e))?;
+    let outcomes = evaluate_splits(&rule, data, &on_all, &options, executor).map_err(|e| rule.rename_error(e))?;
+    let full =
+        evaluate_splits(&rule, data, &predict_all(vec![all.clone()])?, &options, &Inner(executor)).map_err(|e| rule.rename_error(e))?;
     let truth = data.all();
     let (mut oob_sum, mut oob_count) = (vec![0.0; n], vec![0usize; n]);
     let mut resample_risks = Vec::with_capacity(outcomes.len());

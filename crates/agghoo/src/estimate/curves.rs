@@ -12,8 +12,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::cv::{EstimateConfig, RiskSummary, estimate_risk, resolve_losses, summaries_of};
+use super::cv::{EstimateConfig, RiskSummary, estimate_risk_with, resolve_losses, summaries_of};
 use crate::data::{Dataset, Preprocess};
+use crate::engine::Executor;
 use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::loss::Loss;
@@ -64,12 +65,18 @@ pub struct LearningCurve {
     pub points: Vec<LearningCurvePoint>,
 }
 
-/// The learning curve of the rule `A_m` (`m = grid_index`).
+/// The learning curve of the rule `A_m` (`m = grid_index`), each size's splits run by `executor`.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for no sizes, a size 0 or ≥ n, V = 0; as
 /// [`estimate_risk`](super::estimate_risk) (e.g. k-NN with k larger than a training size).
-pub fn learning_curve(family: &dyn Family, grid_index: usize, data: &Dataset, config: &LearningCurveConfig) -> Result<LearningCurve> {
+pub fn learning_curve(
+    family: &dyn Family,
+    grid_index: usize,
+    data: &Dataset,
+    config: &LearningCurveConfig,
+    executor: &dyn Executor,
+) -> Result<LearningCurve> {
     let n = data.n_rows();
     if config.train_sizes.is_empty() {
         return Err(Error::invalid("train-sizes", "at least one size", "none"));
@@ -86,7 +93,7 @@ pub fn learning_curve(family: &dyn Family, grid_index: usize, data: &Dataset, co
             // τ = (s + ½)/n gives ⌊τn⌋ = s exactly.
             let plan = MonteCarlo::new(config.n_splits, (s as f64 + 0.5) / n as f64)?;
             let splits = plan.instantiate(n, config.seed.child(Purpose::Splits, t as u64))?;
-            let est = estimate_risk(family, grid_index, data, &splits, &estimate_config)?;
+            let est = estimate_risk_with(family, grid_index, data, &splits, &estimate_config, executor)?;
             Ok(LearningCurvePoint {
                 n_train: s,
                 n_validation: n - s,
@@ -128,7 +135,7 @@ pub struct ValidationCurve {
     pub points: Vec<ValidationPoint>,
 }
 
-/// The validation curve of every grid point of `family` over `splits`.
+/// The validation curve of every grid point of `family` over `splits` (run by `executor`).
 ///
 /// # Errors
 /// As [`evaluate_splits`].
@@ -138,10 +145,11 @@ pub fn validation_curve(
     splits: &Splits,
     losses: &[Loss],
     preprocess: Preprocess,
+    executor: &dyn Executor,
 ) -> Result<ValidationCurve> {
     let losses = resolve_losses(losses, data.task());
     let options = EvalOptions { losses: losses.clone(), preprocess, ..EvalOptions::default() };
-    let outcomes = evaluate_splits(family, data, splits, &options)?;
+    let outcomes = evaluate_splits(family, data, splits, &options, executor)?;
     let grid = family.grid();
     Ok(ValidationCurve {
         family: family.name().into(),

@@ -29,7 +29,9 @@ use serde::{Deserialize, Serialize};
 
 use super::closed_form;
 use crate::data::{Dataset, Preprocess, Task, View};
-use crate::engine::{EvalOptions, Job, Progress, Sequential, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, summarize};
+use crate::engine::{
+    EvalOptions, Executor, Job, Rayon, Sequential, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, summarize,
+};
 use crate::error::{Error, Result};
 use crate::family::FamilySpec;
 use crate::family::{Family, FittedPath, Grid, Model, RefitPath, Scale, SmootherPath};
@@ -49,7 +51,7 @@ pub enum ClosedFormPolicy {
     Never,
 }
 
-/// Options of [`estimate_risk`] (a serde value without its progress callback).
+/// Options of [`estimate_risk`] (a serde value).
 #[derive(Clone, Default, Serialize, Deserialize)]
 pub struct EstimateConfig {
     /// Losses to report, in order; empty = the task's default loss (0–1 or squared).
@@ -60,9 +62,6 @@ pub struct EstimateConfig {
     pub keep_predictions: bool,
     /// Closed-form leave-one-out policy.
     pub closed_form: ClosedFormPolicy,
-    /// Called once per finished split (not serialized).
-    #[serde(skip)]
-    pub progress: Option<Progress>,
 }
 
 /// How the estimate was computed.
@@ -186,13 +185,30 @@ pub fn estimate_risk(
     splits: &Splits,
     config: &EstimateConfig,
 ) -> Result<RiskEstimate> {
+    estimate_risk_with(family, grid_index, data, splits, config, &Rayon)
+}
+
+/// [`estimate_risk`] with its splits run by `executor` (one unit per split; an observer on it
+/// sees them and may cancel the run).
+///
+/// # Errors
+/// As [`estimate_risk`]; [`Error::Interrupted`] when the observer cancels.
+pub fn estimate_risk_with(
+    family: &dyn Family,
+    grid_index: usize,
+    data: &Dataset,
+    splits: &Splits,
+    config: &EstimateConfig,
+    executor: &dyn Executor,
+) -> Result<RiskEstimate> {
     let rule = OnePoint::new(family, grid_index)?;
     splits.check_rows(data.n_rows())?;
     let losses = resolve_losses(&config.losses, data.task());
     if let Some(estimate) = closed_form_estimate(&rule, data, splits, config, &losses) {
         return Ok(estimate);
     }
-    let outcomes = evaluate_splits(&rule, data, splits, &resampling_options(config, &losses)).map_err(|e| rule.rename_error(e))?;
+    let outcomes =
+        evaluate_splits(&rule, data, splits, &resampling_options(config, &losses), executor).map_err(|e| rule.rename_error(e))?;
     resampling_estimate(&rule, data, splits, config, &losses, &outcomes)
 }
 
@@ -243,7 +259,6 @@ fn resampling_options(config: &EstimateConfig, losses: &[Loss]) -> EvalOptions {
         preprocess: config.preprocess,
         keep_selected_model: false,
         keep_predictions: config.keep_predictions,
-        progress: config.progress.clone(),
     }
 }
 
@@ -333,7 +348,7 @@ impl Job for EstimateJob {
         Ok(PreparedEstimate { family, losses, options })
     }
 
-    fn evaluate_unit(&self, prepared: &PreparedEstimate, data: &Dataset, unit: usize) -> Result<SplitOutcome> {
+    fn evaluate_unit(&self, prepared: &PreparedEstimate, data: &Dataset, unit: usize, _: &dyn Executor) -> Result<SplitOutcome> {
         let rule = OnePoint::new(prepared.family.as_ref(), self.grid_index)?;
         evaluate_units(&rule, data, &self.splits, &[unit], &prepared.options, &Sequential)
             .map_err(|e| rule.rename_error(e))?

@@ -35,6 +35,6 @@ pub use curves::{
 };
 pub use cv::{
     ClosedFormPolicy, EstimateConfig, EstimateJob, EstimateMethod, OutOfFold, OutOfFoldCombination, OutOfFoldRow, PreparedEstimate,
-    RiskEstimate, RiskSummary, SplitScore, estimate_risk,
+    RiskEstimate, RiskSummary, SplitScore, estimate_risk, estimate_risk_with,
 };
-pub use nested::{NestedConfig, NestedJob, NestedReport, OuterOutcome, OuterSplit, ProcedureRisk, nested_cv};
+pub use nested::{NestedConfig, NestedJob, NestedReport, OuterOutcome, OuterSplit, ProcedureRisk, nested_cv, nested_cv_with};

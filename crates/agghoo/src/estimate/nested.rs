@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::compare::{PairedComparison, compare_paired};
 use crate::data::Dataset;
-use crate::engine::{self, Job, Progress, Rayon, summarize};
+use crate::engine::{self, Executor, Job, Rayon, summarize};
 use crate::error::{Error, Result};
 use crate::family::{FamilyKind, FamilyParams, FamilySpec, axis_list};
 use crate::loss::Loss;
@@ -49,9 +49,6 @@ pub struct NestedConfig {
     pub seed: Seed,
     /// Record the inner splits in data-row indices ([`NestedReport::inner_splits`]).
     pub keep_inner_splits: bool,
-    /// Called once per finished outer split (not serialized).
-    #[serde(skip)]
-    pub progress: Option<Progress>,
     /// Further families compared with `family` on the same outer and inner splits (a benchmark of
     /// families): every procedure is run on each family over its own grid (see
     /// [`NestedConfig::families_from_params`]). Empty: one family.
@@ -101,7 +98,7 @@ impl NestedConfig {
 
     /// Nested CV of `procedures` of `family` with `inner_plan`, task loss, seed 0.
     pub fn new(family: FamilySpec, inner_plan: Plan, procedures: Vec<SelectConfig>) -> Self {
-        Self { family, inner_plan, procedures, loss: None, seed: Seed(0), keep_inner_splits: false, progress: None, compared: Vec::new() }
+        Self { family, inner_plan, procedures, loss: None, seed: Seed(0), keep_inner_splits: false, compared: Vec::new() }
     }
 }
 
@@ -203,13 +200,9 @@ impl Job for NestedJob {
         Ok(loss)
     }
 
-    fn evaluate_unit(&self, loss: &Loss, data: &Dataset, j: usize) -> Result<OuterOutcome> {
+    fn evaluate_unit(&self, loss: &Loss, data: &Dataset, j: usize, inner: &dyn Executor) -> Result<OuterOutcome> {
         let split = self.outer.as_slice().get(j).ok_or_else(|| Error::invalid("unit", "an outer split index", j))?;
-        let out = one_outer_split(data, j, split, &self.config, *loss).map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) });
-        if let Some(p) = &self.config.progress {
-            p(1);
-        }
-        out
+        one_outer_split(data, j, split, &self.config, *loss, inner).map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })
     }
 
     fn assemble(&self, loss: &Loss, data: &Dataset, outcomes: Vec<OuterOutcome>) -> Result<NestedReport> {
@@ -225,7 +218,16 @@ impl Job for NestedJob {
 /// another data set; [`Error::OuterSplit`] naming the outer split whose training rows are too few
 /// for the inner plan or the family's grid (the cause in `source`), or whose procedure failed.
 pub fn nested_cv(data: &Dataset, outer: &Splits, config: &NestedConfig) -> Result<NestedReport> {
-    engine::run(&NestedJob { config: config.clone(), outer: outer.clone() }, data, &Rayon)
+    nested_cv_with(data, outer, config, &Rayon)
+}
+
+/// [`nested_cv`] with its outer splits run by `executor` (one unit per outer split; an observer
+/// on it sees them and may cancel the run, inner splits included).
+///
+/// # Errors
+/// As [`nested_cv`]; [`Error::Interrupted`] when the observer cancels.
+pub fn nested_cv_with(data: &Dataset, outer: &Splits, config: &NestedConfig, executor: &dyn Executor) -> Result<NestedReport> {
+    engine::run(&NestedJob { config: config.clone(), outer: outer.clone() }, data, executor)
 }
 
 /// The report from every outer split's outcome, in split order.
@@ -278,7 +280,14 @@ fn assemble(data: &Dataset, outer: &Splits, config: &NestedConfig, loss: Loss, o
     })
 }
 
-fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfig, loss: Loss) -> Result<OuterOutcome> {
+fn one_outer_split(
+    data: &Dataset,
+    j: usize,
+    split: &Split,
+    config: &NestedConfig,
+    loss: Loss,
+    executor: &dyn Executor,
+) -> Result<OuterOutcome> {
     let train = data.select_rows(split.train())?;
     let test = data.select_rows(split.validation())?;
     let seed = config.seed.child(Purpose::Inner, j as u64);
@@ -298,8 +307,8 @@ fn one_outer_split(data: &Dataset, j: usize, split: &Split, config: &NestedConfi
         let family = spec.build_for(&train, &preprocess)?;
         let grid = family.grid();
         for procedure in &config.procedures {
-            let procedure = SelectConfig { seed, progress: None, preprocess: own(procedure.preprocess), ..procedure.clone() };
-            let (model, report) = select::select(family.as_ref(), &train, &inner, &procedure)?;
+            let procedure = SelectConfig { seed, preprocess: own(procedure.preprocess), ..procedure.clone() };
+            let (model, report) = select::select_with(family.as_ref(), &train, &inner, &procedure, executor)?;
             let risk = loss.risk(&model.predict(&test)?, &test.all())?;
             if !risk.is_finite() {
                 return Err(Error::NonFiniteRisk(format!("test risk of {} is {risk}", procedure.method.name())));

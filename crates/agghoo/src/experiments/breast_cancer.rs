@@ -15,8 +15,9 @@
 //! paper's numbers. The paper reports d = 10 (it apparently counted the `id` column as a
 //! feature); we use the 9 cytological features.
 
-use super::{Config, ExperimentResult, Row, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, repetition_seed};
 use crate::data::{Dataset, MissingPolicy, Preprocess, bundled};
+use crate::engine::{Executor, Inner, map_ordered};
 use crate::error::Result;
 use crate::family::forest::ForestConfig;
 use crate::family::{FamilyKind, FamilySpec, GridSpec, Predictor};
@@ -42,11 +43,11 @@ pub const PAPER: [(&str, f64, f64); 5] = [
 
 /// The defaults: the paper's 1000 repetitions (about a minute on 2 cores).
 pub fn default_config() -> Config {
-    Config { reps: 1000, seed: Seed(1), n: TRAIN_SIZE, test_size: 199, taus: vec![0.8], vs: vec![10], progress: None }
+    Config { reps: 1000, seed: Seed(1), n: TRAIN_SIZE, test_size: 199, taus: vec![0.8], vs: vec![10] }
 }
 
 /// Test risks (in %) of one repetition, in the order of [`PAPER`].
-pub fn repetition(config: &Config, r: u64) -> Result<[f64; 5]> {
+pub fn repetition(config: &Config, r: u64, executor: &dyn Executor) -> Result<[f64; 5]> {
     let all = bundled::breast_cancer(MissingPolicy::Median)?;
     let seed = repetition_seed(config.seed, r);
     let split = MonteCarlo::new(1, config.n as f64 / all.n_rows() as f64)?.instantiate(all.n_rows(), seed.child(Purpose::Data, 0))?;
@@ -58,9 +59,9 @@ pub fn repetition(config: &Config, r: u64) -> Result<[f64; 5]> {
     let cart = FamilySpec::default_for(FamilyKind::Cart).build(&train)?;
     let n = train.n_rows();
     let vfold = VFold::new(10)?.instantiate(n, seed.child(Purpose::Splits, 0))?;
-    let (cv, _) = select::select(cart.as_ref(), &train, &vfold, &SelectConfig::new(Method::Cv))?;
+    let (cv, _) = select::select_with(cart.as_ref(), &train, &vfold, &SelectConfig::new(Method::Cv), executor)?;
     let mc = MonteCarlo::new(config.vs[0], config.taus[0])?.instantiate(n, seed.child(Purpose::Splits, 1))?;
-    let (agghoo, _) = select::select(cart.as_ref(), &train, &mc, &SelectConfig::new(Method::Majhoo))?;
+    let (agghoo, _) = select::select_with(cart.as_ref(), &train, &mc, &SelectConfig::new(Method::Majhoo), executor)?;
     let path = cart.fit_path(&train.all())?.predict(&test.all())?;
     let oracle = path.iter().map(risk).collect::<Result<Vec<f64>>>()?.into_iter().fold(f64::INFINITY, f64::min);
     let forest = |trees: usize| -> Result<f64> {
@@ -80,9 +81,9 @@ pub fn repetition(config: &Config, r: u64) -> Result<[f64; 5]> {
 ///
 /// # Errors
 /// Invalid configurations; fit errors (none expected on this data).
-pub fn run(config: &Config) -> Result<ExperimentResult> {
+pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
-    let reps = run_repetitions(config.reps, config.progress.as_ref(), |r| repetition(config, r))?;
+    let reps = map_ordered(executor, config.reps, |r| repetition(config, r as u64, &Inner(executor)))?;
     let rows = PAPER
         .iter()
         .enumerate()

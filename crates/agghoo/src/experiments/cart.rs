@@ -25,10 +25,11 @@
 //! every experiment builds; tagging rows by d keeps the framework untouched and costs one more
 //! pass per repetition (the trees are cheap; the 500-tree forest dominates).
 
-use super::{Config, ExperimentResult, Row, members_on, predict_split_members, refit_index, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, members_on, predict_split_members, refit_index, repetition_seed};
 use crate::Predictions;
 use crate::data::generators::{genuer, genuer_bayes, genuer_eta};
 use crate::data::{Dataset, View};
+use crate::engine::{Executor, Inner, map_ordered};
 use crate::error::{Error, Result};
 use crate::family::forest::{ForestModel, ForestOptions};
 use crate::family::{FamilyKind, FamilySpec, Predictor};
@@ -52,7 +53,7 @@ pub const FOREST_TREES: [usize; 2] = [10, 500];
 /// Defaults: n = 500, m = 1000 test points, τ ∈ {0.5, …, 0.9}, V ∈ {1, 10}, seed 1, 100
 /// repetitions (`reps` raises it; the 500-tree forests dominate the time).
 pub fn default_config() -> Config {
-    Config { reps: 100, seed: Seed(1), n: 500, test_size: 1000, taus: vec![0.5, 0.6, 0.7, 0.8, 0.9], vs: vec![1, 10], progress: None }
+    Config { reps: 100, seed: Seed(1), n: 500, test_size: 1000, taus: vec![0.5, 0.6, 0.7, 0.8, 0.9], vs: vec![1, 10] }
 }
 
 /// One repetition's excess risks at one dimension d.
@@ -96,7 +97,7 @@ impl TestPoints {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for d < 6 or a bad split size; fit errors.
-pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
+pub fn repetition(config: &Config, d: usize, r: u64, executor: &dyn Executor) -> Result<Repetition> {
     let (n, m) = (config.n, config.test_size);
     let data = genuer(n + m, d, config.seed, r)?;
     let sample = data.select_rows(&(0..n).collect::<Vec<_>>())?;
@@ -111,15 +112,15 @@ pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
     let seed = repetition_seed(config.seed, r).child(Purpose::Experiment, d as u64);
     let options = EvalOptions { losses: vec![Loss::ZeroOne], tie: TieRule::First, keep_selected_model: true, ..EvalOptions::default() };
     let folds = VFold::new(FOLDS)?.instantiate(n, seed.child(Purpose::Splits, 0))?;
-    let fold_outcomes = evaluate_splits(family.as_ref(), &sample, &folds, &options)?;
+    let fold_outcomes = evaluate_splits(family.as_ref(), &sample, &folds, &options, executor)?;
     let cv = on_sample[refit_index(&Cv.choose(&ChoiceContext::new(family.as_ref(), &fold_outcomes))?)?];
 
     let v_max = config.vs.iter().copied().max().unwrap_or(1);
     let mut majhoo = Vec::new();
     for &tau in &config.taus {
         let splits = MonteCarlo::new(v_max, tau)?.instantiate(n, seed.child(Purpose::Splits, 1))?;
-        let outcomes = evaluate_splits(family.as_ref(), &sample, &splits, &options)?;
-        let members = members_on(&outcomes, &test)?;
+        let outcomes = evaluate_splits(family.as_ref(), &sample, &splits, &options, executor)?;
+        let members = members_on(&outcomes, &test, executor)?;
         majhoo.push(
             config
                 .vs
@@ -149,9 +150,11 @@ pub fn repetition(config: &Config, d: usize, r: u64) -> Result<Repetition> {
 ///
 /// # Errors
 /// [`Config::check`]'s errors; a repetition's errors.
-pub fn run(config: &Config) -> Result<ExperimentResult> {
+pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
-    let reps = run_repetitions(config.reps, config.progress.as_ref(), |r| DIMENSIONS.iter().map(|&d| repetition(config, d, r)).collect())?;
+    let reps = map_ordered(executor, config.reps, |r| {
+        DIMENSIONS.iter().map(|&d| repetition(config, d, r as u64, &Inner(executor))).collect::<Result<Vec<_>>>()
+    })?;
     summarize(config, &reps)
 }
 

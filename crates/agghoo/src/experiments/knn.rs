@@ -30,13 +30,11 @@
 //! ([`KnnFamily::sharing_with_first`]): every sample or test point is sorted once per
 //! repetition, whatever the number of splits, τ and k.
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
-
-use super::{Config, ExperimentResult, Row, predict_split_members, refit_index, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, predict_split_members, refit_index, repetition_seed};
 use crate::Predictions;
 use crate::data::generators::{knn_bayes, knn_eta, knn_problem_stream};
 use crate::data::{Dataset, Task, View};
+use crate::engine::{Executor, Inner, map_ordered};
 use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::family::knn::KnnFamily;
@@ -63,7 +61,6 @@ pub fn default_config() -> Config {
         test_size: 1000,
         taus: (1..=9).map(|t| f64::from(t) / 10.0).collect(),
         vs: vec![1, 2, 5, 10, 20],
-        progress: None,
     }
 }
 
@@ -127,7 +124,7 @@ impl TestPoints {
 ///
 /// # Errors
 /// [`Error::TooFewRows`] when `⌊τn⌋` is 0 or n; [`Error::InvalidParameter`] for a bad config.
-pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
+pub fn repetition(config: &Config, r: u64, executor: &dyn Executor) -> Result<Repetition> {
     let (n, m) = (config.n, config.test_size);
     let data: Dataset = knn_problem_stream(n + m, config.seed, r)?;
     let sample: Vec<usize> = (0..n).collect();
@@ -152,16 +149,12 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
         let splits =
             Splits::new(n + m, on_n.iter().map(|s| Split::new(s.train().to_vec(), s.validation().to_vec())).collect::<Result<_>>()?)?;
         let family = base.with_grid(odd_ks(on_n.min_train_size()))?;
-        let outcomes = evaluate_splits(&family, &data, &splits, &options)?;
-        let members: Vec<Predictions> = outcomes
-            .par_iter()
-            .zip(splits.as_slice())
-            .map(|(o, s)| {
-                let single = base.with_grid(vec![family.grid().value(o.selected)])?;
-                let mut path = single.fit_path(&data.view(s.train()))?.predict(&test)?;
-                path.pop().ok_or_else(|| Error::Internal("empty k-NN path".into()))
-            })
-            .collect_ordered()?;
+        let outcomes = evaluate_splits(&family, &data, &splits, &options, executor)?;
+        let members: Vec<Predictions> = map_ordered(executor, outcomes.len(), |j| {
+            let single = base.with_grid(vec![family.grid().value(outcomes[j].selected)])?;
+            let mut path = single.fit_path(&data.view(splits.as_slice()[j].train()))?.predict(&test)?;
+            path.pop().ok_or_else(|| Error::Internal("empty k-NN path".into()))
+        })?;
         let (mut maj_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
             // The procedures' choices from the first V outcomes (first-minimiser ties, the vote).
@@ -176,14 +169,14 @@ pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
     Ok(Repetition { majhoo, cv, oracle, on_sample, oracle_drawn_labels })
 }
 
-/// Runs the experiment: R repetitions in parallel, then rows (Majhoo and CV for every (τ, V),
+/// Runs the experiment: R repetitions (the units of `executor`), then rows (Majhoo and CV for every (τ, V),
 /// then the oracle and its drawn-label diagnostic) of mean excess 0–1 risk ± standard error.
 ///
 /// # Errors
 /// [`Config::check`]'s errors; a repetition's errors.
-pub fn run(config: &Config) -> Result<ExperimentResult> {
+pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
-    let reps = run_repetitions(config.reps, config.progress.as_ref(), |r| repetition(config, r))?;
+    let reps = map_ordered(executor, config.reps, |r| repetition(config, r as u64, &Inner(executor)))?;
     summarize(config, &reps)
 }
 

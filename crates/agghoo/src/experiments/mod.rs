@@ -2,7 +2,8 @@
 //!
 //! Each experiment is one small module that turns a [`Config`] into [`ExperimentResult`]: rows
 //! of (method, τ, V, mean risk, standard error over repetitions, the paper's number where it
-//! prints one). Everything around it is shared: [`run_repetitions`] (parallel, ordered, progress),
+//! prints one). Everything around it is shared: repetitions are the units of an
+//! [`Executor`](crate::engine::Executor) (parallel, ordered, observed),
 //! [`mean_and_se`], the result types (serde, so the CLI writes them as JSON and draws them
 //! without knowing the experiment). The CLI's table and plot read only [`Row`]s: a row with a τ
 //! is a point of a curve "risk vs τ" identified by (method, V); a row without τ is a horizontal
@@ -23,13 +24,11 @@ pub mod study;
 pub mod svr;
 pub mod treecv;
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::{Executor, Rayon, map_ordered};
 use crate::error::{Error, Result};
 use crate::seed::{Purpose, Seed};
-use crate::select::Progress;
 
 /// An experiment that `agghoo reproduce` can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -90,24 +89,33 @@ impl Experiment {
         }
     }
 
-    /// Runs the experiment.
+    /// Runs the experiment on the current rayon pool.
     ///
     /// # Errors
     /// The experiment's errors (bad sizes or grids in `config`).
     pub fn run(self, config: &Config) -> Result<ExperimentResult> {
+        self.run_with(config, &Rayon)
+    }
+
+    /// Runs the experiment with its repetitions as the units of `executor` (an observer on it
+    /// hears of each repetition and may cancel the run).
+    ///
+    /// # Errors
+    /// As [`run`](Self::run); [`Error::Interrupted`] when the observer cancels.
+    pub fn run_with(self, config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
         match self {
-            Experiment::Knn => knn::run(config),
-            Experiment::BreastCancer => breast_cancer::run(config),
-            Experiment::Cart => cart::run(config),
-            Experiment::Svr => svr::run(config),
-            Experiment::SvrReadings => svr::run_readings(config),
-            Experiment::Treecv => treecv::run(config),
+            Experiment::Knn => knn::run(config, executor),
+            Experiment::BreastCancer => breast_cancer::run(config, executor),
+            Experiment::Cart => cart::run(config, executor),
+            Experiment::Svr => svr::run(config, executor),
+            Experiment::SvrReadings => svr::run_readings(config, executor),
+            Experiment::Treecv => treecv::run(config, executor),
         }
     }
 }
 
 /// The parameters shared by the experiments; each experiment documents which it reads.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Config {
     /// Number of independent repetitions R (samples of size n).
     pub reps: usize,
@@ -121,22 +129,6 @@ pub struct Config {
     pub taus: Vec<f64>,
     /// Numbers of splits V.
     pub vs: Vec<usize>,
-    /// Called with 1 after each finished repetition.
-    #[serde(skip)]
-    pub progress: Option<Progress>,
-}
-
-impl std::fmt::Debug for Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Config")
-            .field("reps", &self.reps)
-            .field("seed", &self.seed)
-            .field("n", &self.n)
-            .field("test_size", &self.test_size)
-            .field("taus", &self.taus)
-            .field("vs", &self.vs)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Config {
@@ -260,16 +252,19 @@ impl ExperimentResult {
 }
 
 /// The selected member of every split (kept by `evaluate_splits` with `keep_selected_model`)
-/// predicting `test`, in split order.
+/// predicting `test`, in split order (one unit of `executor` per split).
 ///
 /// # Errors
 /// A split without a kept model; prediction errors.
-pub(crate) fn members_on(outcomes: &[crate::select::SplitOutcome], test: &crate::data::View<'_>) -> Result<Vec<crate::Predictions>> {
+pub(crate) fn members_on(
+    outcomes: &[crate::select::SplitOutcome],
+    test: &crate::data::View<'_>,
+    executor: &dyn Executor,
+) -> Result<Vec<crate::Predictions>> {
     use crate::family::Predictor;
-    outcomes
-        .par_iter()
-        .map(|o| o.model.as_ref().ok_or_else(|| Error::Internal("a split kept no model".into()))?.predict(test))
-        .collect_ordered()
+    map_ordered(executor, outcomes.len(), |j| {
+        outcomes[j].model.as_ref().ok_or_else(|| Error::Internal("a split kept no model".into()))?.predict(test)
+    })
 }
 
 /// The test predictions of a procedure's choice whose members are split models (Agghoo, Majhoo),
@@ -308,28 +303,6 @@ pub(crate) fn refit_index(choice: &crate::select::Choice) -> Result<usize> {
         [crate::select::MemberChoice::Refit { grid_index, .. }] => Ok(*grid_index),
         members => Err(Error::Internal(format!("expected one refit, got {members:?}"))),
     }
-}
-
-/// Runs `rep(r)` for r = 0..R in parallel, returns the results in repetition order and calls
-/// `progress(1)` after each. The first error (in repetition order) is returned.
-///
-/// # Errors
-/// The first failed repetition's error.
-pub fn run_repetitions<T, F>(reps: usize, progress: Option<&Progress>, rep: F) -> Result<Vec<T>>
-where
-    T: Send,
-    F: Fn(u64) -> Result<T> + Sync,
-{
-    (0..reps)
-        .into_par_iter()
-        .map(|r| {
-            let out = rep(r as u64);
-            if let Some(p) = progress {
-                p(1);
-            }
-            out
-        })
-        .collect_ordered()
 }
 
 /// Repetition r's seed for splits and learners (its data come from stream r of the user seed).
@@ -395,8 +368,8 @@ mod tests {
             let family = family::build(kind, &params, &data).unwrap();
             let splits = MonteCarlo::new(6, 0.7).unwrap().instantiate(data.n_rows(), Seed(5)).unwrap();
             let options = EvalOptions { losses: vec![loss], tie: TieRule::First, keep_selected_model: true, ..EvalOptions::default() };
-            let outcomes = evaluate_splits(family.as_ref(), &data, &splits, &options).unwrap();
-            let members = members_on(&outcomes, &data.all()).unwrap();
+            let outcomes = evaluate_splits(family.as_ref(), &data, &splits, &options, &Rayon).unwrap();
+            let members = members_on(&outcomes, &data.all(), &Rayon).unwrap();
             let member_risks: Vec<f64> = outcomes.iter().map(|o| o.risks[0][o.selected]).collect();
             for v in 1..=outcomes.len() {
                 let ctx = ChoiceContext::new(family.as_ref(), &outcomes[..v]);
@@ -421,15 +394,7 @@ mod tests {
     }
 
     #[test]
-    fn repetitions_come_back_in_order_with_progress() {
-        let count = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let c = std::sync::Arc::clone(&count);
-        let progress: Progress = std::sync::Arc::new(move |k| {
-            c.fetch_add(k, std::sync::atomic::Ordering::Relaxed);
-        });
-        let out = run_repetitions(50, Some(&progress), |r| Ok(r * 2)).unwrap();
-        assert_eq!(out, (0..50).map(|r| r * 2).collect::<Vec<_>>());
-        assert_eq!(count.load(std::sync::atomic::Ordering::Relaxed), 50);
+    fn experiment_names_parse() {
         assert!(Experiment::parse("nope").is_err());
         assert_eq!(Experiment::parse("knn").unwrap(), Experiment::Knn);
     }

@@ -551,14 +551,8 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
     // Each split evaluated alone, timed; the Monte-Carlo sets keep their selected models.
     let mut evaluated: Vec<(Vec<SplitOutcome>, Vec<f64>)> = Vec::new();
     for (s, splits) in split_sets.iter().enumerate() {
-        let options = EvalOptions {
-            losses: vec![loss],
-            tie: TieRule::First,
-            preprocess,
-            keep_selected_model: s != VFOLD,
-            keep_predictions: false,
-            progress: None,
-        };
+        let options =
+            EvalOptions { losses: vec![loss], tie: TieRule::First, preprocess, keep_selected_model: s != VFOLD, keep_predictions: false };
         crate::engine::check_evaluation(learner.as_ref(), &train, splits, &options)?;
         let mut outcomes = Vec::with_capacity(splits.len());
         let mut times = Vec::with_capacity(splits.len());

@@ -28,10 +28,11 @@
 //! (the difference has variance ≤ `(f − s)²`). The estimate of one repetition may be slightly
 //! negative; its mean is an unbiased estimate of the excess risk.
 
-use super::{Config, ExperimentResult, Row, members_on, predict_split_members, refit_index, repetition_seed, run_repetitions};
+use super::{Config, ExperimentResult, Row, members_on, predict_split_members, refit_index, repetition_seed};
 use crate::Predictions;
 use crate::data::Dataset;
 use crate::data::generators::{SvrNoise, svr_problem_with, svr_regression_function};
+use crate::engine::{Executor, Inner, map_ordered};
 use crate::error::Result;
 use crate::family::svm::{SvmAxis, SvmConfig};
 use crate::family::{FamilySpec, GridSpec, KernelWidth};
@@ -68,7 +69,6 @@ pub fn default_config() -> Config {
         test_size: 2000,
         taus: (1..=9).map(|t| f64::from(t) / 10.0).collect(),
         vs: vec![1, 2, 5, 10],
-        progress: None,
     }
 }
 
@@ -169,15 +169,15 @@ pub struct Repetition {
 ///
 /// # Errors
 /// [`crate::Error::TooFewRows`] / [`crate::Error::InvalidParameter`] for a bad split size; fit errors.
-pub fn repetition(config: &Config, r: u64) -> Result<Repetition> {
-    repetition_with(config, Reading::DEFAULT, r)
+pub fn repetition(config: &Config, r: u64, executor: &dyn Executor) -> Result<Repetition> {
+    repetition_with(config, Reading::DEFAULT, r, executor)
 }
 
 /// Repetition `r` under `reading`.
 ///
 /// # Errors
 /// As [`repetition`].
-pub fn repetition_with(config: &Config, reading: Reading, r: u64) -> Result<Repetition> {
+pub fn repetition_with(config: &Config, reading: Reading, r: u64, executor: &dyn Executor) -> Result<Repetition> {
     let (n, m) = (config.n, config.test_size);
     let data = svr_problem_with(n + m, config.seed, r, reading.noise())?;
     let sample = data.select_rows(&(0..n).collect::<Vec<_>>())?;
@@ -207,13 +207,13 @@ pub fn repetition_with(config: &Config, reading: Reading, r: u64) -> Result<Repe
             }
         };
         let split_family = on_splits.as_deref().unwrap_or(family.as_ref());
-        let outcomes = evaluate_splits(split_family, &sample, &splits, &options)?;
+        let outcomes = evaluate_splits(split_family, &sample, &splits, &options, executor)?;
         if reading.oracle == OracleOn::TrainingSet {
             let first = sample.view(splits.as_slice()[0].train());
             let path = split_family.fit_path(&first)?.predict(&test)?;
             oracle_per_tau.push(path.iter().map(excess).collect::<Result<Vec<f64>>>()?.into_iter().fold(f64::INFINITY, f64::min));
         }
-        let members = members_on(&outcomes, &test)?;
+        let members = members_on(&outcomes, &test, executor)?;
         let (mut agg_tau, mut cv_tau) = (Vec::new(), Vec::new());
         for &v in &config.vs {
             // The procedures' choices from the first V outcomes (first-minimiser ties, the mean).
@@ -232,9 +232,9 @@ pub fn repetition_with(config: &Config, reading: Reading, r: u64) -> Result<Repe
 ///
 /// # Errors
 /// [`Config::check`]'s errors; a repetition's errors.
-pub fn run(config: &Config) -> Result<ExperimentResult> {
+pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
-    let reps = run_repetitions(config.reps, config.progress.as_ref(), |r| repetition(config, r))?;
+    let reps = map_ordered(executor, config.reps, |r| repetition(config, r as u64, &Inner(executor)))?;
     summarize(config, &reps)
 }
 
@@ -246,14 +246,14 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_readings(config: &Config) -> Result<ExperimentResult> {
+pub fn run_readings(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
     let readings = Reading::all();
     // One fit of the split paths serves both oracles: run the four (noise, data term) pairs
     // with the per-τ oracle, and read the oracle on D from the same repetitions.
     let pairs: Vec<Reading> = readings.iter().filter(|r| r.oracle == OracleOn::TrainingSet).copied().collect();
-    let reps = run_repetitions(config.reps, config.progress.as_ref(), |r| {
-        pairs.iter().map(|&reading| repetition_with(config, reading, r)).collect::<Result<Vec<_>>>()
+    let reps = map_ordered(executor, config.reps, |r| {
+        pairs.iter().map(|&reading| repetition_with(config, reading, r as u64, &Inner(executor))).collect::<Result<Vec<_>>>()
     })?;
     let mut rows = Vec::new();
     for reading in readings {
@@ -317,8 +317,8 @@ mod tests {
     #[test]
     fn readings_contain_the_default_run_and_differ_from_it() {
         let config = tiny();
-        let default = run(&config).unwrap();
-        let readings = run_readings(&config).unwrap();
+        let default = run(&config, &crate::engine::Rayon).unwrap();
+        let readings = run_readings(&config, &crate::engine::Rayon).unwrap();
         let label = Reading::DEFAULT.label();
         let mean_of = |method: &str, rows: &[Row]| -> Vec<f64> { rows.iter().filter(|r| r.method == method).map(|r| r.mean).collect() };
         for method in ["agghoo", "cv", "oracle"] {

@@ -27,7 +27,7 @@
 //! reduces its leaves serially); the **times are not** — they are measurements, and this is the
 //! one experiment whose numbers change from run to run. To keep them clean, repetitions run one
 //! after the other (each run is parallel inside) rather than side by side as in
-//! [`super::run_repetitions`], which would make concurrent runs slow each other down. CPU time
+//! the other experiments' repetitions, which would make concurrent runs slow each other down. CPU time
 //! (every thread of the process, Linux `schedstat`) is reported beside the wall time because a
 //! shared machine inflates the wall time but hardly the CPU time.
 
@@ -36,6 +36,7 @@ use std::time::Instant;
 use super::{Config, ExperimentResult, Row, mean_and_se, repetition_seed};
 use crate::data::Dataset;
 use crate::data::generators::{covertype_like, msd_like};
+use crate::engine::{Executor, Observed, Sequential, map_ordered};
 use crate::error::{Error, Result};
 use crate::incremental::{Incremental, LsqSgd, Pegasos};
 use crate::seed::{Purpose, Seed};
@@ -58,7 +59,7 @@ pub const ORDERS: [Order; 2] = [Order::Fixed, Order::Randomised];
 /// Defaults: n = 100,000 (`n = 581012` is the paper's Covertype size), 3 repetitions, seed 1,
 /// k ∈ {2, 5, 10, 20, 50, 100, 1000} plus k = n. `taus` and `test_size` are unused.
 pub fn default_config() -> Config {
-    Config { reps: 3, seed: Seed(1), n: 100_000, test_size: 0, taus: Vec::new(), vs: vec![2, 5, 10, 20, 50, 100, 1000], progress: None }
+    Config { reps: 3, seed: Seed(1), n: 100_000, test_size: 0, taus: Vec::new(), vs: vec![2, 5, 10, 20, 50, 100, 1000] }
 }
 
 /// The row label of (data set, method, order), e.g. `covertype/tree-fixed`.
@@ -159,8 +160,8 @@ fn median(values: &[f64]) -> f64 {
 ///
 /// # Errors
 /// As [`run_with_cap`].
-pub fn run(config: &Config) -> Result<ExperimentResult> {
-    run_with_cap(config, STANDARD_CAP)
+pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
+    run_with_cap(config, STANDARD_CAP, executor)
 }
 
 /// Runs the experiment (see the module docs), skipping the standard method where `k · n > cap`.
@@ -168,7 +169,7 @@ pub fn run(config: &Config) -> Result<ExperimentResult> {
 /// # Errors
 /// [`Error::InvalidParameter`] for R < 2, n < 2 or a k below 2; a run's errors (e.g. a
 /// non-finite loss).
-pub fn run_with_cap(config: &Config, cap: u64) -> Result<ExperimentResult> {
+pub fn run_with_cap(config: &Config, cap: u64, executor: &dyn Executor) -> Result<ExperimentResult> {
     if config.reps < 2 {
         return Err(Error::invalid("reps", "at least 2", config.reps));
     }
@@ -180,16 +181,14 @@ pub fn run_with_cap(config: &Config, cap: u64) -> Result<ExperimentResult> {
     let msd = msd_like(config.n, config.seed)?;
     let pegasos = Pegasos::new(PEGASOS_LAMBDA)?;
     let lsq = LsqSgd::paper();
-    // reps[r][data set] — serial on purpose (see the module docs on timing).
-    let mut reps: Vec<[Grid; 2]> = Vec::with_capacity(config.reps);
-    for r in 0..config.reps as u64 {
-        let a = repetition(&pegasos, &covertype, &ks, cap, config.seed, r)?;
-        let b = repetition(&lsq, &msd, &ks, cap, config.seed, r)?;
-        reps.push([a, b]);
-        if let Some(p) = &config.progress {
-            p(1);
-        }
-    }
+    // reps[r][data set] — serial on purpose (see the module docs on timing), observed as
+    // `executor` is.
+    let serial = Observed::new(&Sequential, executor.observer());
+    let reps: Vec<[Grid; 2]> = map_ordered(&serial, config.reps, |r| {
+        let a = repetition(&pegasos, &covertype, &ks, cap, config.seed, r as u64)?;
+        let b = repetition(&lsq, &msd, &ks, cap, config.seed, r as u64)?;
+        Ok([a, b])
+    })?;
     let mut rows = Vec::new();
     for (d, dataset) in DATASETS.iter().enumerate() {
         for (i, &method) in METHODS.iter().enumerate() {

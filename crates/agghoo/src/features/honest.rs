@@ -27,7 +27,7 @@ use super::{
     rank_features, search,
 };
 use crate::data::{Dataset, Preprocess};
-use crate::engine::{self, Job, Rayon};
+use crate::engine::{self, Executor, Job, Rayon};
 use crate::error::{Error, Result};
 use crate::family::forest::ForestConfig;
 use crate::family::lasso::LassoConfig;
@@ -380,7 +380,7 @@ pub enum HonestOutcome {
 }
 
 impl HonestJob {
-    fn fold(&self, data: &Dataset, options: &EvalOptions, j: usize) -> Result<HonestOutcome> {
+    fn fold(&self, data: &Dataset, options: &EvalOptions, j: usize, executor: &dyn Executor) -> Result<HonestOutcome> {
         let split = self.outer.as_slice().get(j).ok_or_else(|| Error::invalid("unit", "an outer fold index", j))?;
         let config = &self.config;
         let train = data.select_rows(split.train()).map_err(|e| e.at_split(j))?;
@@ -392,7 +392,9 @@ impl HonestJob {
             let fam = config.learner.build(&train.select_columns(&selection.features)?, &config.preprocess)?;
             let columns = data.select_columns(&selection.features)?;
             let one = Splits::new(data.n_rows(), vec![split.clone()])?;
-            evaluate_splits(fam.as_ref(), &columns, &one, options)?.pop().ok_or_else(|| Error::Internal("no outcome for one split".into()))
+            evaluate_splits(fam.as_ref(), &columns, &one, options, executor)?
+                .pop()
+                .ok_or_else(|| Error::Internal("no outcome for one split".into()))
         };
         let outcome = evaluate().map_err(|e| e.at_split(j))?;
         Ok(HonestOutcome::Fold { selection, outcome })
@@ -415,9 +417,15 @@ impl Job for HonestJob {
         Ok((loss, EvalOptions { losses: vec![loss], preprocess: self.config.preprocess, ..EvalOptions::default() }))
     }
 
-    fn evaluate_unit(&self, (_, options): &(Loss, EvalOptions), data: &Dataset, unit: usize) -> Result<HonestOutcome> {
+    fn evaluate_unit(
+        &self,
+        (_, options): &(Loss, EvalOptions),
+        data: &Dataset,
+        unit: usize,
+        inner: &dyn Executor,
+    ) -> Result<HonestOutcome> {
         if unit < self.outer.len() {
-            self.fold(data, options, unit)
+            self.fold(data, options, unit, inner)
         } else {
             Ok(HonestOutcome::Naive(select_features(&self.config.selector, data, self.config.seed)?))
         }
@@ -453,7 +461,7 @@ fn assemble(
 
     let columns = data.select_columns(&naive_selection.features)?;
     let fam = config.learner.build(&columns, &config.preprocess)?;
-    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, options)?);
+    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, options, &Rayon)?);
 
     let honest = RiskEstimate { mean: honest_curve.mean[0], standard_error: honest_curve.standard_error[0] };
     let naive = RiskEstimate { mean: naive_curve.mean[0], standard_error: naive_curve.standard_error[0] };

@@ -53,8 +53,6 @@ pub use honest::{
 pub use search::{SearchConfig, SearchMethod, SearchReport, SizeResult, Stopping, TraceStep, search};
 pub use wrapper::WrapperScorer;
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -112,7 +110,7 @@ pub trait Scorer: Sync {
     /// # Errors
     /// As [`Scorer::score`].
     fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize]) -> Result<Vec<SubsetScore>> {
-        candidates.par_iter().map(|&j| self.score(&apply_change(base, change, j))).collect_ordered()
+        crate::engine::map_ordered(&crate::engine::Rayon, candidates.len(), |i| self.score(&apply_change(base, change, candidates[i])))
     }
     /// The usable columns: every column not in [`Scorer::skipped`], ascending.
     fn usable(&self) -> Vec<usize> {

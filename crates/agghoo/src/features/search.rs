@@ -38,8 +38,6 @@
 //! [`Stopping::Parsimonious`] (the smallest size whose score is within one standard error of the
 //! best: [`select::one_standard_error`](crate::select::one_standard_error) over sizes).
 
-use crate::parallel::CollectOrdered;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Change, Scorer, SkippedFeature, SubsetScore, apply_change};
@@ -402,7 +400,8 @@ impl State<'_> {
                     batch.push(positions.iter().map(|&p| usable[p]).collect());
                     done = !next_combination(&mut positions, d);
                 }
-                let scores: Vec<SubsetScore> = batch.par_iter().map(|s| self.scorer.score(s)).collect_ordered()?;
+                let scores: Vec<SubsetScore> =
+                    crate::engine::map_ordered(&crate::engine::Rayon, batch.len(), |i| self.scorer.score(&batch[i]))?;
                 self.n_evaluations += batch.len() as u64;
                 for (subset, score) in batch.iter().zip(scores) {
                     if !score.value.is_finite() {

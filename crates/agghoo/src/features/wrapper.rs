@@ -142,7 +142,7 @@ impl Scorer for WrapperScorer<'_> {
                 let curve = cv_curve(&self.nested(&columns, plan, *method, *seed)?);
                 return Ok(SubsetScore { value: curve.mean[0], standard_error: curve.standard_error[0] });
             }
-            let outcomes = evaluate_splits(self.family, &columns, self.splits, &self.options)?;
+            let outcomes = evaluate_splits(self.family, &columns, self.splits, &self.options, &crate::engine::Rayon)?;
             let curve = cv_curve(&outcomes);
             Ok(SubsetScore { value: curve.mean[self.grid_index], standard_error: curve.standard_error[self.grid_index] })
         };

@@ -5,15 +5,15 @@ use serde::{Deserialize, Serialize};
 use super::aggregate::Aggregation;
 use super::method::Method;
 use crate::data::Preprocess;
-use crate::engine::{Progress, TieRule};
+use crate::engine::TieRule;
 use crate::loss::Loss;
 use crate::resample::TrainFraction;
 use crate::seed::Seed;
 
-/// Configuration of [`select`](super::select) (a serde value without its progress callback: the
-/// procedure spec a worker receives). [`SelectConfig::check`] and [`SelectConfig::for_procedure`]
+/// Configuration of [`select`](super::select) (a serde value: the procedure spec a worker
+/// receives). [`SelectConfig::check`] and [`SelectConfig::for_procedure`]
 /// read the procedures' own rules (see [`Procedure`](super::procedure::Procedure)).
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SelectConfig {
     /// The procedure.
     pub method: Method,
@@ -33,25 +33,6 @@ pub struct SelectConfig {
     pub seed: Seed,
     /// Keep the split indices in the report.
     pub keep_split_indices: bool,
-    /// Called once per finished split (not serialized).
-    #[serde(skip)]
-    pub progress: Option<Progress>,
-}
-
-impl std::fmt::Debug for SelectConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SelectConfig")
-            .field("method", &self.method)
-            .field("loss", &self.loss)
-            .field("tie", &self.tie)
-            .field("aggregation", &self.aggregation)
-            .field("one_standard_error", &self.one_standard_error)
-            .field("inner_fraction", &self.inner_fraction)
-            .field("preprocess", &self.preprocess)
-            .field("seed", &self.seed)
-            .field("keep_split_indices", &self.keep_split_indices)
-            .finish_non_exhaustive()
-    }
 }
 
 impl SelectConfig {
@@ -67,7 +48,6 @@ impl SelectConfig {
             preprocess: Preprocess::default(),
             seed: Seed(0),
             keep_split_indices: false,
-            progress: None,
         }
     }
 }

@@ -23,7 +23,7 @@ pub use method::Method;
 pub use model_file::{DataFingerprint, FittedModel, Hash64, MODEL_FORMAT_OLDEST_READ, MODEL_FORMAT_VERSION, Member, Schema};
 pub use procedure::{Choice, ChoiceContext, MemberChoice, Procedure, procedure};
 pub use report::{CvCurve, Report, SplitReport, cv_curve, risk_curve};
-pub use run::{conclude, evaluation_options, evaluation_splits, select};
+pub use run::{conclude, evaluation_options, evaluation_splits, select, select_with};
 
 // The engine's per-split evaluation, re-exported where procedures are documented.
 pub(crate) use crate::engine::summarize;

@@ -1,15 +1,14 @@
 //! The fitted result of a procedure: its members, how they are combined, and the training
 //! schema; saved as versioned JSON and checked on load and on prediction.
 
-use crate::parallel::CollectOrdered;
 use std::path::Path;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::aggregate::{Aggregation, aggregate};
 use super::method::Method;
 use crate::data::{Dataset, NaValues, Target, Task};
+use crate::engine::{Executor, Rayon, map_ordered};
 use crate::error::{Error, Result};
 use crate::family::{Model, Predictor};
 use crate::predictions::Predictions;
@@ -277,6 +276,14 @@ impl FittedModel {
     /// model has no rule for (a numeric one when it does not impute, a categorical one when it
     /// neither imputes nor had missing values in training); member prediction errors.
     pub fn predict(&self, data: &Dataset) -> Result<Predictions> {
+        self.predict_with(data, &Rayon)
+    }
+
+    /// [`predict`](Self::predict) with the members predicting as the units of `executor`.
+    ///
+    /// # Errors
+    /// As [`predict`](Self::predict).
+    pub fn predict_with(&self, data: &Dataset, executor: &dyn Executor) -> Result<Predictions> {
         if data.feature_names() != self.schema.feature_names.as_slice() {
             return Err(Error::SchemaMismatch(format!(
                 "model expects [{}], data have [{}]",
@@ -315,7 +322,7 @@ impl FittedModel {
             }
             return Ok(out);
         }
-        let per_member: Vec<Predictions> = self.members.par_iter().map(|m| m.model.predict(&rows)).collect_ordered()?;
+        let per_member: Vec<Predictions> = map_ordered(executor, self.members.len(), |j| self.members[j].model.predict(&rows))?;
         let risks: Vec<f64> = self.members.iter().map(|m| m.validation_risk.unwrap_or(0.0)).collect();
         let out = aggregate(&per_member, &risks, self.aggregation)?;
         if out.has_non_finite() {

@@ -7,7 +7,7 @@ use super::model_file::{FittedModel, Member, Schema};
 use super::procedure::{ChoiceContext, MemberChoice, procedure, resolve_aggregation};
 use super::report::{Report, SplitReport, cv_curve};
 use crate::data::Dataset;
-use crate::engine::{EvalOptions, SplitOutcome, evaluate_splits, refit_all};
+use crate::engine::{EvalOptions, Executor, Rayon, SplitOutcome, evaluate_splits, refit_all};
 use crate::error::{Error, Result};
 use crate::family::{Composite, Family, Model};
 use crate::loss::Loss;
@@ -22,9 +22,24 @@ use crate::resample::Splits;
 /// every error of [`evaluate_splits`]; [`Error::TaskMismatch`] for Majhoo on regression or an
 /// aggregation that does not fit the task (the score mean needs two classes).
 pub fn select(family: &dyn Family, data: &Dataset, splits: &Splits, config: &SelectConfig) -> Result<(FittedModel, Report)> {
+    select_with(family, data, splits, config, &Rayon)
+}
+
+/// [`select`] with its splits run by `executor` (one unit per evaluated split; an observer on it
+/// sees them and may cancel the run).
+///
+/// # Errors
+/// As [`select`]; [`Error::Interrupted`] when the observer cancels.
+pub fn select_with(
+    family: &dyn Family,
+    data: &Dataset,
+    splits: &Splits,
+    config: &SelectConfig,
+    executor: &dyn Executor,
+) -> Result<(FittedModel, Report)> {
     let options = evaluation_options(config, data)?;
     let units = evaluation_splits(splits, config)?;
-    let outcomes = evaluate_splits(family, data, &units, &options)?;
+    let outcomes = evaluate_splits(family, data, &units, &options, executor)?;
     conclude(family, data, &units, config, outcomes)
 }
 
@@ -44,7 +59,6 @@ pub fn evaluation_options(config: &SelectConfig, data: &Dataset) -> Result<EvalO
         preprocess: config.preprocess,
         keep_selected_model: procedure(config.method).keeps_split_models(),
         keep_predictions: false,
-        progress: config.progress.clone(),
     })
 }
 

@@ -18,7 +18,6 @@ use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::numerics::kernel::Kernel;
 use crate::family::{FittedPath, Model};
-use crate::parallel::CollectOrdered;
 use crate::predictions::{PathPredictions, Predictions};
 
 /// The binary sub-problem of the classes `positive < negative` on a training set.
@@ -105,7 +104,9 @@ pub(super) fn fit(fam: &SvmFamily, train: &View<'_>, c: f64) -> Result<OneVsOneS
             let sol = fam.solve(&problem, c, &mut cache, None)?;
             Ok((pair_beta(&problem, &sol.alpha), -sol.rho))
         })
-        .collect_ordered()?;
+        .collect::<Vec<Result<_>>>()
+        .into_iter()
+        .collect::<Result<_>>()?;
     let betas: Vec<&[f64]> = fits.iter().map(|(b, _)| b.as_slice()).collect();
     let biases: Vec<f64> = fits.iter().map(|(_, b)| *b).collect();
     Ok(OneVsOneSvc::from_dense(&points, train.n_classes(), classes, &pairs, &betas, &biases))
@@ -128,7 +129,9 @@ pub(super) fn fit_path(fam: &SvmFamily, train: &View<'_>) -> Result<OneVsOnePath
             // the same C for every pair: n_t is the whole training set's size
             fam.solve_path(&problem, n_t, &mut cache, pair_beta)
         })
-        .collect_ordered()?;
+        .collect::<Vec<Result<_>>>()
+        .into_iter()
+        .collect::<Result<_>>()?;
     let (betas, biases) = per_pair.into_iter().unzip();
     Ok(OneVsOnePath { n_classes: train.n_classes(), classes, points, pairs, betas, biases })
 }
