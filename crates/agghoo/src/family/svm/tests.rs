@@ -679,3 +679,56 @@ fn decision_values_are_the_sequential_sums() {
         }
     }
 }
+
+/// `n` rows of 10 standard normal features, class 1 when `x₀ + x₁² − 1 + 0.5 ε > 0`
+/// (`bench/python_bench.py`'s synthetic problem).
+fn quadratic_classes(n: usize, seed: u64) -> Dataset {
+    let d = 10;
+    let mut rng = Seed(seed).rng(Purpose::Data, 0);
+    let mut x = Vec::with_capacity(n * d);
+    let mut labels = Vec::with_capacity(n);
+    for _ in 0..n {
+        let row: Vec<f64> = (0..d).map(|_| crate::data::generators::normal(&mut rng)).collect();
+        let noise = crate::data::generators::normal(&mut rng);
+        labels.push(u32::from(row[0] + row[1] * row[1] - 1.0 + 0.5 * noise > 0.0));
+        x.extend(row);
+    }
+    let names = (0..d).map(|j| format!("x{j}")).collect();
+    Dataset::new(x, names, Target::Classes { labels, names: vec!["a".into(), "b".into()] }, "y").unwrap()
+}
+
+/// Work counts of the path, per C, on a wide C grid (12 values over 1e-2..1e3, γ = 1/d, 1 600
+/// training rows of 10 features), against one cold fit at the largest C. A profile, not a check:
+/// `cargo test --release -p agghoo --lib svm::tests::wide_c_path_counts -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn wide_c_path_counts() {
+    let data = quadratic_classes(2000, 7);
+    let (tr, _) = split(2000, 1600);
+    let train = data.view(&tr);
+    let cs: Vec<f64> = (0..12).map(|k| 10f64.powf(-2.0 + 5.0 * k as f64 / 11.0)).collect();
+    let fam = SvmFamily::new(SvmKind::Svc, cs.clone(), true, settings(0.1, 0.0, 1e-3)).unwrap();
+    let (points, problem) = fam.problem(&train).unwrap();
+    let mut cache = KernelCache::new(points);
+    let mut prev: Option<(Solution, f64)> = None;
+    let mut total = smo::SolveCounts::default();
+    let mut iterations = 0;
+    let report = |label: &str, c: f64, s: &Solution| {
+        let free = s.alpha.iter().filter(|&&a| a > 0.0 && a < c).count();
+        let upper = s.alpha.iter().filter(|&&a| a >= c).count();
+        println!("{label} C = {c:9.3e}: {:7} iterations, {free:4} free, {upper:4} at C, {:?}", s.iterations, s.counts);
+    };
+    for m in fam.path_order() {
+        let c = fam.c_value(m, tr.len());
+        let s = fam.solve(&problem, c, &mut cache, prev.as_ref().map(|(s, c)| (s, *c))).unwrap();
+        report("path", c, &s);
+        iterations += s.iterations;
+        total.newton_kept += s.counts.newton_kept;
+        total.gradient_rows += s.counts.gradient_rows;
+        prev = Some((s, c));
+    }
+    println!("path total: {iterations} iterations, {} gradient rows, {} Newton steps kept", total.gradient_rows, total.newton_kept);
+    let c = cs[cs.len() - 1];
+    let cold = fam.solve(&problem, c, &mut cache, None).unwrap();
+    report("cold", c, &cold);
+}
