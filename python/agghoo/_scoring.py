@@ -49,6 +49,12 @@ class PathPoint(BaseEstimator):
         self._rows(X)
         return self.predicted if self.classes is None else self.classes[self.predicted]
 
+    def score(self, X, y):
+        """The default score of scikit-learn's classifiers (accuracy) and regressors (R²)."""
+        from sklearn.metrics import accuracy_score, r2_score
+
+        return r2_score(y, self.predict(X)) if self.classes is None else accuracy_score(y, self.predict(X))
+
     @available_if(lambda self: self.proba is not None)
     def predict_proba(self, X):
         self._rows(X)
