@@ -123,12 +123,12 @@ def plan(estimator, candidates, X, y, splits):
     """The candidates that a path family evaluates, in groups, and a note per decision."""
     last, prefix = _final(estimator)
     name = type(last).__name__
-    rule = RULES.get(name)
+    rule = RULES.get(name) or _staged_rule(last)
     if rule is None:
-        return Plan([], [f"generic refits: no path family for {name}"])
+        return Plan([], [f"generic refits: no path family and no staged path for {name}"])
     if rule.binary and (y is None or len(np.unique(y)) != 2):
         return Plan([], [f"generic refits: the {rule.family} path serves binary problems only"])
-    if y is not None and is_classifier(estimator):
+    if y is not None and is_classifier(estimator) and rule.family != STAGED:
         classes = np.unique(y)
         if any(len(np.unique(y[train])) != len(classes) for train, _ in splits):
             return Plan([], ["generic refits: a training set lacks a class"])
@@ -153,7 +153,8 @@ def plan(estimator, candidates, X, y, splits):
             notes.append(f"generic refits for {name} with {why}")
         elif group.indices:
             kept.append(group)
-            notes.append(f"{name} {rule.axis}: path family {rule.family!r}, {len(group.indices)} candidates from one fit per split")
+            how = "staged predictions" if rule.family == STAGED else f"path family {rule.family!r}"
+            notes.append(f"{name} {rule.axis}: {how}, {len(group.indices)} candidates from one fit per split")
     if not kept:
         notes.append(f"generic refits: the grid has no {axis!r} axis the {rule.family} path can serve")
     return Plan(kept, notes)
@@ -162,10 +163,14 @@ def plan(estimator, candidates, X, y, splits):
 def _valid(final, rule, value, n_train):
     """True when scikit-learn accepts ``value`` (its own parameter check) and fits it on every
     training set; other values are left to generic refits, which fail as scikit-learn does."""
+    candidate = clone(final).set_params(**{rule.axis: value})
     try:
-        clone(final).set_params(**{rule.axis: value})._validate_params()
+        if hasattr(candidate, "_parameter_constraints"):
+            candidate._validate_params()
     except (TypeError, ValueError):
         return False
+    if rule.family == STAGED:
+        return isinstance(value, (int, np.integer)) and value >= 1 and rule.refuse({"n_train": n_train, **final.get_params()}) is None
     return rule.family != "knn" or int(value) <= n_train
 
 
@@ -173,6 +178,11 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
     """Scores ``[split][candidate of the group]`` from one path fit per split (the pipeline's other
     steps fitted on the split's training rows)."""
     rule = group.rule
+    if rule.family == STAGED:
+        from joblib import Parallel, delayed
+
+        rows = Parallel(n_jobs=n_jobs)(delayed(_staged_split)(group, X, y, train, test, scorer) for train, test in splits)
+        return np.array(rows)
     steps = group.estimator.steps[:-1] if isinstance(group.estimator, Pipeline) else []
     params = rule.params(_final(group.estimator)[0].get_params())
     classes = np.unique(y) if is_classifier(group.estimator) else None
@@ -228,3 +238,76 @@ def _grid_index(text, grid):
             raise ValueError(f"internal: grid value {v!r} is not on the family's grid {values.tolist()}")
         index.append(int(hits[0]))
     return index
+
+
+# The staged path protocol: one fit at the largest value of the axis, every smaller value read
+# from the estimator's staged outputs (stage m = the model with m rounds).
+STAGED = "staged"
+
+
+def _no_early_stopping(p):
+    if p.get("n_iter_no_change") is not None and "early_stopping" not in p:
+        return "n_iter_no_change (early stopping)"
+    stop = p.get("early_stopping", False)
+    if stop is True or (stop == "auto" and p["n_train"] > 10_000):
+        return "early stopping (set early_stopping=False)"
+    return None
+
+
+STAGED_AXES = {
+    "GradientBoostingClassifier": "n_estimators",
+    "GradientBoostingRegressor": "n_estimators",
+    "HistGradientBoostingClassifier": "max_iter",
+    "HistGradientBoostingRegressor": "max_iter",
+    "AdaBoostClassifier": "n_estimators",
+    "AdaBoostRegressor": "n_estimators",
+}
+
+
+def _staged_rule(final):
+    """The staged rule of ``final``: scikit-learn's boosting estimators, or an estimator that
+    declares ``__agghoo_path__`` (the name of its integer round parameter) and has
+    ``staged_predict``."""
+    axis = getattr(final, "__agghoo_path__", None) or STAGED_AXES.get(type(final).__name__)
+    if axis is None or not hasattr(final, "staged_predict"):
+        return None
+    return Rule(axis, STAGED, lambda p: _no_early_stopping(p) if "n_train" in p else None)
+
+
+def _staged_split(group, X, y, train, test, scorer):
+    """One split: the estimator fitted once at the group's largest value, each value scored from
+    the staged outputs of the first that many rounds."""
+    take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: np.asarray(X)[rows])
+    est = clone(group.estimator)
+    axis = (_final(est)[1]) + group.rule.axis
+    est.set_params(**{axis: max(group.values)}).fit(take(train), y[train])
+    final = _final(est)[0]
+    X_test = take(test)
+    if isinstance(est, Pipeline):
+        X_test = est[:-1].transform(X_test)
+    wanted = sorted(set(group.values))
+    outputs = {}
+    for kind in ("predict", "predict_proba", "decision_function"):
+        staged = getattr(final, f"staged_{kind}", None)
+        if staged is None or (kind != "predict" and not is_classifier(final)):
+            continue
+        last, stages = None, {}
+        for m, out in enumerate(staged(X_test), start=1):
+            last = out
+            if m in wanted:
+                stages[m] = out
+        # An estimator that stopped early (AdaBoost on a perfect fit) is its last stage beyond.
+        outputs[kind] = {v: stages.get(v, last) for v in wanted}
+    classes = getattr(final, "classes_", None) if is_classifier(final) else None
+    placeholder = np.empty((len(test), 0))
+    row = []
+    for v in group.values:
+        predicted = outputs["predict"][v]
+        if classes is not None:
+            predicted = np.searchsorted(classes, predicted)
+        decision = outputs.get("decision_function", {}).get(v)
+        if decision is not None and decision.ndim == 2 and decision.shape[1] == 1:
+            decision = decision.ravel()
+        point = PathPoint(classes, predicted, outputs.get("predict_proba", {}).get(v), decision)
+        row.append(float(scorer(point, placeholder, y[test])))
+    return row

@@ -28,6 +28,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from . import _dispatch, _native
+from ._validation import SEARCH_CONSTRAINTS
 
 __all__ = ["AgghooSearchCV"]
 
@@ -101,6 +102,8 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
     n_splits_, scorer_, multimetric_ (False), classes_, n_features_in_, feature_names_in_
     """
 
+    _parameter_constraints: dict = SEARCH_CONSTRAINTS
+
     def __init__(
         self,
         estimator,
@@ -160,6 +163,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
 
     def fit(self, X, y=None, groups=None, **fit_params):
         """Score every candidate on every split, select by ``method`` and fit the predictor."""
+        self._validate_params()
         if self.method not in _SEARCH_METHODS:
             raise ValueError(f"method must be one of {', '.join(_SEARCH_METHODS)}, got {self.method!r}")
         if isinstance(self.scoring, (list, tuple, set, dict)):

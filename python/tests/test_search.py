@@ -142,3 +142,58 @@ def test_bad_method_and_several_scorers_are_refused(diabetes):
         AgghooSearchCV(Ridge(), {"alpha": [1.0]}, method="ekcv").fit(X, y)
     with pytest.raises(ValueError, match="one scorer"):
         AgghooSearchCV(Ridge(), {"alpha": [1.0]}, scoring=["r2", "neg_mean_squared_error"]).fit(X, y)
+
+
+# The staged path protocol: one fit per split at the largest number of rounds.
+from sklearn.base import BaseEstimator, RegressorMixin  # noqa: E402
+from sklearn.ensemble import AdaBoostClassifier, GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
+from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
+
+
+def test_gradient_boosting_rounds_from_staged_predictions(breast_cancer):
+    X, y = breast_cancer
+    grid = {"n_estimators": [5, 10, 20], "max_depth": [2, 3]}
+    _same_as_grid_search(GradientBoostingClassifier(random_state=0), grid, X, y, KFold(3), scoring="neg_log_loss")
+
+
+def test_hist_gradient_boosting_and_adaboost_rounds(breast_cancer):
+    X, y = breast_cancer
+    X, y = X[:200], y[:200]
+    _same_as_grid_search(HistGradientBoostingClassifier(random_state=0), {"max_iter": [2, 4, 6]}, X, y, KFold(3), scoring="roc_auc")
+    _same_as_grid_search(AdaBoostClassifier(random_state=0), {"n_estimators": [3, 6, 12]}, X, y, KFold(3))
+
+
+def test_stochastic_gradient_boosting_regression_rounds(diabetes):
+    X, y = diabetes
+    est = GradientBoostingRegressor(random_state=0, subsample=0.8)
+    _same_as_grid_search(est, {"n_estimators": [5, 10, 30]}, X, y, KFold(3), scoring="neg_mean_squared_error", atol=1e-9)
+
+
+class Rounds(RegressorMixin, BaseEstimator):
+    """A user's estimator declaring its path: round m adds a step towards the training mean."""
+
+    __agghoo_path__ = "rounds"
+    fits = 0
+
+    def __init__(self, rounds=1):
+        self.rounds = rounds
+
+    def fit(self, X, y):
+        type(self).fits += 1
+        self.mean_ = float(np.mean(y))
+        return self
+
+    def staged_predict(self, X):
+        for m in range(1, self.rounds + 1):
+            yield np.full(len(X), self.mean_ * (1 - 0.5**m))
+
+    def predict(self, X):
+        return list(self.staged_predict(X))[-1]
+
+
+def test_a_users_estimator_declares_its_path(diabetes):
+    X, y = diabetes
+    Rounds.fits = 0
+    ours, _ = _same_as_grid_search(Rounds(), {"rounds": [1, 2, 3, 4, 5]}, X, y, KFold(3), scoring="neg_mean_squared_error")
+    # One fit per split, plus GridSearchCV's 15 and the two refits on all rows.
+    assert Rounds.fits == 3 + 15 + 2
