@@ -144,7 +144,7 @@ def plan(estimator, candidates, X, y, splits):
             why = rule.refuse(_final(est)[0].get_params())
             groups[key] = (Group(est, rule), why)
         group, why = groups[key]
-        if why is None and _valid(_final(group.estimator)[0], rule, c[axis], min(len(tr) for tr, _ in splits)):
+        if why is None and _valid(_final(group.estimator)[0], rule, c[axis], [len(tr) for tr, _ in splits]):
             group.indices.append(i)
             group.values.append(c[axis])
     kept = []
@@ -160,9 +160,10 @@ def plan(estimator, candidates, X, y, splits):
     return Plan(kept, notes)
 
 
-def _valid(final, rule, value, n_train):
+def _valid(final, rule, value, sizes):
     """True when scikit-learn accepts ``value`` (its own parameter check) and fits it on every
-    training set; other values are left to generic refits, which fail as scikit-learn does."""
+    training set (of ``sizes`` rows) as the path does; other values are left to generic refits,
+    which fail as scikit-learn does."""
     candidate = clone(final).set_params(**{rule.axis: value})
     try:
         if hasattr(candidate, "_parameter_constraints"):
@@ -170,8 +171,8 @@ def _valid(final, rule, value, n_train):
     except (TypeError, ValueError):
         return False
     if rule.family == STAGED:
-        return isinstance(value, (int, np.integer)) and value >= 1 and rule.refuse({"n_train": n_train, **final.get_params()}) is None
-    return rule.family != "knn" or int(value) <= n_train
+        return isinstance(value, (int, np.integer)) and value >= 1 and rule.refuse({"n_train": max(sizes), **final.get_params()}) is None
+    return rule.family != "knn" or int(value) <= min(sizes)
 
 
 def path_scores(group, X, y, splits, scorer, n_jobs):
