@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
+from sklearn.utils import _safe_indexing
 
 from . import _native
 from ._scoring import PathPoint
@@ -188,10 +189,9 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
     params = rule.params(_final(group.estimator)[0].get_params())
     classes = np.unique(y) if is_classifier(group.estimator) else None
     threads = n_jobs if n_jobs is not None and n_jobs > 0 else None
-    take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: np.asarray(X)[rows])
     scores = []
     for train, test in splits:
-        X_train, X_test = take(train), take(test)
+        X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
         if steps:
             pre = Pipeline([(n, clone(s)) for n, s in steps])
             X_train, X_test = pre.fit_transform(X_train, y[train]), pre.transform(X_test)
@@ -278,12 +278,11 @@ def _staged_rule(final):
 def _staged_split(group, X, y, train, test, scorer):
     """One split: the estimator fitted once at the group's largest value, each value scored from
     the staged outputs of the first that many rounds."""
-    take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: np.asarray(X)[rows])
     est = clone(group.estimator)
     axis = (_final(est)[1]) + group.rule.axis
-    est.set_params(**{axis: max(group.values)}).fit(take(train), y[train])
+    est.set_params(**{axis: max(group.values)}).fit(_safe_indexing(X, train), y[train])
     final = _final(est)[0]
-    X_test = take(test)
+    X_test = _safe_indexing(X, test)
     if isinstance(est, Pipeline):
         X_test = est[:-1].transform(X_test)
     wanted = sorted(set(group.values))

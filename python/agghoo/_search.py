@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
 from sklearn.model_selection._validation import _fit_and_score, _warn_or_raise_about_fit_failures
+from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -262,9 +263,8 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         if not np.isfinite(risks).any(axis=1).all():
             raise ValueError("every candidate failed on some split: no member can be selected")
         chosen = [_native.argmin(list(r), "first") for r in risks]
-        take = (lambda rows: X.iloc[rows]) if hasattr(X, "iloc") else (lambda rows: X[rows])
         members = Parallel(n_jobs=self.n_jobs)(
-            delayed(lambda p, tr: clone(self.estimator).set_params(**p).fit(take(tr), y[tr], **fit_params))(candidates[b], train)
+            delayed(lambda p, tr: clone(self.estimator).set_params(**p).fit(_safe_indexing(X, tr), y[tr], **fit_params))(candidates[b], train)
             for b, (train, _) in zip(chosen, splits)
         )
         kind = AgghooClassifier if is_classifier(self.estimator) else AgghooRegressor

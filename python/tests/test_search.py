@@ -197,3 +197,16 @@ def test_a_users_estimator_declares_its_path(diabetes):
     ours, _ = _same_as_grid_search(Rounds(), {"rounds": [1, 2, 3, 4, 5]}, X, y, KFold(3), scoring="neg_mean_squared_error")
     # One fit per split, plus GridSearchCV's 15 and the two refits on all rows.
     assert Rounds.fits == 3 + 15 + 2
+
+
+def test_frames_and_lists_are_indexed_as_grid_search_does(breast_cancer):
+    pd = pytest.importorskip("pandas")
+    X, y = breast_cancer
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    grid = {"n_neighbors": [1, 3, 5]}
+    ours = AgghooSearchCV(KNeighborsClassifier(), grid, cv=3, method="cv").fit(frame, pd.Series(y))
+    assert list(ours.feature_names_in_) == list(frame.columns)
+    members = AgghooSearchCV(KNeighborsClassifier(), grid, cv=3, method="majhoo").fit(X.tolist(), y.tolist())
+    theirs = GridSearchCV(KNeighborsClassifier(), grid, cv=3).fit(X, y)
+    np.testing.assert_allclose(members.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
+    assert members.predict(X[:5].tolist()).shape == (5,)
