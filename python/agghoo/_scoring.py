@@ -81,6 +81,8 @@ def folds(est, X, y, groups):
         if groups is not None:
             raise ValueError("groups are used by a group splitter given as cv=; without cv= the plan ignores them")
         return None
+    if est.plan is not None:
+        raise ValueError(f"cv and plan both give the splits: pass one (got cv={est.cv!r}, plan={est.plan!r})")
     splitter = check_cv(est.cv, y, classifier=is_classifier(est))
     return [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)) for tr, te in splitter.split(X, y, groups)]
 

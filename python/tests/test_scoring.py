@@ -65,6 +65,12 @@ def test_an_unknown_scorer_raises(breast_cancer):
         AgghooClassifier(family="knn", scoring="not_a_scorer").fit(X, y)
 
 
+def test_cv_and_plan_together_are_refused(breast_cancer):
+    X, y = breast_cancer
+    with pytest.raises(ValueError, match="cv and plan both give the splits"):
+        AgghooClassifier(family="knn", cv=3, plan="vfold:5").fit(X, y)
+
+
 def test_a_scorer_the_family_cannot_serve_is_named(breast_cancer):
     X, y = breast_cancer
     with pytest.raises(ValueError, match="neg_log_loss.*svc.*predict_proba"):
