@@ -26,6 +26,7 @@ from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
 from sklearn.model_selection._validation import _fit_and_score, _warn_or_raise_about_fit_failures
 from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _dispatch, _native
@@ -157,7 +158,11 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
             from ._estimators import _default_plan
             from .model_selection import AgghooSplitter
 
-            seed = 0 if self.random_state is None else self.random_state
+            seed = self.random_state
+            if seed is None:
+                seed = 0
+            elif not isinstance(seed, (int, np.integer)):  # a RandomState: one draw seeds the splits
+                seed = int(check_random_state(seed).randint(2**31))
             cv = AgghooSplitter(_default_plan(self.method, 10, self.tau), random_state=seed)
         splits = list(check_cv(cv, y, classifier=classifier).split(X, y, groups))
         return splits[:1] if self.method == "holdout" else splits
