@@ -17,6 +17,7 @@ from ._functions import (
     treecv,
 )
 from ._limits import get_limits, set_limits
+from ._search import AgghooSearchCV
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -39,6 +40,7 @@ DEFAULT_NA_VALUES = tuple(_native.DEFAULT_NA_VALUES)
 __all__ = [
     "AgghooClassifier",
     "AgghooRegressor",
+    "AgghooSearchCV",
     "AgghooError",
     "AgghooSplitter",
     "Bootstrap",

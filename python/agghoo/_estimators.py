@@ -8,7 +8,7 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _categorical, _input, _native
+from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta
 from ._validation import ESTIMATOR_CONSTRAINTS
 
@@ -150,7 +150,9 @@ class _Agghoo(BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(n_features)]
 
-    def _fit(self, X, y_codes, class_names, text):
+    def _fit(self, X, y_codes, class_names, text, groups=None):
+        scorer = _scoring.scorer_for(self)
+        splits = _scoring.folds(self, X, y_codes, groups)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {self.method!r}")
         if self.missing not in ("error", "median", "drop"):
@@ -161,12 +163,18 @@ class _Agghoo(BaseEstimator):
         if self.missing == "drop":
             keep = ~(np.isnan(X).any(axis=1) | _categorical.missing_rows(text, X.shape[0]))
             X, y_codes, text = np.ascontiguousarray(X[keep]), y_codes[keep], _categorical.keep_rows(text, keep)
+            splits = _scoring.keep_rows(splits, keep)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
         params = _params(self.params)
         plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
         be = _dask.active_client()
-        out = _native.select(
+        seed = 0 if self.random_state is None else int(self.random_state)
+        stratify = None if self.stratify is None else bool(self.stratify)
+        if scorer is not None and splits is None:
+            strata = None if class_names is None else [int(c) for c in y_codes]
+            splits = _native.splits(plan, X.shape[0], seed=seed, stratify=stratify, strata=strata)
+        args = (
             X,
             np.ascontiguousarray(y_codes, dtype=np.float64),
             self._feature_names(X.shape[1]),
@@ -176,14 +184,16 @@ class _Agghoo(BaseEstimator):
             params,
             self.method,
             plan,
-            stratify=None if self.stratify is None else bool(self.stratify),
+        )
+        kwargs = dict(
+            stratify=stratify,
             loss=self.loss,
             tie=self.tie,
             aggregation=self.aggregation,
             one_se=bool(self.one_se),
             standardize=bool(self.standardize),
             inner_tau=self.inner_tau,
-            seed=0 if self.random_state is None else int(self.random_state),
+            seed=seed,
             threads=self.n_jobs if self.n_jobs is None or self.n_jobs > 0 else None,
             job=be is not None,
             categorical=text,
@@ -192,6 +202,10 @@ class _Agghoo(BaseEstimator):
             na_values=_categorical.check_na_values(self.na_values),
             verbose=int(self.verbose),
         )
+        if scorer is not None:
+            out, be = _scoring.select_scored(self, scorer, splits, X, y_codes, class_names, text, args, kwargs), None
+        else:
+            out = _native.select(*args, **kwargs, splits=splits)
         model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
         self.model_ = model
         self.report_ = json.loads(report)
@@ -323,11 +337,14 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     param_grid : dict or list of dicts, optional
         The candidates for ``estimator``, as ``GridSearchCV``'s; with ``one_se`` the first
         candidate is the simplest.
-    cv : cross-validator, optional
-        The splits for ``estimator`` (any scikit-learn splitter); by default the plan above.
+    cv : int, cross-validator or iterable of (train, test), optional
+        The splits (any scikit-learn splitter, an int as ``check_cv`` reads it, or index pairs),
+        replacing ``plan``; a group splitter gets ``fit(groups=)``. By default the plan above.
     scoring : str or callable, optional
-        The validation score for ``estimator`` (risk = −score); the estimator's ``score`` by
-        default.
+        Any scikit-learn scorer (name or callable): the validation score (risk = −score) of every
+        grid point on every split, computed from one path fit per split (the built-in families'
+        predictions, probabilities and decision scores); an unknown name raises. By default the
+        loss ``loss`` (built-in families) or the estimator's ``score`` (``estimator=``).
     verbose : int, default=0
         ``> 0``: one line per finished split on stderr (``> 1``: per started split too), for a
         built-in family. Ctrl-C stops a fit between splits and raises ``KeyboardInterrupt``.
@@ -350,17 +367,18 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
 
     _task = "classification"
 
-    def fit(self, X, y):
-        """Select and fit on ``X``, ``y``; returns ``self``."""
+    def fit(self, X, y, groups=None):
+        """Select and fit on ``X``, ``y`` (``groups``: for a group splitter given as ``cv``);
+        returns ``self``."""
         self._validate_params()
         if self.estimator is not None:
-            return meta.fit(self, X, y)
+            return meta.fit(self, X, y, groups)
         X, y, text = self._validate(X, y, needs_y=True)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("Classifier can't train when only one class is present.")
-        return self._fit(X, codes, [str(c) for c in self.classes_], text)
+        return self._fit(X, codes, [str(c) for c in self.classes_], text, groups)
 
     def predict(self, X):
         """Predicted class labels."""
@@ -403,13 +421,14 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
 
     _task = "regression"
 
-    def fit(self, X, y):
-        """Select and fit on ``X``, ``y``; returns ``self``."""
+    def fit(self, X, y, groups=None):
+        """Select and fit on ``X``, ``y`` (``groups``: for a group splitter given as ``cv``);
+        returns ``self``."""
         self._validate_params()
         if self.estimator is not None:
-            return meta.fit(self, X, y)
+            return meta.fit(self, X, y, groups)
         X, y, text = self._validate(X, y, needs_y=True)
-        return self._fit(X, y, None, text)
+        return self._fit(X, y, None, text, groups)
 
     def predict(self, X):
         """Predicted values."""

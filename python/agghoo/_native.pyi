@@ -1,6 +1,6 @@
 # Type stubs of the compiled module agghoo._native (hand-written).
 from os import PathLike
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,21 @@ def splits(
     strata: Optional[Sequence[int]] = None,
     groups: Optional[Sequence[int]] = None,
 ) -> list[tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]]]: ...
+def path_outputs(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    feature_names: Sequence[str],
+    class_names: Optional[Sequence[str]],
+    family: str,
+    grid: Optional[str],
+    params: Sequence[tuple[str, str]],
+    splits: Sequence[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]],
+    standardize: bool = False,
+    threads: Optional[int] = None,
+    categorical: Sequence[tuple[int, Sequence[Optional[str]]]] = ...,
+    missing_category: str = "level",
+    axes: Sequence[tuple[str, str]] = ...,
+) -> tuple[str, list[tuple[npt.NDArray[Any], Optional[npt.NDArray[np.float64]], Optional[npt.NDArray[np.float64]]]]]: ...
 
 class Model:
     @staticmethod

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 
-__all__ = ["ESTIMATOR_CONSTRAINTS", "SEED", "THREADS", "validate"]
+__all__ = ["ESTIMATOR_CONSTRAINTS", "SEARCH_CONSTRAINTS", "SEED", "THREADS", "validate"]
 
 # Seeds are the library's 64-bit unsigned integers.
 SEED = [Interval(Integral, 0, 2**64 - 1, closed="both"), None]
@@ -51,6 +51,25 @@ ESTIMATOR_CONSTRAINTS = {
     "param_grid": [dict, list, None],
     "cv": ["cv_object"],
     "scoring": [str, callable, None],
+}
+
+# AgghooSearchCV: GridSearchCV's / RandomizedSearchCV's keywords plus agghoo's method.
+SEARCH_CONSTRAINTS = {
+    "estimator": [HasMethods(["fit"])],
+    "param_grid": [dict, list, None],
+    "param_distributions": [dict, list, None],
+    "n_iter": [Interval(Integral, 1, None, closed="left")],
+    "scoring": [str, callable, list, tuple, dict, None],
+    "cv": ["cv_object"],
+    "method": NAME,
+    "tau": [FRACTION],
+    "aggregation": OPTIONAL_NAME,
+    "n_jobs": THREADS,
+    "refit": ["boolean"],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "error_score": [StrOptions({"raise"}), Real],
+    "return_train_score": ["boolean"],
 }
 
 

@@ -38,8 +38,9 @@ def _take(X, rows):
     return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
-def fit(self, X, y):
-    """Fit ``self`` (an AgghooClassifier / AgghooRegressor with ``estimator`` set) on ``X``, ``y``."""
+def fit(self, X, y, groups=None):
+    """Fit ``self`` (an AgghooClassifier / AgghooRegressor with ``estimator`` set) on ``X``, ``y``
+    (``groups`` for a group splitter given as ``cv``)."""
     if self.method not in _META_METHODS:
         raise ValueError(f"with estimator=, method must be one of {', '.join(_META_METHODS)}, got {self.method!r}")
     if self.param_grid is None:
@@ -61,7 +62,7 @@ def fit(self, X, y):
 
         splitter = AgghooSplitter(_default_plan(self.method, self.n_splits, self.tau), stratify=self.stratify, random_state=self.random_state)
     splitter = check_cv(splitter, y, classifier=classifier)
-    splits = list(splitter.split(X, y))
+    splits = list(splitter.split(X, y, groups))
     if self.method == "holdout":
         splits = splits[:1]
     scorer = check_scoring(self.estimator, scoring=self.scoring)

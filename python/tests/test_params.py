@@ -28,6 +28,8 @@ yr = X[:, 0] + 0.1 * rng.normal(size=30)
         (lambda: agghoo.treecv(X, np.where(yc == 1, 1.0, -1.0), random_state=-1), "random_state"),
         (lambda: agghoo.select_features(X, yc, n_features=0), "n_features"),
         (lambda: agghoo.compare(X, yc, methods=5), "methods"),
+        (lambda: agghoo.AgghooSearchCV(agghoo.AgghooRegressor(), {"grid": [[1.0]]}, n_iter=0).fit(X, yr), "n_iter"),
+        (lambda: agghoo.AgghooSearchCV(agghoo.AgghooRegressor(), {"grid": [[1.0]]}, tau=2.0).fit(X, yr), "tau"),
     ],
 )
 def test_a_bad_keyword_is_refused_naming_it(make, name):
@@ -40,3 +42,11 @@ def test_good_keywords_still_run():
     agghoo.AgghooClassifier(grid=range(1, 6), n_jobs=1, random_state=3).fit(X, yc)
     agghoo.treecv(X, np.where(yc == 1, 1.0, -1.0), folds="loo")
     agghoo.select_features(X, yc, n_features="best")
+
+
+def test_the_search_constraints_list_every_parameter():
+    import inspect
+
+    from agghoo._validation import SEARCH_CONSTRAINTS
+
+    assert set(SEARCH_CONSTRAINTS) == set(inspect.signature(agghoo.AgghooSearchCV).parameters)

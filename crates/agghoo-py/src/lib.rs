@@ -7,6 +7,7 @@
 
 mod errors;
 mod jobs;
+mod paths;
 
 use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingCategory, NaValues, Preprocess, Target, Task};
 use std::sync::Mutex;
@@ -304,9 +305,12 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 
 /// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
-/// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
+/// [`Job`] whose units a cluster evaluates (`agghoo.dask`). `splits` (the caller's (train,
+/// validation) index arrays) replace the plan's; with them, `risks[split][grid point]` computed by
+/// the caller (a scorer on [`paths::path_outputs`]) replace the loss's, on the splits the method
+/// evaluates (the first one for hold-out).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0, splits=None, risks=None))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -334,8 +338,11 @@ fn select<'py>(
     axes: Vec<(String, String)>,
     na_values: Option<Vec<String>>,
     verbose: u8,
+    splits: Option<Vec<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>>,
+    risks: Option<Vec<Vec<f64>>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (values, _, _) = matrix(&x)?;
+    let (values, n_rows, _) = matrix(&x)?;
+    let user_splits = splits.map(|pairs| paths::user_splits(n_rows, pairs)).transpose()?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     // The tokens the Python layer read the text columns with, when given, recorded in the model's
     // schema (none recorded reads as the default ones, as a Dask job's model has).
@@ -358,17 +365,30 @@ fn select<'py>(
     }
     config.seed = Seed(seed);
     config.preprocess = spec.preprocess(&data, standardize, missing_category);
-    if job {
+    let instantiate = move |data: &Dataset| match user_splits {
+        Some(splits) => Ok(splits),
+        None => plan.instantiate(&PlanContext::of(data), config.seed),
+    };
+    if job && risks.is_none() {
         let made = compute(py, threads, move || {
-            let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
+            let splits = instantiate(&data)?;
             Ok(SelectJob::new(spec, config, &data, &splits)?)
         })?;
         return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names).into_py(py);
     }
     let (model, report) = compute_with(py, threads, verbose, move |executor| {
         let fam = spec.build_for(&data, &config.preprocess)?;
-        let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
-        Ok(agghoo::select::select_with(fam.as_ref(), &data, &splits, &config, executor)?)
+        let splits = instantiate(&data)?;
+        Ok(match risks {
+            None => agghoo::select::select_with(fam.as_ref(), &data, &splits, &config, executor)?,
+            Some(risks) => {
+                use agghoo::select::{conclude, evaluation_options, evaluation_splits};
+                let options = evaluation_options(&config, &data)?;
+                let units = evaluation_splits(&splits, &config)?;
+                let outcomes = agghoo::engine::outcomes_from_risks(fam.as_ref(), &data, &units, &risks, &options)?;
+                conclude(fam.as_ref(), &data, &units, &config, outcomes)?
+            }
+        })
     })?;
     jobs::select_output(py, model, &report)
 }
@@ -914,6 +934,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jobs::treecv_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::treecv_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(select, m)?)?;
+    m.add_function(wrap_pyfunction!(paths::path_outputs, m)?)?;
     m.add_function(wrap_pyfunction!(splits, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;

@@ -265,12 +265,84 @@ pub(crate) fn refit_all(
     fit: impl Fn(&View<'_>) -> Result<Model>,
 ) -> Result<Model> {
     let _ = family;
-    let all = data.all();
+    fit_on(&data.all(), preprocess, fit)
+}
+
+/// `fit` on the rows of `rows`, with the preprocessing fitted on those rows (kept in the model).
+fn fit_on(rows: &View<'_>, preprocess: &Preprocess, fit: impl Fn(&View<'_>) -> Result<Model>) -> Result<Model> {
     if preprocess.is_identity() {
-        fit(&all)
+        fit(rows)
     } else {
-        let transform = preprocess.fit(&all);
-        let transformed = transform.apply(&all)?;
+        let transform = preprocess.fit(rows);
+        let transformed = transform.apply(rows)?;
         Ok(fit(&transformed.all())?.with_transform(Some(transform)))
     }
+}
+
+/// The validation predictions of every grid point on every split, in split order: one path fit
+/// per split (after the preprocessing fitted on its training rows), no refit per grid point.
+/// They are what a caller's own scorer needs — values, or class labels with the probabilities and
+/// decision scores the family gives — to compute the risks [`outcomes_from_risks`] takes.
+///
+/// # Errors
+/// As [`evaluate_splits`] (the predictions are checked under the task's default loss).
+pub fn path_predictions(family: &dyn Family, data: &Dataset, splits: &Splits, preprocess: Preprocess) -> Result<Vec<PathPredictions>> {
+    let options =
+        EvalOptions { losses: vec![Loss::default_for(data.task())], preprocess, keep_predictions: true, ..EvalOptions::default() };
+    let outcomes = evaluate_splits(family, data, splits, &options)?;
+    Ok(outcomes.into_iter().map(|o| o.predictions.unwrap_or_default()).collect())
+}
+
+/// The outcomes of `splits` under risks computed elsewhere, `risks[split][grid_index]` (a
+/// caller's scorer on [`path_predictions`]), for [`conclude`](crate::select::conclude): each
+/// split selects the argmin of its risks under `options.tie`, and with
+/// `options.keep_selected_model` the model at that grid point is fitted on the split's training
+/// rows (one fit per split, with the preprocessing fitted on those rows).
+///
+/// # Errors
+/// [`Error::SplitsMismatch`] for splits of another data set; [`Error::InvalidParameter`] unless
+/// there is one risk per grid point for each split; [`Error::Fit`] naming the split and grid point
+/// of a risk that is not finite ([`Error::NonFiniteRisk`]) or of a failed fit.
+pub fn outcomes_from_risks(
+    family: &dyn Family,
+    data: &Dataset,
+    splits: &Splits,
+    risks: &[Vec<f64>],
+    options: &EvalOptions,
+) -> Result<Vec<SplitOutcome>> {
+    splits.check_rows(data.n_rows())?;
+    let grid = family.grid().len();
+    if risks.len() != splits.len() || risks.iter().any(|r| r.len() != grid) {
+        let shape = risks.iter().map(|r| r.len().to_string()).collect::<Vec<_>>().join(", ");
+        return Err(Error::invalid(
+            "risks",
+            "one row per split with one risk per grid point",
+            format!("{} rows of [{shape}] for {} splits × {grid} grid points", risks.len(), splits.len()),
+        ));
+    }
+    map_ordered(&Rayon, splits.len(), |j| {
+        let split = &splits.as_slice()[j];
+        let curve = &risks[j];
+        let at = |grid_index: usize, e: Error| Error::Fit { split: Some(j), grid_index, source: Box::new(e) };
+        if let Some(m) = curve.iter().position(|r| !r.is_finite()) {
+            return Err(at(m, Error::NonFiniteRisk(format!("validation risk is {}", curve[m]))));
+        }
+        let selected = argmin(curve, options.tie)?;
+        let model = if options.keep_selected_model {
+            Some(fit_on(&data.view(split.train()), &options.preprocess, |t| family.fit(t, selected)).map_err(|e| at(selected, e))?)
+        } else {
+            None
+        };
+        if let Some(p) = &options.progress {
+            p(1);
+        }
+        Ok(SplitOutcome {
+            risks: vec![curve.clone()],
+            selected,
+            n_train: split.train().len(),
+            n_validation: split.validation().len(),
+            model,
+            predictions: None,
+        })
+    })
 }

@@ -40,7 +40,9 @@ mod stats;
 
 pub use argmin::{TIE_RELATIVE_TOLERANCE, TieRule, argmin, one_standard_error, one_standard_error_band, one_standard_error_by};
 pub(crate) use evaluate::refit_all;
-pub use evaluate::{EvalOptions, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, fit_memory};
+pub use evaluate::{
+    EvalOptions, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, fit_memory, outcomes_from_risks, path_predictions,
+};
 pub use executor::{Executor, Inner, Observed, Observer, Rayon, Sequential, Unobserved, map_ordered};
 pub(crate) use job::check_outcome_count;
 pub use job::{Job, run};

@@ -1,0 +1,150 @@
+"""``scoring=`` and ``cv=`` for the built-in families.
+
+The engine fits a family's whole path once per training set of the caller's folds and hands back,
+per split and grid point, the validation predictions with the class probabilities and decision
+scores the family gives (``_native.path_outputs``); any scikit-learn scorer is evaluated on them
+through a stand-in estimator (:class:`PathPoint`) that answers ``predict`` / ``predict_proba`` /
+``decision_function`` with those cached outputs. The risks (−score) go back to the library, which
+selects and aggregates as it does with its own losses.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.utils._available_if import available_if
+
+from . import _native
+
+__all__ = ["PathPoint", "folds", "keep_rows", "path_scores", "scorer_for"]
+
+
+class PathPoint(BaseEstimator):
+    """One grid point of a fitted path on one validation set, as a fitted scikit-learn estimator
+    for scorers: ``predict``, ``predict_proba`` and ``decision_function`` return the engine's
+    outputs for those rows (the ``X`` a scorer passes is only checked for its length)."""
+
+    def __init__(self, classes=None, predicted=None, proba=None, decision=None):
+        self.classes = classes
+        self.predicted = predicted
+        self.proba = proba
+        self.decision = decision
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor" if self.classes is None else "classifier"
+        return tags
+
+    @property
+    def classes_(self):
+        if self.classes is None:
+            raise AttributeError("a regression path point has no classes_")
+        return self.classes
+
+    def _rows(self, X):
+        if len(X) != len(self.predicted):
+            raise ValueError(f"the cached outputs are for {len(self.predicted)} rows, X has {len(X)}")
+
+    def predict(self, X):
+        self._rows(X)
+        return self.predicted if self.classes is None else self.classes[self.predicted]
+
+    def score(self, X, y):
+        """The default score of scikit-learn's classifiers (accuracy) and regressors (R²)."""
+        from sklearn.metrics import accuracy_score, r2_score
+
+        return r2_score(y, self.predict(X)) if self.classes is None else accuracy_score(y, self.predict(X))
+
+    @available_if(lambda self: self.proba is not None)
+    def predict_proba(self, X):
+        self._rows(X)
+        return self.proba
+
+    @available_if(lambda self: self.decision is not None)
+    def decision_function(self, X):
+        self._rows(X)
+        return self.decision
+
+
+def scorer_for(est):
+    """The scorer of ``est.scoring`` (string, callable, or a list / dict of one), or ``None`` for
+    the library's loss. An unknown name raises scikit-learn's ``ValueError``."""
+    if est.scoring is None:
+        return None
+    return check_scoring(est, scoring=est.scoring)
+
+
+def folds(est, X, y, groups):
+    """The caller's splits as (train, validation) int64 arrays: ``est.cv`` (a splitter, an int, or
+    an iterable of (train, test)) on ``X``, ``y`` and ``groups``; ``None`` without ``cv``."""
+    if est.cv is None:
+        if groups is not None:
+            raise ValueError("groups are used by a group splitter given as cv=; without cv= the plan ignores them")
+        return None
+    if est.plan is not None:
+        raise ValueError(f"cv and plan both give the splits: pass one (got cv={est.cv!r}, plan={est.plan!r})")
+    splitter = check_cv(est.cv, y, classifier=is_classifier(est))
+    return [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)) for tr, te in splitter.split(X, y, groups)]
+
+
+def keep_rows(splits, keep):
+    """``splits`` of all rows restated on the rows ``keep`` (a boolean mask): dropped rows leave
+    their sets, the others are renumbered."""
+    if splits is None:
+        return None
+    new = np.cumsum(keep) - 1
+    out = []
+    for j, (train, validation) in enumerate(splits):
+        train, validation = new[train[keep[train]]], new[validation[keep[validation]]]
+        if len(train) == 0 or len(validation) == 0:
+            raise ValueError(f"cv split {j}: no training or validation row is left once the rows with missing values are dropped")
+        out.append((train, validation))
+    return out
+
+
+def path_scores(scorer, outputs, y, splits, classes, what):
+    """The score of every grid point on every split, ``[split][grid point]``: ``outputs`` are
+    ``_native.path_outputs``'s per split, ``y`` the target (labels for classification),
+    ``classes`` the class labels in code order (``None`` for regression); ``what`` names the
+    scorer and the model in an error."""
+    scores = []
+    for (predicted, proba, decision), (_, validation) in zip(outputs, splits):
+        y_val = y[validation]
+        placeholder = np.empty((len(validation), 0))
+        row = []
+        for m in range(predicted.shape[0]):
+            point = PathPoint(classes, predicted[m], None if proba is None else proba[m], None if decision is None else decision[m])
+            try:
+                row.append(float(scorer(point, placeholder, y_val)))
+            except AttributeError as e:
+                raise ValueError(f"{what} does not give what the scorer needs ({e})") from e
+        scores.append(row)
+    return scores
+
+
+def select_scored(est, scorer, splits, X, y_codes, class_names, text, args, kwargs):
+    """``_native.select`` with the risks (−score) of ``scorer`` on the path outputs of the
+    splits the method evaluates (the first one for hold-out)."""
+    if est.method == "subagging":
+        raise ValueError("scoring= with method='subagging' is not supported: its inner hold-out splits are drawn by the library")
+    evaluated = splits[:1] if est.method == "holdout" else splits
+    grid, outputs = _native.path_outputs(
+        X,
+        args[1],
+        args[2],
+        class_names,
+        args[4],
+        args[5],
+        args[6],
+        evaluated,
+        standardize=kwargs["standardize"],
+        threads=kwargs["threads"],
+        categorical=text,
+        missing_category=kwargs["missing_category"],
+        axes=kwargs["axes"],
+    )
+    classes = None if class_names is None else est.classes_
+    y = y_codes if classes is None else classes[np.asarray(y_codes, dtype=np.intp)]
+    scores = path_scores(scorer, outputs, y, evaluated, classes, f"scoring={est.scoring!r}: family {est.family!r}")
+    risks = [[-s for s in row] for row in scores]
+    return _native.select(*args, **{**kwargs, "job": False}, splits=splits, risks=risks)

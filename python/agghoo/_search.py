@@ -1,0 +1,339 @@
+"""``AgghooSearchCV``: GridSearchCV's and RandomizedSearchCV's interface, with agghoo's selection
+methods and its path families underneath.
+
+Every (candidate, split) gets a validation score, as in GridSearchCV; how it is computed depends
+on the estimator:
+
+- **path dispatch** (``agghoo._dispatch``): when the estimator (alone, or the last step of a
+  Pipeline whose other steps are refitted on each training set) is one agghoo has a path family
+  for, the candidates that differ only along the family's path axis (``n_neighbors``, ``alpha``,
+  ``C``) are evaluated from one path fit per split;
+- **generic refits** otherwise: scikit-learn's own ``_fit_and_score`` per candidate and split.
+
+``method="cv"`` is GridSearchCV (the best mean score, refitted on all rows); ``agghoo`` /
+``majhoo`` / ``holdout`` keep each split's best candidate fitted on that split's training rows and
+aggregate them as :mod:`agghoo.meta` does for ``estimator=`` (the library's rules).
+"""
+
+import time
+import warnings
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
+from sklearn.model_selection._validation import _fit_and_score, _warn_or_raise_about_fit_failures
+from sklearn.utils import _safe_indexing
+from sklearn.utils._available_if import available_if
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from . import _dispatch, _native
+from ._validation import SEARCH_CONSTRAINTS
+
+__all__ = ["AgghooSearchCV"]
+
+_SEARCH_METHODS = ("agghoo", "majhoo", "cv", "holdout")
+
+
+def _has(name):
+    """The method is available when the fitted predictor (or, unfitted, the estimator) has it."""
+
+    def check(self):
+        target = getattr(self, "best_estimator_", None)
+        target = self.estimator if target is None else target
+        if name == "decision_function" and self.method != "cv" and hasattr(self, "best_estimator_"):
+            return False
+        return hasattr(target, name)
+
+    return check
+
+
+class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
+    """A drop-in for ``GridSearchCV`` / ``RandomizedSearchCV`` with agghoo's selection methods.
+
+    Parameters
+    ----------
+    estimator : scikit-learn estimator
+        Any classifier or regressor, or a Pipeline ending in one.
+    param_grid : dict or list of dicts, optional
+        The candidates, as ``GridSearchCV``'s (exactly one of ``param_grid`` and
+        ``param_distributions``).
+    param_distributions : dict or list of dicts, optional
+        As ``RandomizedSearchCV``'s: the candidates are exactly ``ParameterSampler(
+        param_distributions, n_iter, random_state=random_state)``'s.
+    n_iter : int, default=10
+    scoring : str or callable, optional
+        Any scikit-learn scorer; the estimator's ``score`` by default.
+    cv : int, cross-validator or iterable, optional
+        The splits. By default 5-fold (stratified for classifiers) for ``method="cv"``, as
+        ``GridSearchCV``; 10 Monte-Carlo splits with training fraction ``tau`` otherwise.
+    method : {"agghoo", "majhoo", "cv", "holdout"}, default="agghoo"
+        ``cv`` is GridSearchCV; ``agghoo`` / ``majhoo`` aggregate the best candidate of each split
+        (fitted on that split's training rows), ``holdout`` keeps the first split's.
+    tau : float, default=0.8
+        Training fraction of the default Monte-Carlo splits.
+    aggregation : str, optional
+        How the members combine (``mean``, ``vote``, ``soft``); the method's default when omitted.
+    n_jobs : int, optional
+        Parallel fits (joblib's meaning) and the engine's threads.
+    refit : bool, default=True
+        ``method="cv"``: refit the best candidate on all rows.
+    random_state : int, optional
+        Seeds the default splits and the parameter sampler.
+    verbose : int, default=0
+        ``> 0`` prints which candidates were evaluated on a path and which by refits.
+    error_score : "raise" or float, default=np.nan
+        The score of a failed fit (generic refits), as GridSearchCV's.
+    return_train_score : bool, default=False
+        Training scores too (by generic refits).
+
+    Attributes
+    ----------
+    cv_results_ : dict
+        GridSearchCV's layout: ``params``, ``param_*``, ``split{j}_test_score``,
+        ``mean_test_score``, ``std_test_score``, ``rank_test_score`` (ties share the lowest rank),
+        fit and score times, and ``path`` (True where the score came from a path family).
+    best_index_, best_params_, best_score_ : the candidate with the best mean score.
+    best_estimator_ : the predictor: the best candidate refitted on all rows (``cv``), or the
+        aggregate of the members (an ``AgghooClassifier`` / ``AgghooRegressor`` over ``estimator``
+        whose ``selected_params_`` are the members' candidates).
+    selected_params_ : list of dict
+        Agghoo-type methods: the candidate each member was selected with.
+    n_splits_, scorer_, multimetric_ (False), classes_, n_features_in_, feature_names_in_
+    """
+
+    _parameter_constraints: dict = SEARCH_CONSTRAINTS
+
+    def __init__(
+        self,
+        estimator,
+        param_grid=None,
+        *,
+        param_distributions=None,
+        n_iter=10,
+        scoring=None,
+        cv=None,
+        method="agghoo",
+        tau=0.8,
+        aggregation=None,
+        n_jobs=None,
+        refit=True,
+        random_state=None,
+        verbose=0,
+        error_score=np.nan,
+        return_train_score=False,
+    ):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.param_distributions = param_distributions
+        self.n_iter = n_iter
+        self.scoring = scoring
+        self.cv = cv
+        self.method = method
+        self.tau = tau
+        self.aggregation = aggregation
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.random_state = random_state
+        self.verbose = verbose
+        self.error_score = error_score
+        self.return_train_score = return_train_score
+
+    def _candidates(self):
+        if (self.param_grid is None) == (self.param_distributions is None):
+            raise ValueError("AgghooSearchCV needs exactly one of param_grid and param_distributions")
+        if self.param_grid is not None:
+            grid = ParameterGrid(self.param_grid)
+            _native.check_grid_points(len(grid), "the grid `param_grid`")
+            return list(grid)
+        _native.check_grid_points(self.n_iter, "`n_iter` sampled candidates")
+        return list(ParameterSampler(self.param_distributions, self.n_iter, random_state=self.random_state))
+
+    def _splits(self, X, y, groups):
+        classifier = is_classifier(self.estimator)
+        cv = self.cv
+        if cv is None and self.method != "cv":
+            from ._estimators import _default_plan
+            from .model_selection import AgghooSplitter
+
+            seed = self.random_state
+            if seed is None:
+                seed = 0
+            elif not isinstance(seed, (int, np.integer)):  # a RandomState: one draw seeds the splits
+                seed = int(check_random_state(seed).randint(2**31))
+            cv = AgghooSplitter(_default_plan(self.method, 10, self.tau), random_state=seed)
+        splits = list(check_cv(cv, y, classifier=classifier).split(X, y, groups))
+        return splits[:1] if self.method == "holdout" else splits
+
+    def fit(self, X, y=None, groups=None, **fit_params):
+        """Score every candidate on every split, select by ``method`` and fit the predictor."""
+        self._validate_params()
+        if self.method not in _SEARCH_METHODS:
+            raise ValueError(f"method must be one of {', '.join(_SEARCH_METHODS)}, got {self.method!r}")
+        if isinstance(self.scoring, (list, tuple, set, dict)):
+            raise ValueError("AgghooSearchCV takes one scorer (a name or a callable), not several")
+        candidates = self._candidates()
+        y = None if y is None else np.asarray(y)
+        splits = self._splits(X, y, groups)
+        self.scorer_ = check_scoring(self.estimator, scoring=self.scoring)
+        test, train, fit_time, score_time, path = self._score(X, y, splits, candidates, fit_params)
+        self.cv_results_ = _results(candidates, test, train, fit_time, score_time, path)
+        self.n_splits_ = len(splits)
+        self.multimetric_ = False
+        self.best_index_ = int(np.flatnonzero(self.cv_results_["rank_test_score"] == 1)[0])
+        self.best_params_ = candidates[self.best_index_]
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        if is_classifier(self.estimator):
+            self.classes_ = np.unique(y)
+        if self.method == "cv":
+            if self.refit:
+                start = time.perf_counter()
+                self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y, **fit_params)
+                self.refit_time_ = time.perf_counter() - start
+        else:
+            self.best_estimator_ = self._aggregate(X, y, splits, candidates, test, fit_params)
+        if hasattr(self, "best_estimator_"):
+            for name in ("n_features_in_", "feature_names_in_"):
+                if hasattr(self.best_estimator_, name):
+                    setattr(self, name, getattr(self.best_estimator_, name))
+        return self
+
+    def _score(self, X, y, splits, candidates, fit_params):
+        """Test (and train) scores ``[split][candidate]``, fit and score times, and which candidates
+        a path family scored."""
+        n, m = len(splits), len(candidates)
+        test = np.full((n, m), np.nan)
+        train = np.full((n, m), np.nan) if self.return_train_score else None
+        fit_time, score_time = np.zeros((n, m)), np.zeros((n, m))
+        path = np.zeros(m, dtype=bool)
+        pending = list(range(m))
+        if not self.return_train_score and not fit_params:
+            plan = _dispatch.plan(self.estimator, candidates, X, y, splits)
+            for line in plan.notes:
+                self._say(line)
+            for group in plan.groups:
+                start = time.perf_counter()
+                try:
+                    scores = _dispatch.path_scores(group, X, y, splits, self.scorer_, self.n_jobs)
+                except (ValueError, ArithmeticError) as e:  # agghoo's errors are ValueErrors
+                    self._say(f"generic refits: the path failed ({e})")
+                    continue
+                per = (time.perf_counter() - start) / (n * len(group.indices))
+                test[:, group.indices] = scores
+                fit_time[:, group.indices] = per
+                path[group.indices] = True
+            pending = [i for i in range(m) if not path[i]]
+        elif self.return_train_score or fit_params:
+            self._say("generic refits for every candidate (return_train_score or fit parameters given)")
+        if pending:
+            jobs = [(i, j) for i in pending for j in range(n)]
+            out = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_and_score)(
+                    clone(self.estimator),
+                    X,
+                    y,
+                    scorer=self.scorer_,
+                    train=splits[j][0],
+                    test=splits[j][1],
+                    verbose=0,
+                    parameters=candidates[i],
+                    fit_params=fit_params,
+                    score_params=None,
+                    return_train_score=self.return_train_score,
+                    return_times=True,
+                    error_score=self.error_score,
+                )
+                for i, j in jobs
+            )
+            _warn_or_raise_about_fit_failures(out, self.error_score)
+            for (i, j), r in zip(jobs, out):
+                test[j, i] = r["test_scores"]
+                fit_time[j, i], score_time[j, i] = r["fit_time"], r["score_time"]
+                if train is not None:
+                    train[j, i] = r["train_scores"]
+        return test, train, fit_time, score_time, path
+
+    def _say(self, line):
+        if self.verbose:
+            print(f"AgghooSearchCV: {line}")
+
+    def _aggregate(self, X, y, splits, candidates, test, fit_params):
+        """Agghoo-type methods: each split's best candidate fitted on its training rows, combined
+        by the library's rules (``agghoo.meta``)."""
+        from ._estimators import AgghooClassifier, AgghooRegressor
+
+        risks = np.where(np.isnan(test), np.inf, -test)
+        if not np.isfinite(risks).any(axis=1).all():
+            raise ValueError("every candidate failed on some split: no member can be selected")
+        chosen = [_native.argmin(list(r), "first") for r in risks]
+        members = Parallel(n_jobs=self.n_jobs)(
+            delayed(lambda p, tr: clone(self.estimator).set_params(**p).fit(_safe_indexing(X, tr), y[tr], **fit_params))(candidates[b], train)
+            for b, (train, _) in zip(chosen, splits)
+        )
+        kind = AgghooClassifier if is_classifier(self.estimator) else AgghooRegressor
+        agg = kind(estimator=self.estimator, method=self.method, aggregation=self.aggregation, n_jobs=self.n_jobs)
+        agg.members_ = members
+        agg.member_risks_ = [float(r[b]) for r, b in zip(risks, chosen)]
+        agg.candidates_ = candidates
+        agg.selected_index_ = chosen
+        agg.selected_params_ = [candidates[b] for b in chosen]
+        agg.n_features_in_ = getattr(members[0], "n_features_in_", None)
+        if hasattr(members[0], "feature_names_in_"):
+            agg.feature_names_in_ = members[0].feature_names_in_
+        if is_classifier(self.estimator):
+            agg.classes_ = np.unique(y)
+        self.selected_params_ = agg.selected_params_
+        return agg
+
+    def predict(self, X):
+        """The predictor's predictions."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    @available_if(_has("predict_proba"))
+    def predict_proba(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_has("decision_function"))
+    def decision_function(self, X):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X)
+
+    def score(self, X, y=None):
+        """The scorer on ``X``, ``y`` with the predictor."""
+        check_is_fitted(self, "best_estimator_")
+        return self.scorer_(self.best_estimator_, X, y)
+
+
+def _results(candidates, test, train, fit_time, score_time, path):
+    """``cv_results_`` in GridSearchCV's layout."""
+    from scipy.stats import rankdata
+
+    m = len(candidates)
+    results = {"params": candidates}
+    for name in sorted({k for c in candidates for k in c}):
+        column = np.ma.MaskedArray(np.empty(m, dtype=object), mask=True)
+        for i, c in enumerate(candidates):
+            if name in c:
+                column[i] = c[name]
+        results[f"param_{name}"] = column
+    for key, times in (("fit_time", fit_time), ("score_time", score_time)):
+        results[f"mean_{key}"], results[f"std_{key}"] = times.mean(axis=0), times.std(axis=0)
+    for kind, scores in (("test", test), ("train", train)):
+        if scores is None:
+            continue
+        for j, row in enumerate(scores):
+            results[f"split{j}_{kind}_score"] = row
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            results[f"mean_{kind}_score"] = scores.mean(axis=0)
+            results[f"std_{kind}_score"] = scores.std(axis=0)
+    mean = results["mean_test_score"]
+    # scikit-learn's ranks: ties share the lowest rank, a NaN mean ranks last.
+    filled = np.where(np.isnan(mean), np.nanmin(mean) - 1 if np.isfinite(mean).any() else 0, mean)
+    results["rank_test_score"] = np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
+    results["path"] = path
+    return results
