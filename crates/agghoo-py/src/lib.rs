@@ -385,7 +385,7 @@ fn select<'py>(
                 use agghoo::select::{conclude, evaluation_options, evaluation_splits};
                 let options = evaluation_options(&config, &data)?;
                 let units = evaluation_splits(&splits, &config)?;
-                let outcomes = agghoo::engine::outcomes_from_risks(fam.as_ref(), &data, &units, &risks, &options)?;
+                let outcomes = agghoo::engine::outcomes_from_risks(fam.as_ref(), &data, &units, &risks, &options, executor)?;
                 conclude(fam.as_ref(), &data, &units, &config, outcomes)?
             }
         })

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::errors::{Failure, Outcome, invalid};
-use crate::{TextColumns, call_data, compute, family_spec, matrix};
+use crate::{TextColumns, call_data, compute_with, family_spec, matrix};
 
 /// The caller's (train, validation) index arrays as the library's splits of `n_rows` rows.
 pub(crate) fn user_splits(n_rows: usize, pairs: Vec<(PyReadonlyArray1<'_, i64>, PyReadonlyArray1<'_, i64>)>) -> Outcome<Splits> {
@@ -118,10 +118,10 @@ pub(crate) fn path_outputs<'py>(
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
     let preprocess: Preprocess = spec.preprocess(&data, standardize, missing_category);
-    let (grid, outputs) = compute(py, threads, move || {
+    let (grid, outputs) = compute_with(py, threads, 0, move |executor| {
         data.check_learnable()?;
         let fam = spec.build_for(&data, &preprocess)?;
-        let outputs = agghoo::engine::path_predictions(fam.as_ref(), &data, &splits, preprocess)?;
+        let outputs = agghoo::engine::path_predictions(fam.as_ref(), &data, &splits, preprocess, executor)?;
         Ok((grid_json(fam.as_ref())?, outputs))
     })?;
     Ok((grid, outputs.into_iter().map(|p| split_outputs(py, p)).collect::<PyResult<_>>()?))

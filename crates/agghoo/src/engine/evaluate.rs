@@ -286,10 +286,16 @@ fn fit_on(rows: &View<'_>, preprocess: &Preprocess, fit: impl Fn(&View<'_>) -> R
 ///
 /// # Errors
 /// As [`evaluate_splits`] (the predictions are checked under the task's default loss).
-pub fn path_predictions(family: &dyn Family, data: &Dataset, splits: &Splits, preprocess: Preprocess) -> Result<Vec<PathPredictions>> {
+pub fn path_predictions(
+    family: &dyn Family,
+    data: &Dataset,
+    splits: &Splits,
+    preprocess: Preprocess,
+    executor: &dyn Executor,
+) -> Result<Vec<PathPredictions>> {
     let options =
         EvalOptions { losses: vec![Loss::default_for(data.task())], preprocess, keep_predictions: true, ..EvalOptions::default() };
-    let outcomes = evaluate_splits(family, data, splits, &options)?;
+    let outcomes = evaluate_splits(family, data, splits, &options, executor)?;
     Ok(outcomes.into_iter().map(|o| o.predictions.unwrap_or_default()).collect())
 }
 
@@ -309,6 +315,7 @@ pub fn outcomes_from_risks(
     splits: &Splits,
     risks: &[Vec<f64>],
     options: &EvalOptions,
+    executor: &dyn Executor,
 ) -> Result<Vec<SplitOutcome>> {
     splits.check_rows(data.n_rows())?;
     let grid = family.grid().len();
@@ -320,7 +327,7 @@ pub fn outcomes_from_risks(
             format!("{} rows of [{shape}] for {} splits × {grid} grid points", risks.len(), splits.len()),
         ));
     }
-    map_ordered(&Rayon, splits.len(), |j| {
+    map_ordered(executor, splits.len(), |j| {
         let split = &splits.as_slice()[j];
         let curve = &risks[j];
         let at = |grid_index: usize, e: Error| Error::Fit { split: Some(j), grid_index, source: Box::new(e) };
@@ -333,9 +340,6 @@ pub fn outcomes_from_risks(
         } else {
             None
         };
-        if let Some(p) = &options.progress {
-            p(1);
-        }
         Ok(SplitOutcome {
             risks: vec![curve.clone()],
             selected,

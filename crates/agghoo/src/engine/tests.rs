@@ -147,7 +147,7 @@ fn risks_from_path_predictions_conclude_as_select_does() {
     let params = FamilyParams::with_grid(GridSpec::parse("1:15:2").unwrap());
     let fam = family::build(FamilyKind::Knn, &params, &data).unwrap();
     let sp = splits(&data, "vfold:5", 2);
-    let predictions = path_predictions(fam.as_ref(), &data, &sp, Preprocess::default()).unwrap();
+    let predictions = path_predictions(fam.as_ref(), &data, &sp, Preprocess::default(), &Rayon).unwrap();
     assert_eq!(predictions.len(), sp.len());
     let loss = crate::loss::Loss::default_for(data.task());
     let risks: Vec<Vec<f64>> = predictions
@@ -159,7 +159,7 @@ fn risks_from_path_predictions_conclude_as_select_does() {
         let config = SelectConfig::new(method);
         let (model, report) = select::select(fam.as_ref(), &data, &sp, &config).unwrap();
         let options = select::evaluation_options(&config, &data).unwrap();
-        let outcomes = outcomes_from_risks(fam.as_ref(), &data, &sp, &risks, &options).unwrap();
+        let outcomes = outcomes_from_risks(fam.as_ref(), &data, &sp, &risks, &options, &Rayon).unwrap();
         let (m, r) = select::conclude(fam.as_ref(), &data, &sp, &config, outcomes).unwrap();
         assert_eq!(r, report, "{method:?}");
         assert_eq!(serde_json::to_string(&m).unwrap(), serde_json::to_string(&model).unwrap(), "{method:?}");
@@ -167,10 +167,10 @@ fn risks_from_path_predictions_conclude_as_select_does() {
     // A risk row of the wrong length, and a risk that is not finite, are refused by name.
     let options = EvalOptions::default();
     let short: Vec<Vec<f64>> = risks.iter().map(|r| r[1..].to_vec()).collect();
-    let e = outcomes_from_risks(fam.as_ref(), &data, &sp, &short, &options).unwrap_err();
+    let e = outcomes_from_risks(fam.as_ref(), &data, &sp, &short, &options, &Rayon).unwrap_err();
     assert!(e.to_string().contains("risks"), "{e}");
     let mut bad = risks.clone();
     bad[2][3] = f64::NAN;
-    let e = outcomes_from_risks(fam.as_ref(), &data, &sp, &bad, &options).unwrap_err();
+    let e = outcomes_from_risks(fam.as_ref(), &data, &sp, &bad, &options, &Rayon).unwrap_err();
     assert!(matches!(e, crate::Error::Fit { split: Some(2), grid_index: 3, .. }), "{e:?}");
 }
