@@ -17,6 +17,7 @@ from ._functions import (
     treecv,
 )
 from ._limits import get_limits, set_limits
+from ._selector import FeatureSelector
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -52,6 +53,7 @@ __all__ = [
     "VFold",
     "Comparison",
     "FeatureSelection",
+    "FeatureSelector",
     "RiskEstimate",
     "StudyResult",
     "TreeCVResult",

@@ -1,17 +1,23 @@
 """Risk estimation and nested comparison of procedures as functions, with picklable result objects."""
 
+from __future__ import annotations
+
 import copy
 import json
+import os
+from collections.abc import Sequence
+from typing import Any
 from numbers import Integral, Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _categorical, _input, _native
 from . import dask as _dask
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
-from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, validate
+from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, RandomStateLike, seed_of, threads_of, validate
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
 
@@ -23,46 +29,50 @@ class RiskEstimate:
     the per-split risks, the method — resampling or closed form —, GCV where available, and for a
     bootstrap plan the naive, leave-one-out, .632 and .632+ estimators); ``to_frame()`` the
     summary table as a pandas DataFrame.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> import agghoo
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> est = agghoo.estimate_risk(X, y, family="ridge", value=1.0, plan="vfold:5", loss=["squared", "absolute"])
+    >>> sorted(s["loss"] for s in est.summaries)
+    ['absolute', 'squared']
     """
 
-    def __init__(self, result):
+    def __init__(self, result: dict[str, Any]) -> None:
         self._result = result
 
     @property
-    def summaries(self):
+    def summaries(self) -> list[dict[str, Any]]:
         """A list of ``{"loss", "estimate", "standard_error"}`` dicts."""
         return [dict(s) for s in self._result["estimate"]["summaries"]]
 
     @property
-    def bootstrap(self):
+    def bootstrap(self) -> dict[str, Any] | None:
         """The bootstrap estimators (``None`` unless the plan was ``bootstrap:B``)."""
         return copy.deepcopy(self._result.get("bootstrap"))
 
-    def __getitem__(self, loss):
+    def __getitem__(self, loss: str) -> float:
         for s in self._result["estimate"]["summaries"]:
             if s["loss"] == loss:
                 return s["estimate"]
         raise KeyError(loss)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._result)
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         import pandas as pd
 
         return pd.DataFrame(self.summaries).set_index("loss")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         rows = ", ".join(f"{s['loss']}={s['estimate']:.6g}±{(s['standard_error'] or float('nan')):.2g}" for s in self.summaries)
         return f"RiskEstimate({rows})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, RiskEstimate) and self._result == other._result
-
-
-def _threads(n_jobs):
-    """The library's thread count for scikit-learn's ``n_jobs`` (None or ≤ 0: all cores)."""
-    return n_jobs if n_jobs is None or n_jobs > 0 else None
 
 
 def _task_of(y, task):
@@ -75,25 +85,25 @@ def _task_of(y, task):
 
 @validate(family=NAME, value=[Interval(Real, None, None, closed="neither"), str, None], plan=NAME, closed_form=["boolean"])
 def estimate_risk(
-    X,
-    y,
-    family="knn",
-    value=None,
-    params=None,
-    plan="vfold:10",
-    stratify=None,
-    loss=None,
-    standardize=False,
-    missing="error",
-    closed_form=True,
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-    categorical=None,
-    missing_category="level",
-    na_values=None,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    family: str = "knn",
+    value: float | str | None = None,
+    params: dict[str, Any] | None = None,
+    plan: str = "vfold:10",
+    stratify: bool | None = None,
+    loss: str | Sequence[str] | None = None,
+    standardize: bool = False,
+    missing: str = "error",
+    closed_form: bool = True,
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+    categorical: Sequence[Any] | None = None,
+    missing_category: str = "level",
+    na_values: Sequence[str] | None = None,
+) -> RiskEstimate:
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
 
     Parameters
@@ -124,10 +134,13 @@ def estimate_risk(
         Use exact closed-form leave-one-out / GCV where the family has it.
     task : {"auto", "classification", "regression"}, default="auto"
         ``auto``: regression for a float ``y``, classification otherwise.
-    random_state : int, default=0
-        The seed (the CLI's ``--seed``).
+    random_state : int, RandomState, Generator or None, default=0
+        The seed (the CLI's ``--seed``); a numpy generator or ``None`` (numpy's global generator)
+        gives a seed drawn from it, as scikit-learn's ``check_random_state``.
     n_jobs : int, optional
-        Threads (results do not depend on it).
+        Threads, with joblib's meaning: ``None`` is 1 (unless inside
+        ``joblib.parallel_config(n_jobs=...)``), ``-1`` every core, ``-2`` all but one; ``0`` is
+        refused. Results do not depend on it.
     client : dask.distributed.Client, optional
         Run the splits on this Dask cluster (also inside ``agghoo.dask.backend(client)``); the
         result is the same bit for bit. The bootstrap's .632 / .632+ estimators are computed
@@ -136,6 +149,17 @@ def estimate_risk(
     Returns
     -------
     RiskEstimate
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> est = agghoo.estimate_risk(X, y, family="knn", value=5, plan="vfold:5")
+    >>> [s["loss"] for s in est.summaries]
+    ['01']
+    >>> bool(0 < est["01"] < 0.2)
+    True
     """
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
@@ -155,8 +179,8 @@ def estimate_risk(
         losses=losses,
         standardize=bool(standardize),
         closed_form=bool(closed_form),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
@@ -172,33 +196,42 @@ class Comparison:
     the values it selected; ``comparisons`` the paired differences of every pair with the
     Nadeau–Bengio corrected resampled t-test. ``to_dict()`` is the CLI's ``compare --json``
     ``result``; ``to_frame()`` one row per procedure.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> import agghoo
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> cmp = agghoo.compare(X, y, family="ridge", grid="log:1e-3:10:4", outer="vfold:3", inner="vfold:3")
+    >>> len(cmp.procedures), len(cmp.comparisons)
+    (3, 3)
     """
 
-    def __init__(self, result):
+    def __init__(self, result: dict[str, Any]) -> None:
         self._result = result
 
     @property
-    def procedures(self):
+    def procedures(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._result["procedures"])
 
     @property
-    def comparisons(self):
+    def comparisons(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._result["comparisons"])
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._result)
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         import pandas as pd
 
         rows = [{"procedure": p["label"], "risk": p["estimate"], "standard_error": p["standard_error"]} for p in self._result["procedures"]]
         return pd.DataFrame(rows).set_index("procedure")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         rows = ", ".join(f"{p['label']}={p['estimate']:.6g}±{(p['standard_error'] or float('nan')):.2g}" for p in self._result["procedures"])
         return f"Comparison({rows})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Comparison) and self._result == other._result
 
 
@@ -234,26 +267,26 @@ def _prepare(X, y, task, missing, categorical=None, na_values=None):
 
 @validate(family=NAME, grid=GRID, methods=[str, list, tuple], outer=NAME, inner=NAME)
 def compare(
-    X,
-    y,
-    family="knn",
-    grid=None,
-    params=None,
-    methods=("agghoo", "cv", "holdout"),
-    outer="vfold:10",
-    inner="mc:10:0.8",
-    stratify=None,
-    loss=None,
-    standardize=False,
-    missing="error",
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-    categorical=None,
-    missing_category="level",
-    na_values=None,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    family: str = "knn",
+    grid: str | dict[str, Any] | ArrayLike | None = None,
+    params: dict[str, Any] | None = None,
+    methods: str | Sequence[str] = ("agghoo", "cv", "holdout"),
+    outer: str = "vfold:10",
+    inner: str = "mc:10:0.8",
+    stratify: bool | None = None,
+    loss: str | Sequence[str] | None = None,
+    standardize: bool = False,
+    missing: str = "error",
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+    categorical: Sequence[Any] | None = None,
+    missing_category: str = "level",
+    na_values: Sequence[str] | None = None,
+) -> Comparison:
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
 
     Each procedure selects over the family's grid on the inner splits of every outer training set
@@ -281,6 +314,15 @@ def compare(
     Returns
     -------
     Comparison
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> cmp = agghoo.compare(X, y, grid=[1, 5, 9], methods=["agghoo", "cv"], outer="vfold:3", inner="mc:3:0.8")
+    >>> [p["label"] for p in cmp.procedures]
+    ['agghoo', 'cv']
     """
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client)
@@ -298,8 +340,8 @@ def compare(
         stratify=None if stratify is None else bool(stratify),
         loss=loss,
         standardize=bool(standardize),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
@@ -315,10 +357,10 @@ class _DictResult:
     """A result held as the CLI's JSON document: its keys read as attributes (copies), it pickles
     as that dict, and ``to_dict()`` returns it."""
 
-    def __init__(self, result):
+    def __init__(self, result: dict[str, Any]) -> None:
         self._result = result
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         try:
             return copy.deepcopy(self.__dict__["_result"][name])
         except KeyError:
@@ -330,20 +372,30 @@ class _DictResult:
     def __setstate__(self, state):
         self._result = state
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._result)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._result == self._result
 
 
 class TreeCVResult(_DictResult):
     """The CV estimate of an incremental learner by TreeCV: ``estimate``, ``standard_error``,
-    ``fold_losses`` (the loss of each chunk), and the work done (``n_point_updates``, ``passes``,
-    ``wall_seconds``). ``to_dict()`` is the CLI's ``treecv --json`` report."""
+    ``chunk_losses`` (the loss of each chunk), and the work done (``n_point_updates``, ``passes``,
+    ``wall_seconds``). ``to_dict()`` is the CLI's ``treecv --json`` report.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> r = agghoo.treecv(X, y, learner="gaussian-nb", folds=4)
+    >>> sorted(k for k in r.to_dict() if k in ("chunk_losses", "estimate", "standard_error"))
+    ['chunk_losses', 'estimate', 'standard_error']
+    """
 
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"TreeCVResult({self._result['learner']}: {self._result['estimate']:.6g} ± {self._result['standard_error']:.2g})"
 
 
@@ -353,21 +405,21 @@ class TreeCVResult(_DictResult):
     method=NAME, order=NAME, shuffle=["boolean"], parallel=["boolean"],
 )
 def treecv(
-    X,
-    y,
-    learner="pegasos",
-    folds=10,
-    lambda_=1e-6,
-    centres=8,
-    method="tree",
-    order="fixed",
-    shuffle=True,
-    parallel=False,
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    learner: str = "pegasos",
+    folds: int | str = 10,
+    lambda_: float = 1e-6,
+    centres: int = 8,
+    method: str = "tree",
+    order: str = "fixed",
+    shuffle: bool = True,
+    parallel: bool = False,
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+) -> TreeCVResult:
     """k-fold or leave-one-out CV of an incremental learner in about log2(k) passes (TreeCV).
 
     Parameters
@@ -397,6 +449,15 @@ def treecv(
     Returns
     -------
     TreeCVResult
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> r = agghoo.treecv(X, y, learner="gaussian-nb", folds=5)
+    >>> len(r.chunk_losses), bool(0 < r.estimate < 0.2)
+    (5, True)
     """
     X, y, names, class_names, text = _prepare(X, y, task, "error")
     _refuse_text(text, names, "TreeCV")
@@ -405,7 +466,7 @@ def treecv(
     if be is not None:
         result = _dask.treecv(
             be, X, y, names, class_names, learner, k, lambda_, centres, bool(shuffle),
-            0 if random_state is None else int(random_state), bool(parallel), method, order,
+            seed_of(random_state), bool(parallel), method, order,
         )
         return TreeCVResult(result)
     text = _native.treecv(
@@ -421,8 +482,8 @@ def treecv(
         order=order,
         shuffle=bool(shuffle),
         parallel=bool(parallel),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
     )
     return TreeCVResult(json.loads(text))
 
@@ -436,22 +497,31 @@ class FeatureSelection(_DictResult):
     ``frequency`` (how often each feature was chosen), ``mean_jaccard`` and ``naive_selection``.
     ``to_dict()`` is the CLI's ``features --json`` ``result``; ``to_frame()`` one row per feature
     (selected features, or selection frequencies when evaluated).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sel = agghoo.select_features(X, y, method="pearson", n_features=2)
+    >>> sel.evaluated, len(sel.names)
+    (False, 2)
     """
 
 
     @property
-    def evaluated(self):
+    def evaluated(self) -> bool:
         """True when the selection was evaluated honestly (``evaluate`` given)."""
         return "honest" in self._result
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         import pandas as pd
 
         if self.evaluated:
             return pd.DataFrame(self._result["frequency"])
         return pd.DataFrame({"index": self._result["features"], "name": self._result["names"]})
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.evaluated:
             h = self._result["honest"]
             return f"FeatureSelection(honest {h['mean']:.4g} ± {h['standard_error']:.2g}, naive {self._result['naive']['mean']:.4g})"
@@ -463,21 +533,21 @@ class FeatureSelection(_DictResult):
     evaluate=OPTIONAL_NAME, learner=OPTIONAL_NAME,
 )
 def select_features(
-    X,
-    y,
-    method="sffs",
-    scorer="cfs",
-    n_features="best",
-    inner="vfold:5",
-    evaluate=None,
-    learner=None,
-    standardize=False,
-    missing="error",
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    method: str = "sffs",
+    scorer: str = "cfs",
+    n_features: int | str = "best",
+    inner: str = "vfold:5",
+    evaluate: str | None = None,
+    learner: str | None = None,
+    standardize: bool = False,
+    missing: str = "error",
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+) -> FeatureSelection:
     """Select features, and optionally estimate the selection's risk honestly (the CLI's
     ``agghoo features``).
 
@@ -510,6 +580,15 @@ def select_features(
     Returns
     -------
     FeatureSelection
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sel = agghoo.select_features(X, y, method="pearson", n_features=3)
+    >>> len(sel.features)
+    3
     """
     X, y, names, class_names, text = _prepare(X, y, task, missing)
     _refuse_text(text, names, "feature selection")
@@ -526,8 +605,8 @@ def select_features(
         evaluate=evaluate,
         learner=learner,
         standardize=bool(standardize),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
         job=be is not None,
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
@@ -539,9 +618,17 @@ class StudyResult(_DictResult):
     procedure the test risk of every outer split, its mean and standard error, the risk relative to
     10-fold CV, the paired test against it and its verdict, the cost), ``summary`` (per family and
     procedure over the data sets: geometric-mean relative risk, wins / ties / losses) and the
-    settings. ``to_dict()`` is the document ``agghoo study --json`` prints under ``result``."""
+    settings. ``to_dict()`` is the document ``agghoo study --json`` prints under ``result``.
 
-    def to_frame(self):
+    Examples
+    --------
+    >>> import agghoo
+    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)  # doctest: +SKIP
+    >>> len(result.cells)  # doctest: +SKIP
+    1
+    """
+
+    def to_frame(self) -> Any:
         """One row per data set × family × procedure (cells that failed are left out)."""
         import pandas as pd
 
@@ -564,7 +651,7 @@ class StudyResult(_DictResult):
         ]
         return pd.DataFrame(rows).set_index(["set", "family", "procedure"])
 
-    def summary_frame(self):
+    def summary_frame(self) -> Any:
         """One row per family × procedure: relative risk (geometric mean), wins, ties, losses."""
         import pandas as pd
 
@@ -574,25 +661,25 @@ class StudyResult(_DictResult):
         ]
         return pd.DataFrame(rows).rename(columns={"label": "procedure"}).set_index(["family", "procedure"])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         failed = sum(1 for c in self._result["cells"] if c.get("error"))
         return f"StudyResult({len(self._result['cells'])} cells, {failed} failed, {self._result['reps']} outer splits)"
 
 
 @validate(quick=["boolean"], random_state=SEED, n_jobs=THREADS)
 def study(
-    data_dir,
-    quick=False,
-    sets=None,
-    families=None,
-    reps=None,
-    random_state=None,
-    max_train=None,
-    max_test=None,
-    forest_trees=None,
-    alpha=None,
-    n_jobs=None,
-):
+    data_dir: str | os.PathLike[str],
+    quick: bool = False,
+    sets: Sequence[str] | None = None,
+    families: Sequence[str] | None = None,
+    reps: int | None = None,
+    random_state: RandomStateLike = None,
+    max_train: int | None = None,
+    max_test: int | None = None,
+    forest_trees: int | None = None,
+    alpha: float | None = None,
+    n_jobs: int | None = None,
+) -> StudyResult:
     """The real-data study: Agghoo / Majhoo against cross-validation selection, as ``agghoo study``.
 
     For every data set of the study folder and every family (k-NN, CART, an RBF SVM, a penalised
@@ -616,11 +703,18 @@ def study(
     random_state : int, optional
         The seed every random choice flows from.
     n_jobs : int, optional
-        Threads (None: all cores); the risks do not depend on it.
+        Threads, as :func:`estimate_risk`'s; the risks do not depend on it.
 
     Returns
     -------
     StudyResult
+
+    Examples
+    --------
+    >>> import agghoo
+    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)  # doctest: +SKIP
+    >>> result.summary_frame().index.names  # doctest: +SKIP
+    FrozenList(['family', 'procedure'])
     """
     text = _native.study(
         str(data_dir),
@@ -628,11 +722,11 @@ def study(
         sets=None if sets is None else [str(s) for s in sets],
         families=None if families is None else [str(f) for f in families],
         reps=None if reps is None else int(reps),
-        seed=None if random_state is None else int(random_state),
+        seed=None if random_state is None else seed_of(random_state),
         max_train=None if max_train is None else int(max_train),
         max_test=None if max_test is None else int(max_test),
         forest_trees=None if forest_trees is None else int(forest_trees),
         alpha=None if alpha is None else float(alpha),
-        threads=_threads(n_jobs),
+        threads=threads_of(n_jobs),
     )
     return StudyResult(json.loads(text))

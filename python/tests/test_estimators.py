@@ -15,26 +15,14 @@ from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit
 from conftest import write_csv
 
 
-def _expected_failures(estimator):
-    if isinstance(estimator, AgghooClassifier) and estimator.method in ("agghoo", "majhoo") and estimator.aggregation in (None, "vote"):
-        reason = (
-            "hard vote (Majhoo's definition): predict_proba is the fraction of members voting for each class and "
-            "a tied vote goes to the member with the lowest validation risk, so argmax(predict_proba) can differ "
-            "from predict on tied rows; aggregation='soft' makes them agree"
-        )
-        return {"check_classifiers_train": reason}
-    return {}
-
-
 @parametrize_with_checks(
     [
         AgghooClassifier(),
-        AgghooClassifier(aggregation="soft"),
+        AgghooClassifier(aggregation="vote"),
         AgghooClassifier(family="logistic", method="cv", plan="vfold:3"),
         AgghooRegressor(family="ridge"),
         AgghooRegressor(family="knn", method="cv", plan="vfold:3"),
-    ],
-    expected_failed_checks=_expected_failures,
+    ]
 )
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)

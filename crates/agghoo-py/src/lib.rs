@@ -109,12 +109,14 @@ fn target(y: &[f64], class_names: Option<Vec<String>>) -> Outcome<Target> {
     })
 }
 
-/// The family spec of the CLI's `--family`, `--grid` (named `axes` too) and `--param KEY=VALUE`
-/// (the string edge).
+/// The family spec of the CLI's `--family` (a union of families separated by commas, such as
+/// `knn,logistic`), `--grid` (named `axes` too) and `--param KEY=VALUE` (the string edge).
 fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String)>, axes: Vec<(String, String)>) -> Outcome<FamilySpec> {
-    let kind = FamilyKind::parse(family)?;
+    let mut kinds = family.split(',').map(|name| FamilyKind::parse(name.trim()));
+    let kind = kinds.next().unwrap_or_else(|| FamilyKind::parse(family))?;
+    let union = kinds.collect::<agghoo::Result<Vec<_>>>()?;
     let axes = axes.into_iter().map(|(name, values)| agghoo::family::AxisSpec { name, values }).collect();
-    let mut family_params = FamilyParams { grid, axes, ..FamilyParams::default() };
+    let mut family_params = FamilyParams { grid, axes, union, ..FamilyParams::default() };
     for (k, v) in params {
         family_params.insert_pair(&format!("{k}={v}"))?;
     }
@@ -210,11 +212,22 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
     Ok(if stratify.is_none() { plan.stratified_by_default(task) } else { plan })
 }
 
-/// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
+/// A plan from Python: `group:V` (V-fold over whole groups; the groups come with the call), else
+/// [`plan_for`]'s forms.
+fn plan_or_group(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
+    if text.trim().split(':').next() != Some("group") {
+        return plan_for(text, stratify, task);
+    }
+    let v = text.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", text))?;
+    Ok(Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v }))
+}
+
+/// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given; `groups`:
+/// a group id per row, for group plans) and
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
 /// [`Job`] whose units a cluster evaluates (`agghoo.dask`).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, groups=None))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -241,6 +254,7 @@ fn select<'py>(
     missing_category: &str,
     axes: Vec<(String, String)>,
     na_values: Option<Vec<String>>,
+    groups: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
@@ -254,7 +268,7 @@ fn select<'py>(
     // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
     let method = self::method(method)?;
-    let plan = plan_for(plan, stratify, data.task())?;
+    let plan = plan_or_group(plan, stratify, data.task())?;
     let mut config = SelectConfig::new(method);
     config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
     config.tie = tie_rule(tie)?;
@@ -267,14 +281,14 @@ fn select<'py>(
     config.preprocess = spec.preprocess(&data, standardize, missing_category);
     if job {
         let made = compute(py, threads, move || {
-            let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
+            let splits = plan.instantiate(&PlanContext { groups: groups.as_deref(), ..PlanContext::of(&data) }, config.seed)?;
             Ok(SelectJob::new(spec, config, &data, &splits)?)
         })?;
         return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names).into_py(py);
     }
     let (model, report) = compute(py, threads, move || {
         let fam = spec.build_for(&data, &config.preprocess)?;
-        let splits = plan.instantiate(&PlanContext::of(&data), config.seed)?;
+        let splits = plan.instantiate(&PlanContext { groups: groups.as_deref(), ..PlanContext::of(&data) }, config.seed)?;
         Ok(agghoo::select::select(fam.as_ref(), &data, &splits, &config)?)
     })?;
     jobs::select_output(py, model, &report)
@@ -315,6 +329,9 @@ fn estimate<'py>(
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
+    if family.contains(',') {
+        return Err(invalid("family", "one family (a union is selected among with select, or compared with compare)", family).into());
+    }
     let spec = Rule { family: family_spec(family, None, params, Vec::new())?, value }.spec().map_err(Failure::from)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
     let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
@@ -533,14 +550,8 @@ fn splits<'py>(
     strata: Option<Vec<u32>>,
     groups: Option<Vec<u32>>,
 ) -> PyResult<Vec<IndexPair<'py>>> {
-    let plan = match (plan.trim().split(':').next(), groups.is_some()) {
-        (Some("group"), true) => {
-            let v = plan.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", plan))?;
-            Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v })
-        }
-        // Strata are given for a classification target: its V-fold plans are stratified by default.
-        _ => plan_for(plan, stratify, if strata.is_some() { Task::Classification } else { Task::Regression })?,
-    };
+    // Strata are given for a classification target: its V-fold plans are stratified by default.
+    let plan = plan_or_group(plan, stratify, if strata.is_some() { Task::Classification } else { Task::Regression })?;
     let splits = compute(py, None, move || {
         let ctx = PlanContext { n_rows, strata: strata.as_deref(), groups: groups.as_deref() };
         Ok(plan.instantiate(&ctx, Seed(seed))?)
