@@ -75,6 +75,33 @@ class RiskEstimate:
         return isinstance(other, RiskEstimate) and self._result == other._result
 
 
+def _plan_or_folds(plan, X, y, groups, random_state, stratify):
+    """A plan for the library, and the user's index sets when the splits do not come from a plan
+    text: a scikit-learn splitter (``GroupKFold``, ``StratifiedKFold``, ...; given ``groups``), an
+    iterable of (train, validation) index pairs, an int V (``vfold:V``), or a group plan
+    (``group:V``, the groups given). Returns ``(plan text, None)`` or ``(placeholder, folds)``."""
+    if plan is None:
+        plan = "vfold:10"
+    if isinstance(plan, Integral) and not isinstance(plan, bool):
+        return f"vfold:{int(plan)}", None
+    if isinstance(plan, str):
+        if not plan.strip().startswith("group"):
+            return plan, None
+        if groups is None:
+            raise ValueError(f"plan={plan!r} splits by group: pass the group of every row, groups=...")
+        from .model_selection import AgghooSplitter
+
+        plan = AgghooSplitter(plan, stratify=stratify, random_state=seed_of(random_state))
+    if hasattr(plan, "split"):
+        pairs = plan.split(X, y, groups)
+    else:
+        pairs = plan
+    folds = [(np.asarray(t, dtype=np.intp).tolist(), np.asarray(v, dtype=np.intp).tolist()) for t, v in pairs]
+    if not folds:
+        raise ValueError("the splitter gave no split")
+    return "folds", folds
+
+
 def _task_of(y, task):
     if task not in ("auto", "classification", "regression"):
         raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
@@ -83,14 +110,14 @@ def _task_of(y, task):
     return task
 
 
-@validate(family=NAME, value=[Interval(Real, None, None, closed="neither"), str, None], plan=NAME, closed_form=["boolean"])
+@validate(family=NAME, value=[Interval(Real, None, None, closed="neither"), str, None], plan=[str, "cv_object"], closed_form=["boolean"], groups=["array-like", None])
 def estimate_risk(
     X: ArrayLike,
     y: ArrayLike,
     family: str = "knn",
     value: float | str | None = None,
     params: dict[str, Any] | None = None,
-    plan: str = "vfold:10",
+    plan: str | Any = "vfold:10",
     stratify: bool | None = None,
     loss: str | Sequence[str] | None = None,
     standardize: bool = False,
@@ -103,6 +130,7 @@ def estimate_risk(
     categorical: Sequence[Any] | None = None,
     missing_category: str = "level",
     na_values: Sequence[str] | None = None,
+    groups: ArrayLike | None = None,
 ) -> RiskEstimate:
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
 
@@ -117,10 +145,15 @@ def estimate_risk(
         The hyperparameter value of the rule (k, λ, C, α, ...).
     params : dict, optional
         Other family parameters, as the CLI's ``--param KEY=VALUE``.
-    plan : str, default="vfold:10"
+    plan : str, int, splitter or iterable, default="vfold:10"
         ``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``holdout:TAU``, ``loo``,
         ``lpo:P:MAX``, ``bootstrap:B`` (which adds the .632 and .632+ estimators) or ``time:S``
-        (time-ordered splits; options ``:gap=G``, ``:max_train=M``, ``:test=T``).
+        (time-ordered splits; options ``:gap=G``, ``:max_train=M``, ``:test=T``),
+        ``group:V`` (whole groups, with ``groups``); an int V (``vfold:V``); or, as
+        scikit-learn's ``cv=``, any splitter (``GroupKFold(5)`` with ``groups``) or iterable of
+        (train, validation) index arrays.
+    groups : array-like, optional
+        A group label per row, for ``group:V`` and group splitters.
     stratify : bool, optional
         ``None`` (default): V-fold plans are stratified for a classification target, other
         plans are not; ``True`` / ``False``: the CLI's ``--stratify`` / ``--no-stratify``.
@@ -163,6 +196,7 @@ def estimate_risk(
     """
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
+    plan, folds = _plan_or_folds(plan, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
     be = _dask.active_client(client)
@@ -184,6 +218,7 @@ def estimate_risk(
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
+        folds=folds,
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return RiskEstimate(json.loads(text))
@@ -265,7 +300,7 @@ def _prepare(X, y, task, missing, categorical=None, na_values=None):
     return X, np.ascontiguousarray(y, dtype=np.float64), names, class_names, text
 
 
-@validate(family=NAME, grid=GRID, methods=[str, list, tuple], outer=NAME, inner=NAME)
+@validate(family=NAME, grid=GRID, methods=[str, list, tuple], outer=[str, "cv_object"], inner=NAME, groups=["array-like", None])
 def compare(
     X: ArrayLike,
     y: ArrayLike,
@@ -273,7 +308,7 @@ def compare(
     grid: str | dict[str, Any] | ArrayLike | None = None,
     params: dict[str, Any] | None = None,
     methods: str | Sequence[str] = ("agghoo", "cv", "holdout"),
-    outer: str = "vfold:10",
+    outer: str | Any = "vfold:10",
     inner: str = "mc:10:0.8",
     stratify: bool | None = None,
     loss: str | Sequence[str] | None = None,
@@ -286,6 +321,7 @@ def compare(
     categorical: Sequence[Any] | None = None,
     missing_category: str = "level",
     na_values: Sequence[str] | None = None,
+    groups: ArrayLike | None = None,
 ) -> Comparison:
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
 
@@ -298,8 +334,12 @@ def compare(
     family, grid, params : as :class:`AgghooClassifier`.
     methods : sequence of str, default=("agghoo", "cv", "holdout")
         ``agghoo``, ``majhoo``, ``cv``, ``cv+1se``, ``holdout``, ``acv``, ``ekcv``, ``subagging``.
-    outer : str, default="vfold:10"
-        The outer plan (``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``loo``, ``holdout:TAU``).
+    outer : str, int, splitter or iterable, default="vfold:10"
+        The outer plan (``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``loo``,
+        ``holdout:TAU``, ``group:V`` with ``groups``), or as :func:`estimate_risk`'s ``plan`` a
+        scikit-learn splitter or iterable of index pairs.
+    groups : array-like, optional
+        A group label per row, for a group outer plan or splitter.
     inner : str, default="mc:10:0.8"
         The inner plan each procedure selects on.
     stratify : bool, optional
@@ -324,6 +364,7 @@ def compare(
     >>> [p["label"] for p in cmp.procedures]
     ['agghoo', 'cv']
     """
+    outer, folds = _plan_or_folds(outer, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client)
     out = _native.compare(
@@ -345,6 +386,7 @@ def compare(
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
+        folds=folds,
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return Comparison(json.loads(text))

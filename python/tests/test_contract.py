@@ -251,3 +251,34 @@ def test_feature_selector_is_a_transformer_for_pipelines(breast_cancer):
     pipe = make_pipeline(agghoo.FeatureSelector(method="pearson", n_features=4), AgghooClassifier(grid=[3, 7], n_splits=3))
     scores = cross_validate(clone(pipe), X, y, cv=3)["test_score"]
     assert scores.min() > 0.8
+
+
+def test_estimate_risk_and_compare_take_splitters_and_index_pairs(breast_cancer):
+    import agghoo
+    from sklearn.model_selection import KFold
+
+    X, y = breast_cancer
+    text = agghoo.estimate_risk(X, y, family="knn", value=5, plan="vfold:4", random_state=3)
+    same = agghoo.estimate_risk(X, y, family="knn", value=5, plan=agghoo.VFold(4, random_state=3))
+    assert same["01"] == text["01"]
+    pairs = list(KFold(4, shuffle=True, random_state=0).split(X))
+    by_splitter = agghoo.estimate_risk(X, y, family="knn", value=5, plan=KFold(4, shuffle=True, random_state=0))
+    by_pairs = agghoo.estimate_risk(X, y, family="knn", value=5, plan=pairs)
+    assert by_splitter == by_pairs
+    # the size-weighted mean 0-1 loss over the user's folds, by hand
+    errors = sum(int((agghoo.AgghooClassifier(grid=[5], method="cv", plan="vfold:2").fit(X[t], y[t]).predict(X[v]) != y[v]).sum()) for t, v in pairs)
+    assert abs(by_pairs["01"] - errors / len(y)) < 1e-12
+    cmp = agghoo.compare(X, y, grid=[1, 5], methods=["cv"], outer=KFold(3), inner="vfold:3")
+    assert len(cmp.procedures[0]["test_risks"]) == 3
+
+
+def test_group_plans_and_group_splitters_in_the_functions():
+    import agghoo
+
+    X, y, groups = _grouped()
+    by_plan = agghoo.estimate_risk(X, y, family="knn", value=3, plan="group:4", groups=groups, random_state=1)
+    splits = list(AgghooSplitter("group:4", random_state=1).split(X, y, groups))
+    assert by_plan == agghoo.estimate_risk(X, y, family="knn", value=3, plan=splits)
+    assert agghoo.estimate_risk(X, y, family="knn", value=3, plan=GroupKFold(3), groups=groups)["01"] >= 0
+    with pytest.raises(ValueError, match="groups"):
+        agghoo.estimate_risk(X, y, family="knn", value=3, plan="group:4")

@@ -12,7 +12,7 @@ use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingCategory, NaValues, Prepro
 use agghoo::engine::Job as _;
 use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
 use agghoo::loss::Loss;
-use agghoo::resample::{Plan, PlanContext, TrainFraction};
+use agghoo::resample::{Plan, PlanContext, Split, Splits, TrainFraction};
 use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, SelectJob, TieRule};
 use agghoo::{Predictions, Seed};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -212,6 +212,19 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
     Ok(if stratify.is_none() { plan.stratified_by_default(task) } else { plan })
 }
 
+/// The index sets of a scikit-learn splitter, `(train, validation)` per split, as splits of
+/// `n_rows` rows (checked: indices in range, disjoint sets).
+type Folds = Vec<(Vec<usize>, Vec<usize>)>;
+
+/// The splits of a call: the user's `folds` when given, else `plan` instantiated on `data`.
+fn call_splits(plan: Option<&Plan>, folds: Option<Folds>, data: &Dataset, seed: Seed) -> agghoo::Result<Splits> {
+    match (folds, plan) {
+        (Some(folds), _) => Splits::new(data.n_rows(), folds.into_iter().map(|(t, v)| Split::new(t, v)).collect::<agghoo::Result<_>>()?),
+        (None, Some(plan)) => plan.instantiate(&PlanContext::of(data), seed),
+        (None, None) => Err(agghoo::Error::invalid("plan", "a plan or folds", "neither")),
+    }
+}
+
 /// A plan from Python: `group:V` (V-fold over whole groups; the groups come with the call), else
 /// [`plan_for`]'s forms.
 fn plan_or_group(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
@@ -297,13 +310,13 @@ fn select<'py>(
 /// The training and validation rows of one split.
 type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>);
 
-/// The risk of one rule (`family` at hyperparameter `value`) estimated on the splits of `plan`,
-/// with the standard error, for each of `losses` (the task's default when empty); closed-form
+/// The risk of one rule (`family` at hyperparameter `value`) estimated on the splits of `plan`
+/// (or on the user's `folds`), with the standard error, for each of `losses` (the task's default when empty); closed-form
 /// leave-one-out / GCV where the family has it (unless `closed_form` is false) and, for a
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", folds=None))]
 #[allow(clippy::too_many_arguments)]
 fn estimate<'py>(
     py: Python<'py>,
@@ -324,6 +337,7 @@ fn estimate<'py>(
     job: bool,
     categorical: TextColumns,
     missing_category: &str,
+    folds: Option<Folds>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
@@ -334,11 +348,11 @@ fn estimate<'py>(
     }
     let spec = Rule { family: family_spec(family, None, params, Vec::new())?, value }.spec().map_err(Failure::from)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
-    let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
-    let plan = plan_for(plan, stratify, data.task())?;
+    let bootstrap = (folds.is_none() && plan.trim().starts_with("bootstrap")).then_some(Seed(seed));
+    let plan = if folds.is_none() { Some(plan_for(plan, stratify, data.task())?) } else { None };
     let made = compute(py, threads, move || {
         let preprocess = spec.preprocess(&data, standardize, missing_category);
-        let splits = plan.instantiate(&PlanContext::of(&data), Seed(seed))?;
+        let splits = call_splits(plan.as_ref(), folds, &data, Seed(seed))?;
         let config = EstimateConfig {
             losses,
             preprocess,
@@ -358,11 +372,11 @@ fn estimate<'py>(
 }
 
 /// Nested cross-validation of selection procedures (`methods`, the names of
-/// `SelectConfig::for_procedure`) on identical outer splits of `outer`, each selecting over the
+/// `SelectConfig::for_procedure`) on identical outer splits of `outer` (or the user's `folds`), each selecting over the
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
 /// `compare --json` result as JSON text, or with `job=True` the [`Job`] (one unit per outer split).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level"))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", folds=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare<'py>(
     py: Python<'py>,
@@ -384,6 +398,7 @@ fn compare<'py>(
     job: bool,
     categorical: TextColumns,
     missing_category: &str,
+    folds: Option<Folds>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{NestedConfig, NestedJob, nested_cv};
     let (values, _, _) = matrix(&x)?;
@@ -404,9 +419,9 @@ fn compare<'py>(
         .collect::<Outcome<Vec<_>>>()?;
     // As the CLI's `compare`: the stratification choice applies to the inner and outer plans.
     let inner = plan_for(inner, stratify, data.task())?;
-    let outer = plan_for(outer, stratify, data.task())?;
+    let outer = if folds.is_none() { Some(plan_for(outer, stratify, data.task())?) } else { None };
     let made = compute(py, threads, move || {
-        let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
+        let outer = call_splits(outer.as_ref(), folds, &data, seed)?;
         let config = NestedConfig { loss, seed, keep_inner_splits: false, progress: None, ..NestedConfig::new(spec, inner, procedures) };
         if job {
             let nested = NestedJob { config, outer };
