@@ -102,6 +102,17 @@ def _plan_or_folds(plan, X, y, groups, random_state, stratify):
     return "folds", folds
 
 
+def _drop_missing_rows(X, y):
+    """``X`` and ``y`` without the rows where ``X`` has a missing value (NaN, or ``None`` in a
+    DataFrame's column)."""
+    if hasattr(X, "isna"):
+        keep = ~X.isna().any(axis=1).to_numpy()
+        return X[keep], np.asarray(y)[keep]
+    X = np.asarray(X, dtype=np.float64)
+    keep = ~np.isnan(X).any(axis=1)
+    return X[keep], np.asarray(y)[keep]
+
+
 def _task_of(y, task):
     if task not in ("auto", "classification", "regression"):
         raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
@@ -457,6 +468,7 @@ def treecv(
     order: str = "fixed",
     shuffle: bool = True,
     parallel: bool = False,
+    missing: str = "error",
     task: str = "auto",
     random_state: RandomStateLike = 0,
     n_jobs: int | None = None,
@@ -481,6 +493,8 @@ def treecv(
         Shuffle the rows (from the seed) before cutting them into chunks.
     parallel : bool, default=False
         Run independent subtrees in parallel (same result).
+    missing : {"error", "drop"}, default="error"
+        NaN in ``X``: refuse, or drop the rows that have one (the CLI's ``--missing drop``).
     task, random_state, n_jobs : as :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         Run the TreeCV paper's distributed variant on this Dask cluster (also inside
@@ -501,6 +515,10 @@ def treecv(
     >>> len(r.chunk_losses), bool(0 < r.estimate < 0.2)
     (5, True)
     """
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop' (TreeCV's learners do not impute), got {missing!r}")
+    if missing == "drop":
+        X, y = _drop_missing_rows(X, y)
     X, y, names, class_names, text = _prepare(X, y, task, "error")
     _refuse_text(text, names, "TreeCV")
     k = X.shape[0] if folds == "loo" else int(folds)

@@ -282,3 +282,19 @@ def test_group_plans_and_group_splitters_in_the_functions():
     assert agghoo.estimate_risk(X, y, family="knn", value=3, plan=GroupKFold(3), groups=groups)["01"] >= 0
     with pytest.raises(ValueError, match="groups"):
         agghoo.estimate_risk(X, y, family="knn", value=3, plan="group:4")
+
+
+def test_treecv_drops_rows_with_missing_values_when_asked(breast_cancer):
+    import agghoo
+
+    X, y = breast_cancer
+    X = X.copy()
+    X[::9, 3] = np.nan
+    keep = ~np.isnan(X).any(axis=1)
+    dropped = agghoo.treecv(X, y, learner="gaussian-nb", folds=5, missing="drop")
+    by_hand = agghoo.treecv(X[keep], y[keep], learner="gaussian-nb", folds=5)
+    assert dropped.chunk_losses == by_hand.chunk_losses and dropped.estimate == by_hand.estimate
+    with pytest.raises(ValueError, match="NaN"):
+        agghoo.treecv(X, y, learner="gaussian-nb", folds=5)
+    with pytest.raises(ValueError, match="missing"):
+        agghoo.treecv(X, y, learner="gaussian-nb", folds=5, missing="median")
