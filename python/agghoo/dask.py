@@ -16,8 +16,8 @@ everything inside a ``with`` block::
 What runs where (the data are sent to the cluster once, never per split or per candidate):
 
 - selection (the estimators) and risk estimation: the splits are instantiated on the client
-  from (plan, seed); the data and the job (specs and splits) are scattered once to every
-  worker; one task evaluates a block of splits over the whole grid path; the outcomes are
+  from (plan, seed); the data and the job (specs, splits and the text of categorical
+  columns) are scattered once to every worker; one task evaluates a block of splits over the whole grid path; the outcomes are
   gathered by split index and assembled by the same engine code as a local run;
 - ``compare`` / ``nested_cv``: one task per outer split (its inner seed is derived from the
   outer split's global index, so a task's result does not depend on where it ran);

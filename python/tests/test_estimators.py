@@ -173,16 +173,6 @@ def test_text_columns_are_one_hot_encoded_like_by_hand():
         AgghooClassifier(missing="median", missing_category="mode").fit(holes, y)
 
 
-def test_jobs_for_dask_workers_refuse_categorical_columns():
-    """A job carries the numeric matrix only: categorical columns are refused, not dropped."""
-    from agghoo import _native
-    from agghoo.exceptions import ParameterError
-
-    X, y = np.zeros((4, 1)), np.array([0.0, 1.0, 0.0, 1.0])
-    with pytest.raises(ParameterError, match="categorical columns with a Dask client"):
-        _native.select(X, y, ["c"], ["a", "b"], "knn", "1", [], "agghoo", "mc:2:0.5", job=True, categorical=[(0, ["p", "q", "p", "q"])])
-
-
 def test_treecv_and_feature_selection_refuse_text_columns_by_name():
     import pandas as pd
     import pytest

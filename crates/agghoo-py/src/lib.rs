@@ -125,7 +125,7 @@ fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String
 
 /// Categorical columns as the Python layer passes them: (column index, text of each row or
 /// `None` when missing).
-type TextColumns = Vec<(usize, Vec<Option<String>>)>;
+pub(crate) type TextColumns = Vec<(usize, Vec<Option<String>>)>;
 
 /// The features and target of a call as a data set (NaN features mean missing values).
 fn dataset(
@@ -138,22 +138,15 @@ fn dataset(
     Ok(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?)
 }
 
-/// The data set of a call with its `categorical` columns read from their text. A job (for Dask
-/// workers) carries the numeric matrix only, so it refuses categorical columns.
+/// The data set of a call with its `categorical` columns read from their text (a job for Dask
+/// workers carries them, and each worker encodes them per training set as a local run does).
 fn call_data(
     values: Vec<f64>,
     feature_names: Vec<String>,
     y: &PyReadonlyArray1<'_, f64>,
     class_names: Option<Vec<String>>,
     categorical: &TextColumns,
-    job: bool,
 ) -> Outcome<Dataset> {
-    if job && !categorical.is_empty() {
-        return Err(Failure::from(agghoo::Error::Unsupported {
-            what: "categorical columns with a Dask client".into(),
-            reason: "the workers receive the numeric matrix only; run without a client".into(),
-        }));
-    }
     with_text(dataset(values, feature_names, y, class_names)?, categorical)
 }
 
@@ -178,7 +171,7 @@ fn read_text(name: &str, cells: Vec<Option<String>>, na_values: Option<Vec<Strin
 type TextRead = (Vec<Option<String>>, Option<(String, Vec<String>)>);
 
 /// `data` with its categorical columns read from their text (unchanged without any).
-fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
+pub(crate) fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
     if categorical.is_empty() {
         return Ok(data);
     }
@@ -270,7 +263,7 @@ fn select<'py>(
     groups: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     // The tokens the Python layer read the text columns with, when given, recorded in the model's
     // schema (none recorded reads as the default ones, as a Dask job's model has).
     let data = match na_values {
@@ -297,7 +290,7 @@ fn select<'py>(
             let splits = plan.instantiate(&PlanContext { groups: groups.as_deref(), ..PlanContext::of(&data) }, config.seed)?;
             Ok(SelectJob::new(spec, config, &data, &splits)?)
         })?;
-        return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names).into_py(py);
+        return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names, categorical).into_py(py);
     }
     let (model, report) = compute(py, threads, move || {
         let fam = spec.build_for(&data, &config.preprocess)?;
@@ -341,7 +334,7 @@ fn estimate<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     if family.contains(',') {
         return Err(invalid("family", "one family (a union is selected among with select, or compared with compare)", family).into());
@@ -368,7 +361,7 @@ fn estimate<'py>(
         let estimate = agghoo::estimate::estimate_risk(rule.as_ref(), 0, &data, &splits, &config)?;
         Ok(jobs::Made::Text(jobs::estimate_json(&data, &splits, &config, estimate, bootstrap.map(|seed| (seed, rule.as_ref())))?))
     })?;
-    made.into_py(py, feature_names, class_names)
+    made.into_py(py, feature_names, class_names, categorical)
 }
 
 /// Nested cross-validation of selection procedures (`methods`, the names of
@@ -402,7 +395,7 @@ fn compare<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{NestedConfig, NestedJob, nested_cv};
     let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, Vec::new())?;
     let seed = Seed(seed);
@@ -430,7 +423,7 @@ fn compare<'py>(
         }
         Ok(jobs::Made::Text(jobs::to_json(&nested_cv(&data, &outer, &config)?)?))
     })?;
-    made.into_py(py, feature_names, class_names)
+    made.into_py(py, feature_names, class_names, categorical)
 }
 
 /// Feature selection as the CLI's `features` names it (`method`, `scorer`, `n_features`, the
@@ -487,7 +480,7 @@ fn select_features<'py>(
         }
         Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
     })?;
-    made.into_py(py, feature_names, class_names)
+    made.into_py(py, feature_names, class_names, Vec::new())
 }
 
 /// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV (`method`
