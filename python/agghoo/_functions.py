@@ -683,9 +683,9 @@ class StudyResult(_DictResult):
     Examples
     --------
     >>> import agghoo
-    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)  # doctest: +SKIP
-    >>> len(result.cells)  # doctest: +SKIP
-    1
+    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)
+    >>> len(result.cells), result.cells[0]["set"]
+    (1, 'iris')
     """
 
     def to_frame(self) -> Any:
@@ -771,10 +771,12 @@ def study(
 
     Examples
     --------
+    From the repository's root (``data/study``):
+
     >>> import agghoo
-    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)  # doctest: +SKIP
-    >>> result.summary_frame().index.names  # doctest: +SKIP
-    FrozenList(['family', 'procedure'])
+    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)
+    >>> list(result.summary_frame().index.names)
+    ['family', 'procedure']
     """
     text = _native.study(
         str(data_dir),

@@ -5,6 +5,7 @@ import doctest
 import importlib
 import inspect
 import os
+import typing
 
 import pytest
 
@@ -58,3 +59,4 @@ def test_every_public_class_and_function_has_examples_and_annotations(name, obj)
     missing = [p.name for p in signature.parameters.values() if p.name != "self" and p.annotation is inspect.Parameter.empty]
     assert not missing, f"{name}: parameters without annotations: {missing}"
     assert signature.return_annotation is not inspect.Signature.empty, f"{name}: no return annotation"
+    typing.get_type_hints(function)  # every annotation names something that exists
