@@ -11,7 +11,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from . import _categorical, _input, _native
 from . import dask as _dask
@@ -113,6 +113,66 @@ def _drop_missing_rows(X, y):
     return X[keep], np.asarray(y)[keep]
 
 
+def _loss_of(name, classification):
+    """The library's loss ``name`` over a fitted estimator's validation predictions, as a function
+    ``(model, X, y) -> risk``; the task's default (``01`` / ``squared``) for ``None``."""
+    name = name or ("01" if classification else "squared")
+    if name == "01":
+        return name, lambda m, X, y: float(np.mean(np.asarray(m.predict(X)) != y))
+    if name == "squared":
+        return name, lambda m, X, y: float(np.mean((np.asarray(m.predict(X), dtype=float) - y) ** 2))
+    if name == "absolute":
+        return name, lambda m, X, y: float(np.mean(np.abs(np.asarray(m.predict(X), dtype=float) - y)))
+    if name == "logloss":
+        from sklearn.metrics import log_loss
+
+        return name, lambda m, X, y: float(log_loss(y, m.predict_proba(X), labels=m.classes_))
+    raise ValueError(f"loss {name!r} with a scikit-learn estimator: expected 01, logloss, squared or absolute")
+
+
+def _fit_and_score(estimator, X, y, train, validation, losses):
+    from sklearn.base import clone
+
+    from .meta import _take
+
+    model = clone(estimator).fit(_take(X, train), y[train])
+    return [f(model, _take(X, validation), y[validation]) for _, f in losses]
+
+
+def _estimate_estimator(estimator, X, y, plan, groups, stratify, loss, task, random_state, n_jobs):
+    """:func:`estimate_risk` of a scikit-learn estimator: fitted in Python on each training set of
+    the plan (or splitter), scored with the library's losses, summarised by the engine's size-weighted
+    mean and standard error; the same result layout as a built-in family's."""
+    from joblib import Parallel, delayed
+
+    from .model_selection import AgghooSplitter
+
+    y = np.asarray(y)
+    _input.check_dense(X)
+    if isinstance(plan, str) and not plan.strip().startswith("group"):
+        plan = AgghooSplitter(plan, stratify=stratify, random_state=seed_of(random_state))
+    _, folds = _plan_or_folds(plan, X, y, groups, random_state, stratify)
+    classification = _task_of(y, task) == "classification"
+    names = [loss] if isinstance(loss, str) or loss is None else list(loss)
+    losses = [_loss_of(n, classification) for n in names]
+    risks = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_and_score)(estimator, X, y, np.asarray(t), np.asarray(v), losses) for t, v in folds
+    )
+    sizes = [len(v) for _, v in folds]
+    summaries = []
+    for i, (name, _) in enumerate(losses):
+        mean, se = _native.risk_curve([[r[i]] for r in risks], sizes)
+        summaries.append({"loss": name, "estimate": mean[0], "standard_error": se[0]})
+    splits = [
+        {"split": j, "n_train": len(t), "n_validation": len(v), "risks": list(r)} for j, ((t, v), r) in enumerate(zip(folds, risks))
+    ]
+    estimate = {
+        "estimator": repr(estimator), "method": "resampling", "n_rows": len(y), "n_splits": len(folds),
+        "splits": splits, "summaries": summaries,
+    }
+    return RiskEstimate({"estimate": estimate, "bootstrap": None})
+
+
 def _task_of(y, task):
     if task not in ("auto", "classification", "regression"):
         raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
@@ -121,11 +181,14 @@ def _task_of(y, task):
     return task
 
 
-@validate(family=NAME, value=[Interval(Real, None, None, closed="neither"), str, None], plan=[str, "cv_object"], closed_form=["boolean"], groups=["array-like", None])
+@validate(
+    family=[str, HasMethods(["fit", "predict"])], value=[Interval(Real, None, None, closed="neither"), str, None],
+    plan=[str, "cv_object"], closed_form=["boolean"], groups=["array-like", None],
+)
 def estimate_risk(
     X: ArrayLike,
     y: ArrayLike,
-    family: str = "knn",
+    family: str | Any = "knn",
     value: float | str | None = None,
     params: dict[str, Any] | None = None,
     plan: str | Any = "vfold:10",
@@ -150,8 +213,11 @@ def estimate_risk(
     X : array-like of shape (n_samples, n_features)
         NaN marks a missing value (see ``missing``).
     y : array-like of shape (n_samples,)
-    family : str, default="knn"
-        A built-in family (the CLI's names).
+    family : str or scikit-learn estimator, default="knn"
+        A built-in family (the CLI's names), or any scikit-learn estimator: it is cloned and fitted
+        in Python on every training set of the plan (joblib, ``n_jobs``) and scored on the
+        validation rows with the library's loss (``01``, ``logloss`` with ``predict_proba``,
+        ``squared``, ``absolute``); ``value`` and the family options do not apply.
     value : float
         The hyperparameter value of the rule (k, λ, C, α, ...).
     params : dict, optional
@@ -205,6 +271,12 @@ def estimate_risk(
     >>> bool(0 < est["01"] < 0.2)
     True
     """
+    if not isinstance(family, str):
+        given = [k for k, v in (("value", value), ("params", params), ("client", client)) if v is not None]
+        given += [k for k, v in (("standardize", standardize), ("categorical", categorical)) if v]
+        if given:
+            raise ValueError(f"{', '.join(given)}: not used with a scikit-learn estimator as family (put preprocessing in a Pipeline)")
+        return _estimate_estimator(family, X, y, plan, groups, stratify, loss, task, random_state, n_jobs)
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
     plan, folds = _plan_or_folds(plan, X, y, groups, random_state, stratify)

@@ -298,3 +298,26 @@ def test_treecv_drops_rows_with_missing_values_when_asked(breast_cancer):
         agghoo.treecv(X, y, learner="gaussian-nb", folds=5)
     with pytest.raises(ValueError, match="missing"):
         agghoo.treecv(X, y, learner="gaussian-nb", folds=5, missing="median")
+
+
+def test_estimate_risk_of_any_scikit_learn_estimator(breast_cancer):
+    import agghoo
+    from sklearn.model_selection import KFold, cross_val_score
+
+    X, y = breast_cancer
+    model = make_pipeline(StandardScaler(), LogisticRegression())
+    cv = KFold(5, shuffle=True, random_state=0)
+    est = agghoo.estimate_risk(X, y, family=model, plan=cv, loss=["01", "logloss"])
+    sizes = np.array([len(v) for _, v in cv.split(X)])
+    accuracy = cross_val_score(model, X, y, cv=cv)
+    assert abs(est["01"] - (1 - sizes @ accuracy / sizes.sum())) < 1e-12
+    assert est["logloss"] > 0 and est.summaries[0]["standard_error"] > 0
+    # a plan text gives the library's splits: the same splits as the built-in k-NN's
+    knn = agghoo.estimate_risk(X, y, family=KNeighborsClassifier(5), plan="vfold:4", random_state=2)
+    built_in = agghoo.estimate_risk(X, y, family="knn", value=5, plan="vfold:4", random_state=2)
+    assert [s["n_validation"] for s in knn.to_dict()["estimate"]["splits"]] == [s["n_validation"] for s in built_in.to_dict()["estimate"]["splits"]]
+    assert abs(knn["01"] - built_in["01"]) <= 3 / len(y)
+    with pytest.raises(ValueError, match="loss 'hinge'"):
+        agghoo.estimate_risk(X, y, family=model, loss="hinge")
+    with pytest.raises(ValueError, match="value, params: not used"):
+        agghoo.estimate_risk(X, y, family=model, value=3, params={"k": 1})
