@@ -173,6 +173,55 @@ def _estimate_estimator(estimator, X, y, plan, groups, stratify, loss, task, ran
     return RiskEstimate({"estimate": estimate, "bootstrap": None})
 
 
+def _compare_estimator(estimator, grid, methods, X, y, outer, inner, groups, stratify, loss, task, random_state, n_jobs):
+    """:func:`compare` over a scikit-learn estimator: every procedure is the estimator-wrapping
+    AgghooClassifier / AgghooRegressor fitted on each outer training set, scored on the outer test
+    rows; risks summarised and pairs compared by the engine; the same result layout."""
+    from sklearn.base import is_classifier
+
+    from ._estimators import AgghooClassifier, AgghooRegressor
+    from .meta import _META_METHODS, _take
+    from .model_selection import AgghooSplitter
+
+    if grid is None:
+        raise ValueError("grid: with a scikit-learn estimator as family, give its candidates (a dict of lists, as param_grid)")
+    methods = [methods] if isinstance(methods, str) else [str(m) for m in methods]
+    unknown = [m for m in methods if m not in _META_METHODS]
+    if unknown:
+        raise ValueError(f"methods {unknown}: with a scikit-learn estimator, methods are among {', '.join(_META_METHODS)}")
+    y = np.asarray(y)
+    _input.check_dense(X)
+    seed = seed_of(random_state)
+    if isinstance(outer, str) and not outer.strip().startswith("group"):
+        outer = AgghooSplitter(outer, stratify=stratify, random_state=seed)
+    _, folds = _plan_or_folds(outer, X, y, groups, seed, stratify)
+    classifier = is_classifier(estimator)
+    name, score = _loss_of(loss, classifier)
+    Wrapper = AgghooClassifier if classifier else AgghooRegressor
+    sizes = [len(v) for _, v in folds]
+    procedures = []
+    for method in methods:
+        risks, chosen = [], []
+        for j, (train, test) in enumerate(folds):
+            train, test = np.asarray(train), np.asarray(test)
+            wrapper = Wrapper(estimator=estimator, param_grid=grid, method=method, plan=inner, stratify=stratify,
+                              random_state=(seed + j) % 2**63, n_jobs=n_jobs)
+            wrapper.fit(_take(X, train), y[train])
+            risks.append(score(wrapper, _take(X, test), y[test]))
+            chosen.append(wrapper.best_params_ if method == "cv" else wrapper.selected_params_)
+        mean, se = _native.risk_curve([[r] for r in risks], sizes)
+        procedures.append({"label": method, "method": method, "estimate": mean[0], "standard_error": se[0],
+                           "test_risks": risks, "selected_values": chosen})
+    n = len(y)
+    comparisons = [
+        json.loads(_native.compare_paired(a["label"], a["test_risks"], b["label"], b["test_risks"], n, folds))
+        for i, a in enumerate(procedures) for b in procedures[i + 1:]
+    ]
+    result = {"estimator": repr(estimator), "loss": name, "n_rows": n, "inner_plan": inner, "seed": seed,
+              "outer_splits": len(folds), "procedures": procedures, "comparisons": comparisons}
+    return Comparison(result)
+
+
 def _task_of(y, task):
     if task not in ("auto", "classification", "regression"):
         raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
@@ -383,11 +432,14 @@ def _prepare(X, y, task, missing, categorical=None, na_values=None):
     return X, np.ascontiguousarray(y, dtype=np.float64), names, class_names, text
 
 
-@validate(family=NAME, grid=GRID, methods=[str, list, tuple], outer=[str, "cv_object"], inner=NAME, groups=["array-like", None])
+@validate(
+    family=[str, HasMethods(["fit", "predict"])], grid=GRID, methods=[str, list, tuple], outer=[str, "cv_object"], inner=NAME,
+    groups=["array-like", None],
+)
 def compare(
     X: ArrayLike,
     y: ArrayLike,
-    family: str = "knn",
+    family: str | Any = "knn",
     grid: str | dict[str, Any] | ArrayLike | None = None,
     params: dict[str, Any] | None = None,
     methods: str | Sequence[str] = ("agghoo", "cv", "holdout"),
@@ -415,6 +467,12 @@ def compare(
     Parameters
     ----------
     family, grid, params : as :class:`AgghooClassifier`.
+        ``family`` may also be any scikit-learn estimator, ``grid`` then its candidates (a dict of
+        lists, as ``param_grid``): each procedure (``agghoo``, ``majhoo``, ``cv``, ``holdout``)
+        is an :class:`AgghooClassifier` / :class:`AgghooRegressor` with ``estimator=`` fitted on
+        every outer training set (its inner seed ``random_state`` + the outer split's index) and
+        scored with ``loss`` (``01``, ``logloss``, ``squared``, ``absolute``); the paired
+        comparisons are the library's.
     methods : sequence of str, default=("agghoo", "cv", "holdout")
         ``agghoo``, ``majhoo``, ``cv``, ``cv+1se``, ``holdout``, ``acv``, ``ekcv``, ``subagging``.
     outer : str, int, splitter or iterable, default="vfold:10"
@@ -447,6 +505,12 @@ def compare(
     >>> [p["label"] for p in cmp.procedures]
     ['agghoo', 'cv']
     """
+    if not isinstance(family, str):
+        given = [k for k, v in (("params", params), ("client", client)) if v is not None]
+        given += [k for k, v in (("standardize", standardize), ("categorical", categorical)) if v]
+        if given:
+            raise ValueError(f"{', '.join(given)}: not used with a scikit-learn estimator as family (put preprocessing in a Pipeline)")
+        return _compare_estimator(family, grid, methods, X, y, outer, inner, groups, stratify, loss, task, random_state, n_jobs)
     outer, folds = _plan_or_folds(outer, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client)

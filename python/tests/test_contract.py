@@ -321,3 +321,24 @@ def test_estimate_risk_of_any_scikit_learn_estimator(breast_cancer):
         agghoo.estimate_risk(X, y, family=model, loss="hinge")
     with pytest.raises(ValueError, match="value, params: not used"):
         agghoo.estimate_risk(X, y, family=model, value=3, params={"k": 1})
+
+
+def test_compare_any_scikit_learn_estimator(breast_cancer):
+    import agghoo
+    from sklearn.model_selection import KFold
+
+    X, y = breast_cancer
+    model = make_pipeline(StandardScaler(), LogisticRegression())
+    grid = {"logisticregression__C": [0.01, 1.0]}
+    cmp = agghoo.compare(X, y, family=model, grid=grid, methods=["agghoo", "cv"], outer=KFold(3), inner="vfold:3")
+    assert [p["label"] for p in cmp.procedures] == ["agghoo", "cv"]
+    assert all(len(p["test_risks"]) == 3 for p in cmp.procedures)
+    pair = cmp.comparisons[0]
+    assert (pair["a"], pair["b"]) == ("agghoo", "cv")
+    np.testing.assert_allclose(pair["differences"], np.subtract(cmp.procedures[0]["test_risks"], cmp.procedures[1]["test_risks"]))
+    # the cv procedure on the first outer split is the estimator-wrapping AgghooClassifier refitted there
+    train, test = next(KFold(3).split(X))
+    by_hand = AgghooClassifier(estimator=model, param_grid=grid, method="cv", plan="vfold:3", random_state=0).fit(X[train], y[train])
+    assert cmp.procedures[1]["test_risks"][0] == np.mean(by_hand.predict(X[test]) != y[test])
+    with pytest.raises(ValueError, match="methods"):
+        agghoo.compare(X, y, family=model, grid=grid, methods=["ekcv"])

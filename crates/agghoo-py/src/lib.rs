@@ -209,13 +209,27 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 /// `n_rows` rows (checked: indices in range, disjoint sets).
 type Folds = Vec<(Vec<usize>, Vec<usize>)>;
 
+/// The user's `folds` as splits of `n_rows` rows.
+fn user_splits(n_rows: usize, folds: Folds) -> agghoo::Result<Splits> {
+    Splits::new(n_rows, folds.into_iter().map(|(t, v)| Split::new(t, v)).collect::<agghoo::Result<_>>()?)
+}
+
 /// The splits of a call: the user's `folds` when given, else `plan` instantiated on `data`.
 fn call_splits(plan: Option<&Plan>, folds: Option<Folds>, data: &Dataset, seed: Seed) -> agghoo::Result<Splits> {
     match (folds, plan) {
-        (Some(folds), _) => Splits::new(data.n_rows(), folds.into_iter().map(|(t, v)| Split::new(t, v)).collect::<agghoo::Result<_>>()?),
+        (Some(folds), _) => user_splits(data.n_rows(), folds),
         (None, Some(plan)) => plan.instantiate(&PlanContext::of(data), seed),
         (None, None) => Err(agghoo::Error::invalid("plan", "a plan or folds", "neither")),
     }
+}
+
+/// The paired comparison of procedures `a` and `b` from their test risks on the outer `folds` of
+/// `n_rows` rows (the differences, the Nadeau–Bengio corrected t-test, Dietterich's 5×2cv test on
+/// 5 × 2 folds), as JSON text: what `compare` reports for each pair.
+#[pyfunction]
+fn compare_paired(a: &str, a_risks: Vec<f64>, b: &str, b_risks: Vec<f64>, n_rows: usize, folds: Folds) -> PyResult<String> {
+    let outer = user_splits(n_rows, folds).map_err(Failure::from)?;
+    Ok(jobs::to_json(&agghoo::estimate::compare_paired(a, &a_risks, b, &b_risks, &outer).map_err(Failure::from)?)?)
 }
 
 /// A plan from Python: `group:V` (V-fold over whole groups; the groups come with the call), else
@@ -848,6 +862,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;
     m.add_function(wrap_pyfunction!(risk_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_paired, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(set_limits, m)?)?;
     m.add_function(wrap_pyfunction!(check_grid_points, m)?)?;
