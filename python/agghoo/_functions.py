@@ -113,6 +113,14 @@ def _drop_missing_rows(X, y):
     return X[keep], np.asarray(y)[keep]
 
 
+def _refuse_with_estimator(**options):
+    """The built-in families' options given with a scikit-learn estimator as ``family``: refused by
+    name (they would be ignored)."""
+    given = [k for k, v in options.items() if v is not None and v is not False]
+    if given:
+        raise ValueError(f"{', '.join(given)}: not used with a scikit-learn estimator as family (put preprocessing in a Pipeline)")
+
+
 def _loss_of(name, classification):
     """The library's loss ``name`` over a fitted estimator's validation predictions, as a function
     ``(model, X, y) -> risk``; the task's default (``01`` / ``squared``) for ``None``."""
@@ -321,10 +329,7 @@ def estimate_risk(
     True
     """
     if not isinstance(family, str):
-        given = [k for k, v in (("value", value), ("params", params), ("client", client)) if v is not None]
-        given += [k for k, v in (("standardize", standardize), ("categorical", categorical)) if v]
-        if given:
-            raise ValueError(f"{', '.join(given)}: not used with a scikit-learn estimator as family (put preprocessing in a Pipeline)")
+        _refuse_with_estimator(value=value, params=params, client=client, standardize=standardize, categorical=categorical)
         return _estimate_estimator(family, X, y, plan, groups, stratify, loss, task, random_state, n_jobs)
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
@@ -506,10 +511,7 @@ def compare(
     ['agghoo', 'cv']
     """
     if not isinstance(family, str):
-        given = [k for k, v in (("params", params), ("client", client)) if v is not None]
-        given += [k for k, v in (("standardize", standardize), ("categorical", categorical)) if v]
-        if given:
-            raise ValueError(f"{', '.join(given)}: not used with a scikit-learn estimator as family (put preprocessing in a Pipeline)")
+        _refuse_with_estimator(params=params, client=client, standardize=standardize, categorical=categorical)
         return _compare_estimator(family, grid, methods, X, y, outer, inner, groups, stratify, loss, task, random_state, n_jobs)
     outer, folds = _plan_or_folds(outer, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
