@@ -98,10 +98,12 @@ def overhead(tag, make, X, y):
     feature_names = [f"x{j}" for j in range(X.shape[1])]
     grid = est.grid
     from agghoo._estimators import _grid_text
+    from agghoo._validation import threads_of
 
     native_s, _ = timed(
         lambda: agghoo._native.select(
-            Xc, yc, feature_names, names, est.family, _grid_text(grid), [], est.method, est.plan, stratify=None, seed=1, threads=None
+            Xc, yc, feature_names, names, est.family, _grid_text(grid), [], est.method, est.plan, stratify=None, seed=1,
+            threads=threads_of(est.n_jobs), aggregation=est._aggregation(),
         )
     )
     out(f"{tag}_fit_seconds", f"{fit_s:.4f}")

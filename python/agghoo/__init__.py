@@ -18,6 +18,7 @@ from ._functions import (
 )
 from ._limits import get_limits, set_limits
 from ._search import AgghooSearchCV
+from ._selector import FeatureSelector
 from .exceptions import AgghooError
 from .model_selection import (
     AgghooSplitter,
@@ -54,6 +55,7 @@ __all__ = [
     "VFold",
     "Comparison",
     "FeatureSelection",
+    "FeatureSelector",
     "RiskEstimate",
     "StudyResult",
     "TreeCVResult",

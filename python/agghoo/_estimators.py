@@ -1,8 +1,15 @@
 """scikit-learn estimators over agghoo's built-in families."""
 
+from __future__ import annotations
+
 import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -10,15 +17,20 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta
-from ._validation import ESTIMATOR_CONSTRAINTS
+from ._results import best_index, cv_results
+from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, seed_of, threads_of
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
 # Families whose classifiers give class probabilities, and binary decision scores: the library's registry.
 _PROBA_FAMILIES = tuple(name for name, can in _native.families().items() if can["probabilities"])
 _SCORE_FAMILIES = tuple(name for name, can in _native.families().items() if can["decision_scores"])
+# Methods whose classifier combines several members (by a vote, or by mean probabilities).
+_AGGREGATING = ("agghoo", "majhoo", "subagging")
 # The procedures by name, as the library parses them.
 _METHODS = tuple(dict(_native.names())["method"])
+# Hyperparameters whose values are integers (the grid's "integer" scale): reported as ints.
+_INTEGER_AXES = ("k", "mtry", "min_samples_leaf", "max_depth", "degree")
 
 
 def _grid_text(grid):
@@ -54,6 +66,38 @@ def _params(params):
     return [(str(k), str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (params or {}).items()]
 
 
+def _all_in(family, kinds):
+    """Whether every family of ``family`` (one name, or a union ``"knn,logistic"``) is one of ``kinds``."""
+    return all(name.strip() in kinds for name in str(family).split(","))
+
+
+def _refuse_fit_params(estimator, fit_params):
+    """``fit``'s keywords other than ``groups``: refused by name (weighted fits are not supported)."""
+    if not fit_params:
+        return
+    names = ", ".join(sorted(fit_params))
+    if "sample_weight" in fit_params:
+        raise TypeError(
+            f"{type(estimator).__name__}.fit: sample_weight is not supported yet (no family fits weighted "
+            "rows); fit without it, or duplicate rows in proportion to integer weights"
+        )
+    raise TypeError(f"{type(estimator).__name__}.fit got unexpected keyword argument(s) {names}: only X, y and groups")
+
+
+def _group_ids(plan, groups, n_rows):
+    """The group id of every row for a group plan (``group:V``); ``None`` for other plans, which
+    ignore ``groups`` as scikit-learn's non-group splitters do."""
+    grouped = str(plan).strip().startswith("group")
+    if not grouped:
+        return None
+    if groups is None:
+        raise ValueError(f"plan={plan!r} splits by group: pass the group of every row, fit(X, y, groups=...)")
+    groups = np.asarray(groups)
+    if groups.ndim != 1 or len(groups) != n_rows:
+        raise ValueError(f"groups: expected one label per row ({n_rows}), got shape {groups.shape}")
+    return np.unique(groups, return_inverse=True)[1].astype(np.uint32).tolist()
+
+
 def _default_plan(method, n_splits, tau):
     if method == "cv":
         return f"vfold:{n_splits}"
@@ -67,35 +111,37 @@ class _Agghoo(BaseEstimator):
 
     _task = None
     _parameter_constraints: dict = ESTIMATOR_CONSTRAINTS
+    #: Always refitted, as ``GridSearchCV(refit=True)``: ``best_estimator_`` predicts.
+    refit = True
 
     def __init__(
         self,
-        family="knn",
-        grid=None,
-        params=None,
-        method="agghoo",
-        plan=None,
-        n_splits=10,
-        tau=0.8,
-        stratify=None,
-        loss=None,
-        tie="first",
-        aggregation=None,
-        one_se=False,
-        standardize=False,
-        missing="error",
-        categorical=None,
-        missing_category="level",
-        na_values=None,
-        inner_tau=None,
-        random_state=0,
-        n_jobs=None,
-        estimator=None,
-        param_grid=None,
-        cv=None,
-        scoring=None,
-        verbose=0,
-    ):
+        family: str = "knn",
+        grid: str | dict[str, Any] | ArrayLike | None = None,
+        params: dict[str, Any] | None = None,
+        method: str = "agghoo",
+        plan: str | None = None,
+        n_splits: int = 10,
+        tau: float = 0.8,
+        stratify: bool | None = None,
+        loss: str | None = None,
+        tie: str = "first",
+        aggregation: str | None = None,
+        one_se: bool = False,
+        standardize: bool = False,
+        missing: str = "error",
+        categorical: Sequence[Any] | None = None,
+        missing_category: str = "level",
+        na_values: Sequence[str] | None = None,
+        inner_tau: float | None = None,
+        random_state: RandomStateLike = 0,
+        n_jobs: int | None = None,
+        estimator: Any = None,
+        param_grid: dict[str, Any] | list[dict[str, Any]] | None = None,
+        cv: Any = None,
+        scoring: str | Callable[..., float] | None = None,
+        verbose: int = 0,
+    ) -> None:
         self.family = family
         self.grid = grid
         self.params = params
@@ -151,6 +197,7 @@ class _Agghoo(BaseEstimator):
         return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(n_features)]
 
     def _fit(self, X, y_codes, class_names, text, groups=None):
+        self.random_state_ = seed_of(self.random_state)
         scorer = _scoring.scorer_for(self)
         splits = _scoring.folds(self, X, y_codes, groups)
         if self.method not in _METHODS:
@@ -164,16 +211,18 @@ class _Agghoo(BaseEstimator):
             keep = ~(np.isnan(X).any(axis=1) | _categorical.missing_rows(text, X.shape[0]))
             X, y_codes, text = np.ascontiguousarray(X[keep]), y_codes[keep], _categorical.keep_rows(text, keep)
             splits = _scoring.keep_rows(splits, keep)
+            groups = None if groups is None else np.asarray(groups)[keep]
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
         params = _params(self.params)
         plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
+        group_ids = _group_ids(plan, groups, X.shape[0])
         be = _dask.active_client()
-        seed = 0 if self.random_state is None else int(self.random_state)
         stratify = None if self.stratify is None else bool(self.stratify)
         if scorer is not None and splits is None:
             strata = None if class_names is None else [int(c) for c in y_codes]
-            splits = _native.splits(plan, X.shape[0], seed=seed, stratify=stratify, strata=strata)
+            splits = _native.splits(plan, X.shape[0], seed=self.random_state_, stratify=stratify, strata=strata, groups=group_ids)
+        started = time.perf_counter()
         args = (
             X,
             np.ascontiguousarray(y_codes, dtype=np.float64),
@@ -189,36 +238,65 @@ class _Agghoo(BaseEstimator):
             stratify=stratify,
             loss=self.loss,
             tie=self.tie,
-            aggregation=self.aggregation,
+            aggregation=self._aggregation(),
             one_se=bool(self.one_se),
             standardize=bool(self.standardize),
             inner_tau=self.inner_tau,
-            seed=seed,
-            threads=self.n_jobs if self.n_jobs is None or self.n_jobs > 0 else None,
+            seed=self.random_state_,
+            threads=threads_of(self.n_jobs),
             job=be is not None,
             categorical=text,
             missing_category=missing_category,
             axes=_axes(self.grid),
             na_values=_categorical.check_na_values(self.na_values),
             verbose=int(self.verbose),
+            groups=group_ids,
         )
         if scorer is not None:
             out, be = _scoring.select_scored(self, scorer, splits, X, y_codes, class_names, text, args, kwargs), None
         else:
             out = _native.select(*args, **kwargs, splits=splits)
         model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
+        seconds = time.perf_counter() - started
         self.model_ = model
         self.report_ = json.loads(report)
-        points = self.report_.get("grid_points")
-        if points is None:
-            self.selected_params_ = [s["selected_value"] for s in self.report_["splits"]]
-        else:
-            self.selected_params_ = [points[s["selected_index"]]["values"] for s in self.report_["splits"]]
+        candidates = _candidates(self.report_)
+        self.selected_params_ = [_selected(self.report_, candidates, s) for s in self.report_["splits"]]
         self.member_values_ = list(model.member_values)
-        self.cv_results_ = _cv_results(self.report_)
+        self.cv_results_ = _cv_results(self.report_, candidates, seconds)
+        single = self.method in ("cv", "holdout")
+        self._set_best(self.report_["member_grid_indices"][0] if single else None, len(self.report_["splits"]))
         return self
 
-    def save(self, path):
+    def _set_best(self, index, n_splits):
+        """``best_index_`` (``index``, or when ``None`` the first grid point of rank 1),
+        ``best_params_``, ``best_score_`` and ``n_splits_`` from ``cv_results_``."""
+        self.best_index_ = best_index(self.cv_results_) if index is None else int(index)
+        self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.n_splits_ = n_splits
+
+    @property
+    def best_estimator_(self) -> Any:
+        """The fitted estimator that predicts: for ``method="cv"`` with ``estimator=``, the estimator
+        refitted on all rows at ``best_params_``; otherwise this estimator itself (the aggregate of
+        the members, whose choices are ``selected_params_``)."""
+        check_is_fitted(self)
+        if self.estimator is not None and self.method == "cv":
+            return self.members_[0]
+        return self
+
+    def _aggregation(self):
+        """The aggregation passed to the engine: the one given, else for a classifier of an aggregating
+        method over a family with probabilities ``soft`` (calibrated mean probabilities), else the
+        method's default (``None``)."""
+        if self.aggregation is not None:
+            return self.aggregation
+        if self._task == "classification" and self.method in _AGGREGATING and _all_in(self.family, _PROBA_FAMILIES):
+            return "soft"
+        return None
+
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the fitted model as an agghoo model file (``agghoo predict --model`` reads it)."""
         check_is_fitted(self)
         self.model_.save(str(path))
@@ -232,36 +310,42 @@ class _Agghoo(BaseEstimator):
         return rows, text
 
 
-def _cv_results(report):
-    """The per-split validation risks in ``GridSearchCV.cv_results_``'s layout (scores = −risk),
-    plus the size-weighted mean risk and its standard error under their own keys."""
-    grid = report["grid"]
-    name = report["hyperparameter"]
-    splits = report["splits"]
-    scores = np.array([[-r for r in s["risks"]] for s in splits]).reshape(len(splits), len(grid))
+def _typed(name, value):
+    """A grid value as the user wrote it: an integer hyperparameter (``k``, ``mtry``, ...) as an int."""
+    if name in _INTEGER_AXES and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _candidates(report):
+    """The grid points as parameter dicts, typed like the grid; a union's points name their family."""
     points = report.get("grid_points")
     if points is None:
-        results = {
-            "params": [{name: v} for v in grid],
-            f"param_{name}": np.array(grid),
-        }
-    else:
-        # A multi-axis grid: one parameter dict per grid point, one column per axis.
-        results = {"params": [dict(p["values"]) for p in points]}
-        for axis in sorted({a for p in points for a in p["values"]}):
-            results[f"param_{axis}"] = np.array([p["values"].get(axis) for p in points], dtype=object)
-    for j in range(len(splits)):
-        results[f"split{j}_test_score"] = scores[j]
-    mean = scores.mean(axis=0)
-    results["mean_test_score"] = mean
-    results["std_test_score"] = scores.std(axis=0)
-    order = np.argsort(-mean, kind="stable")
-    rank = np.empty(len(grid), dtype=np.int32)
-    rank[order] = np.arange(1, len(grid) + 1)
-    results["rank_test_score"] = rank
-    results["weighted_mean_risk"] = np.array(report["cv_curve"]["mean"])
-    results["weighted_mean_risk_se"] = np.array(report["cv_curve"]["standard_error"])
-    return results
+        name = report["hyperparameter"]
+        return [{name: _typed(name, v)} for v in report["grid"]]
+    union = len({p["family"] for p in points}) > 1
+    return [{**({"family": p["family"]} if union else {}), **{a: _typed(a, v) for a, v in p["values"].items()}} for p in points]
+
+
+def _selected(report, candidates, split):
+    """The hyperparameter one split selected: a value (one axis) or a grid point's dict."""
+    if report.get("grid_points") is None:
+        return _typed(report["hyperparameter"], split["selected_value"])
+    return dict(candidates[split["selected_index"]])
+
+
+def _cv_results(report, candidates, seconds):
+    """The per-split validation risks in ``GridSearchCV.cv_results_``'s layout (scores = −risk),
+    plus the size-weighted mean risk and its standard error under their own keys. The engine
+    evaluates every grid point of a split in one pass, so the compiled call's wall time
+    ``seconds`` is apportioned evenly over the splits and grid points as ``fit_time``; the
+    validation scoring is part of that pass (``score_time`` is zero)."""
+    scores = -np.array([s["risks"] for s in report["splits"]], dtype=float).reshape(len(report["splits"]), len(candidates))
+    extra = {
+        "weighted_mean_risk": np.array(report["cv_curve"]["mean"]),
+        "weighted_mean_risk_se": np.array(report["cv_curve"]["standard_error"]),
+    }
+    return cv_results(candidates, scores, fit_time=np.full(scores.shape, seconds / scores.size), extra=extra)
 
 
 class AgghooClassifier(ClassifierMixin, _Agghoo):
@@ -273,7 +357,9 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     Parameters
     ----------
     family : str, default="knn"
-        ``knn``, ``logistic``, ``svc``, ``cart``, ``forest``.
+        ``knn``, ``logistic``, ``svc``, ``cart``, ``forest``, or a union selected among as one grid
+        (``"knn,logistic"``, the CLI's ``--family knn,logistic``: ``cv_results_["params"]`` then
+        name each grid point's ``family``).
     grid : str, array-like or dict, optional
         The hyperparameter grid: values, or the CLI's text (``"1:49:2"``, ``"log:1e-3:1e2:20"``);
         the family's default grid when omitted. A dict of axes is a product grid, as the CLI's
@@ -300,7 +386,19 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     tie : {"first", "last"}, default="first"
         Which grid point wins a tie of risks.
     aggregation : str, optional
-        ``vote``, ``soft``, ``score`` or ``mean``; the method's default when omitted.
+        ``vote``, ``soft``, ``score`` or ``mean``. By default a classifier that combines members
+        (``agghoo``, ``majhoo``, ``subagging``) averages their probabilities (``soft``) when the
+        family has them (``knn``, ``logistic``, ``cart``, ``forest``; with ``estimator=``, an
+        estimator with ``predict_proba``), else takes the hard vote; a regressor averages. The
+        CLI's default is the vote (``--soft`` for the mean). In every mode ``predict`` is the
+        argmax of ``predict_proba`` (a tie goes to the first class of ``classes_``); with
+        ``vote``, ``predict_proba`` gives the fractions of the members voting for each class (so
+        a tie can go to another class than the CLI's vote, which gives it to the member of
+        lowest validation risk). Measured with Majhoo over k-NN (10 members) on a stratified 70 / 30
+        split (seed 0): on scikit-learn's breast-cancer data, held-out ROC AUC 0.941 with the vote,
+        0.970 soft, log loss 1.56 and 0.39; on ``hpc_jobs`` (``data/study``, 4 classes,
+        ``standardize=True``), log loss 4.08 and 1.71; accuracy the same (0.912 / 0.918, 0.754 /
+        0.757).
     one_se : bool, default=False
         CV: the simplest grid point within one standard error of the best.
     standardize : bool, default=False
@@ -326,10 +424,15 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         by its dtype although nearly all its values are numbers gets a ``UserWarning``.
     inner_tau : float, optional
         Subagging's inner training fraction.
-    random_state : int, default=0
-        The seed every random choice follows from (same seed, same result as the CLI).
+    random_state : int, RandomState, Generator or None, default=0
+        The seed every random choice follows from (an int: same seed, same result as the CLI's
+        ``--seed``). A numpy ``RandomState`` / ``Generator``, or ``None`` (numpy's global
+        generator: fresh entropy unless ``numpy.random.seed`` was called), gives a seed drawn
+        from it at ``fit``, kept as ``random_state_`` so the fit can be repeated.
     n_jobs : int, optional
-        Threads; all cores when omitted. Results do not depend on it.
+        Threads, with joblib's meaning: ``None`` is 1 unless inside
+        ``joblib.parallel_config(n_jobs=...)``, ``-1`` every core, ``-2`` every core but one;
+        ``0`` is refused. Results do not depend on it.
     estimator : scikit-learn estimator, optional
         Any classifier (regressor for :class:`AgghooRegressor`) to select among instead of a
         built-in family: each candidate of ``param_grid`` is fitted in Python on every split, and
@@ -354,22 +457,59 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     classes_ : ndarray
     n_features_in_ : int
     feature_names_in_ : ndarray of str (when ``X`` has column names)
-    selected_params_ : list of float
-        The hyperparameter selected on each split.
+    selected_params_ : list
+        The hyperparameter selected on each split, typed like the grid (``k`` an int); a dict per
+        split for a multi-axis grid or ``estimator=``.
     member_values_ : list of float
         The hyperparameter of each member of the final model.
     cv_results_ : dict
-        ``GridSearchCV``'s layout (scores are negated risks), plus ``weighted_mean_risk`` and
-        ``weighted_mean_risk_se``.
+        ``GridSearchCV``'s layout: scores are higher-is-better (a loss negated, as scikit-learn's
+        ``neg_…`` scorers; with ``estimator=``, the scorer's values), ranks share ties as
+        scikit-learn's (23, 23, 23), ``mean_fit_time`` / ``mean_score_time`` and their ``std_``.
+        Built-in families evaluate a split's whole grid in one compiled pass: its wall time is
+        spread evenly over the splits and grid points as fit time and the score time is zero;
+        with ``estimator=`` both are measured per candidate and split. Plus
+        ``weighted_mean_risk`` and ``weighted_mean_risk_se`` (the size-weighted CV curve).
+    best_index_ : int
+        For ``method="cv"`` and ``"holdout"``, the grid point of the final model (the CV curve's
+        choice, with ``one_se`` its one-standard-error rule); for the aggregating methods, the
+        grid point of rank 1 (the first in grid order on ties).
+    best_params_ : dict
+        ``cv_results_["params"][best_index_]``.
+    best_score_ : float
+        ``cv_results_["mean_test_score"][best_index_]``.
+    best_estimator_ : estimator
+        The fitted estimator that predicts: with ``estimator=`` and ``method="cv"``, the clone
+        refitted on all rows; otherwise this estimator (the aggregate of its members, whose
+        choices are ``selected_params_``). As ``GridSearchCV(refit=True)``: ``refit`` is ``True``.
+    n_splits_ : int
+        The number of splits.
+    random_state_ : int
+        The seed the fit used (``random_state=random_state_`` repeats it).
     report_ : dict
         The library's full report.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from agghoo import AgghooClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = AgghooClassifier(family="knn", grid=[1, 5, 9, 15], method="majhoo", n_splits=5).fit(X, y)
+    >>> len(clf.selected_params_), type(clf.best_params_["k"]).__name__
+    (5, 'int')
+    >>> clf.predict_proba(X[:2]).shape
+    (2, 2)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     _task = "classification"
 
-    def fit(self, X, y, groups=None):
-        """Select and fit on ``X``, ``y`` (``groups``: for a group splitter given as ``cv``);
-        returns ``self``."""
+    def fit(self, X: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, **fit_params: Any) -> AgghooClassifier:
+        """Select and fit on ``X``, ``y``; returns ``self``. ``groups``: a group label per row, for a
+        group plan (``plan="group:5"``) or a group splitter ``cv=`` with ``estimator=``
+        (``set_fit_request(groups=True)`` routes it from a Pipeline or a search)."""
+        _refuse_fit_params(self, fit_params)
         self._validate_params()
         if self.estimator is not None:
             return meta.fit(self, X, y, groups)
@@ -380,18 +520,25 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
             raise ValueError("Classifier can't train when only one class is present.")
         return self._fit(X, codes, [str(c) for c in self.classes_], text, groups)
 
-    def predict(self, X):
-        """Predicted class labels."""
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Predicted class labels: ``classes_[argmax(predict_proba(X))]`` where there are
+        probabilities (a tie goes to the first class in ``classes_`` order, as ``numpy.argmax``
+        and ``VotingClassifier``'s hard vote)."""
         if self.estimator is not None:
             check_is_fitted(self)
             return meta.predict(self, X)
         rows, text = self._rows(X)
+        if _all_in(self.family, _PROBA_FAMILIES):
+            proba = self.model_.predict_proba(rows, categorical=text)
+            if proba is not None:
+                return self.classes_[np.argmax(proba, axis=1)]
         return self.classes_[self.model_.predict(rows, categorical=text)]
 
-    @available_if(lambda self: hasattr(self.estimator, "predict_proba") if self.estimator is not None else self.family in _PROBA_FAMILIES)
-    def predict_proba(self, X):
-        """Class probabilities, columns in the order of ``classes_`` (with a hard vote: the
-        fractions of the members voting for each class)."""
+    @available_if(lambda self: meta.has_proba(self) if self.estimator is not None else _all_in(self.family, _PROBA_FAMILIES))
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Class probabilities, columns in the order of ``classes_``: by default the mean of the
+        members' probabilities (``aggregation="soft"``); with ``aggregation="vote"`` the fractions
+        of the members voting for each class."""
         if self.estimator is not None:
             check_is_fitted(self)
             return meta.predict_proba(self, X)
@@ -401,8 +548,8 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
             raise AttributeError(f"family {self.family!r} with method {self.method!r} gives no probabilities")
         return proba
 
-    @available_if(lambda self: self.estimator is None and self.family in _SCORE_FAMILIES)
-    def decision_function(self, X):
+    @available_if(lambda self: self.estimator is None and _all_in(self.family, _SCORE_FAMILIES))
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Binary problems: a score per row, positive for ``classes_[1]``."""
         rows, text = self._rows(X)
         scores = self.model_.decision_function(rows, categorical=text)
@@ -417,20 +564,32 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
     Parameters are those of :class:`AgghooClassifier`; families ``knn``, ``ridge``,
     ``kernel-ridge``, ``lasso``, ``enet``, ``svr``, ``cart``, ``forest``; the default
     aggregation averages the members.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from agghoo import AgghooRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = AgghooRegressor(family="ridge", grid="log:1e-3:1e2:8", method="cv", plan="vfold:5").fit(X, y)
+    >>> sorted(reg.best_params_), reg.n_splits_
+    (['lambda'], 5)
+    >>> reg.predict(X[:3]).shape
+    (3,)
     """
 
     _task = "regression"
 
-    def fit(self, X, y, groups=None):
-        """Select and fit on ``X``, ``y`` (``groups``: for a group splitter given as ``cv``);
-        returns ``self``."""
+    def fit(self, X: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, **fit_params: Any) -> AgghooRegressor:
+        """Select and fit on ``X``, ``y``; returns ``self``. ``groups`` as
+        :meth:`AgghooClassifier.fit`'s."""
+        _refuse_fit_params(self, fit_params)
         self._validate_params()
         if self.estimator is not None:
             return meta.fit(self, X, y, groups)
         X, y, text = self._validate(X, y, needs_y=True)
         return self._fit(X, y, None, text, groups)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted values."""
         if self.estimator is not None:
             check_is_fitted(self)
@@ -439,11 +598,23 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
         return self.model_.predict(rows, categorical=text)
 
 
-def load_model(path):
+def load_model(path: str | os.PathLike[str]) -> AgghooClassifier | AgghooRegressor:
     """A fitted estimator from an agghoo model file (written by ``agghoo select --out`` or ``save``).
 
     Classification models predict their class names as strings (the model file keeps labels as
     text); columns of ``X`` are taken in the model's feature order (``model_.feature_names``).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from agghoo import AgghooClassifier, load_model
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = AgghooClassifier(grid=[3, 5], n_splits=3).fit(X, y)
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.json")
+    >>> clf.save(path)
+    >>> load_model(path).predict(X[:3]).tolist() == [str(c) for c in clf.predict(X[:3])]
+    True
     """
     model = _native.Model.load(str(path))
     names = list(model.class_names)

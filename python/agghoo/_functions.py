@@ -1,17 +1,23 @@
 """Risk estimation and nested comparison of procedures as functions, with picklable result objects."""
 
+from __future__ import annotations
+
 import copy
 import json
+import os
+from collections.abc import Sequence
+from typing import Any
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from numpy.typing import ArrayLike
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from . import _categorical, _input, _native
 from . import dask as _dask
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
-from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, validate
+from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, RandomStateLike, seed_of, threads_of, validate
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
 
@@ -23,46 +29,205 @@ class RiskEstimate:
     the per-split risks, the method — resampling or closed form —, GCV where available, and for a
     bootstrap plan the naive, leave-one-out, .632 and .632+ estimators); ``to_frame()`` the
     summary table as a pandas DataFrame.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> import agghoo
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> est = agghoo.estimate_risk(X, y, family="ridge", value=1.0, plan="vfold:5", loss=["squared", "absolute"])
+    >>> sorted(s["loss"] for s in est.summaries)
+    ['absolute', 'squared']
     """
 
-    def __init__(self, result):
+    def __init__(self, result: dict[str, Any]) -> None:
         self._result = result
 
     @property
-    def summaries(self):
+    def summaries(self) -> list[dict[str, Any]]:
         """A list of ``{"loss", "estimate", "standard_error"}`` dicts."""
         return [dict(s) for s in self._result["estimate"]["summaries"]]
 
     @property
-    def bootstrap(self):
+    def bootstrap(self) -> dict[str, Any] | None:
         """The bootstrap estimators (``None`` unless the plan was ``bootstrap:B``)."""
         return copy.deepcopy(self._result.get("bootstrap"))
 
-    def __getitem__(self, loss):
+    def __getitem__(self, loss: str) -> float:
         for s in self._result["estimate"]["summaries"]:
             if s["loss"] == loss:
                 return s["estimate"]
         raise KeyError(loss)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._result)
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         import pandas as pd
 
         return pd.DataFrame(self.summaries).set_index("loss")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         rows = ", ".join(f"{s['loss']}={s['estimate']:.6g}±{(s['standard_error'] or float('nan')):.2g}" for s in self.summaries)
         return f"RiskEstimate({rows})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, RiskEstimate) and self._result == other._result
 
 
-def _threads(n_jobs):
-    """The library's thread count for scikit-learn's ``n_jobs`` (None or ≤ 0: all cores)."""
-    return n_jobs if n_jobs is None or n_jobs > 0 else None
+def _plan_or_folds(plan, X, y, groups, random_state, stratify):
+    """A plan for the library, and the user's index sets when the splits do not come from a plan
+    text: a scikit-learn splitter (``GroupKFold``, ``StratifiedKFold``, ...; given ``groups``), an
+    iterable of (train, validation) index pairs, an int V (``vfold:V``), or a group plan
+    (``group:V``, the groups given). Returns ``(plan text, None)`` or ``(placeholder, folds)``."""
+    if plan is None:
+        plan = "vfold:10"
+    if isinstance(plan, Integral) and not isinstance(plan, bool):
+        return f"vfold:{int(plan)}", None
+    if isinstance(plan, str):
+        if not plan.strip().startswith("group"):
+            return plan, None
+        if groups is None:
+            raise ValueError(f"plan={plan!r} splits by group: pass the group of every row, groups=...")
+        from .model_selection import AgghooSplitter
+
+        plan = AgghooSplitter(plan, stratify=stratify, random_state=seed_of(random_state))
+    if hasattr(plan, "split"):
+        pairs = plan.split(X, y, groups)
+    else:
+        pairs = plan
+    folds = [(np.asarray(t, dtype=np.int64), np.asarray(v, dtype=np.int64)) for t, v in pairs]
+    if not folds:
+        raise ValueError("the splitter gave no split")
+    return "folds", folds
+
+
+def _drop_missing_rows(X, y):
+    """``X`` and ``y`` without the rows where ``X`` has a missing value (NaN, or ``None`` in a
+    DataFrame's column)."""
+    if hasattr(X, "isna"):
+        keep = ~X.isna().any(axis=1).to_numpy()
+        return X[keep], np.asarray(y)[keep]
+    X = np.asarray(X, dtype=np.float64)
+    keep = ~np.isnan(X).any(axis=1)
+    return X[keep], np.asarray(y)[keep]
+
+
+def _refuse_with_estimator(**options):
+    """The built-in families' options given with a scikit-learn estimator as ``family``: refused by
+    name (they would be ignored)."""
+    given = [k for k, v in options.items() if v is not None and v is not False]
+    if given:
+        raise ValueError(f"{', '.join(given)}: not used with a scikit-learn estimator as family (put preprocessing in a Pipeline)")
+
+
+def _loss_of(name, classification):
+    """The library's loss ``name`` over a fitted estimator's validation predictions, as a function
+    ``(model, X, y) -> risk``; the task's default (``01`` / ``squared``) for ``None``."""
+    name = name or ("01" if classification else "squared")
+    if name == "01":
+        return name, lambda m, X, y: float(np.mean(np.asarray(m.predict(X)) != y))
+    if name == "squared":
+        return name, lambda m, X, y: float(np.mean((np.asarray(m.predict(X), dtype=float) - y) ** 2))
+    if name == "absolute":
+        return name, lambda m, X, y: float(np.mean(np.abs(np.asarray(m.predict(X), dtype=float) - y)))
+    if name == "logloss":
+        from sklearn.metrics import log_loss
+
+        return name, lambda m, X, y: float(log_loss(y, m.predict_proba(X), labels=m.classes_))
+    raise ValueError(f"loss {name!r} with a scikit-learn estimator: expected 01, logloss, squared or absolute")
+
+
+def _fit_and_score(estimator, X, y, train, validation, losses):
+    from sklearn.base import clone
+
+    from .meta import _take
+
+    model = clone(estimator).fit(_take(X, train), y[train])
+    return [f(model, _take(X, validation), y[validation]) for _, f in losses]
+
+
+def _estimate_estimator(estimator, X, y, plan, groups, stratify, loss, task, random_state, n_jobs):
+    """:func:`estimate_risk` of a scikit-learn estimator: fitted in Python on each training set of
+    the plan (or splitter), scored with the library's losses, summarised by the engine's size-weighted
+    mean and standard error; the same result layout as a built-in family's."""
+    from joblib import Parallel, delayed
+
+    from .model_selection import AgghooSplitter
+
+    y = np.asarray(y)
+    _input.check_dense(X)
+    if isinstance(plan, str) and not plan.strip().startswith("group"):
+        plan = AgghooSplitter(plan, stratify=stratify, random_state=seed_of(random_state))
+    _, folds = _plan_or_folds(plan, X, y, groups, random_state, stratify)
+    classification = _task_of(y, task) == "classification"
+    names = [loss] if isinstance(loss, str) or loss is None else list(loss)
+    losses = [_loss_of(n, classification) for n in names]
+    risks = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_and_score)(estimator, X, y, np.asarray(t), np.asarray(v), losses) for t, v in folds
+    )
+    sizes = [len(v) for _, v in folds]
+    summaries = []
+    for i, (name, _) in enumerate(losses):
+        mean, se = _native.risk_curve([[r[i]] for r in risks], sizes)
+        summaries.append({"loss": name, "estimate": mean[0], "standard_error": se[0]})
+    splits = [
+        {"split": j, "n_train": len(t), "n_validation": len(v), "risks": list(r)} for j, ((t, v), r) in enumerate(zip(folds, risks))
+    ]
+    estimate = {
+        "estimator": repr(estimator), "method": "resampling", "n_rows": len(y), "n_splits": len(folds),
+        "splits": splits, "summaries": summaries,
+    }
+    return RiskEstimate({"estimate": estimate, "bootstrap": None})
+
+
+def _compare_estimator(estimator, grid, methods, X, y, outer, inner, groups, stratify, loss, task, random_state, n_jobs):
+    """:func:`compare` over a scikit-learn estimator: every procedure is the estimator-wrapping
+    AgghooClassifier / AgghooRegressor fitted on each outer training set, scored on the outer test
+    rows; risks summarised and pairs compared by the engine; the same result layout."""
+    from sklearn.base import is_classifier
+
+    from ._estimators import AgghooClassifier, AgghooRegressor
+    from .meta import _META_METHODS, _take
+    from .model_selection import AgghooSplitter
+
+    if grid is None:
+        raise ValueError("grid: with a scikit-learn estimator as family, give its candidates (a dict of lists, as param_grid)")
+    methods = [methods] if isinstance(methods, str) else [str(m) for m in methods]
+    unknown = [m for m in methods if m not in _META_METHODS]
+    if unknown:
+        raise ValueError(f"methods {unknown}: with a scikit-learn estimator, methods are among {', '.join(_META_METHODS)}")
+    y = np.asarray(y)
+    _input.check_dense(X)
+    seed = seed_of(random_state)
+    if isinstance(outer, str) and not outer.strip().startswith("group"):
+        outer = AgghooSplitter(outer, stratify=stratify, random_state=seed)
+    _, folds = _plan_or_folds(outer, X, y, groups, seed, stratify)
+    classifier = is_classifier(estimator)
+    name, score = _loss_of(loss, classifier)
+    Wrapper = AgghooClassifier if classifier else AgghooRegressor
+    sizes = [len(v) for _, v in folds]
+    procedures = []
+    for method in methods:
+        risks, chosen = [], []
+        for j, (train, test) in enumerate(folds):
+            train, test = np.asarray(train), np.asarray(test)
+            wrapper = Wrapper(estimator=estimator, param_grid=grid, method=method, plan=inner, stratify=stratify,
+                              random_state=(seed + j) % 2**63, n_jobs=n_jobs)
+            wrapper.fit(_take(X, train), y[train])
+            risks.append(score(wrapper, _take(X, test), y[test]))
+            chosen.append(wrapper.best_params_ if method == "cv" else wrapper.selected_params_)
+        mean, se = _native.risk_curve([[r] for r in risks], sizes)
+        procedures.append({"label": method, "method": method, "estimate": mean[0], "standard_error": se[0],
+                           "test_risks": risks, "selected_values": chosen})
+    n = len(y)
+    comparisons = [
+        json.loads(_native.compare_paired(a["label"], a["test_risks"], b["label"], b["test_risks"], n, folds))
+        for i, a in enumerate(procedures) for b in procedures[i + 1:]
+    ]
+    result = {"estimator": repr(estimator), "loss": name, "n_rows": n, "inner_plan": inner, "seed": seed,
+              "outer_splits": len(folds), "procedures": procedures, "comparisons": comparisons}
+    return Comparison(result)
 
 
 def _task_of(y, task):
@@ -73,28 +238,32 @@ def _task_of(y, task):
     return task
 
 
-@validate(family=NAME, value=[Interval(Real, None, None, closed="neither"), str, None], plan=NAME, closed_form=["boolean"])
+@validate(
+    family=[str, HasMethods(["fit", "predict"])], value=[Interval(Real, None, None, closed="neither"), str, None],
+    plan=[str, "cv_object"], closed_form=["boolean"], groups=["array-like", None],
+)
 def estimate_risk(
-    X,
-    y,
-    family="knn",
-    value=None,
-    params=None,
-    plan="vfold:10",
-    stratify=None,
-    loss=None,
-    standardize=False,
-    missing="error",
-    closed_form=True,
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-    categorical=None,
-    missing_category="level",
-    na_values=None,
-    verbose=0,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    family: str | Any = "knn",
+    value: float | str | None = None,
+    params: dict[str, Any] | None = None,
+    plan: str | Any = "vfold:10",
+    stratify: bool | None = None,
+    loss: str | Sequence[str] | None = None,
+    standardize: bool = False,
+    missing: str = "error",
+    closed_form: bool = True,
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+    categorical: Sequence[Any] | None = None,
+    missing_category: str = "level",
+    na_values: Sequence[str] | None = None,
+    groups: ArrayLike | None = None,
+    verbose: int = 0,
+) -> RiskEstimate:
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
 
     Parameters
@@ -102,16 +271,24 @@ def estimate_risk(
     X : array-like of shape (n_samples, n_features)
         NaN marks a missing value (see ``missing``).
     y : array-like of shape (n_samples,)
-    family : str, default="knn"
-        A built-in family (the CLI's names).
+    family : str or scikit-learn estimator, default="knn"
+        A built-in family (the CLI's names), or any scikit-learn estimator: it is cloned and fitted
+        in Python on every training set of the plan (joblib, ``n_jobs``) and scored on the
+        validation rows with the library's loss (``01``, ``logloss`` with ``predict_proba``,
+        ``squared``, ``absolute``); ``value`` and the family options do not apply.
     value : float
         The hyperparameter value of the rule (k, λ, C, α, ...).
     params : dict, optional
         Other family parameters, as the CLI's ``--param KEY=VALUE``.
-    plan : str, default="vfold:10"
+    plan : str, int, splitter or iterable, default="vfold:10"
         ``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``holdout:TAU``, ``loo``,
         ``lpo:P:MAX``, ``bootstrap:B`` (which adds the .632 and .632+ estimators) or ``time:S``
-        (time-ordered splits; options ``:gap=G``, ``:max_train=M``, ``:test=T``).
+        (time-ordered splits; options ``:gap=G``, ``:max_train=M``, ``:test=T``),
+        ``group:V`` (whole groups, with ``groups``); an int V (``vfold:V``); or, as
+        scikit-learn's ``cv=``, any splitter (``GroupKFold(5)`` with ``groups``) or iterable of
+        (train, validation) index arrays.
+    groups : array-like, optional
+        A group label per row, for ``group:V`` and group splitters.
     stratify : bool, optional
         ``None`` (default): V-fold plans are stratified for a classification target, other
         plans are not; ``True`` / ``False``: the CLI's ``--stratify`` / ``--no-stratify``.
@@ -125,10 +302,13 @@ def estimate_risk(
         Use exact closed-form leave-one-out / GCV where the family has it.
     task : {"auto", "classification", "regression"}, default="auto"
         ``auto``: regression for a float ``y``, classification otherwise.
-    random_state : int, default=0
-        The seed (the CLI's ``--seed``).
+    random_state : int, RandomState, Generator or None, default=0
+        The seed (the CLI's ``--seed``); a numpy generator or ``None`` (numpy's global generator)
+        gives a seed drawn from it, as scikit-learn's ``check_random_state``.
     n_jobs : int, optional
-        Threads (results do not depend on it).
+        Threads, with joblib's meaning: ``None`` is 1 (unless inside
+        ``joblib.parallel_config(n_jobs=...)``), ``-1`` every core, ``-2`` all but one; ``0`` is
+        refused. Results do not depend on it.
     client : dask.distributed.Client, optional
         Run the splits on this Dask cluster (also inside ``agghoo.dask.backend(client)``); the
         result is the same bit for bit. The bootstrap's .632 / .632+ estimators are computed
@@ -140,9 +320,24 @@ def estimate_risk(
     Returns
     -------
     RiskEstimate
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> est = agghoo.estimate_risk(X, y, family="knn", value=5, plan="vfold:5")
+    >>> [s["loss"] for s in est.summaries]
+    ['01']
+    >>> bool(0 < est["01"] < 0.2)
+    True
     """
+    if not isinstance(family, str):
+        _refuse_with_estimator(value=value, params=params, client=client, standardize=standardize, categorical=categorical)
+        return _estimate_estimator(family, X, y, plan, groups, stratify, loss, task, random_state, n_jobs)
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
+    plan, folds = _plan_or_folds(plan, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
     be = _dask.active_client(client)
@@ -159,12 +354,13 @@ def estimate_risk(
         losses=losses,
         standardize=bool(standardize),
         closed_form=bool(closed_form),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
         verbose=int(verbose),
+        folds=folds,
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return RiskEstimate(json.loads(text))
@@ -177,33 +373,42 @@ class Comparison:
     the values it selected; ``comparisons`` the paired differences of every pair with the
     Nadeau–Bengio corrected resampled t-test. ``to_dict()`` is the CLI's ``compare --json``
     ``result``; ``to_frame()`` one row per procedure.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> import agghoo
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> cmp = agghoo.compare(X, y, family="ridge", grid="log:1e-3:10:4", outer="vfold:3", inner="vfold:3")
+    >>> len(cmp.procedures), len(cmp.comparisons)
+    (3, 3)
     """
 
-    def __init__(self, result):
+    def __init__(self, result: dict[str, Any]) -> None:
         self._result = result
 
     @property
-    def procedures(self):
+    def procedures(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._result["procedures"])
 
     @property
-    def comparisons(self):
+    def comparisons(self) -> list[dict[str, Any]]:
         return copy.deepcopy(self._result["comparisons"])
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._result)
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         import pandas as pd
 
         rows = [{"procedure": p["label"], "risk": p["estimate"], "standard_error": p["standard_error"]} for p in self._result["procedures"]]
         return pd.DataFrame(rows).set_index("procedure")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         rows = ", ".join(f"{p['label']}={p['estimate']:.6g}±{(p['standard_error'] or float('nan')):.2g}" for p in self._result["procedures"])
         return f"Comparison({rows})"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Comparison) and self._result == other._result
 
 
@@ -237,29 +442,33 @@ def _prepare(X, y, task, missing, categorical=None, na_values=None):
     return X, np.ascontiguousarray(y, dtype=np.float64), names, class_names, text
 
 
-@validate(family=NAME, grid=GRID, methods=[str, list, tuple], outer=NAME, inner=NAME)
+@validate(
+    family=[str, HasMethods(["fit", "predict"])], grid=GRID, methods=[str, list, tuple], outer=[str, "cv_object"], inner=NAME,
+    groups=["array-like", None],
+)
 def compare(
-    X,
-    y,
-    family="knn",
-    grid=None,
-    params=None,
-    methods=("agghoo", "cv", "holdout"),
-    outer="vfold:10",
-    inner="mc:10:0.8",
-    stratify=None,
-    loss=None,
-    standardize=False,
-    missing="error",
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-    categorical=None,
-    missing_category="level",
-    na_values=None,
-    verbose=0,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    family: str | Any = "knn",
+    grid: str | dict[str, Any] | ArrayLike | None = None,
+    params: dict[str, Any] | None = None,
+    methods: str | Sequence[str] = ("agghoo", "cv", "holdout"),
+    outer: str | Any = "vfold:10",
+    inner: str = "mc:10:0.8",
+    stratify: bool | None = None,
+    loss: str | Sequence[str] | None = None,
+    standardize: bool = False,
+    missing: str = "error",
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+    categorical: Sequence[Any] | None = None,
+    missing_category: str = "level",
+    na_values: Sequence[str] | None = None,
+    groups: ArrayLike | None = None,
+    verbose: int = 0,
+) -> Comparison:
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
 
     Each procedure selects over the family's grid on the inner splits of every outer training set
@@ -269,10 +478,20 @@ def compare(
     Parameters
     ----------
     family, grid, params : as :class:`AgghooClassifier`.
+        ``family`` may also be any scikit-learn estimator, ``grid`` then its candidates (a dict of
+        lists, as ``param_grid``): each procedure (``agghoo``, ``majhoo``, ``cv``, ``holdout``)
+        is an :class:`AgghooClassifier` / :class:`AgghooRegressor` with ``estimator=`` fitted on
+        every outer training set (its inner seed ``random_state`` + the outer split's index) and
+        scored with ``loss`` (``01``, ``logloss``, ``squared``, ``absolute``); the paired
+        comparisons are the library's.
     methods : sequence of str, default=("agghoo", "cv", "holdout")
         ``agghoo``, ``majhoo``, ``cv``, ``cv+1se``, ``holdout``, ``acv``, ``ekcv``, ``subagging``.
-    outer : str, default="vfold:10"
-        The outer plan (``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``loo``, ``holdout:TAU``).
+    outer : str, int, splitter or iterable, default="vfold:10"
+        The outer plan (``vfold:V``, ``repeated:V:R``, ``5x2``, ``mc:V:TAU``, ``loo``,
+        ``holdout:TAU``, ``group:V`` with ``groups``), or as :func:`estimate_risk`'s ``plan`` a
+        scikit-learn splitter or iterable of index pairs.
+    groups : array-like, optional
+        A group label per row, for a group outer plan or splitter.
     inner : str, default="mc:10:0.8"
         The inner plan each procedure selects on.
     stratify : bool, optional
@@ -287,7 +506,20 @@ def compare(
     Returns
     -------
     Comparison
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> cmp = agghoo.compare(X, y, grid=[1, 5, 9], methods=["agghoo", "cv"], outer="vfold:3", inner="mc:3:0.8")
+    >>> [p["label"] for p in cmp.procedures]
+    ['agghoo', 'cv']
     """
+    if not isinstance(family, str):
+        _refuse_with_estimator(params=params, client=client, standardize=standardize, categorical=categorical)
+        return _compare_estimator(family, grid, methods, X, y, outer, inner, groups, stratify, loss, task, random_state, n_jobs)
+    outer, folds = _plan_or_folds(outer, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client)
     out = _native.compare(
@@ -304,12 +536,13 @@ def compare(
         stratify=None if stratify is None else bool(stratify),
         loss=loss,
         standardize=bool(standardize),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
         job=be is not None,
         categorical=columns,
         missing_category=_categorical.check_missing_category(missing_category),
         verbose=int(verbose),
+        folds=folds,
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return Comparison(json.loads(text))
@@ -322,10 +555,10 @@ class _DictResult:
     """A result held as the CLI's JSON document: its keys read as attributes (copies), it pickles
     as that dict, and ``to_dict()`` returns it."""
 
-    def __init__(self, result):
+    def __init__(self, result: dict[str, Any]) -> None:
         self._result = result
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         try:
             return copy.deepcopy(self.__dict__["_result"][name])
         except KeyError:
@@ -337,20 +570,30 @@ class _DictResult:
     def __setstate__(self, state):
         self._result = state
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._result)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._result == self._result
 
 
 class TreeCVResult(_DictResult):
     """The CV estimate of an incremental learner by TreeCV: ``estimate``, ``standard_error``,
-    ``fold_losses`` (the loss of each chunk), and the work done (``n_point_updates``, ``passes``,
-    ``wall_seconds``). ``to_dict()`` is the CLI's ``treecv --json`` report."""
+    ``chunk_losses`` (the loss of each chunk), and the work done (``n_point_updates``, ``passes``,
+    ``wall_seconds``). ``to_dict()`` is the CLI's ``treecv --json`` report.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> r = agghoo.treecv(X, y, learner="gaussian-nb", folds=4)
+    >>> sorted(k for k in r.to_dict() if k in ("chunk_losses", "estimate", "standard_error"))
+    ['chunk_losses', 'estimate', 'standard_error']
+    """
 
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"TreeCVResult({self._result['learner']}: {self._result['estimate']:.6g} ± {self._result['standard_error']:.2g})"
 
 
@@ -360,21 +603,22 @@ class TreeCVResult(_DictResult):
     method=NAME, order=NAME, shuffle=["boolean"], parallel=["boolean"],
 )
 def treecv(
-    X,
-    y,
-    learner="pegasos",
-    folds=10,
-    lambda_=1e-6,
-    centres=8,
-    method="tree",
-    order="fixed",
-    shuffle=True,
-    parallel=False,
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    learner: str = "pegasos",
+    folds: int | str = 10,
+    lambda_: float = 1e-6,
+    centres: int = 8,
+    method: str = "tree",
+    order: str = "fixed",
+    shuffle: bool = True,
+    parallel: bool = False,
+    missing: str = "error",
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+) -> TreeCVResult:
     """k-fold or leave-one-out CV of an incremental learner in about log2(k) passes (TreeCV).
 
     Parameters
@@ -394,6 +638,8 @@ def treecv(
         Shuffle the rows (from the seed) before cutting them into chunks.
     parallel : bool, default=False
         Run independent subtrees in parallel (same result).
+    missing : {"error", "drop"}, default="error"
+        NaN in ``X``: refuse, or drop the rows that have one (the CLI's ``--missing drop``).
     task, random_state, n_jobs : as :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         Run the TreeCV paper's distributed variant on this Dask cluster (also inside
@@ -404,7 +650,20 @@ def treecv(
     Returns
     -------
     TreeCVResult
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> r = agghoo.treecv(X, y, learner="gaussian-nb", folds=5)
+    >>> len(r.chunk_losses), bool(0 < r.estimate < 0.2)
+    (5, True)
     """
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop' (TreeCV's learners do not impute), got {missing!r}")
+    if missing == "drop":
+        X, y = _drop_missing_rows(X, y)
     X, y, names, class_names, text = _prepare(X, y, task, "error")
     _refuse_text(text, names, "TreeCV")
     k = X.shape[0] if folds == "loo" else int(folds)
@@ -412,7 +671,7 @@ def treecv(
     if be is not None:
         result = _dask.treecv(
             be, X, y, names, class_names, learner, k, lambda_, centres, bool(shuffle),
-            0 if random_state is None else int(random_state), bool(parallel), method, order,
+            seed_of(random_state), bool(parallel), method, order,
         )
         return TreeCVResult(result)
     text = _native.treecv(
@@ -428,8 +687,8 @@ def treecv(
         order=order,
         shuffle=bool(shuffle),
         parallel=bool(parallel),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
     )
     return TreeCVResult(json.loads(text))
 
@@ -443,22 +702,31 @@ class FeatureSelection(_DictResult):
     ``frequency`` (how often each feature was chosen), ``mean_jaccard`` and ``naive_selection``.
     ``to_dict()`` is the CLI's ``features --json`` ``result``; ``to_frame()`` one row per feature
     (selected features, or selection frequencies when evaluated).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sel = agghoo.select_features(X, y, method="pearson", n_features=2)
+    >>> sel.evaluated, len(sel.names)
+    (False, 2)
     """
 
 
     @property
-    def evaluated(self):
+    def evaluated(self) -> bool:
         """True when the selection was evaluated honestly (``evaluate`` given)."""
         return "honest" in self._result
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         import pandas as pd
 
         if self.evaluated:
             return pd.DataFrame(self._result["frequency"])
         return pd.DataFrame({"index": self._result["features"], "name": self._result["names"]})
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self.evaluated:
             h = self._result["honest"]
             return f"FeatureSelection(honest {h['mean']:.4g} ± {h['standard_error']:.2g}, naive {self._result['naive']['mean']:.4g})"
@@ -470,21 +738,21 @@ class FeatureSelection(_DictResult):
     evaluate=OPTIONAL_NAME, learner=OPTIONAL_NAME,
 )
 def select_features(
-    X,
-    y,
-    method="sffs",
-    scorer="cfs",
-    n_features="best",
-    inner="vfold:5",
-    evaluate=None,
-    learner=None,
-    standardize=False,
-    missing="error",
-    task="auto",
-    random_state=0,
-    n_jobs=None,
-    client=None,
-):
+    X: ArrayLike,
+    y: ArrayLike,
+    method: str = "sffs",
+    scorer: str = "cfs",
+    n_features: int | str = "best",
+    inner: str = "vfold:5",
+    evaluate: str | None = None,
+    learner: str | None = None,
+    standardize: bool = False,
+    missing: str = "error",
+    task: str = "auto",
+    random_state: RandomStateLike = 0,
+    n_jobs: int | None = None,
+    client: Any = None,
+) -> FeatureSelection:
     """Select features, and optionally estimate the selection's risk honestly (the CLI's
     ``agghoo features``).
 
@@ -517,6 +785,15 @@ def select_features(
     Returns
     -------
     FeatureSelection
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> sel = agghoo.select_features(X, y, method="pearson", n_features=3)
+    >>> len(sel.features)
+    3
     """
     X, y, names, class_names, text = _prepare(X, y, task, missing)
     _refuse_text(text, names, "feature selection")
@@ -533,8 +810,8 @@ def select_features(
         evaluate=evaluate,
         learner=learner,
         standardize=bool(standardize),
-        seed=0 if random_state is None else int(random_state),
-        threads=_threads(n_jobs),
+        seed=seed_of(random_state),
+        threads=threads_of(n_jobs),
         job=be is not None,
     )
     text = out if be is None else _dask.run_job(be, out, X, y)
@@ -546,9 +823,17 @@ class StudyResult(_DictResult):
     procedure the test risk of every outer split, its mean and standard error, the risk relative to
     10-fold CV, the paired test against it and its verdict, the cost), ``summary`` (per family and
     procedure over the data sets: geometric-mean relative risk, wins / ties / losses) and the
-    settings. ``to_dict()`` is the document ``agghoo study --json`` prints under ``result``."""
+    settings. ``to_dict()`` is the document ``agghoo study --json`` prints under ``result``.
 
-    def to_frame(self):
+    Examples
+    --------
+    >>> import agghoo
+    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)
+    >>> len(result.cells), result.cells[0]["set"]
+    (1, 'iris')
+    """
+
+    def to_frame(self) -> Any:
         """One row per data set × family × procedure (cells that failed are left out)."""
         import pandas as pd
 
@@ -571,7 +856,7 @@ class StudyResult(_DictResult):
         ]
         return pd.DataFrame(rows).set_index(["set", "family", "procedure"])
 
-    def summary_frame(self):
+    def summary_frame(self) -> Any:
         """One row per family × procedure: relative risk (geometric mean), wins, ties, losses."""
         import pandas as pd
 
@@ -581,25 +866,25 @@ class StudyResult(_DictResult):
         ]
         return pd.DataFrame(rows).rename(columns={"label": "procedure"}).set_index(["family", "procedure"])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         failed = sum(1 for c in self._result["cells"] if c.get("error"))
         return f"StudyResult({len(self._result['cells'])} cells, {failed} failed, {self._result['reps']} outer splits)"
 
 
 @validate(quick=["boolean"], random_state=SEED, n_jobs=THREADS)
 def study(
-    data_dir,
-    quick=False,
-    sets=None,
-    families=None,
-    reps=None,
-    random_state=None,
-    max_train=None,
-    max_test=None,
-    forest_trees=None,
-    alpha=None,
-    n_jobs=None,
-):
+    data_dir: str | os.PathLike[str],
+    quick: bool = False,
+    sets: Sequence[str] | None = None,
+    families: Sequence[str] | None = None,
+    reps: int | None = None,
+    random_state: RandomStateLike = None,
+    max_train: int | None = None,
+    max_test: int | None = None,
+    forest_trees: int | None = None,
+    alpha: float | None = None,
+    n_jobs: int | None = None,
+) -> StudyResult:
     """The real-data study: Agghoo / Majhoo against cross-validation selection, as ``agghoo study``.
 
     For every data set of the study folder and every family (k-NN, CART, an RBF SVM, a penalised
@@ -623,11 +908,20 @@ def study(
     random_state : int, optional
         The seed every random choice flows from.
     n_jobs : int, optional
-        Threads (None: all cores); the risks do not depend on it.
+        Threads, as :func:`estimate_risk`'s; the risks do not depend on it.
 
     Returns
     -------
     StudyResult
+
+    Examples
+    --------
+    From the repository's root (``data/study``):
+
+    >>> import agghoo
+    >>> result = agghoo.study("data/study", quick=True, sets=["iris"], families=["knn"], reps=2)
+    >>> list(result.summary_frame().index.names)
+    ['family', 'procedure']
     """
     text = _native.study(
         str(data_dir),
@@ -635,11 +929,11 @@ def study(
         sets=None if sets is None else [str(s) for s in sets],
         families=None if families is None else [str(f) for f in families],
         reps=None if reps is None else int(reps),
-        seed=None if random_state is None else int(random_state),
+        seed=None if random_state is None else seed_of(random_state),
         max_train=None if max_train is None else int(max_train),
         max_test=None if max_test is None else int(max_test),
         forest_trees=None if forest_trees is None else int(forest_trees),
         alpha=None if alpha is None else float(alpha),
-        threads=_threads(n_jobs),
+        threads=threads_of(n_jobs),
     )
     return StudyResult(json.loads(text))

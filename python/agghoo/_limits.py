@@ -1,9 +1,13 @@
 """The limits on sizes agghoo checks before allocating (the CLI's ``--max-memory`` and ``--limit``)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from . import _native
 
 
-def set_limits(max_memory=None, **counts):
+def set_limits(max_memory: str | int | None = None, **counts: Any) -> dict[str, Any]:
     """Set the process-wide limits every agghoo call checks before allocating, and return the
     limits now in force as a dict.
 
@@ -15,6 +19,8 @@ def set_limits(max_memory=None, **counts):
     (2²⁰), ``levels`` (10 000 per categorical column) and ``libsvm_expansion`` (100). The limits
     hold in this process only (Dask workers and joblib's processes keep their own).
 
+    Examples
+    --------
     >>> import agghoo
     >>> agghoo.set_limits(grid_points=200_000)["grid_points"]
     200000
@@ -26,6 +32,13 @@ def set_limits(max_memory=None, **counts):
     return dict(_native.set_limits(size, pairs))
 
 
-def get_limits():
-    """The limits in force, as a dict (see :func:`set_limits`)."""
+def get_limits() -> dict[str, Any]:
+    """The limits in force, as a dict (see :func:`set_limits`).
+
+    Examples
+    --------
+    >>> import agghoo
+    >>> agghoo.get_limits()["threads"]
+    1024
+    """
     return dict(_native.set_limits(None, []))

@@ -3,16 +3,66 @@ keyword raises ``InvalidParameterError`` (a ``ValueError`` and a ``TypeError``) 
 what it accepts and what it got, before any work starts. Names (families, methods, plans, losses) are
 checked by the library itself, which lists the accepted ones."""
 
-from numbers import Integral, Real
+from __future__ import annotations
 
+from numbers import Integral, Real
+from typing import Any, Union
+
+import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 
-__all__ = ["ESTIMATOR_CONSTRAINTS", "SEARCH_CONSTRAINTS", "SEED", "THREADS", "validate"]
+__all__ = ["ESTIMATOR_CONSTRAINTS", "RandomStateLike", "SEARCH_CONSTRAINTS", "SEED", "THREADS", "seed_of", "threads_of", "validate"]
 
-# Seeds are the library's 64-bit unsigned integers.
-SEED = [Interval(Integral, 0, 2**64 - 1, closed="both"), None]
-# Threads, scikit-learn's n_jobs: None or ≤ 0 mean every core.
-THREADS = [Integral, None]
+#: What ``random_state`` accepts.
+RandomStateLike = Union[int, np.random.RandomState, np.random.Generator, None]
+
+# Seeds: the library's 64-bit unsigned integers, or numpy's generators (a seed is drawn from them),
+# or None (a seed drawn from numpy's global generator, fresh entropy unless numpy.random.seed was called).
+SEED = [Interval(Integral, 0, 2**64 - 1, closed="both"), np.random.RandomState, np.random.Generator, None]
+# Threads, joblib's n_jobs: None is 1 (or the n_jobs of an enclosing joblib.parallel_config), -1 every
+# core, -2 every core but one, ...; 0 is refused.
+THREADS = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+
+
+def seed_of(random_state: Any) -> int:
+    """The library's seed for scikit-learn's ``random_state``: an int as it is (same seed, same result
+    as the CLI's ``--seed``); a ``numpy.random.RandomState`` or ``Generator``: a seed drawn from it;
+    ``None``: a seed drawn from numpy's global generator (fresh entropy unless ``numpy.random.seed``
+    was called), as scikit-learn's ``check_random_state(None)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo._validation import seed_of
+    >>> seed_of(7)
+    7
+    >>> seed_of(np.random.RandomState(0)) == seed_of(np.random.RandomState(0))
+    True
+    """
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        rng = np.random.mtrand._rand if random_state is None else random_state
+        return int(rng.randint(0, np.iinfo(np.int64).max, dtype=np.int64))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, np.iinfo(np.int64).max))
+    return int(random_state)
+
+
+def threads_of(n_jobs: int | None) -> int:
+    """The library's thread count for joblib's ``n_jobs`` (``joblib.effective_n_jobs``): ``None`` is 1
+    unless an enclosing ``joblib.parallel_config(n_jobs=...)`` says otherwise, ``-1`` every core,
+    ``-2`` every core but one; ``0`` is refused.
+
+    Examples
+    --------
+    >>> from agghoo._validation import threads_of
+    >>> threads_of(None), threads_of(3)
+    (1, 3)
+    """
+    from joblib import effective_n_jobs
+
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 has no meaning: give a positive thread count, -1 for every core, or None")
+    return max(1, int(effective_n_jobs(n_jobs)))
 FRACTION = Interval(Real, 0, 1, closed="neither")
 NAME = [str]
 OPTIONAL_NAME = [str, None]

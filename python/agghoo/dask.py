@@ -16,8 +16,8 @@ everything inside a ``with`` block::
 What runs where (the data are sent to the cluster once, never per split or per candidate):
 
 - selection (the estimators) and risk estimation: the splits are instantiated on the client
-  from (plan, seed); the data and the job (specs and splits) are scattered once to every
-  worker; one task evaluates a block of splits over the whole grid path; the outcomes are
+  from (plan, seed); the data and the job (specs, splits and the text of categorical
+  columns) are scattered once to every worker; one task evaluates a block of splits over the whole grid path; the outcomes are
   gathered by split index and assembled by the same engine code as a local run;
 - ``compare`` / ``nested_cv``: one task per outer split (its inner seed is derived from the
   outer split's global index, so a task's result does not depend on where it ran);
@@ -41,11 +41,15 @@ workers on one host do not oversubscribe it (Dask's nanny limits OpenMP/BLAS, no
 ``backend(client, threads_per_task=N)`` overrides it.
 """
 
+from __future__ import annotations
+
 import contextlib
 import contextvars
 import json
 import os
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +68,7 @@ class _Backend:
 
 
 @contextlib.contextmanager
-def backend(client=None, blocks_per_thread=2, threads_per_task=None):
+def backend(client: Any = None, blocks_per_thread: int = 2, threads_per_task: int | None = None) -> Iterator[Any]:
     """Run every agghoo call inside the block on the Dask cluster of ``client``.
 
     Parameters
@@ -77,6 +81,19 @@ def backend(client=None, blocks_per_thread=2, threads_per_task=None):
         builds the family once.
     threads_per_task : int, optional
         Rust threads per task; by default the host's cores shared among its Dask threads.
+
+    Examples
+    --------
+    >>> from dask.distributed import Client
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> import agghoo, agghoo.dask
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> local = agghoo.AgghooClassifier(grid=[1, 5], n_splits=3).fit(X, y)
+    >>> with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+    ...     with agghoo.dask.backend(client):
+    ...         remote = agghoo.AgghooClassifier(grid=[1, 5], n_splits=3).fit(X, y)
+    >>> remote.report_["splits"] == local.report_["splits"]
+    True
     """
     if client is None:
         from distributed import get_client
@@ -90,9 +107,16 @@ def backend(client=None, blocks_per_thread=2, threads_per_task=None):
         _backend.reset(token)
 
 
-def active_client(client=None):
+def active_client(client: Any = None) -> Any:
     """The client an agghoo call should use: ``client`` if given, else that of the enclosing
-    :func:`backend` block, else ``None`` (run locally)."""
+    :func:`backend` block, else ``None`` (run locally).
+
+    Examples
+    --------
+    >>> from agghoo.dask import active_client
+    >>> active_client() is None
+    True
+    """
     if client is not None:
         _check_client(client)
         return _Backend(client)
@@ -301,10 +325,19 @@ def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuff
     return result
 
 
-def transfer_log(client):
+def transfer_log(client: Any) -> dict[str, list[tuple[str, int]]]:
     """Bytes moved between workers so far, per worker: ``{address: [(key, nbytes), ...]}``, from
     each worker's log of incoming transfers (what the scheduler made one worker fetch from another;
-    not what the client scattered)."""
+    not what the client scattered).
+
+    Examples
+    --------
+    >>> from dask.distributed import Client
+    >>> from agghoo.dask import transfer_log
+    >>> with Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None) as client:
+    ...     list(transfer_log(client).values())
+    [[]]
+    """
 
     def incoming(dask_worker):
         log = getattr(dask_worker, "transfer_incoming_log", None)

@@ -22,7 +22,17 @@ __all__ = [
 
 
 class AgghooError(ValueError):
-    """Base class of every agghoo error."""
+    """Base class of every agghoo error.
+
+    Examples
+    --------
+    >>> import agghoo
+    >>> try:
+    ...     agghoo.estimate_risk([[0.0], [1.0], [2.0], [3.0]], [0, 1, 0, 1], family="nope", value=1)
+    ... except agghoo.AgghooError as e:
+    ...     print(type(e).__name__)
+    ParameterError
+    """
 
 
 class DataError(AgghooError):

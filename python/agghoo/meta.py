@@ -6,6 +6,8 @@ tolerance, the one-standard-error rule, the size-weighted CV curve) and the aggr
 members come from agghoo's engine, so they are the same rules as for the built-in families.
 """
 
+import time
+
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone, is_classifier
@@ -14,20 +16,26 @@ from sklearn.model_selection import ParameterGrid, check_cv
 
 from . import _native
 from . import dask as _dask
+from ._results import cv_results
+from ._validation import seed_of
 
 _META_METHODS = ("agghoo", "majhoo", "cv", "holdout")
 
 
 def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep):
     """Fit every candidate on one training set; return the validation risks (−score), the index of
-    the winner and, when `keep`, the winner fitted on the training set."""
-    risks, fitted = [], []
+    the winner, when `keep` the winner fitted on the training set, and the seconds each candidate
+    took to fit and to score."""
+    risks, fitted, times = [], [], []
     for params in candidates:
+        started = time.perf_counter()
         model = clone(estimator).set_params(**params).fit(_take(X, train), y[train])
+        fitted_at = time.perf_counter()
         risks.append(-float(scorer(model, _take(X, validation), y[validation])))
+        times.append((fitted_at - started, time.perf_counter() - fitted_at))
         fitted.append(model if keep else None)
     best = _native.argmin(risks, tie)
-    return risks, best, fitted[best]
+    return risks, best, fitted[best], times
 
 
 def _split_task(X, y, train, validation, estimator, candidates, scorer, tie, keep):
@@ -39,8 +47,8 @@ def _take(X, rows):
 
 
 def fit(self, X, y, groups=None):
-    """Fit ``self`` (an AgghooClassifier / AgghooRegressor with ``estimator`` set) on ``X``, ``y``
-    (``groups`` for a group splitter given as ``cv``)."""
+    """Fit ``self`` (an AgghooClassifier / AgghooRegressor with ``estimator`` set) on ``X``, ``y``;
+    ``groups`` go to the splitter (``GroupKFold``, a ``group:V`` plan)."""
     if self.method not in _META_METHODS:
         raise ValueError(f"with estimator=, method must be one of {', '.join(_META_METHODS)}, got {self.method!r}")
     if self.param_grid is None:
@@ -53,6 +61,7 @@ def fit(self, X, y, groups=None):
     if classifier != is_classifier(self.estimator):
         raise ValueError(f"{type(self).__name__} needs a {'classifier' if classifier else 'regressor'} as estimator")
     y = np.asarray(y)
+    self.random_state_ = seed_of(self.random_state)
     if classifier:
         self.classes_ = np.unique(y)
     splitter = self.cv
@@ -60,7 +69,8 @@ def fit(self, X, y, groups=None):
         from .model_selection import AgghooSplitter
         from ._estimators import _default_plan
 
-        splitter = AgghooSplitter(_default_plan(self.method, self.n_splits, self.tau), stratify=self.stratify, random_state=self.random_state)
+        plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
+        splitter = AgghooSplitter(plan, stratify=self.stratify, random_state=self.random_state_)
     splitter = check_cv(splitter, y, classifier=classifier)
     splits = list(splitter.split(X, y, groups))
     if self.method == "holdout":
@@ -76,41 +86,51 @@ def fit(self, X, y, groups=None):
     else:
         # One task per split: the data scattered once, the estimator shipped with cloudpickle.
         results = _dask.map_splits(be, _split_task, X, y, splits, self.estimator, candidates, scorer, self.tie, keep)
-    risks = [r for r, _, _ in results]
+    risks = [r for r, _, _, _ in results]
+    times = np.array([t for _, _, _, t in results], dtype=float).reshape(len(splits), len(candidates), 2)
     sizes = [len(validation) for _, validation in splits]
     mean, se = _native.risk_curve(risks, sizes)
     self.candidates_ = candidates
-    self.selected_index_ = [best for _, best, _ in results]
+    self.selected_index_ = [best for _, best, _, _ in results]
     self.selected_params_ = [candidates[b] for b in self.selected_index_]
-    self.cv_results_ = {
-        "params": candidates,
-        **{f"split{j}_test_score": -np.asarray(r) for j, r in enumerate(risks)},
-        "mean_test_score": -np.mean(risks, axis=0),
-        "std_test_score": np.std(risks, axis=0),
-        "weighted_mean_risk": np.asarray(mean),
-        "weighted_mean_risk_se": np.asarray(se),
-    }
-    order = np.argsort(-self.cv_results_["mean_test_score"], kind="stable")
-    self.cv_results_["rank_test_score"] = np.empty(len(candidates), dtype=np.int32)
-    self.cv_results_["rank_test_score"][order] = np.arange(1, len(candidates) + 1)
+    extra = {"weighted_mean_risk": np.asarray(mean), "weighted_mean_risk_se": np.asarray(se)}
+    self.cv_results_ = cv_results(candidates, -np.asarray(risks, dtype=float), fit_time=times[..., 0], score_time=times[..., 1], extra=extra)
+    best = None
     if self.method == "cv":
-        m = _native.one_standard_error(mean, se, self.tie) if self.one_se else _native.argmin(mean, self.tie)
-        self.best_params_ = candidates[m]
-        self.members_ = [clone(self.estimator).set_params(**candidates[m]).fit(X, y)]
-        self.member_risks_ = [mean[m]]
+        best = _native.one_standard_error(mean, se, self.tie) if self.one_se else _native.argmin(mean, self.tie)
+        self.members_ = [clone(self.estimator).set_params(**candidates[best]).fit(X, y)]
+        self.member_risks_ = [mean[best]]
     else:
-        self.members_ = [model for _, _, model in results]
+        self.members_ = [model for _, _, model, _ in results]
         self.member_risks_ = [r[b] for r, b in zip(risks, self.selected_index_)]
+        if self.method == "holdout":
+            best = self.selected_index_[0]
+    self._set_best(best, len(splits))
     self.n_features_in_ = getattr(self.members_[0], "n_features_in_", None)
     return self
 
 
 def _how(self):
+    """How the members combine: ``single`` for one member; the ``aggregation`` given; else a
+    classifier's mean probabilities (``soft``) when the estimator has ``predict_proba``, its hard
+    vote otherwise, and a regressor's mean."""
     if len(self.members_) == 1:
         return "single"
     if self.aggregation is not None:
         return self.aggregation
-    return "vote" if is_classifier(self) else "mean"
+    if not is_classifier(self):
+        return "mean"
+    return "soft" if hasattr(self.estimator, "predict_proba") else "vote"
+
+
+def has_proba(self):
+    """Whether ``predict_proba`` is available: the estimator has it, or the members are combined by a
+    hard vote (the fractions of the votes)."""
+    if hasattr(self.estimator, "predict_proba"):
+        return True
+    if not hasattr(self, "members_"):
+        return self.method not in ("cv", "holdout") and self.aggregation in (None, "vote")
+    return _how(self) == "vote"
 
 
 def _combine(self, X):
@@ -159,13 +179,16 @@ def _member_proba(self, member, X):
 
 
 def predict(self, X):
-    return _combine(self, X)[0]
+    """The members' combined prediction (one member: its own ``predict``); combined probabilities
+    (``soft``) or vote fractions (``vote``): their argmax, a tie going to the first class of
+    ``classes_``, so that ``predict`` is the argmax of ``predict_proba``."""
+    labels, proba = _combine(self, X)
+    return labels if proba is None else self.classes_[np.argmax(proba, axis=1)]
 
 
 def predict_proba(self, X):
+    """Class probabilities in the columns of ``classes_``: the single member's, the mean of the
+    members' (``soft``), or the fractions of the members' votes (``vote``)."""
     if _how(self) == "single":
         return _member_proba(self, self.members_[0], X)
-    if _how(self) == "soft":
-        return _combine(self, X)[1]
-    _, proba = _combine(self, X)
-    return proba
+    return _combine(self, X)[1]

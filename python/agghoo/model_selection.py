@@ -5,7 +5,12 @@ anywhere in scikit-learn. The index sets come from the library, so for the same 
 exactly those of ``agghoo splits --plan ... --seed ...`` and of the estimators' ``plan=``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils.multiclass import type_of_target
 
 from . import _native
@@ -42,9 +47,17 @@ class AgghooSplitter:
         the CLI without ``--no-stratify``; ``False`` never stratifies.
     random_state : int, default=0
         The seed: every split follows from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import AgghooSplitter
+    >>> cv = AgghooSplitter("mc:3:0.75", random_state=1)
+    >>> [(len(train), len(validation)) for train, validation in cv.split(np.zeros((8, 1)))]
+    [(6, 2), (6, 2), (6, 2)]
     """
 
-    def __init__(self, plan, stratify=None, random_state=0):
+    def __init__(self, plan: str | None, stratify: bool | None = None, random_state: int | None = 0) -> None:
         self.plan = plan
         self.stratify = stratify
         self.random_state = random_state
@@ -67,13 +80,13 @@ class AgghooSplitter:
         stratify = None if self.stratify is None else bool(self.stratify)
         return _native.splits(self._plan(), int(n_rows), seed, stratify, strata, group_ids)
 
-    def split(self, X, y=None, groups=None):
+    def split(self, X: ArrayLike, y: ArrayLike | None = None, groups: ArrayLike | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Yield ``(train, validation)`` index arrays."""
         n = len(X) if not hasattr(X, "shape") else X.shape[0]
         for train, validation in self._splits(n, y, groups):
             yield train.astype(np.intp), validation.astype(np.intp)
 
-    def get_n_splits(self, X=None, y=None, groups=None):
+    def get_n_splits(self, X: ArrayLike | None = None, y: ArrayLike | None = None, groups: ArrayLike | None = None) -> int:
         """Number of splits (needs ``X`` for plans whose count depends on the rows)."""
         if X is None:
             count = _fixed_count(self._plan())
@@ -83,7 +96,7 @@ class AgghooSplitter:
         n = len(X) if not hasattr(X, "shape") else X.shape[0]
         return len(self._splits(n, y, groups))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self._plan()!r}, stratify={self.stratify}, random_state={self.random_state})"
 
 
@@ -102,9 +115,17 @@ def _fixed_count(plan):
 
 
 class MonteCarloSplit(AgghooSplitter):
-    """``n_splits`` independent training sets of ``floor(tau * n)`` rows (Monte-Carlo CV)."""
+    """``n_splits`` independent training sets of ``floor(tau * n)`` rows (Monte-Carlo CV).
 
-    def __init__(self, n_splits=10, tau=0.8, stratify=None, random_state=0):
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import MonteCarloSplit
+    >>> [len(t) for t, _ in MonteCarloSplit(n_splits=2, tau=0.5).split(np.zeros((10, 1)))]
+    [5, 5]
+    """
+
+    def __init__(self, n_splits: int = 10, tau: float = 0.8, stratify: bool | None = None, random_state: int | None = 0) -> None:
         self.n_splits = n_splits
         self.tau = tau
         super().__init__(None, stratify, random_state)
@@ -115,9 +136,18 @@ class MonteCarloSplit(AgghooSplitter):
 
 class VFold(AgghooSplitter):
     """V-fold cross-validation (shuffled), optionally stratified; grouped when ``groups`` is
-    passed to ``split``."""
+    passed to ``split``.
 
-    def __init__(self, n_splits=10, stratify=None, random_state=0):
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import VFold
+    >>> groups = [0, 0, 1, 1, 2, 2]
+    >>> sorted(np.take(groups, v).tolist() for _, v in VFold(3).split(np.zeros((6, 1)), groups=groups))
+    [[0, 0], [1, 1], [2, 2]]
+    """
+
+    def __init__(self, n_splits: int = 10, stratify: bool | None = None, random_state: int | None = 0) -> None:
         self.n_splits = n_splits
         super().__init__(None, stratify, random_state)
 
@@ -132,9 +162,17 @@ class VFold(AgghooSplitter):
 
 
 class RepeatedVFold(AgghooSplitter):
-    """V-fold repeated ``n_repeats`` times with fresh shuffles."""
+    """V-fold repeated ``n_repeats`` times with fresh shuffles.
 
-    def __init__(self, n_splits=10, n_repeats=5, stratify=None, random_state=0):
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import RepeatedVFold
+    >>> RepeatedVFold(n_splits=2, n_repeats=3).get_n_splits(np.zeros((6, 1)))
+    6
+    """
+
+    def __init__(self, n_splits: int = 10, n_repeats: int = 5, stratify: bool | None = None, random_state: int | None = 0) -> None:
         self.n_splits = n_splits
         self.n_repeats = n_repeats
         super().__init__(None, stratify, random_state)
@@ -144,9 +182,17 @@ class RepeatedVFold(AgghooSplitter):
 
 
 class HoldOut(AgghooSplitter):
-    """One split with a training fraction ``tau``."""
+    """One split with a training fraction ``tau``.
 
-    def __init__(self, tau=0.8, stratify=None, random_state=0):
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import HoldOut
+    >>> [(len(t), len(v)) for t, v in HoldOut(tau=0.7).split(np.zeros((10, 1)))]
+    [(7, 3)]
+    """
+
+    def __init__(self, tau: float = 0.8, stratify: bool | None = None, random_state: int | None = 0) -> None:
         self.tau = tau
         super().__init__(None, stratify, random_state)
 
@@ -155,16 +201,32 @@ class HoldOut(AgghooSplitter):
 
 
 class LeaveOneOut(AgghooSplitter):
-    """n splits, each leaving one row out."""
+    """n splits, each leaving one row out.
 
-    def __init__(self):
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import LeaveOneOut
+    >>> [v.tolist() for _, v in LeaveOneOut().split(np.zeros((3, 1)))]
+    [[0], [1], [2]]
+    """
+
+    def __init__(self) -> None:
         super().__init__("loo", False)
 
 
 class LeavePOut(AgghooSplitter):
-    """Subsets of ``p`` rows left out: all of them, or a random sample of ``max_splits``."""
+    """Subsets of ``p`` rows left out: all of them, or a random sample of ``max_splits``.
 
-    def __init__(self, p=2, max_splits=100, random_state=0):
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import LeavePOut
+    >>> LeavePOut(p=2).get_n_splits(np.zeros((4, 1)))
+    6
+    """
+
+    def __init__(self, p: int = 2, max_splits: int = 100, random_state: int | None = 0) -> None:
         self.p = p
         self.max_splits = max_splits
         super().__init__(None, False, random_state)
@@ -174,9 +236,17 @@ class LeavePOut(AgghooSplitter):
 
 
 class Bootstrap(AgghooSplitter):
-    """``n_splits`` resamples with replacement; validation rows are the out-of-bag rows."""
+    """``n_splits`` resamples with replacement; validation rows are the out-of-bag rows.
 
-    def __init__(self, n_splits=50, random_state=0):
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import Bootstrap
+    >>> [len(t) for t, _ in Bootstrap(n_splits=2).split(np.zeros((20, 1)))]
+    [20, 20]
+    """
+
+    def __init__(self, n_splits: int = 50, random_state: int | None = 0) -> None:
         self.n_splits = n_splits
         super().__init__(None, False, random_state)
 
@@ -191,9 +261,16 @@ class TimeSeriesSplit(AgghooSplitter):
     Split ``k`` tests on the ``test_size`` rows starting at ``n - (n_splits - k) * test_size`` and
     trains on every earlier row except the last ``gap`` ones, or on the most recent
     ``max_train_size`` of them. ``test_size`` defaults to ``n // (n_splits + 1)``. Nothing is random.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from agghoo import TimeSeriesSplit
+    >>> [(t.tolist(), v.tolist()) for t, v in TimeSeriesSplit(n_splits=2).split(np.zeros((6, 1)))]
+    [([0, 1], [2, 3]), ([0, 1, 2, 3], [4, 5])]
     """
 
-    def __init__(self, n_splits=5, *, max_train_size=None, test_size=None, gap=0):
+    def __init__(self, n_splits: int = 5, *, max_train_size: int | None = None, test_size: int | None = None, gap: int = 0) -> None:
         self.n_splits = n_splits
         self.max_train_size = max_train_size
         self.test_size = test_size
@@ -210,7 +287,7 @@ class TimeSeriesSplit(AgghooSplitter):
             text += f":test={self.test_size}"
         return text
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"TimeSeriesSplit(n_splits={self.n_splits}, max_train_size={self.max_train_size}, "
             f"test_size={self.test_size}, gap={self.gap})"

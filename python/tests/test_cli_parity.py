@@ -12,7 +12,7 @@ from conftest import write_csv
 def test_same_seed_same_selection_and_predictions_as_the_cli(tmp_path, cli, breast_cancer):
     X, y = breast_cancer
     data = write_csv(tmp_path / "bc.csv", X, y)
-    out = json.loads(cli("select", "--data", data, "--target", "y", "--method", "majhoo", "--seed", 7, "--json", "--out", tmp_path / "cli.json"))
+    out = json.loads(cli("select", "--data", data, "--target", "y", "--method", "majhoo", "--soft", "--seed", 7, "--json", "--out", tmp_path / "cli.json"))
     clf = AgghooClassifier(method="majhoo", random_state=7).fit(X, y)
     assert clf.member_values_ == out["result"]["member_values"]
     assert [s["selected_value"] for s in out["result"]["report"]["splits"]] == clf.selected_params_
@@ -216,7 +216,7 @@ def test_text_columns_give_the_cli_selection_and_predictions(tmp_path, cli):
     for family in ("logistic", "forest"):
         out = json.loads(
             cli("select", "--data", data, "--target", "churn", "--ignore", "id", "--missing", "median", "--family", family,
-                "--seed", 5, "--json", "--out", tmp_path / "cli.json")
+                "--soft", "--seed", 5, "--json", "--out", tmp_path / "cli.json")
         )
         clf = AgghooClassifier(family=family, missing="median", random_state=5).fit(X, y)
         assert clf.categorical_features_in_ == [1]

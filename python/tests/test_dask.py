@@ -257,3 +257,22 @@ def test_jobs_pickle_and_report_their_units(data):
     assert again.to_json() == job.to_json() and again.__dask_tokenize__() == job.__dask_tokenize__()
     outcomes = again.evaluate(np.ascontiguousarray(X, dtype=np.float64), y.astype(np.float64), [3, 1], threads=1)
     assert len(outcomes) == 2 and all(json.loads(o)["procedures"] for o in outcomes)
+
+
+def test_text_columns_on_the_cluster_equal_the_local_run(client):
+    """A DataFrame's text column travels with the job; the workers encode it per training set as a
+    local run does: the same selection, predictions, estimate and comparison."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(4)
+    city = rng.choice(["Paris", "Lyon", "Nice", "Brest"], size=160)
+    frame = pd.DataFrame({"x": rng.normal(size=160), "city": city})
+    y = ((frame["x"] + (frame["city"] == "Nice") * 1.5 + 0.3 * rng.normal(size=160)) > 0.5).astype(int)
+    local = AgghooClassifier(family="logistic", n_splits=4).fit(frame, y)
+    with adask.backend(_two_workers(client)):
+        remote = AgghooClassifier(family="logistic", n_splits=4).fit(frame, y)
+        estimate = agghoo.estimate_risk(frame, y, family="knn", value=5, plan="vfold:4")
+        comparison = agghoo.compare(frame, y, family="knn", grid=[1, 5], methods=["agghoo", "cv"], outer="vfold:3", inner="mc:3:0.8")
+    assert remote.report_["splits"] == local.report_["splits"]
+    np.testing.assert_array_equal(remote.predict_proba(frame), local.predict_proba(frame))
+    assert estimate == agghoo.estimate_risk(frame, y, family="knn", value=5, plan="vfold:4")
+    assert comparison == agghoo.compare(frame, y, family="knn", grid=[1, 5], methods=["agghoo", "cv"], outer="vfold:3", inner="mc:3:0.8")

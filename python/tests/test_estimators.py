@@ -15,26 +15,14 @@ from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit
 from conftest import write_csv
 
 
-def _expected_failures(estimator):
-    if isinstance(estimator, AgghooClassifier) and estimator.method in ("agghoo", "majhoo") and estimator.aggregation in (None, "vote"):
-        reason = (
-            "hard vote (Majhoo's definition): predict_proba is the fraction of members voting for each class and "
-            "a tied vote goes to the member with the lowest validation risk, so argmax(predict_proba) can differ "
-            "from predict on tied rows; aggregation='soft' makes them agree"
-        )
-        return {"check_classifiers_train": reason}
-    return {}
-
-
 @parametrize_with_checks(
     [
         AgghooClassifier(),
-        AgghooClassifier(aggregation="soft"),
+        AgghooClassifier(aggregation="vote"),
         AgghooClassifier(family="logistic", method="cv", plan="vfold:3"),
         AgghooRegressor(family="ridge"),
         AgghooRegressor(family="knn", method="cv", plan="vfold:3"),
-    ],
-    expected_failed_checks=_expected_failures,
+    ]
 )
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)
@@ -183,16 +171,6 @@ def test_text_columns_are_one_hot_encoded_like_by_hand():
     assert len(AgghooClassifier(missing="drop").fit(holes, y).model_.feature_names) == 3
     with pytest.raises(ValueError, match="missing_category"):
         AgghooClassifier(missing="median", missing_category="mode").fit(holes, y)
-
-
-def test_jobs_for_dask_workers_refuse_categorical_columns():
-    """A job carries the numeric matrix only: categorical columns are refused, not dropped."""
-    from agghoo import _native
-    from agghoo.exceptions import ParameterError
-
-    X, y = np.zeros((4, 1)), np.array([0.0, 1.0, 0.0, 1.0])
-    with pytest.raises(ParameterError, match="categorical columns with a Dask client"):
-        _native.select(X, y, ["c"], ["a", "b"], "knn", "1", [], "agghoo", "mc:2:0.5", job=True, categorical=[(0, ["p", "q", "p", "q"])])
 
 
 def test_treecv_and_feature_selection_refuse_text_columns_by_name():

@@ -46,6 +46,7 @@ def test_majhoo_votes_and_pickles(breast_cancer):
         estimator=make_pipeline(StandardScaler(), LogisticRegression()),
         param_grid={"logisticregression__C": [0.001, 0.1, 10.0]},
         method="majhoo",
+        aggregation="vote",
         cv=MonteCarloSplit(5, 0.7, random_state=2),
     ).fit(X, y)
     votes = np.array([m.predict(X) for m in clf.members_])

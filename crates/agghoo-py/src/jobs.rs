@@ -18,7 +18,7 @@ use pyo3::types::PyTuple;
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{Failure, Outcome};
-use crate::{Model, compute, dataset, matrix};
+use crate::{Model, TextColumns, compute, dataset, matrix, with_text};
 
 /// The library's value as JSON text (`float_roundtrip`: every `f64` comes back bit for bit).
 pub(crate) fn to_json<T: Serialize>(value: &T) -> Outcome<String> {
@@ -41,15 +41,16 @@ impl Made {
         Made::Job(Box::new(kind))
     }
 
-    /// The Python value: the [`Job`] (with the data's names) or the JSON text.
+    /// The Python value: the [`Job`] (with the data's names and text columns) or the JSON text.
     pub(crate) fn into_py(
         self,
         py: Python<'_>,
         feature_names: Vec<String>,
         class_names: Option<Vec<String>>,
+        categorical: TextColumns,
     ) -> PyResult<Bound<'_, PyAny>> {
         match self {
-            Made::Job(kind) => Job::new(*kind, feature_names, class_names).into_py(py),
+            Made::Job(kind) => Job::new(*kind, feature_names, class_names, categorical).into_py(py),
             Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
         }
     }
@@ -75,6 +76,10 @@ struct State {
     kind: Kind,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
+    /// The categorical columns' text (column index, the cell of each row or `None`): shipped
+    /// with the job, so that every worker encodes them inside each training set as a local run.
+    #[serde(default)]
+    categorical: TextColumns,
 }
 
 /// The units of a selection, an estimate or a nested CV, evaluable anywhere the data are: a
@@ -86,8 +91,8 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    pub(crate) fn new(kind: Kind, feature_names: Vec<String>, class_names: Option<Vec<String>>) -> Self {
-        Self::of(State { kind, feature_names, class_names })
+    pub(crate) fn new(kind: Kind, feature_names: Vec<String>, class_names: Option<Vec<String>>, categorical: TextColumns) -> Self {
+        Self::of(State { kind, feature_names, class_names, categorical })
     }
 
     fn of(state: State) -> Self {
@@ -103,7 +108,7 @@ impl Job {
 
     fn data(&self, x: &PyReadonlyArray2<'_, f64>, y: &PyReadonlyArray1<'_, f64>) -> Outcome<Dataset> {
         let (values, _, _) = matrix(x)?;
-        dataset(values, self.state.feature_names.clone(), y, self.state.class_names.clone())
+        with_text(dataset(values, self.state.feature_names.clone(), y, self.state.class_names.clone())?, &self.state.categorical)
     }
 }
 

@@ -17,7 +17,7 @@ use agghoo::engine::{Executor, Job as _, Observed, Observer, Rayon};
 use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
 use agghoo::loss::Loss;
 use agghoo::names::Named;
-use agghoo::resample::{Plan, PlanContext, TrainFraction};
+use agghoo::resample::{Plan, PlanContext, Splits, TrainFraction};
 use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, SelectJob, TieRule};
 use agghoo::{Predictions, Seed};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -214,12 +214,14 @@ fn target(y: &[f64], class_names: Option<Vec<String>>) -> Outcome<Target> {
     })
 }
 
-/// The family spec of the CLI's `--family`, `--grid` (named `axes` too) and `--param KEY=VALUE`
-/// (the string edge).
+/// The family spec of the CLI's `--family` (a union of families separated by commas, such as
+/// `knn,logistic`), `--grid` (named `axes` too) and `--param KEY=VALUE` (the string edge).
 fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String)>, axes: Vec<(String, String)>) -> Outcome<FamilySpec> {
-    let kind = FamilyKind::parse(family)?;
+    let mut kinds = family.split(',').map(|name| FamilyKind::parse(name.trim()));
+    let kind = kinds.next().unwrap_or_else(|| FamilyKind::parse(family))?;
+    let union = kinds.collect::<agghoo::Result<Vec<_>>>()?;
     let axes = axes.into_iter().map(|(name, values)| agghoo::family::AxisSpec { name, values }).collect();
-    let mut family_params = FamilyParams { grid, axes, ..FamilyParams::default() };
+    let mut family_params = FamilyParams { grid, axes, union, ..FamilyParams::default() };
     for (k, v) in params {
         family_params.insert_pair(&format!("{k}={v}"))?;
     }
@@ -228,7 +230,7 @@ fn family_spec(family: &str, grid: Option<GridSpec>, params: Vec<(String, String
 
 /// Categorical columns as the Python layer passes them: (column index, text of each row or
 /// `None` when missing).
-type TextColumns = Vec<(usize, Vec<Option<String>>)>;
+pub(crate) type TextColumns = Vec<(usize, Vec<Option<String>>)>;
 
 /// The features and target of a call as a data set (NaN features mean missing values).
 fn dataset(
@@ -241,22 +243,15 @@ fn dataset(
     Ok(Dataset::new_with_missing(values, feature_names, target(y, class_names)?, "y")?)
 }
 
-/// The data set of a call with its `categorical` columns read from their text. A job (for Dask
-/// workers) carries the numeric matrix only, so it refuses categorical columns.
-fn call_data(
+/// The data set of a call with its `categorical` columns read from their text (a job for Dask
+/// workers carries them, and each worker encodes them per training set as a local run does).
+pub(crate) fn call_data(
     values: Vec<f64>,
     feature_names: Vec<String>,
     y: &PyReadonlyArray1<'_, f64>,
     class_names: Option<Vec<String>>,
     categorical: &TextColumns,
-    job: bool,
 ) -> Outcome<Dataset> {
-    if job && !categorical.is_empty() {
-        return Err(Failure::from(agghoo::Error::Unsupported {
-            what: "categorical columns with a Dask client".into(),
-            reason: "the workers receive the numeric matrix only; run without a client".into(),
-        }));
-    }
     with_text(dataset(values, feature_names, y, class_names)?, categorical)
 }
 
@@ -281,7 +276,7 @@ fn read_text(name: &str, cells: Vec<Option<String>>, na_values: Option<Vec<Strin
 type TextRead = (Vec<Option<String>>, Option<(String, Vec<String>)>);
 
 /// `data` with its categorical columns read from their text (unchanged without any).
-fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
+pub(crate) fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
     if categorical.is_empty() {
         return Ok(data);
     }
@@ -303,14 +298,47 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
     Ok(if stratify.is_none() { plan.stratified_by_default(task) } else { plan })
 }
 
-/// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given) and
+/// The caller's (train, validation) index arrays, one pair per split (any scikit-learn splitter's
+/// output), checked and turned into splits by [`paths::user_splits`].
+pub(crate) type Folds<'py> = Vec<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>;
+
+/// The splits of a call: the user's `folds` when given, else `plan` instantiated on `data`.
+fn call_splits(plan: Option<&Plan>, folds: Option<Splits>, data: &Dataset, seed: Seed) -> agghoo::Result<Splits> {
+    match (folds, plan) {
+        (Some(folds), _) => Ok(folds),
+        (None, Some(plan)) => plan.instantiate(&PlanContext::of(data), seed),
+        (None, None) => Err(agghoo::Error::invalid("plan", "a plan or folds", "neither")),
+    }
+}
+
+/// The paired comparison of procedures `a` and `b` from their test risks on the outer `folds` of
+/// `n_rows` rows (the differences, the Nadeau–Bengio corrected t-test, Dietterich's 5×2cv test on
+/// 5 × 2 folds), as JSON text: what `compare` reports for each pair.
+#[pyfunction]
+fn compare_paired<'py>(a: &str, a_risks: Vec<f64>, b: &str, b_risks: Vec<f64>, n_rows: usize, folds: Folds<'py>) -> PyResult<String> {
+    let outer = paths::user_splits(n_rows, folds)?;
+    Ok(jobs::to_json(&agghoo::estimate::compare_paired(a, &a_risks, b, &b_risks, &outer).map_err(Failure::from)?)?)
+}
+
+/// A plan from Python: `group:V` (V-fold over whole groups; the groups come with the call), else
+/// [`plan_for`]'s forms.
+fn plan_or_group(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
+    if text.trim().split(':').next() != Some("group") {
+        return plan_for(text, stratify, task);
+    }
+    let v = text.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", text))?;
+    Ok(Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v }))
+}
+
+/// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given; `groups`:
+/// a group id per row, for group plans) and
 /// returns the fitted model with the report as JSON; with `job=True`, returns instead the
 /// [`Job`] whose units a cluster evaluates (`agghoo.dask`). `splits` (the caller's (train,
 /// validation) index arrays) replace the plan's; with them, `risks[split][grid point]` computed by
 /// the caller (a scorer on [`paths::path_outputs`]) replace the loss's, on the splits the method
 /// evaluates (the first one for hold-out).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0, splits=None, risks=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0, splits=None, risks=None, groups=None))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -338,12 +366,13 @@ fn select<'py>(
     axes: Vec<(String, String)>,
     na_values: Option<Vec<String>>,
     verbose: u8,
-    splits: Option<Vec<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>>,
+    splits: Option<Folds<'py>>,
     risks: Option<Vec<Vec<f64>>>,
+    groups: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, n_rows, _) = matrix(&x)?;
     let user_splits = splits.map(|pairs| paths::user_splits(n_rows, pairs)).transpose()?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     // The tokens the Python layer read the text columns with, when given, recorded in the model's
     // schema (none recorded reads as the default ones, as a Dask job's model has).
     let data = match na_values {
@@ -354,7 +383,7 @@ fn select<'py>(
     // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
     let method = Method::parse_name(method).map_err(Failure::from)?;
-    let plan = plan_for(plan, stratify, data.task())?;
+    let plan = plan_or_group(plan, stratify, data.task())?;
     let mut config = SelectConfig::new(method);
     config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
     config.tie = TieRule::parse_name(tie).map_err(Failure::from)?;
@@ -367,14 +396,14 @@ fn select<'py>(
     config.preprocess = spec.preprocess(&data, standardize, missing_category);
     let instantiate = move |data: &Dataset| match user_splits {
         Some(splits) => Ok(splits),
-        None => plan.instantiate(&PlanContext::of(data), config.seed),
+        None => plan.instantiate(&PlanContext { groups: groups.as_deref(), ..PlanContext::of(data) }, config.seed),
     };
     if job && risks.is_none() {
         let made = compute(py, threads, move || {
             let splits = instantiate(&data)?;
             Ok(SelectJob::new(spec, config, &data, &splits)?)
         })?;
-        return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names).into_py(py);
+        return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names, categorical).into_py(py);
     }
     let (model, report) = compute_with(py, threads, verbose, move |executor| {
         let fam = spec.build_for(&data, &config.preprocess)?;
@@ -396,13 +425,13 @@ fn select<'py>(
 /// The training and validation rows of one split.
 type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>);
 
-/// The risk of one rule (`family` at hyperparameter `value`) estimated on the splits of `plan`,
-/// with the standard error, for each of `losses` (the task's default when empty); closed-form
+/// The risk of one rule (`family` at hyperparameter `value`) estimated on the splits of `plan`
+/// (or on the user's `folds`), with the standard error, for each of `losses` (the task's default when empty); closed-form
 /// leave-one-out / GCV where the family has it (unless `closed_form` is false) and, for a
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0, folds=None))]
 #[allow(clippy::too_many_arguments)]
 fn estimate<'py>(
     py: Python<'py>,
@@ -424,18 +453,23 @@ fn estimate<'py>(
     categorical: TextColumns,
     missing_category: &str,
     verbose: u8,
+    folds: Option<Folds<'py>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
+    if family.contains(',') {
+        return Err(invalid("family", "one family (a union is selected among with select, or compared with compare)", family).into());
+    }
     let spec = Rule { family: family_spec(family, None, params, Vec::new())?, value }.spec().map_err(Failure::from)?;
     let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
-    let bootstrap = plan.trim().starts_with("bootstrap").then_some(Seed(seed));
-    let plan = plan_for(plan, stratify, data.task())?;
+    let bootstrap = (folds.is_none() && plan.trim().starts_with("bootstrap")).then_some(Seed(seed));
+    let plan = if folds.is_none() { Some(plan_for(plan, stratify, data.task())?) } else { None };
+    let folds = folds.map(|pairs| paths::user_splits(data.n_rows(), pairs)).transpose()?;
     let made = compute_with(py, threads, verbose, move |executor| {
         let preprocess = spec.preprocess(&data, standardize, missing_category);
-        let splits = plan.instantiate(&PlanContext::of(&data), Seed(seed))?;
+        let splits = call_splits(plan.as_ref(), folds, &data, Seed(seed))?;
         let config = EstimateConfig {
             losses,
             preprocess,
@@ -450,15 +484,15 @@ fn estimate<'py>(
         let estimate = agghoo::estimate::estimate_risk_with(rule.as_ref(), 0, &data, &splits, &config, executor)?;
         Ok(jobs::Made::Text(jobs::estimate_json(&data, &splits, &config, estimate, bootstrap.map(|seed| (seed, rule.as_ref())))?))
     })?;
-    made.into_py(py, feature_names, class_names)
+    made.into_py(py, feature_names, class_names, categorical)
 }
 
 /// Nested cross-validation of selection procedures (`methods`, the names of
-/// `SelectConfig::for_procedure`) on identical outer splits of `outer`, each selecting over the
+/// `SelectConfig::for_procedure`) on identical outer splits of `outer` (or the user's `folds`), each selecting over the
 /// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
 /// `compare --json` result as JSON text, or with `job=True` the [`Job`] (one unit per outer split).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0, folds=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare<'py>(
     py: Python<'py>,
@@ -481,10 +515,11 @@ fn compare<'py>(
     categorical: TextColumns,
     missing_category: &str,
     verbose: u8,
+    folds: Option<Folds<'py>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{NestedConfig, NestedJob, nested_cv_with};
     let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical, job)?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, Vec::new())?;
     let seed = Seed(seed);
@@ -501,9 +536,10 @@ fn compare<'py>(
         .collect::<Outcome<Vec<_>>>()?;
     // As the CLI's `compare`: the stratification choice applies to the inner and outer plans.
     let inner = plan_for(inner, stratify, data.task())?;
-    let outer = plan_for(outer, stratify, data.task())?;
+    let outer = if folds.is_none() { Some(plan_for(outer, stratify, data.task())?) } else { None };
+    let folds = folds.map(|pairs| paths::user_splits(data.n_rows(), pairs)).transpose()?;
     let made = compute_with(py, threads, verbose, move |executor| {
-        let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
+        let outer = call_splits(outer.as_ref(), folds, &data, seed)?;
         let config = NestedConfig { loss, seed, keep_inner_splits: false, ..NestedConfig::new(spec, inner, procedures) };
         if job {
             let nested = NestedJob { config, outer };
@@ -512,7 +548,7 @@ fn compare<'py>(
         }
         Ok(jobs::Made::Text(jobs::to_json(&nested_cv_with(&data, &outer, &config, executor)?)?))
     })?;
-    made.into_py(py, feature_names, class_names)
+    made.into_py(py, feature_names, class_names, categorical)
 }
 
 /// Feature selection as the CLI's `features` names it (`method`, `scorer`, `n_features`, the
@@ -569,7 +605,7 @@ fn select_features<'py>(
         }
         Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
     })?;
-    made.into_py(py, feature_names, class_names)
+    made.into_py(py, feature_names, class_names, Vec::new())
 }
 
 /// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV (`method`
@@ -639,14 +675,8 @@ fn splits<'py>(
     strata: Option<Vec<u32>>,
     groups: Option<Vec<u32>>,
 ) -> PyResult<Vec<IndexPair<'py>>> {
-    let plan = match (plan.trim().split(':').next(), groups.is_some()) {
-        (Some("group"), true) => {
-            let v = plan.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", plan))?;
-            Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v })
-        }
-        // Strata are given for a classification target: its V-fold plans are stratified by default.
-        _ => plan_for(plan, stratify, if strata.is_some() { Task::Classification } else { Task::Regression })?,
-    };
+    // Strata are given for a classification target: its V-fold plans are stratified by default.
+    let plan = plan_or_group(plan, stratify, if strata.is_some() { Task::Classification } else { Task::Regression })?;
     let splits = compute(py, None, move || {
         let ctx = PlanContext { n_rows, strata: strata.as_deref(), groups: groups.as_deref() };
         Ok(plan.instantiate(&ctx, Seed(seed))?)
@@ -949,6 +979,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;
     m.add_function(wrap_pyfunction!(risk_curve, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_paired, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(set_limits, m)?)?;
     m.add_function(wrap_pyfunction!(check_grid_points, m)?)?;

@@ -113,7 +113,7 @@ pub(crate) fn path_outputs<'py>(
     axes: Vec<(String, String)>,
 ) -> PyResult<(String, Vec<Bound<'py, PyTuple>>)> {
     let (values, n, _) = matrix(&x)?;
-    let data: Dataset = call_data(values, feature_names, &y, class_names, &categorical, false)?;
+    let data: Dataset = call_data(values, feature_names, &y, class_names, &categorical)?;
     let splits = user_splits(n, splits)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
