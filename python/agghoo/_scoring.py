@@ -78,8 +78,6 @@ def folds(est, X, y, groups):
     """The caller's splits as (train, validation) int64 arrays: ``est.cv`` (a splitter, an int, or
     an iterable of (train, test)) on ``X``, ``y`` and ``groups``; ``None`` without ``cv``."""
     if est.cv is None:
-        if groups is not None:
-            raise ValueError("groups are used by a group splitter given as cv=; without cv= the plan ignores them")
         return None
     if est.plan is not None:
         raise ValueError(f"cv and plan both give the splits: pass one (got cv={est.cv!r}, plan={est.plan!r})")
