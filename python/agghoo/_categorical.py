@@ -14,7 +14,8 @@ import numpy as np
 
 from . import _native
 
-_MISSING_CATEGORY = ("level", "most_frequent")
+# The library's names (`most-frequent`) in Python's spelling (`most_frequent`).
+_MISSING_CATEGORY = tuple(name.replace("-", "_") for name in dict(_native.names())["missing_category"])
 
 
 def check_missing_category(missing_category):

@@ -17,7 +17,8 @@ __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 # Families whose classifiers give class probabilities, and binary decision scores.
 _PROBA_FAMILIES = ("knn", "logistic", "cart", "forest")
 _SCORE_FAMILIES = ("svc",)
-_METHODS = ("agghoo", "majhoo", "cv", "holdout", "acv", "ekcv", "subagging")
+# The procedures by name, as the library parses them.
+_METHODS = tuple(dict(_native.names())["method"])
 
 
 def _grid_text(grid):

@@ -3,6 +3,11 @@
 
 use std::path::PathBuf;
 
+use agghoo::data::{MissingCategory, MissingPolicy, TaskHint};
+use agghoo::names::Named;
+use agghoo::resample::PlanKind;
+use agghoo::select::{Aggregation, Method, TieRule};
+use agghoo::treecv::{LearnerKind, Method as TreeMethod, Order};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 
@@ -263,11 +268,13 @@ pub struct DataArgs {
     #[arg(long)]
     pub target: Option<String>,
     /// How to read the target.
-    #[arg(long, value_enum, default_value_t = TaskArg::Auto)]
-    pub task: TaskArg,
+    #[arg(long, value_parser = by_name::<TaskHint>(), default_value_t = TaskHint::Auto)]
+    #[serde(with = "name")]
+    pub task: TaskHint,
     /// Missing values: refuse (error), drop rows, or impute the median of each training set.
-    #[arg(long, value_enum, default_value_t = MissingArg::Error)]
-    pub missing: MissingArg,
+    #[arg(long, value_parser = by_name::<MissingPolicy>(), default_value_t = MissingPolicy::Error)]
+    #[serde(with = "name")]
+    pub missing: MissingPolicy,
     /// Columns that are not features (ids); repeatable. For generated data, drops that feature.
     #[arg(long = "ignore", value_name = "COL")]
     pub ignore: Vec<String>,
@@ -278,9 +285,9 @@ pub struct DataArgs {
     pub categorical: Vec<String>,
     /// Missing values of categorical columns kept by `--missing median`: their own level
     /// (`level`), or the most frequent level of each training set (`most-frequent`).
-    #[arg(long = "missing-category", value_enum, default_value_t = MissingCategoryArg::Level)]
-    #[serde(default)]
-    pub missing_category: MissingCategoryArg,
+    #[arg(long = "missing-category", value_parser = by_name::<MissingCategory>(), default_value_t = MissingCategory::Level)]
+    #[serde(default, with = "name")]
+    pub missing_category: MissingCategory,
     /// Cells read as missing values (CSV), a comma list replacing the default tokens, in which
     /// `default` stands for them: `--na-values default,-,.` adds `-` and `.`; `--na-values NULL`
     /// makes only `NULL` (and empty cells) missing. Default: empty cells, pandas' NA strings
@@ -301,46 +308,12 @@ pub struct DataArgs {
     pub d: Option<usize>,
 }
 
-/// Target reading.
-#[derive(ValueEnum, Clone, Copy, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TaskArg {
-    /// Classification for text or few integer values, else regression.
-    Auto,
-    /// Every distinct value is a class.
-    Classification,
-    /// Real values.
-    Regression,
-}
-
-/// Missing-value policy.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MissingArg {
-    /// Refuse, naming the line and column.
-    Error,
-    /// Drop incomplete rows.
-    Drop,
-    /// Median of each training set.
-    Median,
-}
-
-/// What missing categorical values become.
-#[derive(ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MissingCategoryArg {
-    /// A level of its own.
-    #[default]
-    Level,
-    /// The most frequent level of each training set.
-    MostFrequent,
-}
-
 /// A resampling plan.
 #[derive(Args, Debug, Clone, Serialize, Deserialize)]
 pub struct PlanArgs {
     /// Resampling plan (default: mc for agghoo/majhoo/subagging/acv/ekcv, vfold for cv, holdout for holdout).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = by_name::<PlanKind>())]
+    #[serde(default, with = "optional_name")]
     pub plan: Option<PlanKind>,
     /// Number of splits V (Monte-Carlo, time), folds (V-fold), resamples (bootstrap) or samples (lpo).
     #[arg(long = "splits", short = 'V', default_value_t = 10)]
@@ -395,33 +368,6 @@ pub struct PlanArgs {
 /// plans were unstratified unless `--stratify`, so `replay` reruns them that way.
 fn unstratified_before_the_default() -> bool {
     true
-}
-
-/// Plans by name.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PlanKind {
-    /// One split with training fraction τ.
-    Holdout,
-    /// V-fold (shuffled; stratified by class for a classification target unless --no-stratify).
-    Vfold,
-    /// Repeated V-fold (stratified as V-fold).
-    Repeated,
-    /// Monte-Carlo: V independent training sets of size ⌊τn⌋.
-    Mc,
-    /// Leave-one-out.
-    Loo,
-    /// Leave-p-out (all subsets when at most V·… , else a sample of V).
-    Lpo,
-    /// Bootstrap (validation = out-of-bag).
-    Bootstrap,
-    /// Grouped V-fold (--group COL).
-    Group,
-    /// User folds (--fold-column COL).
-    Folds,
-    /// Time-ordered splits in file order (scikit-learn's TimeSeriesSplit): --splits S,
-    /// --gap G, --max-train-size M, --test-size T.
-    Time,
 }
 
 /// The family and its grid.
@@ -494,8 +440,9 @@ pub struct SelectArgs {
     /// Family.
     pub family: FamilyArgs,
     /// Selection procedure.
-    #[arg(long, value_enum, default_value_t = MethodArg::Agghoo)]
-    pub method: MethodArg,
+    #[arg(long, value_parser = by_name::<Method>(), default_value_t = Method::Agghoo)]
+    #[serde(with = "name")]
+    pub method: Method,
     #[command(flatten)]
     /// Plan.
     pub plan: PlanArgs,
@@ -504,12 +451,14 @@ pub struct SelectArgs {
     #[arg(long)]
     pub loss: Option<String>,
     /// Argmin tie rule (grid order is ascending).
-    #[arg(long, value_enum, default_value_t = TieArg::First)]
-    pub tie: TieArg,
+    #[arg(long, value_parser = by_name::<TieRule>(), default_value_t = TieRule::First)]
+    #[serde(with = "name")]
+    pub tie: TieRule,
     /// How members are combined (auto: mean for regression, vote for classification); only for
     /// methods with several members (agghoo, majhoo, acv, subagging).
-    #[arg(long, value_enum, default_value_t = AggregateArg::Auto)]
-    pub aggregate: AggregateArg,
+    #[arg(long, value_parser = by_name::<Option<Aggregation>>(), default_value = "auto")]
+    #[serde(with = "name")]
+    pub aggregate: AggregateChoice,
     /// Majhoo: average class probabilities instead of hard votes (= --aggregate soft).
     #[arg(long)]
     pub soft: bool,
@@ -537,52 +486,6 @@ pub struct SelectArgs {
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
-}
-
-/// Procedures by name.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MethodArg {
-    /// Aggregated hold-out (average / vote).
-    Agghoo,
-    /// Majority-vote aggregated hold-out.
-    Majhoo,
-    /// CV selection, refit on all data.
-    Cv,
-    /// Hold-out selection.
-    Holdout,
-    /// Selected rules retrained on all data, aggregated.
-    Acv,
-    /// Averaged selected hyperparameter, fitted on all data.
-    Ekcv,
-    /// Subagged hold-out.
-    Subagging,
-}
-
-/// Tie rules.
-#[derive(ValueEnum, Clone, Copy, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TieArg {
-    /// First minimiser in grid order.
-    First,
-    /// Last minimiser in grid order.
-    Last,
-}
-
-/// Aggregations.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AggregateArg {
-    /// Mean for regression, vote for classification.
-    Auto,
-    /// Average of real predictions.
-    Mean,
-    /// Majority vote.
-    Vote,
-    /// Average of class probabilities.
-    Soft,
-    /// Sign of the averaged decision scores (binary).
-    Score,
 }
 
 /// `agghoo predict`.
@@ -753,8 +656,9 @@ pub struct TreeCvArgs {
     /// Data.
     pub data: DataArgs,
     /// Incremental learner.
-    #[arg(long, value_enum, default_value_t = LearnerArg::Pegasos)]
-    pub learner: LearnerArg,
+    #[arg(long, value_parser = by_name::<LearnerKind>(), default_value_t = LearnerKind::Pegasos)]
+    #[serde(with = "name")]
+    pub learner: LearnerKind,
     /// λ of PEGASOS (or a grid `a,b,c` / `log:LOW:HIGH:N` to select λ by TreeCV) [default: 1e-6];
     /// refused with other learners.
     #[arg(long)]
@@ -763,11 +667,13 @@ pub struct TreeCvArgs {
     #[arg(long, default_value = "10")]
     pub folds: String,
     /// Order of the points within each update.
-    #[arg(long, value_enum, default_value_t = OrderArg::Fixed)]
-    pub order: OrderArg,
+    #[arg(long, value_parser = by_name::<Order>(), default_value_t = Order::Fixed)]
+    #[serde(with = "name")]
+    pub order: Order,
     /// TreeCV or k separate trainings.
-    #[arg(long, value_enum, default_value_t = TreeMethodArg::Tree)]
-    pub method: TreeMethodArg,
+    #[arg(long, value_parser = by_name::<TreeMethod>(), default_value_t = TreeMethod::Tree)]
+    #[serde(with = "name")]
+    pub method: TreeMethod,
     /// Run the two branches of every node in parallel.
     #[arg(long)]
     pub parallel: bool,
@@ -787,44 +693,6 @@ pub struct TreeCvArgs {
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
-}
-
-/// Incremental learners.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LearnerArg {
-    /// PEGASOS linear SVM (0–1 loss of the last iterate).
-    Pegasos,
-    /// Least-squares SGD with iterate averaging (robust SA).
-    LsqSgd,
-    /// Gaussian naive Bayes (0–1 loss).
-    GaussianNb,
-    /// Multinomial naive Bayes (0–1 loss; non-negative counts).
-    MultinomialNb,
-    /// Online k-means (squared distance to the nearest centre).
-    Kmeans,
-    /// Gaussian density (negative log-likelihood).
-    Density,
-}
-
-/// Point orders.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OrderArg {
-    /// Hierarchical chunk order.
-    Fixed,
-    /// Seeded random order within each update.
-    Random,
-}
-
-/// TreeCV or standard.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TreeMethodArg {
-    /// TreeCV recursion.
-    Tree,
-    /// k separate trainings.
-    Standard,
 }
 
 /// `agghoo features`.
@@ -863,6 +731,49 @@ pub struct FeaturesArgs {
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// `--aggregate`: `auto` (`None`, the task's default) or an aggregation. An alias, so that clap
+/// takes `None` for a value (`auto`) rather than for an absent flag.
+pub type AggregateChoice = Option<Aggregation>;
+
+/// The value parser of a library choice: its names, with their help, are the possible values
+/// `--help` lists; the library parses them.
+fn by_name<T: Named + Send + Sync>() -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(T::CHOICES.iter().map(|&(_, name, help)| PossibleValue::new(name).help(help)))
+        .try_map(|text| T::parse_name(&text))
+}
+
+/// A library choice in a recorded invocation: its name, as on the command line.
+mod name {
+    use agghoo::names::Named;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Named, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(value.name())
+    }
+
+    pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        T::parse_name(&String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// An optional library choice in a recorded invocation: its name, or `null`.
+mod optional_name {
+    use agghoo::names::Named;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Named, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => serializer.serialize_some(v.name()),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+        Option::<String>::deserialize(deserializer)?.map(|text| T::parse_name(&text).map_err(serde::de::Error::custom)).transpose()
+    }
 }
 
 /// `--n`: an integer or scientific notation (`1e5`), so that a typo such as `1e10` reaches the
@@ -914,5 +825,34 @@ mod tests {
             }
         }
         assert!(seen >= 25, "{seen} examples");
+    }
+
+    /// Invocations recorded by the build that had the CLI's own enums for these choices (the
+    /// names of `--method holdout`, `--missing-category most-frequent`, `--order random`, …)
+    /// read back to the same choices and are written again as they were.
+    #[test]
+    fn recorded_choices_read_and_write_by_their_names() {
+        let recorded = [
+            r#"{"select": {"aggregate": "auto", "data": {"categorical": [], "d": null, "data": "gen:knn", "delimiter": null, "ignore": [], "missing": "error", "missing_category": "most-frequent", "n": 60, "target": null, "task": "classification"}, "family": {"family": ["knn"], "grid": [], "params": [], "standardize": false}, "inner_tau": null, "loss": null, "method": "holdout", "one_se": false, "out": null, "output": {"json": true}, "plan": {"fold_column": null, "gap": null, "group": null, "max_train_size": null, "n_splits": 10, "no_stratify": false, "p": null, "plan": "holdout", "repeats": null, "splits_file": null, "stratify": false, "tau": null, "test_size": null}, "plot": null, "report_splits": false, "seed": 0, "soft": false, "tie": "last"}}"#,
+            r#"{"treecv": {"centres": null, "data": {"categorical": [], "d": null, "data": "gen:knn", "delimiter": null, "ignore": [], "missing": "error", "missing_category": "level", "n": 60, "target": null, "task": "auto"}, "f32": false, "folds": "5", "lambda": null, "learner": "gaussian-nb", "method": "standard", "no_shuffle": false, "order": "random", "output": {"json": true}, "parallel": false, "seed": 0}}"#,
+        ];
+        for text in recorded {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            let command: Command = serde_json::from_value(value.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&command).unwrap(), value);
+        }
+        let Command::Select(select) =
+            serde_json::from_str::<Command>(&recorded[0].replace(r#""aggregate": "auto""#, r#""aggregate": "score""#)).unwrap()
+        else {
+            panic!("a select invocation")
+        };
+        assert_eq!(
+            (select.method, select.aggregate, select.plan.plan),
+            (Method::HoldOut, Some(Aggregation::ScoreMean), Some(PlanKind::HoldOut))
+        );
+        assert_eq!((select.tie, select.data.missing_category), (TieRule::Last, MissingCategory::MostFrequent));
+        let unknown = recorded[0].replace(r#""method": "holdout""#, r#""method": "hold-out""#);
+        let e = serde_json::from_str::<Command>(&unknown).unwrap_err().to_string();
+        assert!(e.contains("one of agghoo, majhoo, cv, holdout"), "{e}");
     }
 }

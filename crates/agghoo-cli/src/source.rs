@@ -4,19 +4,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agghoo::Seed;
-use agghoo::data::{
-    self, CsvOptions, DataFormat, Dataset, MissingCategory, MissingPolicy, MostlyNumeric, NaValues, Preprocess, TaskHint, bundled,
-    generators,
-};
+use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MostlyNumeric, NaValues, Preprocess, bundled, generators};
 use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, GridSpec};
+use agghoo::names::Named;
 use agghoo::resample::{
-    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, RepeatedVFold, Splits, TimeSeries, UserFolds,
-    VFold,
+    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, PlanKind, PlanSetting, RepeatedVFold, Splits,
+    TimeSeries, UserFolds, VFold,
 };
-use agghoo::select::Method;
 use anyhow::{Context, Result, bail};
 
-use crate::args::{DataArgs, FamilyArgs, MissingArg, MissingCategoryArg, PlanArgs, PlanKind, TaskArg, UsageError};
+use crate::args::{DataArgs, FamilyArgs, PlanArgs, UsageError};
 
 /// A loaded data set with the text columns the plan may need.
 pub struct Loaded {
@@ -42,15 +39,7 @@ pub fn parse_grid(text: &str) -> Result<GridSpec> {
 
 /// Loads `--data`, with the plan's group / fold columns kept aside.
 pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Loaded> {
-    let missing = match args.missing {
-        MissingArg::Error => MissingPolicy::Error,
-        MissingArg::Drop => MissingPolicy::Drop,
-        MissingArg::Median => MissingPolicy::Median,
-    };
-    let missing_category = match args.missing_category {
-        MissingCategoryArg::Level => MissingCategory::Level,
-        MissingCategoryArg::MostFrequent => MissingCategory::MostFrequent,
-    };
+    let (missing, missing_category) = (args.missing, args.missing_category);
     let csv_flag = (!args.categorical.is_empty()).then_some("--categorical").or(args.na_values.is_some().then_some("--na-values"));
     let na_values = match &args.na_values {
         Some(list) => NaValues::parse(list).map_err(|e| usage(format!("--na-values: {e}")))?,
@@ -73,11 +62,7 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         let description = format!("{} (n = {n}, seed {})", args.data, seed.0);
         return Ok(Loaded { data, extras: BTreeMap::new(), description, missing_category });
     }
-    let task = match args.task {
-        TaskArg::Auto => TaskHint::Auto,
-        TaskArg::Classification => TaskHint::Classification,
-        TaskArg::Regression => TaskHint::Regression,
-    };
+    let task = args.task;
     let mut extra_columns = args.ignore.clone();
     if let Some(p) = plan {
         extra_columns.extend(p.group.iter().cloned());
@@ -213,15 +198,6 @@ pub fn single_family(args: &FamilyArgs, command: &str) -> Result<()> {
     Ok(())
 }
 
-/// The plan a method uses by default.
-pub fn default_plan(method: Method) -> PlanKind {
-    match method {
-        Method::Cv => PlanKind::Vfold,
-        Method::HoldOut => PlanKind::Holdout,
-        _ => PlanKind::Mc,
-    }
-}
-
 /// Builds and instantiates the plan (or loads saved splits).
 pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -> Result<(Splits, String)> {
     let data = &loaded.data;
@@ -274,17 +250,17 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
         Ok(text.iter().map(|t| names.binary_search(&t).unwrap_or(0) as u32).collect())
     };
     let plan = match kind {
-        PlanKind::Holdout => Plan::HoldOut(HoldOut { stratify: args.stratify, ..HoldOut::new(tau)? }),
-        PlanKind::Vfold => {
+        PlanKind::HoldOut => Plan::HoldOut(HoldOut { stratify: args.stratify, ..HoldOut::new(tau)? }),
+        PlanKind::VFold => {
             let v = VFold::new(args.n_splits)?;
             Plan::VFold(if args.stratify { v.stratified() } else { v })
         }
         PlanKind::Repeated => {
             Plan::RepeatedVFold(RepeatedVFold { n_folds: args.n_splits, n_repeats: args.repeats.unwrap_or(5), stratify: args.stratify })
         }
-        PlanKind::Mc => Plan::MonteCarlo(MonteCarlo { stratify: args.stratify, ..MonteCarlo::new(args.n_splits, tau)? }),
-        PlanKind::Loo => Plan::LeaveOneOut(LeaveOneOut),
-        PlanKind::Lpo => Plan::LeavePOut(LeavePOut { p: args.p.unwrap_or(2), max_splits: args.n_splits.max(1) }),
+        PlanKind::MonteCarlo => Plan::MonteCarlo(MonteCarlo { stratify: args.stratify, ..MonteCarlo::new(args.n_splits, tau)? }),
+        PlanKind::LeaveOneOut => Plan::LeaveOneOut(LeaveOneOut),
+        PlanKind::LeavePOut => Plan::LeavePOut(LeavePOut { p: args.p.unwrap_or(2), max_splits: args.n_splits.max(1) }),
         PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap { n_resamples: args.n_splits }),
         PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: args.n_splits }),
         PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: column(&args.fold_column, "fold-column")?.clone() }),
@@ -317,25 +293,24 @@ pub fn default_stratification(args: &PlanArgs, plan: Plan, task: agghoo::data::T
 /// Refuses plan flags the plan `kind` would ignore (a flag that changes nothing is a mistake the
 /// user cannot see in the output).
 fn check_plan_flags(args: &PlanArgs, kind: PlanKind) -> Result<()> {
-    use PlanKind::*;
-    let name = |k: PlanKind| format!("{k:?}").to_lowercase();
-    let rules: [(bool, &str, &[PlanKind], &str); 9] = [
-        (args.tau.is_some(), "--tau", &[Holdout, Mc], "holdout, mc"),
-        (args.gap.is_some(), "--gap", &[Time], "time"),
-        (args.max_train_size.is_some(), "--max-train-size", &[Time], "time"),
-        (args.test_size.is_some(), "--test-size", &[Time], "time"),
-        (args.repeats.is_some(), "--repeats", &[Repeated], "repeated"),
-        (args.p.is_some(), "--p", &[Lpo], "lpo"),
-        (args.stratify, "--stratify", &[Vfold, Repeated, Mc, Holdout], "vfold, repeated, mc, holdout"),
-        (args.group.is_some(), "--group", &[Group], "group"),
-        (args.fold_column.is_some(), "--fold-column", &[Folds], "folds"),
+    let given = [
+        (args.tau.is_some(), PlanSetting::Tau),
+        (args.gap.is_some(), PlanSetting::Gap),
+        (args.max_train_size.is_some(), PlanSetting::MaxTrainSize),
+        (args.test_size.is_some(), PlanSetting::TestSize),
+        (args.repeats.is_some(), PlanSetting::Repeats),
+        (args.p.is_some(), PlanSetting::P),
+        (args.stratify, PlanSetting::Stratify),
+        (args.group.is_some(), PlanSetting::Group),
+        (args.fold_column.is_some(), PlanSetting::FoldColumn),
     ];
-    for (given, flag, plans, names) in rules {
-        if given && !plans.contains(&kind) {
-            return Err(usage(format!("{flag} has no effect with --plan {}: it applies to --plan {names}", name(kind))));
+    match kind.ignored_setting(given.into_iter().filter(|(on, _)| *on).map(|(_, setting)| setting)) {
+        Some(setting) => {
+            let plans: Vec<&str> = setting.plans().iter().map(|p| p.name()).collect();
+            Err(usage(format!("--{setting} has no effect with --plan {kind}: it applies to --plan {}", plans.join(", "))))
         }
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Parses an outer plan (the forms of [`Plan::parse`]), naming `--outer` in errors.

@@ -12,6 +12,7 @@ use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingCategory, NaValues, Prepro
 use agghoo::engine::Job as _;
 use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
 use agghoo::loss::Loss;
+use agghoo::names::Named;
 use agghoo::resample::{Plan, PlanContext, TrainFraction};
 use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, SelectJob, TieRule};
 use agghoo::{Predictions, Seed};
@@ -183,23 +184,11 @@ fn with_text(data: Dataset, categorical: &TextColumns) -> Outcome<Dataset> {
     Ok(data.with_text_columns(categorical)?)
 }
 
-fn method(name: &str) -> Outcome<Method> {
-    Method::ALL
-        .into_iter()
-        .find(|m| m.name() == name)
-        .ok_or_else(|| invalid("method", "agghoo, majhoo, cv, holdout, acv, ekcv or subagging", name))
-}
-
-fn aggregation(name: Option<&str>) -> Outcome<Option<Aggregation>> {
-    Ok(match name {
-        None | Some("auto") => None,
-        Some("mean") => Some(Aggregation::Mean),
-        Some("vote") => Some(Aggregation::Vote),
-        Some("soft") => Some(Aggregation::SoftVote),
-        Some("score") => Some(Aggregation::ScoreMean),
-        Some("single") => Some(Aggregation::Single),
-        Some(other) => return Err(invalid("aggregation", "auto, mean, vote, soft or score", other)),
-    })
+/// Every list of names the library parses, keyed by parameter (`method`, `plan`, `tie`, …): what
+/// the Python package checks its arguments against.
+#[pyfunction]
+fn names() -> Vec<(&'static str, Vec<&'static str>)> {
+    agghoo::names::all()
 }
 
 /// The plan written `text`, stratified when `stratify` is true, or by the library's default
@@ -253,12 +242,12 @@ fn select<'py>(
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
     let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
-    let method = self::method(method)?;
+    let method = Method::parse_name(method).map_err(Failure::from)?;
     let plan = plan_for(plan, stratify, data.task())?;
     let mut config = SelectConfig::new(method);
     config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    config.tie = tie_rule(tie)?;
-    config.aggregation = self::aggregation(aggregation)?;
+    config.tie = TieRule::parse_name(tie).map_err(Failure::from)?;
+    config.aggregation = <Option<Aggregation>>::parse_name(aggregation.unwrap_or("auto")).map_err(Failure::from)?;
     config.one_standard_error = one_se;
     if let Some(tau) = inner_tau {
         config.inner_fraction = TrainFraction::new(tau).map_err(Failure::from)?;
@@ -500,16 +489,8 @@ fn treecv(
     let (values, _, _) = matrix(&x)?;
     let data = dataset(values, feature_names, &y, class_names)?;
     let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
-    let method = match method {
-        "tree" => TreeMethod::Tree,
-        "standard" => TreeMethod::Standard,
-        other => return Err(invalid("method", "tree or standard", other).into()),
-    };
-    let order = match order {
-        "fixed" => Order::Fixed,
-        "random" => Order::Randomised,
-        other => return Err(invalid("order", "fixed or random", other).into()),
-    };
+    let method = TreeMethod::parse_name(method).map_err(Failure::from)?;
+    let order = Order::parse_name(order).map_err(Failure::from)?;
     let seed = Seed(seed);
     let config = TreeCvConfig::new().method(method).order(order).parallel(parallel).seed(seed);
     let report = compute(py, threads, move || {
@@ -682,19 +663,11 @@ impl Model {
     }
 }
 
-fn tie_rule(tie: &str) -> Outcome<TieRule> {
-    match tie {
-        "first" => Ok(TieRule::First),
-        "last" => Ok(TieRule::Last),
-        other => Err(invalid("tie", "first or last", other)),
-    }
-}
-
 /// The index of the smallest risk, ties (within the library's relative tolerance) by `tie`.
 #[pyfunction]
 #[pyo3(signature = (risks, tie="first"))]
 fn argmin(risks: Vec<f64>, tie: &str) -> PyResult<usize> {
-    Ok(agghoo::select::argmin(&risks, tie_rule(tie)?).map_err(Failure::from)?)
+    Ok(agghoo::select::argmin(&risks, TieRule::parse_name(tie).map_err(Failure::from)?).map_err(Failure::from)?)
 }
 
 /// The one-standard-error rule: the simplest grid point whose mean risk is within one standard
@@ -702,7 +675,8 @@ fn argmin(risks: Vec<f64>, tie: &str) -> PyResult<usize> {
 #[pyfunction]
 #[pyo3(signature = (mean, standard_error, tie="first", larger_is_simpler=false))]
 fn one_standard_error(mean: Vec<f64>, standard_error: Vec<f64>, tie: &str, larger_is_simpler: bool) -> PyResult<usize> {
-    Ok(agghoo::select::one_standard_error(&mean, &standard_error, tie_rule(tie)?, larger_is_simpler).map_err(Failure::from)?)
+    Ok(agghoo::select::one_standard_error(&mean, &standard_error, TieRule::parse_name(tie).map_err(Failure::from)?, larger_is_simpler)
+        .map_err(Failure::from)?)
 }
 
 /// The CV curve of `risks[split][grid point]` on validation sets of `sizes[split]` rows: the
@@ -739,7 +713,11 @@ fn aggregate(
     proba: Option<Vec<Vec<f64>>>,
     decision: Option<Vec<Vec<f64>>>,
 ) -> PyResult<(Vec<f64>, Option<Vec<f64>>)> {
-    let how = self::aggregation(Some(how))?.unwrap_or(Aggregation::Single);
+    // One member is used as it is (`single`, what `meta.py` asks for then); otherwise a user's choice.
+    let how = match how {
+        "single" => Aggregation::Single,
+        _ => <Option<Aggregation>>::parse_name(how).map_err(Failure::from)?.unwrap_or(Aggregation::Single),
+    };
     let members: Vec<Predictions> = match (values, labels) {
         (Some(values), None) => values.into_iter().map(Predictions::Real).collect(),
         (None, Some(labels)) => {
@@ -827,6 +805,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_NA_VALUES", DEFAULT_NA_VALUES.to_vec())?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
+    m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;
     m.add_function(wrap_pyfunction!(risk_curve, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;

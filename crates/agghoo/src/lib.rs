@@ -48,6 +48,7 @@ pub mod features;
 pub mod incremental;
 pub mod limits;
 pub mod loss;
+pub mod names;
 mod parallel;
 mod predictions;
 pub mod resample;

@@ -36,6 +36,10 @@ pub enum Loss {
 }
 
 impl Loss {
+    /// The forms [`Loss::parse`] reads (`E` and `Q` stand for numbers).
+    pub const FORMS: [&'static str; 8] = ["01", "squared", "absolute", "epsilon:E", "hinge", "logistic", "logloss", "pinball:Q"];
+    const EXPECTED: &'static str = "one of 01, squared, absolute, epsilon:E, hinge, logistic, logloss, pinball:Q";
+
     /// The default loss of a task: 0–1 for classification, squared for regression.
     pub fn default_for(task: Task) -> Loss {
         match task {
@@ -66,7 +70,7 @@ impl Loss {
             "logistic" => Loss::Logistic,
             "logloss" | "log-loss" | "cross-entropy" => Loss::LogLoss,
             "pinball" | "quantile" => Loss::Pinball { q: number("q")? },
-            _ => return Err(Error::invalid("loss", "one of 01, squared, absolute, epsilon:E, hinge, logistic, logloss, pinball:Q", text)),
+            _ => return Err(Error::invalid("loss", Self::EXPECTED, text)),
         };
         loss.validate()?;
         Ok(loss)
@@ -197,6 +201,19 @@ impl Loss {
     }
 }
 
+impl std::str::FromStr for Loss {
+    type Err = Error;
+    fn from_str(text: &str) -> Result<Loss> {
+        Loss::parse(text)
+    }
+}
+
+impl std::fmt::Display for Loss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,5 +258,14 @@ mod tests {
         assert!(matches!(Loss::Squared.per_row(&p, &d.all()), Err(Error::TaskMismatch(_))));
         assert!(Loss::parse("pinball:2").is_err());
         assert_eq!(Loss::parse("epsilon:0.25").unwrap(), Loss::EpsilonInsensitive { epsilon: 0.25 });
+    }
+
+    #[test]
+    fn the_forms_are_what_parse_reads_and_lists() {
+        assert_eq!(Loss::EXPECTED, format!("one of {}", Loss::FORMS.join(", ")));
+        for form in Loss::FORMS {
+            let loss: Loss = form.replace(['E', 'Q'], "0.5").parse().unwrap();
+            assert_eq!(loss.to_string().parse::<Loss>().unwrap(), loss);
+        }
     }
 }

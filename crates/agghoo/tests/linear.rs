@@ -14,6 +14,7 @@ use agghoo::data::{Dataset, Target};
 use agghoo::family::lasso::LassoModel;
 use agghoo::family::logistic::LogisticModel;
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, GridSpec, Model, Predictor};
+use agghoo::names::Named;
 use serde_json::Value;
 
 fn golden() -> Value {
@@ -316,7 +317,7 @@ fn every_procedure_runs_on_both_families() {
     for (data, kind) in [(&reg, FamilyKind::Lasso), (&reg, FamilyKind::Enet), (&cls, FamilyKind::Logistic)] {
         let fam = family::build(kind, &FamilyParams::default(), data).unwrap();
         let splits = Plan::MonteCarlo(MonteCarlo::new(5, 0.8).unwrap()).instantiate(&PlanContext::of(data), Seed(3)).unwrap();
-        for method in Method::ALL {
+        for &(method, _, _) in Method::CHOICES {
             if method == Method::Majhoo && kind != FamilyKind::Logistic {
                 continue;
             }

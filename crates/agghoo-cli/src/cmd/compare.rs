@@ -10,7 +10,7 @@ use agghoo::resample::PlanContext;
 use agghoo::select::SelectConfig;
 use serde::Serialize;
 
-use crate::args::{CompareArgs, PlanKind, UsageError};
+use crate::args::{CompareArgs, UsageError};
 use crate::output;
 use crate::source;
 
@@ -50,7 +50,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         c.loss = args.loss.as_deref().map(Loss::parse).transpose()?;
         procedures.push(c);
     }
-    let (inner, _) = source::plan(&args.plan, PlanKind::Mc, None)?;
+    let (inner, _) = source::plan(&args.plan, agghoo::resample::PlanKind::MonteCarlo, None)?;
     let inner = source::default_stratification(&args.plan, inner, data.task());
     let outer_plan = source::default_stratification(&args.plan, source::outer_plan(&args.outer, args.plan.stratify)?, data.task());
     let outer = outer_plan.instantiate(&PlanContext::of(data), seed)?;

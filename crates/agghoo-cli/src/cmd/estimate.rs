@@ -12,7 +12,9 @@ use agghoo::family::{FamilySpec, Rule};
 use agghoo::loss::Loss;
 use serde::Serialize;
 
-use crate::args::{EstimateArgs, PlanKind, UsageError};
+use agghoo::resample::PlanKind;
+
+use crate::args::{EstimateArgs, UsageError};
 use crate::output::{self, num};
 use crate::source;
 
@@ -59,7 +61,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     let preprocess = source::preprocess(&args.family, &loaded);
     let rule = Rule { family: spec.clone(), value }.build_for(data, &preprocess)?;
     let losses = parse_losses(args.loss.as_deref())?;
-    let (splits, plan_text) = source::splits(&args.plan, PlanKind::Vfold, &loaded, seed)?;
+    let (splits, plan_text) = source::splits(&args.plan, PlanKind::VFold, &loaded, seed)?;
     let bar = output::progress(splits.len() as u64, "splits", args.output.json);
     let tick = bar.clone();
     let progress: agghoo::select::Progress = Arc::new(move |k| tick.inc(k));

@@ -10,7 +10,7 @@ use agghoo::select::{self, Aggregation, Method, Report, SelectConfig, TieRule};
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::args::{AggregateArg, MethodArg, SelectArgs, TieArg, UsageError};
+use crate::args::{SelectArgs, UsageError};
 use crate::output::{self, num};
 use crate::source;
 
@@ -38,38 +38,17 @@ struct Result<'a> {
     model_file: Option<String>,
 }
 
-pub fn method(m: MethodArg) -> Method {
-    match m {
-        MethodArg::Agghoo => Method::Agghoo,
-        MethodArg::Majhoo => Method::Majhoo,
-        MethodArg::Cv => Method::Cv,
-        MethodArg::Holdout => Method::HoldOut,
-        MethodArg::Acv => Method::Acv,
-        MethodArg::Ekcv => Method::Ekcv,
-        MethodArg::Subagging => Method::Subagging,
-    }
-}
-
 pub fn run(args: SelectArgs) -> anyhow::Result<()> {
     let seed = Seed(args.seed);
     let loaded = source::load(&args.data, Some(&args.plan), seed)?;
     let data = &loaded.data;
     let family = source::family(&args.family, &loaded)?;
-    let method = method(args.method);
-    let (splits, plan_text) = source::splits(&args.plan, source::default_plan(method), &loaded, seed)?;
+    let method = args.method;
+    let (splits, plan_text) = source::splits(&args.plan, method.default_plan(), &loaded, seed)?;
     let mut config = SelectConfig::new(method);
     config.loss = args.loss.as_deref().map(Loss::parse).transpose()?;
-    config.tie = match args.tie {
-        TieArg::First => TieRule::First,
-        TieArg::Last => TieRule::Last,
-    };
-    config.aggregation = match (args.aggregate, args.soft) {
-        (_, true) | (AggregateArg::Soft, _) => Some(Aggregation::SoftVote),
-        (AggregateArg::Auto, false) => None,
-        (AggregateArg::Mean, false) => Some(Aggregation::Mean),
-        (AggregateArg::Vote, false) => Some(Aggregation::Vote),
-        (AggregateArg::Score, false) => Some(Aggregation::ScoreMean),
-    };
+    config.tie = args.tie;
+    config.aggregation = if args.soft { Some(Aggregation::SoftVote) } else { args.aggregate };
     config.one_standard_error = args.one_se;
     if let Some(tau) = args.inner_tau {
         if method != Method::Subagging {
@@ -228,8 +207,7 @@ fn print_composite(
         let mut t = output::table(&["family", "grid points", "best CV risk", "± SE", "at"]);
         for f in axes {
             let own: Vec<usize> = (0..points.len()).filter(|&m| points[m].family == f.family.name()).collect();
-            let best = own.iter().copied().min_by(|&a, &b| curve.mean[a].total_cmp(&curve.mean[b]).then(a.cmp(&b)));
-            if let Some(b) = best {
+            if let Some(b) = best_of(&curve.mean, &own)? {
                 t.add_row(vec![
                     f.family.name().to_string(),
                     own.len().to_string(),
@@ -256,4 +234,31 @@ fn print_composite(
         }
     };
     output::print(&final_text)
+}
+
+/// The grid point among `own` with the smallest risk, as the engine's argmin picks it (its tie
+/// tolerance, the first in grid order): the point selection would give the family alone.
+fn best_of(risks: &[f64], own: &[usize]) -> anyhow::Result<Option<usize>> {
+    if own.is_empty() {
+        return Ok(None);
+    }
+    let own_risks: Vec<f64> = own.iter().map(|&m| risks[m]).collect();
+    Ok(Some(own[select::argmin(&own_risks, TieRule::First)?]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Risks equal but for rounding (the same errors summed in another order) tie, and the
+    /// first point in grid order wins, as in selection; an exact comparison took the later one.
+    #[test]
+    fn a_familys_best_point_ties_as_the_engine_does() {
+        let risks = [0.9, 0.1 + 0.2, 0.5, 0.3, 0.3];
+        assert!(risks[1] > risks[3]);
+        assert_eq!(best_of(&risks, &[1, 2, 3]).unwrap(), Some(1));
+        assert_eq!(best_of(&risks, &[0, 2]).unwrap(), Some(2));
+        assert_eq!(best_of(&risks, &[]).unwrap(), None);
+        assert!(best_of(&[f64::NAN, 0.1], &[0, 1]).is_err());
+    }
 }

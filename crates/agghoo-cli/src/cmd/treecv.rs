@@ -4,10 +4,10 @@
 use agghoo::Seed;
 use agghoo::incremental::{Incremental, Pegasos};
 use agghoo::select::TieRule;
-use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, Method, Order, Storage, TreeCvConfig, TreeCvReport};
+use agghoo::treecv::{self, ChunkedData, LearnerKind, LearnerSpec, LearnerVisitor, Method, Order, Storage, TreeCvConfig, TreeCvReport};
 use serde::Serialize;
 
-use crate::args::{LearnerArg, OrderArg, TreeCvArgs, TreeMethodArg, UsageError};
+use crate::args::{TreeCvArgs, UsageError};
 use crate::memory::{self, RunMemory};
 use crate::output::{self, num};
 use crate::source;
@@ -64,30 +64,23 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     } else {
         args.folds.parse::<usize>().map_err(|_| UsageError(format!("--folds `{}`: a number or `loo`", args.folds)))?
     };
-    let method = match args.method {
-        TreeMethodArg::Tree => Method::Tree,
-        TreeMethodArg::Standard => Method::Standard,
-    };
-    let order = match args.order {
-        OrderArg::Fixed => Order::Fixed,
-        OrderArg::Random => Order::Randomised,
-    };
+    let (method, order) = (args.method, args.order);
     let cfg = TreeCvConfig::new().method(method).order(order).parallel(args.parallel).seed(seed);
     let shuffle = (!args.no_shuffle).then_some(seed);
     let storage = if args.f32 { Storage::F32 } else { Storage::F64 };
-    let learner_name = clap::ValueEnum::to_possible_value(&args.learner).map(|v| v.get_name().to_string()).unwrap_or_default();
     for (given, flag, applies_to) in
-        [(args.lambda.is_some(), "--lambda", LearnerArg::Pegasos), (args.centres.is_some(), "--centres", LearnerArg::Kmeans)]
+        [(args.lambda.is_some(), "--lambda", LearnerKind::Pegasos), (args.centres.is_some(), "--centres", LearnerKind::Kmeans)]
     {
         if given && args.learner != applies_to {
-            let to = clap::ValueEnum::to_possible_value(&applies_to).map(|v| v.get_name().to_string()).unwrap_or_default();
-            return Err(UsageError(format!("{flag} has no effect with --learner {learner_name}: it applies to --learner {to}")).into());
+            return Err(
+                UsageError(format!("{flag} has no effect with --learner {}: it applies to --learner {applies_to}", args.learner)).into()
+            );
         }
     }
     let lambda_text = args.lambda.as_deref().unwrap_or("1e-6");
     let lambdas = crate::source::parse_grid(lambda_text)?.values()?;
     if lambdas.len() > 1 {
-        if args.learner != LearnerArg::Pegasos {
+        if args.learner != LearnerKind::Pegasos {
             return Err(UsageError("a λ grid is for --learner pegasos".into()).into());
         }
         let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, &data, k, shuffle)?.with_storage(storage)?;
@@ -110,7 +103,7 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         output::print(&format!("PEGASOS λ selected by {k}-fold TreeCV on {description} (n = {n_rows})\n{t}"))?;
         return output::print(&format!("selected λ = {}", num(grid.values[grid.best_index])));
     }
-    let spec = LearnerSpec::parse(&learner_name, lambdas[0], args.centres.unwrap_or(8))?;
+    let spec = LearnerSpec::of(args.learner, lambdas[0], args.centres.unwrap_or(8));
     let (report, memory) = spec.visit(n_classes, Cv { data, k, shuffle, storage, cfg: &cfg, json: args.output.json })??;
     if args.output.json {
         let parameters = Parameters { data: &description, learner: &report.learner, folds: k, method, order, parallel: args.parallel };

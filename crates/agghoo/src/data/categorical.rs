@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dataset::{Dataset, View};
 use crate::error::{Error, Result};
+use crate::names::{Named, named};
 
 /// How a family receives categorical columns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,18 +51,19 @@ pub enum MissingCategory {
 }
 
 impl MissingCategory {
-    /// Parses the CLI's spelling: `level` or `most-frequent`.
+    /// Parses the CLI's spelling, `level` or `most-frequent`, or Python's `most_frequent`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for anything else.
     pub fn parse(text: &str) -> Result<Self> {
-        match text.trim() {
-            "level" => Ok(MissingCategory::Level),
-            "most-frequent" | "most_frequent" => Ok(MissingCategory::MostFrequent),
-            other => Err(Error::invalid("missing-category", "level or most-frequent", other)),
-        }
+        Self::parse_name(&text.replace('_', "-"))
     }
 }
+
+named!(display MissingCategory, "missing-category", [
+    MissingCategory::Level => "level": "A level of its own",
+    MissingCategory::MostFrequent => "most-frequent": "The most frequent level of each training set",
+]);
 
 /// The categorical step of a [`Preprocess`](crate::data::Preprocess).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -27,6 +27,7 @@ use super::categorical::{KindCount, LevelsBuilder, MostlyNumeric, level_name, nu
 use super::dataset::{Dataset, Target};
 use super::na::NaValues;
 use crate::error::{Error, Result};
+use crate::names::named;
 
 /// What to do with missing feature values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,6 +56,18 @@ pub enum TaskHint {
     /// Every value must be a number.
     Regression,
 }
+
+named!(display MissingPolicy, "missing", [
+    MissingPolicy::Error => "error": "Refuse, naming the line and column",
+    MissingPolicy::Drop => "drop": "Drop incomplete rows",
+    MissingPolicy::Median => "median": "Median of each training set",
+]);
+
+named!(display TaskHint, "task", [
+    TaskHint::Auto => "auto": "Classification for text or few integer values, else regression",
+    TaskHint::Classification => "classification": "Every distinct value is a class",
+    TaskHint::Regression => "regression": "Real values",
+]);
 
 /// Options of [`read_csv`].
 #[derive(Clone, Debug, Default)]

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::names::named;
 
 /// Which minimiser wins when several grid points have the same risk.
 ///
@@ -17,6 +18,11 @@ pub enum TieRule {
     /// The last minimiser in grid order.
     Last,
 }
+
+named!(display TieRule, "tie", [
+    TieRule::First => "first": "First minimiser in grid order",
+    TieRule::Last => "last": "Last minimiser in grid order",
+]);
 
 /// Risks within this relative distance of the minimum are tied. A CV curve is a size-weighted
 /// mean of per-split risks, which carries a rounding error of a few ulps per split: two grid

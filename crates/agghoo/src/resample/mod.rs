@@ -7,6 +7,7 @@
 
 mod bootstrap;
 mod holdout;
+mod kind;
 mod loo;
 mod lpo;
 mod montecarlo;
@@ -17,6 +18,7 @@ mod vfold;
 
 pub use bootstrap::Bootstrap;
 pub use holdout::HoldOut;
+pub use kind::{PlanKind, PlanSetting};
 pub use loo::LeaveOneOut;
 pub use lpo::LeavePOut;
 pub use montecarlo::MonteCarlo;

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::Task;
 use crate::error::{Error, Result};
+use crate::names::named;
 use crate::predictions::Predictions;
 
 /// How the members' predictions are combined.
@@ -37,6 +38,15 @@ impl Aggregation {
         }
     }
 }
+
+// `auto` (`None`) is the task's default; the single-member aggregation is not a user's choice.
+named!(Option<Aggregation>, "aggregation", [
+    None => "auto": "Mean for regression, vote for classification",
+    Some(Aggregation::Mean) => "mean": "Average of real predictions",
+    Some(Aggregation::Vote) => "vote": "Majority vote",
+    Some(Aggregation::SoftVote) => "soft": "Average of class probabilities",
+    Some(Aggregation::ScoreMean) => "score": "Sign of the averaged decision scores (binary)",
+]);
 
 /// Combines member predictions (`predictions[j]` for member j, all for the same rows).
 /// `member_risks[j]` is member j's validation risk, used by the vote's tie rule.

@@ -2,8 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::names::{Named, named};
+use crate::resample::PlanKind;
+
 /// A selection / aggregation procedure (each implemented by a
-/// [`Procedure`](super::procedure::Procedure), see [`procedure`](super::procedure::procedure)).
+/// [`Procedure`](super::procedure::Procedure), see [`procedure`](super::procedure::procedure));
+/// every one with its name in [`Named::CHOICES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Hash)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
@@ -25,19 +29,28 @@ pub enum Method {
 }
 
 impl Method {
-    /// Every method.
-    pub const ALL: [Method; 7] =
-        [Method::HoldOut, Method::Cv, Method::Agghoo, Method::Majhoo, Method::Acv, Method::Ekcv, Method::Subagging];
-    /// The CLI name.
+    /// The name users write (`--method`, `method=`): [`Named::name`].
     pub fn name(self) -> &'static str {
+        Named::name(self)
+    }
+
+    /// The plan the method uses when none is given: V-fold for CV, one hold-out split for
+    /// hold-out, Monte-Carlo splits for the others.
+    pub fn default_plan(self) -> PlanKind {
         match self {
-            Method::HoldOut => "holdout",
-            Method::Cv => "cv",
-            Method::Agghoo => "agghoo",
-            Method::Majhoo => "majhoo",
-            Method::Acv => "acv",
-            Method::Ekcv => "ekcv",
-            Method::Subagging => "subagging",
+            Method::Cv => PlanKind::VFold,
+            Method::HoldOut => PlanKind::HoldOut,
+            _ => PlanKind::MonteCarlo,
         }
     }
 }
+
+named!(display Method, "method", [
+    Method::Agghoo => "agghoo": "Aggregated hold-out (average / vote)",
+    Method::Majhoo => "majhoo": "Majority-vote aggregated hold-out",
+    Method::Cv => "cv": "CV selection, refit on all data",
+    Method::HoldOut => "holdout": "Hold-out selection",
+    Method::Acv => "acv": "Selected rules retrained on all data, aggregated",
+    Method::Ekcv => "ekcv": "Averaged selected hyperparameter, fitted on all data",
+    Method::Subagging => "subagging": "Subagged hold-out",
+]);

@@ -4,10 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::incremental::{
     Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos,
 };
+use crate::names::{Named, named};
 
 /// An incremental learner and its options.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,25 +42,53 @@ pub trait LearnerVisitor {
     fn visit<L: Incremental>(self, learner: &L) -> Self::Output;
 }
 
-/// The names [`LearnerSpec::parse`] reads.
-pub const LEARNER_NAMES: &str = "pegasos, lsq-sgd, gaussian-nb, multinomial-nb, kmeans or density";
+/// The incremental learners by name, without their options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LearnerKind {
+    /// PEGASOS.
+    Pegasos,
+    /// Least-squares SGD.
+    LsqSgd,
+    /// Gaussian naive Bayes.
+    GaussianNb,
+    /// Multinomial naive Bayes.
+    MultinomialNb,
+    /// Online k-means.
+    Kmeans,
+    /// Gaussian density.
+    Density,
+}
+
+named!(display LearnerKind, "learner", [
+    LearnerKind::Pegasos => "pegasos": "PEGASOS linear SVM (0–1 loss of the last iterate)",
+    LearnerKind::LsqSgd => "lsq-sgd": "Least-squares SGD with iterate averaging (robust SA)",
+    LearnerKind::GaussianNb => "gaussian-nb": "Gaussian naive Bayes (0–1 loss)",
+    LearnerKind::MultinomialNb => "multinomial-nb": "Multinomial naive Bayes (0–1 loss; non-negative counts)",
+    LearnerKind::Kmeans => "kmeans": "Online k-means (squared distance to the nearest centre)",
+    LearnerKind::Density => "density": "Gaussian density (negative log-likelihood)",
+]);
 
 impl LearnerSpec {
-    /// The learner named `name` (the CLI's names), with PEGASOS's `lambda` and k-means'
-    /// `centres` (ignored by the others).
+    /// The learner named `name` (the CLI's names, [`LearnerKind`]), with PEGASOS's `lambda` and
+    /// k-means' `centres` (ignored by the others).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for another name.
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for another name.
     pub fn parse(name: &str, lambda: f64, centres: usize) -> Result<Self> {
-        Ok(match name {
-            "pegasos" => LearnerSpec::Pegasos { lambda },
-            "lsq-sgd" => LearnerSpec::LsqSgd,
-            "gaussian-nb" => LearnerSpec::GaussianNb,
-            "multinomial-nb" => LearnerSpec::MultinomialNb,
-            "kmeans" => LearnerSpec::Kmeans { centres },
-            "density" => LearnerSpec::Density,
-            other => return Err(Error::invalid("learner", LEARNER_NAMES, other)),
-        })
+        Ok(Self::of(LearnerKind::parse_name(name)?, lambda, centres))
+    }
+
+    /// The learner of kind `kind`, with PEGASOS's `lambda` and k-means' `centres` (ignored by the
+    /// others).
+    pub fn of(kind: LearnerKind, lambda: f64, centres: usize) -> Self {
+        match kind {
+            LearnerKind::Pegasos => LearnerSpec::Pegasos { lambda },
+            LearnerKind::LsqSgd => LearnerSpec::LsqSgd,
+            LearnerKind::GaussianNb => LearnerSpec::GaussianNb,
+            LearnerKind::MultinomialNb => LearnerSpec::MultinomialNb,
+            LearnerKind::Kmeans => LearnerSpec::Kmeans { centres },
+            LearnerKind::Density => LearnerSpec::Density,
+        }
     }
 
     /// Builds the learner for data with `n_classes` classes (0 for regression) and runs `visitor`

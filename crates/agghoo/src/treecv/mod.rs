@@ -34,7 +34,7 @@ mod learners;
 mod select;
 
 pub use chunks::{ChunkRows, ChunkedData, Storage, chunk_rows};
-pub use learners::{LEARNER_NAMES, LearnerSpec, LearnerVisitor};
+pub use learners::{LearnerKind, LearnerSpec, LearnerVisitor};
 pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, select_grid};
 
 use std::time::Instant;
@@ -45,6 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::incremental::{Incremental, SnapshotMode};
+use crate::names::named;
 use crate::seed::{Purpose, Seed};
 
 /// Which CV computation to run.
@@ -66,6 +67,16 @@ pub enum Order {
     /// A seeded random permutation of the points of each update.
     Randomised,
 }
+
+named!(display Method, "method", [
+    Method::Tree => "tree": "TreeCV recursion",
+    Method::Standard => "standard": "k separate trainings",
+]);
+
+named!(display Order, "order", [
+    Order::Fixed => "fixed": "Hierarchical chunk order",
+    Order::Randomised => "random": "Seeded random order within each update",
+]);
 
 /// How a TreeCV run is done. Every field is a validated choice; k is checked against n by
 /// [`ChunkedData`].

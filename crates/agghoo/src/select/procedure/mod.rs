@@ -232,10 +232,8 @@ impl SelectConfig {
             Some(base) => (base, true),
             None => (name.trim(), false),
         };
-        let method = Method::ALL
-            .into_iter()
-            .find(|m| m.name() == base)
-            .ok_or_else(|| Error::invalid("method", "agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv or subagging", name))?;
+        let method: Method =
+            base.parse().map_err(|_| Error::invalid("method", "agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv or subagging", name))?;
         if one_se && !procedure(method).uses_one_standard_error() {
             return Err(Error::invalid("method", "+1se on cv only", name));
         }
@@ -294,6 +292,7 @@ pub(crate) fn resolve_aggregation(config: &SelectConfig, task: Task, n_classes: 
 pub(crate) mod tests {
     use super::*;
     use crate::family::Scale;
+    use crate::names::Named;
 
     /// Hand-made outcomes of 3 splits over a 4-point grid: `risks[j]`, validation sizes `sizes[j]`,
     /// each split's selection its first minimiser.
@@ -333,7 +332,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_registry_names_each_method_once() {
-        for m in Method::ALL {
+        for &(m, _, _) in Method::CHOICES {
             assert_eq!(procedure(m).method(), m);
         }
     }
@@ -341,7 +340,8 @@ pub(crate) mod tests {
     /// The aggregation error lists exactly the procedures that combine members.
     #[test]
     fn the_aggregation_message_lists_the_combining_procedures() {
-        let combining: Vec<&str> = Method::ALL.into_iter().filter(|&m| procedure(m).combines_members()).map(Method::name).collect();
+        let combining: Vec<&str> =
+            Method::CHOICES.iter().map(|c| c.0).filter(|&m| procedure(m).combines_members()).map(Method::name).collect();
         let mut config = SelectConfig::new(Method::Cv);
         config.aggregation = Some(Aggregation::Vote);
         let Err(Error::InvalidParameter { expected, .. }) = config.check() else { panic!("CV takes no aggregation") };
