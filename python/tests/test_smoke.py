@@ -43,3 +43,14 @@ def test_a_model_file_naming_a_class_twice_is_refused(tmp_path):
     (tmp_path / "twice.json").write_text(json.dumps(doc))
     with pytest.raises(exceptions.CorruptFileError, match="the class `a` is named twice"):
         agghoo.load_model(tmp_path / "twice.json")
+
+
+def test_names_come_from_the_library():
+    from agghoo import _native, _categorical, _estimators
+
+    names = dict(_native.names())
+    assert _estimators._METHODS == ("agghoo", "majhoo", "cv", "holdout", "acv", "ekcv", "subagging")
+    assert _categorical._MISSING_CATEGORY == ("level", "most_frequent")
+    assert names["tie"] == ["first", "last"] and names["aggregation"][0] == "auto"
+    with pytest.raises(exceptions.ParameterError, match="one of first, last"):
+        _native.argmin([0.2, 0.1], tie="middle")
