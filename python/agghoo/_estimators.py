@@ -9,7 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _categorical, _input, _native
-from . import dask as _dask, meta
+from . import dask as _dask, meta, plotting
 from ._validation import ESTIMATOR_CONSTRAINTS
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
@@ -199,6 +199,10 @@ class _Agghoo(BaseEstimator):
         self.member_values_ = list(model.member_values)
         self.cv_results_ = _cv_results(self.report_)
         return self
+
+    def plot(self, ax=None, **kwargs):
+        """The CV curve ± its standard error and the selected points: :class:`agghoo.plotting.CVCurveDisplay`."""
+        return plotting.CVCurveDisplay.from_estimator(self, ax=ax, **kwargs)
 
     def save(self, path):
         """Write the fitted model as an agghoo model file (``agghoo predict --model`` reads it)."""
