@@ -143,7 +143,7 @@ def test_wheel_installs_and_runs_the_examples_without_rust(wheel, tmp_path):
         site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
         pathlib.Path(site.stdout.strip(), "test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
         pip += ["--no-index", "--no-deps", "--force-reinstall"]
-    install = subprocess.run([*pip, f"{wheel}[plot]"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    install = subprocess.run([*pip, f"{wheel}[plot,pandas]"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert install.returncode == 0, install.stdout + install.stderr
     check = subprocess.run([python, "-m", "pip", "check", "--disable-pip-version-check"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
