@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _categorical, _input, _native, _scoring
-from . import dask as _dask, meta
+from . import dask as _dask, meta, plotting
 from ._results import best_index, cv_results
 from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, seed_of, threads_of
 
@@ -295,6 +295,10 @@ class _Agghoo(BaseEstimator):
         if self._task == "classification" and self.method in _AGGREGATING and _all_in(self.family, _PROBA_FAMILIES):
             return "soft"
         return None
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """The CV curve ± its standard error and the selected points: :class:`agghoo.plotting.CVCurveDisplay`."""
+        return plotting.CVCurveDisplay.from_estimator(self, ax=ax, **kwargs)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the fitted model as an agghoo model file (``agghoo predict --model`` reads it)."""

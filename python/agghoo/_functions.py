@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from . import _categorical, _input, _native
-from . import dask as _dask
+from . import dask as _dask, plotting
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
 from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, RandomStateLike, seed_of, threads_of, validate
@@ -403,6 +403,10 @@ class Comparison:
 
         rows = [{"procedure": p["label"], "risk": p["estimate"], "standard_error": p["standard_error"]} for p in self._result["procedures"]]
         return pd.DataFrame(rows).set_index("procedure")
+
+    def plot(self, ax: Any = None, **kwargs: Any) -> Any:
+        """Test risk ± standard error and per-split risks per procedure: :class:`agghoo.plotting.ComparisonDisplay`."""
+        return plotting.ComparisonDisplay.from_result(self, ax=ax, **kwargs)
 
     def __repr__(self) -> str:
         rows = ", ".join(f"{p['label']}={p['estimate']:.6g}±{(p['standard_error'] or float('nan')):.2g}" for p in self._result["procedures"])
@@ -865,6 +869,10 @@ class StudyResult(_DictResult):
             for s in self._result["summary"]
         ]
         return pd.DataFrame(rows).rename(columns={"label": "procedure"}).set_index(["family", "procedure"])
+
+    def plot(self, kind: str = "relative", ax: Any = None) -> Any:
+        """The study's pictures (``kind="relative"`` or ``"tau"``): :class:`agghoo.plotting.StudyDisplay`."""
+        return plotting.StudyDisplay.from_result(self, kind=kind, ax=ax)
 
     def __repr__(self) -> str:
         failed = sum(1 for c in self._result["cells"] if c.get("error"))

@@ -1,9 +1,43 @@
-# Type stubs of the compiled module agghoo._native (hand-written).
+# Type stubs of the compiled module agghoo._native (crates/agghoo-py), written by hand and checked
+# against the module by mypy's stubtest (python/tests/test_stub.py says how to update them).
 from os import PathLike
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, final
 
 import numpy as np
 import numpy.typing as npt
+
+__all__ = [
+    "Model",
+    "Job",
+    "treecv_chunks",
+    "treecv_feed",
+    "treecv_subtree",
+    "treecv_assemble",
+    "select",
+    "splits",
+    "estimate",
+    "compare",
+    "treecv",
+    "select_features",
+    "version",
+    "read_text",
+    "DEFAULT_NA_VALUES",
+    "study",
+    "argmin",
+    "one_standard_error",
+    "risk_curve",
+    "aggregate",
+    "set_limits",
+    "check_grid_points",
+    "_panic_for_tests",
+]
+
+#: The strings read as missing values in text columns by default.
+DEFAULT_NA_VALUES: list[str]
+
+# Text (categorical) columns: (column position, one cell per row, None for a missing cell).
+_TextColumns = Sequence[tuple[int, Sequence[Optional[str]]]]
+_Indices = npt.NDArray[np.uintp]
 
 def version() -> str: ...
 def select(
@@ -25,7 +59,117 @@ def select(
     inner_tau: Optional[float] = None,
     seed: int = 0,
     threads: Optional[int] = None,
-) -> tuple[Model, str]: ...
+    job: bool = False,
+    categorical: _TextColumns = ...,
+    missing_category: str = "level",
+    axes: Sequence[tuple[str, str]] = ...,
+    na_values: Optional[Sequence[str]] = None,
+) -> tuple[Model, str] | Job: ...
+def estimate(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    feature_names: Sequence[str],
+    class_names: Optional[Sequence[str]],
+    family: str,
+    value: float,
+    params: Sequence[tuple[str, str]],
+    plan: str,
+    stratify: Optional[bool] = None,
+    losses: Sequence[str] = ...,
+    standardize: bool = False,
+    closed_form: bool = True,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    job: bool = False,
+    categorical: _TextColumns = ...,
+    missing_category: str = "level",
+) -> str | Job: ...
+def compare(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    feature_names: Sequence[str],
+    class_names: Optional[Sequence[str]],
+    family: str,
+    grid: Optional[str],
+    params: Sequence[tuple[str, str]],
+    methods: Sequence[str],
+    outer: str,
+    inner: str,
+    stratify: Optional[bool] = None,
+    loss: Optional[str] = None,
+    standardize: bool = False,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    job: bool = False,
+    categorical: _TextColumns = ...,
+    missing_category: str = "level",
+) -> str | Job: ...
+def select_features(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    feature_names: Sequence[str],
+    class_names: Optional[Sequence[str]],
+    method: str = "sffs",
+    scorer: str = "cfs",
+    n_features: str = "best",
+    inner: str = "vfold:5",
+    evaluate: Optional[str] = None,
+    learner: Optional[str] = None,
+    standardize: bool = False,
+    seed: int = 0,
+    threads: Optional[int] = None,
+    job: bool = False,
+) -> str | Job: ...
+def treecv(
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    feature_names: Sequence[str],
+    class_names: Optional[Sequence[str]],
+    learner: str,
+    folds: int,
+    lambda_: float = 1e-06,
+    centres: int = 8,
+    method: str = "tree",
+    order: str = "fixed",
+    shuffle: bool = True,
+    parallel: bool = False,
+    seed: int = 0,
+    threads: Optional[int] = None,
+) -> str: ...
+def treecv_chunks(n_rows: int, folds: int, shuffle: bool = True, seed: int = 0) -> list[_Indices]: ...
+def treecv_feed(
+    learner: str,
+    model: Optional[str],
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    feature_names: Sequence[str],
+    class_names: Optional[Sequence[str]],
+    lambda_: float = 1e-06,
+    centres: int = 8,
+    threads: Optional[int] = None,
+) -> str: ...
+def treecv_subtree(
+    learner: str,
+    model: Optional[str],
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    feature_names: Sequence[str],
+    class_names: Optional[Sequence[str]],
+    sizes: Sequence[int],
+    lambda_: float = 1e-06,
+    centres: int = 8,
+    parallel: bool = False,
+    threads: Optional[int] = None,
+) -> tuple[list[float], int]: ...
+def treecv_assemble(
+    learner: str,
+    sums: Sequence[float],
+    sizes: Sequence[int],
+    n_classes: int,
+    wall_seconds: float,
+    lambda_: float = 1e-06,
+    centres: int = 8,
+) -> str: ...
 def splits(
     plan: str,
     n_rows: int,
@@ -33,7 +177,24 @@ def splits(
     stratify: Optional[bool] = None,
     strata: Optional[Sequence[int]] = None,
     groups: Optional[Sequence[int]] = None,
-) -> list[tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]]]: ...
+) -> list[tuple[_Indices, _Indices]]: ...
+def read_text(
+    name: str, cells: Sequence[Optional[str]], na_values: Optional[Sequence[str]] = None, detected: bool = False
+) -> tuple[list[Optional[str]], Optional[tuple[str, list[str]]]]: ...
+def argmin(risks: Sequence[float], tie: str = "first") -> int: ...
+def one_standard_error(
+    mean: Sequence[float], standard_error: Sequence[float], tie: str = "first", larger_is_simpler: bool = False
+) -> int: ...
+def risk_curve(risks: Sequence[Sequence[float]], sizes: Sequence[int]) -> tuple[list[float], list[float]]: ...
+def aggregate(
+    how: str,
+    member_risks: Sequence[float],
+    values: Optional[Sequence[Sequence[float]]] = None,
+    labels: Optional[Sequence[Sequence[int]]] = None,
+    n_classes: int = 0,
+    proba: Optional[Sequence[Sequence[float]]] = None,
+    decision: Optional[Sequence[Sequence[float]]] = None,
+) -> tuple[list[float], Optional[list[float]]]: ...
 def path_outputs(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
@@ -50,6 +211,7 @@ def path_outputs(
     axes: Sequence[tuple[str, str]] = ...,
 ) -> tuple[str, list[tuple[npt.NDArray[Any], Optional[npt.NDArray[np.float64]], Optional[npt.NDArray[np.float64]]]]]: ...
 
+@final
 class Model:
     @staticmethod
     def from_json(text: str) -> Model: ...
@@ -57,17 +219,43 @@ class Model:
     def load(path: str | PathLike[str]) -> Model: ...
     def to_json(self) -> str: ...
     def save(self, path: str | PathLike[str]) -> None: ...
-    def predict(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64] | npt.NDArray[np.int64]: ...
-    def predict_proba(self, x: npt.NDArray[np.float64]) -> Optional[npt.NDArray[np.float64]]: ...
-    def decision_function(self, x: npt.NDArray[np.float64]) -> Optional[npt.NDArray[np.float64]]: ...
+    def predict(
+        self, x: npt.NDArray[np.float64], categorical: _TextColumns = ...
+    ) -> npt.NDArray[np.float64] | npt.NDArray[np.int64]: ...
+    def predict_proba(self, x: npt.NDArray[np.float64], categorical: _TextColumns = ...) -> Optional[npt.NDArray[np.float64]]: ...
+    def decision_function(self, x: npt.NDArray[np.float64], categorical: _TextColumns = ...) -> Optional[npt.NDArray[np.float64]]: ...
     @property
     def feature_names(self) -> list[str]: ...
     @property
     def class_names(self) -> list[str]: ...
     @property
+    def categorical(self) -> list[str]: ...
+    @property
+    def na_values(self) -> Optional[list[str]]: ...
+    @property
     def member_values(self) -> list[float]: ...
+
+@final
+class Job:
+    """A unit-wise computation shipped to Dask workers (agghoo.dask)."""
+
+    @staticmethod
+    def from_json(text: str) -> Job: ...
+    def to_json(self) -> str: ...
+    @property
+    def n_units(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    def evaluate(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], units: Sequence[int], threads: Optional[int] = None
+    ) -> list[str]: ...
+    def assemble(
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], outcomes: Sequence[str], threads: Optional[int] = None
+    ) -> tuple[Model, str] | str: ...
+    def __dask_tokenize__(self) -> str: ...
+
 def study(
-    data_dir: str,
+    data_dir: str | PathLike[str],
     quick: bool = False,
     sets: Optional[Sequence[str]] = None,
     families: Optional[Sequence[str]] = None,
@@ -79,6 +267,6 @@ def study(
     alpha: Optional[float] = None,
     threads: Optional[int] = None,
 ) -> str: ...
-def set_limits(max_memory: Optional[str] = None, counts: list[tuple[str, str]] = ...) -> list[tuple[str, int]]: ...
+def set_limits(max_memory: Optional[str] = None, counts: Sequence[tuple[str, str]] = ...) -> list[tuple[str, int]]: ...
 def check_grid_points(n: int, what: str) -> None: ...
 def _panic_for_tests(message: str) -> None: ...
