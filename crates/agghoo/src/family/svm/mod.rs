@@ -319,27 +319,11 @@ fn one_class(train: &View<'_>) -> Error {
     Error::ConstantTarget { name: format!("{} (training set of {} rows)", data.target_name(), train.len()), value }
 }
 
-/// The scaled warm start of the module doc: `α' = s α`, `∇' = s (∇ − p) + p`, with s the
-/// minimiser of the dual objective `f(s α) = s² ½ αᵀQα + s pᵀα` over `1 ≤ s ≤ r = C'/C`
-/// (every such start is feasible). `s = r` (LIBSVM-style scaling, variables at the old bound set
-/// to exactly C') is right while the support vectors sit at the bound; `s = 1` (the old solution
-/// unchanged) once none does, where the solution no longer depends on C.
+/// The scaled warm start of the module doc: `α' = clip(r α)`, `∇' = r (∇ − p) + p`, r = C'/C.
 fn warm_start(prev: &Solution, c_old: f64, c_new: f64, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let r = c_new / c_old;
-    // αᵀQα = αᵀ(∇ − p) and pᵀα from the old solution, no kernel work
-    let (mut quad, mut lin) = (0.0, 0.0);
-    for ((&a, &g), &p) in prev.alpha.iter().zip(&prev.grad).zip(p) {
-        quad += a * (g - p);
-        lin += a * p;
-    }
-    let s = if quad > 0.0 { -lin / quad } else { r };
-    let (s, alpha) = if s.is_nan() || s >= r {
-        (r, prev.alpha.iter().map(|&a| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) }).collect())
-    } else {
-        let s = s.max(1.0);
-        (s, prev.alpha.iter().map(|&a| a * s).collect())
-    };
-    let grad = prev.grad.iter().zip(p).map(|(g, p)| s * (g - p) + p).collect();
+    let alpha = prev.alpha.iter().map(|&a| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) }).collect();
+    let grad = prev.grad.iter().zip(p).map(|(g, p)| r * (g - p) + p).collect();
     (alpha, grad)
 }
 

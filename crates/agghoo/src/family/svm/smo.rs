@@ -80,27 +80,6 @@ pub(crate) struct Solution {
     /// SMO iterations.
     #[cfg_attr(not(test), allow(dead_code))]
     pub iterations: usize,
-    /// Work counts of the solve (deterministic, for profiles and tests).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub counts: SolveCounts,
-}
-
-/// What a solve did, counted (not timed): deterministic, so profiles on a loaded machine and
-/// tests can compare them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) struct SolveCounts {
-    /// Newton steps attempted (past the size test) and kept.
-    pub newton_tried: usize,
-    pub newton_kept: usize,
-    /// Newton steps skipped because the free set was too large for a factorisation.
-    pub newton_too_large: usize,
-    /// Shrinking passes, and unshrinks (the one at 10·tol and the re-checks on all variables).
-    pub shrinks: usize,
-    pub unshrinks: usize,
-    /// Kernel rows applied to the gradient (two per SMO iteration plus the Newton steps' moved
-    /// variables): each is one pass over the l variables.
-    pub gradient_rows: usize,
 }
 
 impl Dual<'_> {
@@ -167,14 +146,12 @@ impl Dual<'_> {
         let shrink_every = l.clamp(1, SHRINK_EVERY);
         let mut counter = shrink_every;
         let mut newton = NewtonWork::default();
-        let mut counts = SolveCounts::default();
         let mut iter = 0;
         loop {
             if self.shrinking {
                 counter -= 1;
                 if counter == 0 {
                     counter = shrink_every;
-                    counts.shrinks += 1;
                     self.shrink(simd, &alpha, &grad, &mut active, &mut unshrunk);
                 }
             }
@@ -184,7 +161,6 @@ impl Dual<'_> {
                 }
                 // optimal on the active set: the gradient is current everywhere, re-check on all
                 active = Active::all(l);
-                counts.unshrinks += 1;
                 match self.select(simd, cache, &alpha, &grad, &active) {
                     None => break,
                     Some(_) => {
@@ -259,14 +235,13 @@ impl Dual<'_> {
             // the gradient of every variable, shrunk ones included (unshrinking and the final
             // check then have nothing to rebuild)
             self.add_to_gradient(&mut grad, ki, kj, y[i] * (alpha[i] - old_i), y[j] * (alpha[j] - old_j));
-            counts.gradient_rows += 2;
             if iter % NEWTON_EVERY == 0 {
-                self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton, &mut counts, iter);
+                self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton);
             }
         }
         let rho = self.rho(&alpha, &grad);
         let objective = 0.5 * alpha.iter().zip(&grad).zip(self.p).map(|((a, g), p)| a * (g + p)).sum::<f64>();
-        Ok(Solution { alpha, grad, rho, objective, iterations: iter, counts })
+        Ok(Solution { alpha, grad, rho, objective, iterations: iter })
     }
 
     /// A Newton step on the free variables F (`0 < α_t < C`) with the others fixed: the
@@ -282,36 +257,14 @@ impl Dual<'_> {
     /// (overlapping classes at large C) SMO zig-zags for thousands of pair updates inside a free
     /// set that a few Newton steps settle; the stopping rule is unchanged.
     #[inline(always)]
-    fn newton_step(
-        &self,
-        cache: &mut KernelCache,
-        alpha: &mut [f64],
-        grad: &mut [f64],
-        active: &Active,
-        work: &mut NewtonWork,
-        counts: &mut SolveCounts,
-        iterations: usize,
-    ) {
+    fn newton_step(&self, cache: &mut KernelCache, alpha: &mut [f64], grad: &mut [f64], active: &Active, work: &mut NewtonWork) {
         let y = self.y;
         let c = self.c;
         let l = y.len();
         let n0 = (0..l).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < c).count();
-        if n0 < 2 {
+        if n0 < 2 || n0 * n0 * n0 > 6 * NEWTON_COST * NEWTON_EVERY * l {
             return;
         }
-        // the factorisation (`n0³/6`) against the SMO work it follows: the last `NEWTON_EVERY`
-        // iterations, or, for a large free set, every iteration of this solve so far less the
-        // factorisations already paid for this way (so that they cost at most `NEWTON_COST` times
-        // the SMO work in all)
-        let cube = n0 * n0 * n0;
-        if cube > 6 * NEWTON_COST * NEWTON_EVERY * l {
-            if cube / 6 + work.large_spent > NEWTON_COST * iterations * l {
-                counts.newton_too_large += 1;
-                return;
-            }
-            work.large_spent += cube / 6;
-        }
-        counts.newton_tried += 1;
         if !work.sync(self, cache, alpha, active) {
             return;
         }
@@ -375,7 +328,6 @@ impl Dual<'_> {
         if drift.abs() > 1e-12 * (moved_total + c) || change > 0.0 {
             return;
         }
-        counts.newton_kept += 1;
         // G += Q_{·,t} Δα_t over the moved variables, two kernel rows per pass over G
         let mut moved: Vec<(usize, f64)> = Vec::with_capacity(vars.len());
         for (a, &t) in vars.iter().enumerate() {
@@ -390,7 +342,6 @@ impl Dual<'_> {
             let (rb, db) = pair.get(1).copied().unwrap_or((ra, 0.0));
             let (ha, hb) = (cache.load(ra), cache.load(rb));
             self.add_to_gradient(grad, cache.row(ha), cache.row(hb), da, db);
-            counts.gradient_rows += pair.len();
         }
     }
 
@@ -761,8 +712,6 @@ fn scan_low<S: pulp::Simd>(
 /// (`O(|F|³)`): between two steps SMO changes the free set by a few variables.
 #[derive(Default)]
 struct NewtonWork {
-    /// Multiply-adds (`n0³/6` each) of the factorisations admitted for a large free set.
-    large_spent: usize,
     vars: Vec<usize>,
     q: Vec<f64>,
     /// Lower-triangular factor by rows (row i has i + 1 entries).
