@@ -30,6 +30,10 @@ __all__ = [
     "set_limits",
     "check_grid_points",
     "_panic_for_tests",
+    "path_outputs",
+    "families",
+    "names",
+    "compare_paired",
 ]
 
 #: The strings read as missing values in text columns by default.
@@ -38,6 +42,8 @@ DEFAULT_NA_VALUES: list[str]
 # Text (categorical) columns: (column position, one cell per row, None for a missing cell).
 _TextColumns = Sequence[tuple[int, Sequence[Optional[str]]]]
 _Indices = npt.NDArray[np.uintp]
+# The caller's folds: (train, validation) row indices per split.
+_Folds = Sequence[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]
 
 def version() -> str: ...
 def select(
@@ -64,6 +70,10 @@ def select(
     missing_category: str = "level",
     axes: Sequence[tuple[str, str]] = ...,
     na_values: Optional[Sequence[str]] = None,
+    verbose: int = 0,
+    splits: Optional[_Folds] = None,
+    risks: Optional[Sequence[Sequence[float]]] = None,
+    groups: Optional[Sequence[int]] = None,
 ) -> tuple[Model, str] | Job: ...
 def estimate(
     x: npt.NDArray[np.float64],
@@ -83,6 +93,8 @@ def estimate(
     job: bool = False,
     categorical: _TextColumns = ...,
     missing_category: str = "level",
+    verbose: int = 0,
+    folds: Optional[_Folds] = None,
 ) -> str | Job: ...
 def compare(
     x: npt.NDArray[np.float64],
@@ -103,6 +115,8 @@ def compare(
     job: bool = False,
     categorical: _TextColumns = ...,
     missing_category: str = "level",
+    verbose: int = 0,
+    folds: Optional[_Folds] = None,
 ) -> str | Job: ...
 def select_features(
     x: npt.NDArray[np.float64],
@@ -195,6 +209,9 @@ def aggregate(
     proba: Optional[Sequence[Sequence[float]]] = None,
     decision: Optional[Sequence[Sequence[float]]] = None,
 ) -> tuple[list[float], Optional[list[float]]]: ...
+def families() -> dict[str, dict[str, bool]]: ...
+def names() -> list[tuple[str, list[str]]]: ...
+def compare_paired(a: str, a_risks: Sequence[float], b: str, b_risks: Sequence[float], n_rows: int, folds: _Folds) -> str: ...
 def path_outputs(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
