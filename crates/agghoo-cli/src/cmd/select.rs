@@ -10,7 +10,7 @@ use agghoo::select::{self, Aggregation, Method, Report, SelectConfig, TieRule};
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::args::{AggregateArg, MethodArg, SelectArgs, TieArg, UsageError};
+use crate::args::{AggregateArg, MethodArg, SelectArgs, UsageError};
 use crate::output::{self, num};
 use crate::source;
 
@@ -59,10 +59,7 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
     let (splits, plan_text) = source::splits(&args.plan, source::default_plan(method), &loaded, seed)?;
     let mut config = SelectConfig::new(method);
     config.loss = args.loss.as_deref().map(Loss::parse).transpose()?;
-    config.tie = match args.tie {
-        TieArg::First => TieRule::First,
-        TieArg::Last => TieRule::Last,
-    };
+    config.tie = args.tie.rule();
     config.aggregation = match (args.aggregate, args.soft) {
         (_, true) | (AggregateArg::Soft, _) => Some(Aggregation::SoftVote),
         (AggregateArg::Auto, false) => None,
