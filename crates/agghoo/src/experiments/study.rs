@@ -935,6 +935,21 @@ mod tests {
         }
     }
 
+    /// A repetition's 60 training and 40 test rows and its 10 stratified folds, rebuilt by hand
+    /// from its seed.
+    fn by_hand(data: &Dataset, seed: Seed) -> (Dataset, Dataset, Splits) {
+        let mut order: Vec<usize> = (0..data.n_rows()).collect();
+        order.shuffle(&mut seed.rng(Purpose::Data, 0));
+        let mut tr = order[..60].to_vec();
+        let mut te = order[60..100].to_vec();
+        tr.sort_unstable();
+        te.sort_unstable();
+        let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
+        let ctx = PlanContext::of(&train);
+        let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
+        (train, test, vfold)
+    }
+
     /// Every procedure equals the same procedure run alone through `select::select` on the
     /// repetition's splits: the shared evaluation changes nothing.
     #[test]
@@ -946,17 +961,9 @@ mod tests {
         let seed = config.seed.child(Purpose::Experiment, 0).child(Purpose::Data, 0);
         let rep = repetition(&data, StudyFamily::Knn, seed, 60, 40, &config).unwrap();
         // Rebuild the repetition's data and splits by hand.
-        let mut order: Vec<usize> = (0..data.n_rows()).collect();
-        order.shuffle(&mut seed.rng(Purpose::Data, 0));
-        let mut tr = order[..60].to_vec();
-        let mut te = order[60..100].to_vec();
-        tr.sort_unstable();
-        te.sort_unstable();
-        let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
+        let (train, test, vfold) = by_hand(&data, seed);
         let pre = FamilyKind::Knn.preprocess(&data, true, MissingCategory::Level);
         let knn = FamilySpec::default_for(FamilyKind::Knn).build_for(&train, &pre).unwrap();
-        let ctx = PlanContext::of(&train);
-        let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
         let mc = MonteCarlo::new(10, 0.5).unwrap().instantiate(60, seed.child(Purpose::Splits, 2)).unwrap();
         let mc5 = Splits::new(60, mc.as_slice()[..5].to_vec()).unwrap();
         let run = |splits: &Splits, method: Method, one_se: bool| {
@@ -1008,17 +1015,9 @@ mod tests {
         config.tie = TieRule::Last;
         let seed = config.seed.child(Purpose::Experiment, 0).child(Purpose::Data, 0);
         let last = repetition(&data, StudyFamily::Cart, seed, 60, 40, &config).unwrap();
-        let mut order: Vec<usize> = (0..data.n_rows()).collect();
-        order.shuffle(&mut seed.rng(Purpose::Data, 0));
-        let mut tr = order[..60].to_vec();
-        let mut te = order[60..100].to_vec();
-        tr.sort_unstable();
-        te.sort_unstable();
-        let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
+        let (train, test, vfold) = by_hand(&data, seed);
         let pre = FamilyKind::Cart.preprocess(&data, false, MissingCategory::Level);
         let cart = FamilySpec::default_for(FamilyKind::Cart).build_for(&train, &pre).unwrap();
-        let ctx = PlanContext::of(&train);
-        let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
         let mc = MonteCarlo::new(10, 0.8).unwrap().instantiate(60, seed.child(Purpose::Splits, 1)).unwrap();
         let run = |splits: &Splits, method: Method, tie: TieRule| {
             let mut c = SelectConfig::new(method);
