@@ -187,6 +187,14 @@ fn study_size_axis_tie_rule_and_confirmation_sets() {
     let axis = std::fs::read_to_string(dir.join("study-sizes.md")).unwrap();
     assert!(axis.contains("| 40 | cart | 2 | 2 |") && axis.contains("| 200 | cart | 1 | 3 |") && axis.contains("CPU-hours"), "{axis}");
 
+    // A size no chosen set reaches is skipped, with a warning.
+    let mut args = vec!["study", "--data-dir", data_dir, "--sets", "iris", "--sizes", "40,500"];
+    args.extend(tiny);
+    let o = agghoo(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no chosen set has 500 training rows"));
+    assert!(!dir.join("study-n500.json").exists());
+
     let mut args = vec!["study", "--data-dir", data_dir, "--sets", "confirmation"];
     args.extend(tiny);
     let o = agghoo(&args);

@@ -112,6 +112,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<()> {
     let mut axis = vec![(result.clone(), wall_seconds)];
     for c in larger {
         if c.sets.is_empty() {
+            eprintln!("agghoo: warning: --sizes: no chosen set has {} training rows (⌊0.7 n⌋); that size is skipped", c.max_train);
             continue;
         }
         let (c, r, secs) = run_one(&manifest, c, args.json)?;
