@@ -248,7 +248,7 @@ def test_study_equals_the_cli_and_reads_as_frames(tmp_path, cli):
     assert risks(result.cells) == risks(out["cells"])
     assert len(result.cells) == 4 and not any(c["error"] for c in result.cells)
     frame = result.to_frame()
-    assert len(frame) == 4 * 10
+    assert len(frame) == 4 * 12  # ten procedures and the two references
     assert frame.loc[("iris", "knn", "cv V=10"), "verdict"] == "reference"
     summary = result.summary_frame()
     assert set(summary.index.get_level_values("family")) == {"knn", "linear"}

@@ -226,10 +226,16 @@ const STUDY_EXAMPLES: &str = "Examples:
   agghoo study --quick                      # 6 sets, 10 outer splits, about 15 s
   agghoo study                              # the full study (39 sets, 100 outer splits)
   agghoo study --sets iris,boston --families knn,cart --reps 20 --out results/small
+  agghoo study --sets confirmation          # the confirmation sets (data/study/confirmation)
+  agghoo study --sizes 300,1000,3000 --size-reps 20 --size-families knn,cart
+  agghoo study --quick --tie last           # ties broken towards the simplest model
 
 Procedures (10-fold CV is the reference): cv, cv+1se, acv, ekcv (10 folds); holdout, mccv,
-agghoo at tau = 0.8 and 0.5 with V = 5 and 10 (Monte-Carlo splits). Families: knn, cart,
-svm (C-SVC / epsilon-SVR), linear (L2 logistic / ridge); a 100-tree random forest as a reference.";
+agghoo at tau = 0.8 and 0.5 with V = 5 and 10 (Monte-Carlo splits). References: subagging
+(CV's choice on Agghoo's tau = 0.8 subsamples) and bagging (CV's choice on 10 bootstrap
+resamples), which split Agghoo's gain into ensemble and per-split selection. Families: knn,
+cart, svm (C-SVC / epsilon-SVR), linear (L2 logistic / ridge); a 100-tree random forest as a
+reference.";
 
 /// `agghoo study`.
 #[derive(Args, Debug, Serialize, Deserialize)]
@@ -241,7 +247,8 @@ pub struct StudyArgs {
     /// them), 10 outer splits, at most 200 training rows. Other flags override its settings.
     #[arg(long)]
     pub quick: bool,
-    /// Data sets, comma-separated (default: every set of the manifest; --quick: its six).
+    /// Data sets, comma-separated (default: every set of the manifest; --quick: its six);
+    /// `confirmation`: every set of the confirmation folder (`confirmation/` in --data-dir).
     #[arg(long, value_delimiter = ',')]
     pub sets: Vec<String>,
     /// Families, comma-separated: knn, cart, svm, linear (default: all four).
@@ -265,6 +272,25 @@ pub struct StudyArgs {
     /// Level of the paired tests against 10-fold CV.
     #[arg(long)]
     pub alpha: Option<f64>,
+    /// Argmin tie rule of every selection: first = the smallest grid value (the library's
+    /// default), last = the largest (the simplest model for every study family).
+    #[arg(long, value_parser = by_name::<TieRule>(), default_value_t = TieRule::First)]
+    #[serde(with = "name", default = "first_tie")]
+    pub tie: TieRule,
+    /// The training-size axis: caps on the outer training rows, comma-separated (e.g.
+    /// 300,1000,3000). The first runs every chosen set as --max-train does; each larger one only
+    /// the sets with at least that many training rows (⌊0.7 n⌋ ≥ size). Replaces --max-train.
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default)]
+    pub sizes: Vec<usize>,
+    /// Outer splits at the sizes after the first (default: --reps), to keep them affordable.
+    #[arg(long)]
+    #[serde(default)]
+    pub size_reps: Option<usize>,
+    /// Families at the sizes after the first, comma-separated (default: --families).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default)]
+    pub size_families: Vec<String>,
     /// Directory for `study.json`, `study.md` and the plots.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
@@ -517,6 +543,11 @@ pub struct SelectArgs {
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// The default tie rule of a recorded invocation that has none (reports from before `--tie`).
+fn first_tie() -> TieRule {
+    TieRule::First
 }
 
 /// `agghoo predict`.

@@ -118,16 +118,31 @@ fn study_quick_writes_tables_json_markdown_and_plots() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    for needle in ["agghoo τ=0.8 V=10", "cv+1se V=10", "knn", "cart", "svm", "linear", "8 cells (0 failed)"] {
+    for needle in [
+        "agghoo τ=0.8 V=10",
+        "cv+1se V=10",
+        "subagging τ=0.8 V=10",
+        "bagging V=10",
+        "ensemble: subagging / cv",
+        "selection: agghoo / subagging",
+        "knn",
+        "cart",
+        "svm",
+        "linear",
+        "8 cells (0 failed)",
+    ] {
         assert!(stdout.contains(needle), "{needle} missing in {stdout}");
     }
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("study.json")).unwrap()).unwrap();
     assert_eq!(json["command"], "study");
     let cells = json["result"]["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 8);
-    assert!(cells.iter().all(|c| c["rows"].as_array().unwrap().len() == 10 && c["rows"][0]["risks"].as_array().unwrap().len() == 2));
+    assert!(cells.iter().all(|c| c["rows"].as_array().unwrap().len() == 12 && c["rows"][0]["risks"].as_array().unwrap().len() == 2));
+    assert!(cells.iter().all(|c| c["comparisons"].as_array().unwrap().len() == 6), "{cells:?}");
+    assert_eq!(json["result"]["tie"], "first");
     let md = std::fs::read_to_string(dir.join("study.md")).unwrap();
     assert!(md.contains("### Summary") && md.contains("| penguins | knn |") && md.contains("### svm: per data set"), "{md}");
+    assert!(md.contains("### Where the gain comes from") && md.contains("| bagging / agghoo |"), "{md}");
     for base in ["study-relative", "study-tau"] {
         let png = std::fs::read(dir.join(format!("{base}.png"))).unwrap();
         assert_eq!(&png[..4], b"\x89PNG");
@@ -141,5 +156,52 @@ fn study_quick_writes_tables_json_markdown_and_plots() {
     let o = agghoo(&["study", "--data-dir", "/nonexistent/study", "--out", &out]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/study"));
+    let o = agghoo(&["study", "--data-dir", data_dir, "--sizes", "100,50", "--out", &out]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--sizes"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The size axis: the first size runs every set, a larger one only the sets with that many
+/// training rows, with its own repetitions and families; the tie rule is recorded; the
+/// confirmation sets are their own folder.
+#[test]
+fn study_size_axis_tie_rule_and_confirmation_sets() {
+    let dir = std::env::temp_dir().join(format!("agghoo-study-sizes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.display().to_string();
+    let data_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/study");
+    let tiny = ["--reps", "2", "--max-test", "30", "--forest-trees", "0", "--families", "cart", "--out", &out];
+    let mut args =
+        vec!["study", "--data-dir", data_dir, "--sets", "iris,penguins", "--sizes", "40,200", "--size-reps", "3", "--tie", "last"];
+    args.extend(tiny);
+    let o = agghoo(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |name: &str| serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
+    let (small, large) = (read("study.json"), read("study-n200.json"));
+    assert_eq!(small["result"]["cells"].as_array().unwrap().len(), 2);
+    // iris has 105 training rows: only penguins (240) reaches 200.
+    let cells = large["result"]["cells"].as_array().unwrap();
+    assert_eq!((cells.len(), cells[0]["set"].as_str(), cells[0]["n_train"].as_u64()), (1, Some("penguins"), Some(200)));
+    assert_eq!((large["result"]["reps"].as_u64(), large["result"]["tie"].as_str()), (Some(3), Some("last")));
+    let axis = std::fs::read_to_string(dir.join("study-sizes.md")).unwrap();
+    assert!(axis.contains("| 40 | cart | 2 | 2 |") && axis.contains("| 200 | cart | 1 | 3 |") && axis.contains("CPU-hours"), "{axis}");
+
+    // A size no chosen set reaches is skipped, with a warning.
+    let mut args = vec!["study", "--data-dir", data_dir, "--sets", "iris", "--sizes", "40,500"];
+    args.extend(tiny);
+    let o = agghoo(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no chosen set has 500 training rows"));
+    assert!(!dir.join("study-n500.json").exists());
+
+    let mut args = vec!["study", "--data-dir", data_dir, "--sets", "confirmation"];
+    args.extend(tiny);
+    let o = agghoo(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sets: Vec<String> =
+        read("study.json")["result"]["cells"].as_array().unwrap().iter().map(|c| c["set"].as_str().unwrap().to_string()).collect();
+    assert_eq!(sets.len(), 9);
+    assert!(sets.contains(&"default".to_string()) && !sets.contains(&"iris".to_string()), "{sets:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

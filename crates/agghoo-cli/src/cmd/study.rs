@@ -1,6 +1,8 @@
 //! `agghoo study`: the real-data study (protocol in `agghoo::experiments::study`). The summary
-//! table on stdout; `study.json`, `study.md` (summary and per-data-set tables) and two plots in
-//! `--out`; a progress bar per (set, family, repetition).
+//! and decomposition tables on stdout; `study.json`, `study.md` (summary, decomposition and
+//! per-data-set tables) and two plots in `--out`; with `--sizes`, the same JSON and Markdown per
+//! larger size (`study-nSIZE.*`) and the size axis (`study-sizes.md`); a progress bar per (set,
+//! family, repetition).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -9,13 +11,13 @@ use std::time::Instant;
 
 use agghoo::Seed;
 use agghoo::data::study::StudyManifest;
-use agghoo::experiments::study::{self, Cell, PROCEDURES, REFERENCE, StudyConfig, StudyFamily, StudyResult, Verdict};
+use agghoo::experiments::study::{self, COMPARISONS, Cell, PROCEDURES, REFERENCE, StudyConfig, StudyFamily, StudyResult, Verdict};
 use anyhow::{Context, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use crate::args::StudyArgs;
+use crate::args::{StudyArgs, UsageError};
 use crate::output;
 use crate::plot::{colour, legend_and_present, register};
 
@@ -28,9 +30,16 @@ struct Outcome<'a> {
     threads: usize,
 }
 
+/// `--sets confirmation`: the whole manifest of the confirmation folder.
+fn confirmation(args: &StudyArgs) -> bool {
+    matches!(args.sets.as_slice(), [one] if one.trim() == "confirmation")
+}
+
 fn config_of(args: &StudyArgs) -> anyhow::Result<StudyConfig> {
     let mut c = if args.quick { StudyConfig::quick() } else { StudyConfig::full() };
-    if !args.sets.is_empty() {
+    if confirmation(args) {
+        c.sets = Vec::new();
+    } else if !args.sets.is_empty() {
         c.sets = args.sets.iter().map(|s| s.trim().to_string()).collect();
     }
     if !args.families.is_empty() {
@@ -42,56 +51,183 @@ fn config_of(args: &StudyArgs) -> anyhow::Result<StudyConfig> {
     c.max_test = args.max_test.unwrap_or(c.max_test);
     c.forest_trees = args.forest_trees.unwrap_or(c.forest_trees);
     c.alpha = args.alpha.unwrap_or(c.alpha);
+    c.tie = args.tie;
+    if let Some(&first) = args.sizes.first() {
+        c.max_train = first;
+    }
+    c.check()?;
+    if let Some(pair) = args.sizes.windows(2).find(|w| w[0] >= w[1]) {
+        return Err(UsageError(format!("--sizes: increasing sizes expected, got {} then {}", pair[0], pair[1])).into());
+    }
+    Ok(c)
+}
+
+/// The run at a larger size of `--sizes`: the sets large enough, `--size-reps` repetitions and
+/// `--size-families` families.
+fn config_at(args: &StudyArgs, manifest: &StudyManifest, base: &StudyConfig, size: usize) -> anyhow::Result<StudyConfig> {
+    let mut c = base.clone();
+    c.max_train = size;
+    c.sets = study::sets_of_size(manifest, &base.sets, size)?;
+    c.reps = args.size_reps.unwrap_or(base.reps);
+    if !args.size_families.is_empty() {
+        c.families = args.size_families.iter().map(|f| StudyFamily::parse(f)).collect::<agghoo::Result<_>>()?;
+    }
     c.check()?;
     Ok(c)
 }
 
-pub fn run(args: StudyArgs) -> anyhow::Result<()> {
-    let manifest = StudyManifest::read(&args.data_dir)
-        .with_context(|| format!("reading the study folder {} (set it with --data-dir)", args.data_dir.display()))?;
-    let mut config = config_of(&args)?;
+/// Runs one configuration with its progress bar; the result and the wall time.
+fn run_one(manifest: &StudyManifest, mut config: StudyConfig, json: bool) -> anyhow::Result<(StudyConfig, StudyResult, f64)> {
     let n_sets = if config.sets.is_empty() { manifest.sets().len() } else { config.sets.len() };
-    let bar = output::progress((n_sets * config.families.len() * config.reps) as u64, "study", args.json);
+    let bar = output::progress((n_sets * config.families.len() * config.reps) as u64, "study", json);
     let tick = bar.clone();
     config.progress = Some(Arc::new(move |k| tick.inc(k)));
     let start = Instant::now();
-    let result = study::run(&manifest, &config)?;
+    let result = study::run(manifest, &config)?;
     let wall_seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
+    config.progress = None;
+    Ok((config, result, wall_seconds))
+}
 
-    let outcome = Outcome { result: &result, wall_seconds, threads: rayon::current_num_threads() };
+pub fn run(args: StudyArgs) -> anyhow::Result<()> {
+    let data_dir = if confirmation(&args) { args.data_dir.join("confirmation") } else { args.data_dir.clone() };
+    let manifest = StudyManifest::read(&data_dir)
+        .with_context(|| format!("reading the study folder {} (set it with --data-dir)", data_dir.display()))?;
+    let config = config_of(&args)?;
+    // Every larger size is checked (its sets, families, repetitions) before the first runs.
+    let larger = args.sizes.iter().skip(1).map(|&size| config_at(&args, &manifest, &config, size)).collect::<anyhow::Result<Vec<_>>>()?;
+    let (config, result, wall_seconds) = run_one(&manifest, config, args.json)?;
+    let threads = rayon::current_num_threads();
+
+    let outcome = Outcome { result: &result, wall_seconds, threads };
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let json_path = args.out.join("study.json");
     output::write_json(&json_path, "study", &config, Some(config.seed.0), &outcome)?;
     let md_path = args.out.join("study.md");
-    output::write_file(&md_path, "the study report", markdown(&result, wall_seconds, outcome.threads))?;
+    output::write_file(&md_path, "the study report", markdown(&result, wall_seconds, threads))?;
     let relative = args.out.join("study-relative");
     let tau = args.out.join("study-tau");
     plot(&result, &relative, &tau)?;
+    let mut axis = vec![(result.clone(), wall_seconds)];
+    for c in larger {
+        if c.sets.is_empty() {
+            eprintln!("agghoo: warning: --sizes: no chosen set has {} training rows (⌊0.7 n⌋); that size is skipped", c.max_train);
+            continue;
+        }
+        let (c, r, secs) = run_one(&manifest, c, args.json)?;
+        let base = args.out.join(format!("study-n{}", c.max_train));
+        output::write_json(
+            &base.with_extension("json"),
+            "study",
+            &c,
+            Some(c.seed.0),
+            &Outcome { result: &r, wall_seconds: secs, threads },
+        )?;
+        output::write_file(&base.with_extension("md"), "the study report", markdown(&r, secs, threads))?;
+        axis.push((r, secs));
+    }
+    let sizes_path = args.out.join("study-sizes.md");
+    if axis.len() > 1 {
+        output::write_file(&sizes_path, "the size axis", size_axis(&axis, threads))?;
+    }
     if args.json {
         return output::print_json("study", &config, Some(config.seed.0), &outcome);
     }
-    output::print(&format!(
-        "Test risk relative to 10-fold CV (geometric mean over data sets); wins / ties / losses against it \
-         (corrected resampled t-test, α = {}), over {} outer splits",
-        result.alpha, result.reps
-    ))?;
-    output::print(&summary_table(&result).to_string())?;
-    for c in result.cells.iter().filter(|c| c.error.is_some()) {
-        output::print(&format!("failed: {} × {}: {}", c.set, c.family.name(), c.error.as_deref().unwrap_or("")))?;
+    for (r, _) in &axis {
+        print_result(r)?;
+    }
+    if axis.len() > 1 {
+        output::print(&format!("Sizes: {}", sizes_path.display()))?;
     }
     output::print(&format!(
         "{} cells ({} failed), seed {}; {:.1} s on {} threads. Wrote {}, {}, {}.{{svg,png}}, {}.{{svg,png}}",
         result.cells.len(),
         result.cells.iter().filter(|c| c.error.is_some()).count(),
         result.seed.0,
-        wall_seconds,
-        outcome.threads,
+        axis.iter().map(|(_, s)| s).sum::<f64>(),
+        threads,
         json_path.display(),
         md_path.display(),
         relative.display(),
         tau.display()
     ))
+}
+
+/// The summary and decomposition tables of one run, and its failed cells.
+fn print_result(result: &StudyResult) -> anyhow::Result<()> {
+    output::print(&format!(
+        "Test risk relative to 10-fold CV (geometric mean over data sets); wins / ties / losses against it \
+         (corrected resampled t-test, α = {}), over {} outer splits, at most {} training rows, ties to the {} grid value",
+        result.alpha,
+        result.reps,
+        result.max_train,
+        tie_name(result)
+    ))?;
+    output::print(&summary_table(result).to_string())?;
+    output::print("Where the gain comes from: each ratio's geometric mean over data sets (wins / ties / losses of the first)")?;
+    output::print(&comparison_table(result).to_string())?;
+    for c in result.cells.iter().filter(|c| c.error.is_some()) {
+        output::print(&format!("failed: {} × {}: {}", c.set, c.family.name(), c.error.as_deref().unwrap_or("")))?;
+    }
+    Ok(())
+}
+
+fn tie_name(result: &StudyResult) -> &'static str {
+    match result.tie {
+        agghoo::engine::TieRule::First => "smallest",
+        agghoo::engine::TieRule::Last => "largest",
+    }
+}
+
+/// One comparison cell: "0.912 (12/20/3)".
+fn comparison_cell(result: &StudyResult, family: StudyFamily, label: &str) -> String {
+    match result.comparisons.iter().find(|s| s.family == family && s.label == label) {
+        Some(s) => format!("{:.3} ({}/{}/{})", s.relative, s.wins, s.ties, s.losses),
+        None => "-".into(),
+    }
+}
+
+fn comparison_table(result: &StudyResult) -> comfy_table::Table {
+    let fams = families(result);
+    let mut header = vec!["ratio".to_string()];
+    header.extend(fams.iter().map(|f| f.name().to_string()));
+    let mut t = output::table(&header.iter().map(String::as_str).collect::<Vec<_>>());
+    for (label, _, _) in COMPARISONS {
+        let mut line = vec![label.to_string()];
+        line.extend(fams.iter().map(|&f| comparison_cell(result, f, label)));
+        t.add_row(line);
+    }
+    t
+}
+
+/// The size axis: per size and family, the sets and the decomposition ratios.
+fn size_axis(axis: &[(StudyResult, f64)], threads: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "### The training-size axis\n\nPer size (the cap on the outer training rows) and family: the sets run, the outer splits, \
+         then each ratio's geometric mean over those sets (wins / ties / losses of the first at α = {}).\n",
+        axis[0].0.alpha
+    );
+    let _ = write!(s, "| training rows | family | sets | outer splits |");
+    for (label, _, _) in COMPARISONS {
+        let _ = write!(s, " {label} |");
+    }
+    let _ = writeln!(s, "\n|---|---|---|---|{}", "---|".repeat(COMPARISONS.len()));
+    for (r, _) in axis {
+        for f in families(r) {
+            let sets = r.cells.iter().filter(|c| c.family == f && c.error.is_none()).count();
+            let _ = write!(s, "| {} | {} | {} | {} |", r.max_train, f.name(), sets, r.reps);
+            for (label, _, _) in COMPARISONS {
+                let _ = write!(s, " {} |", comparison_cell(r, f, label));
+            }
+            let _ = writeln!(s);
+        }
+    }
+    let total: f64 = axis.iter().map(|(_, secs)| secs).sum();
+    let _ = writeln!(s, "\nRun time {total:.0} s on {threads} threads ({:.2} CPU-hours at most).", total * threads as f64 / 3600.0);
+    s
 }
 
 fn families(result: &StudyResult) -> Vec<StudyFamily> {
@@ -145,9 +281,16 @@ fn markdown(result: &StudyResult, wall_seconds: f64, threads: usize) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Outer splits: {}; at most {} training and {} test rows per split; seed {}; paired tests at α = {}. \
+        "Outer splits: {}; at most {} training and {} test rows per split; seed {}; paired tests at α = {}; ties to the {} grid value. \
          Run time {:.0} s on {} threads.\n",
-        result.reps, result.max_train, result.max_test, result.seed.0, result.alpha, wall_seconds, threads
+        result.reps,
+        result.max_train,
+        result.max_test,
+        result.seed.0,
+        result.alpha,
+        tie_name(result),
+        wall_seconds,
+        threads
     );
     let _ = writeln!(s, "### Summary: test risk relative to 10-fold CV, geometric mean over data sets (wins / ties / losses)\n");
     let _ = write!(s, "| procedure |");
@@ -164,6 +307,26 @@ fn markdown(result: &StudyResult, wall_seconds: f64, threads: usize) -> String {
         let fits = rows.iter().map(|r| r.fits).sum::<f64>() / rows.len().max(1) as f64;
         let secs = rows.iter().map(|r| r.seconds).sum::<f64>() / rows.len().max(1) as f64;
         let _ = writeln!(s, " {fits:.1} | {} |", output::num(secs));
+    }
+    let _ = writeln!(
+        s,
+        "\n### Where the gain comes from: ensemble or per-split selection\n\n\
+         Geometric mean over data sets of each ratio of mean test risks (wins / ties / losses of the numerator, paired \
+         corrected resampled t-test at α = {}). Subagging is CV's choice trained on Agghoo's subsamples (τ = 0.8, V = 10), \
+         bagging CV's choice on 10 bootstrap resamples; agghoo / cv = ensemble × selection.\n",
+        result.alpha
+    );
+    let _ = write!(s, "| ratio |");
+    for f in &fams {
+        let _ = write!(s, " {} |", f.name());
+    }
+    let _ = writeln!(s, "\n|---|{}", "---|".repeat(fams.len()));
+    for (label, _, _) in COMPARISONS {
+        let _ = write!(s, "| {label} |");
+        for &f in &fams {
+            let _ = write!(s, " {} |", comparison_cell(result, f, label));
+        }
+        let _ = writeln!(s);
     }
     for &f in &fams {
         let cells: Vec<&Cell> = result.cells.iter().filter(|c| c.family == f).collect();
@@ -226,6 +389,8 @@ fn short_label(k: usize) -> String {
         ProcedureKind::Holdout => format!("ho {tau}"),
         ProcedureKind::Mccv => format!("mc {tau}"),
         ProcedureKind::Agghoo => format!("a {tau}/{}", p.v),
+        ProcedureKind::Subagging => format!("sub {tau}"),
+        ProcedureKind::Bagging => "bag".into(),
         other => other.name().into(),
     }
 }
@@ -241,7 +406,7 @@ where
     top.draw_text(
         &format!(
             "Test risk relative to 10-fold CV per data set (dots), geometric mean (bar); {} outer splits. \
-             a τ/V = Agghoo, mc = MC-CV, ho = hold-out",
+             a τ/V = Agghoo, mc = MC-CV, ho = hold-out, sub/bag = subagging/bagging at CV's choice",
             result.reps
         ),
         &("sans-serif", 19).into_font().color(&BLACK),

@@ -59,7 +59,7 @@ use crate::family::forest::ForestConfig;
 use crate::family::logistic::LogisticConfig;
 use crate::family::{self, FamilyKind, FamilySpec, GridSpec, Predictor};
 use crate::loss::Loss;
-use crate::resample::{MonteCarlo, PlanContext, Splits, VFold};
+use crate::resample::{Bootstrap, MonteCarlo, PlanContext, Splits, VFold};
 use crate::seed::{Purpose, Seed};
 use crate::select::{FittedModel, Method, Progress, SelectConfig, conclude};
 
@@ -146,6 +146,13 @@ pub enum ProcedureKind {
     Mccv,
     /// Agghoo (Majhoo's vote on classification).
     Agghoo,
+    /// Reference: subagging at CV's choice — the grid point 10-fold CV selects, trained on each
+    /// of the Monte-Carlo training sets Agghoo reads and combined as Agghoo's members are. The
+    /// ensemble without the per-split selection.
+    Subagging,
+    /// Reference: bagging of CV's choice — the grid point 10-fold CV selects, trained on V
+    /// bootstrap resamples of the training rows and combined as Agghoo's members are.
+    Bagging,
 }
 
 impl ProcedureKind {
@@ -159,6 +166,8 @@ impl ProcedureKind {
             ProcedureKind::Holdout => "holdout",
             ProcedureKind::Mccv => "mccv",
             ProcedureKind::Agghoo => "agghoo",
+            ProcedureKind::Subagging => "subagging",
+            ProcedureKind::Bagging => "bagging",
         }
     }
 
@@ -168,7 +177,9 @@ impl ProcedureKind {
             ProcedureKind::Acv => Method::Acv,
             ProcedureKind::Ekcv => Method::Ekcv,
             ProcedureKind::Holdout => Method::HoldOut,
-            ProcedureKind::Agghoo => Method::Agghoo,
+            // The references are Agghoo run with a one-point grid (CV's choice): every member
+            // is that grid point, fitted on its split's training rows.
+            ProcedureKind::Agghoo | ProcedureKind::Subagging | ProcedureKind::Bagging => Method::Agghoo,
         });
         c.one_standard_error = self == ProcedureKind::CvOneSe;
         c
@@ -201,11 +212,13 @@ impl StudyProcedure {
 const VFOLD: usize = 0;
 const MC_08: usize = 1;
 const MC_05: usize = 2;
+const BOOTSTRAP: usize = 3;
 /// Folds of the V-fold set; splits of each Monte-Carlo set.
 const SPLITS_PER_SET: usize = 10;
 
-/// The procedures, each with the split set it reads and how many of its first splits.
-pub const PROCEDURES: [(StudyProcedure, usize); 10] = [
+/// The procedures, each with the split set it reads and how many of its first splits; the last
+/// two are the references that separate ensembling from selection ([`COMPARISONS`]).
+pub const PROCEDURES: [(StudyProcedure, usize); 12] = [
     (StudyProcedure { kind: ProcedureKind::Cv, tau: None, v: 10 }, VFOLD),
     (StudyProcedure { kind: ProcedureKind::CvOneSe, tau: None, v: 10 }, VFOLD),
     (StudyProcedure { kind: ProcedureKind::Acv, tau: None, v: 10 }, VFOLD),
@@ -216,6 +229,38 @@ pub const PROCEDURES: [(StudyProcedure, usize); 10] = [
     (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.8), v: 10 }, MC_08),
     (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.5), v: 5 }, MC_05),
     (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.5), v: 10 }, MC_05),
+    (StudyProcedure { kind: ProcedureKind::Subagging, tau: Some(0.8), v: 10 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::Bagging, tau: None, v: 10 }, BOOTSTRAP),
+];
+
+/// Indices in [`PROCEDURES`] of Agghoo (τ = 0.8, V = 10) and of its two references.
+pub const AGGHOO: usize = 7;
+/// Subagging at CV's choice, on Agghoo's splits.
+pub const SUBAGGING: usize = 10;
+/// Bagging of CV's choice.
+pub const BAGGING: usize = 11;
+
+/// One side of a paired comparison: a procedure of [`PROCEDURES`] or the reference forest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Operand {
+    /// The procedure at this index of [`PROCEDURES`].
+    Procedure(usize),
+    /// The reference random forest.
+    Forest,
+}
+
+/// The paired comparisons of every cell, `(label, numerator, denominator)`: Agghoo's gain over
+/// CV split into the ensemble (subagging at CV's choice against CV) and the per-split selection
+/// (Agghoo against that subagging, on the same subsamples); then bagging and the forest against
+/// Agghoo, the other uses of the same compute.
+pub const COMPARISONS: [(&str, Operand, Operand); 6] = [
+    ("agghoo / cv", Operand::Procedure(AGGHOO), Operand::Procedure(REFERENCE)),
+    ("ensemble: subagging / cv", Operand::Procedure(SUBAGGING), Operand::Procedure(REFERENCE)),
+    ("selection: agghoo / subagging", Operand::Procedure(AGGHOO), Operand::Procedure(SUBAGGING)),
+    ("bagging / agghoo", Operand::Procedure(BAGGING), Operand::Procedure(AGGHOO)),
+    ("forest / agghoo", Operand::Forest, Operand::Procedure(AGGHOO)),
+    ("forest / cv", Operand::Forest, Operand::Procedure(REFERENCE)),
 ];
 
 /// The procedure every other one is compared with (10-fold CV, the first of [`PROCEDURES`]).
@@ -240,6 +285,11 @@ pub struct StudyConfig {
     pub forest_trees: usize,
     /// Level of the paired tests.
     pub alpha: f64,
+    /// How ties in every argmin (each split's selection, the CV curve) are broken:
+    /// [`TieRule::First`] is the smallest grid value (the library's default), [`TieRule::Last`]
+    /// the largest — the simplest model for every study family.
+    #[serde(default)]
+    pub tie: TieRule,
     /// Called with 1 after each finished (set, family, repetition).
     #[serde(skip)]
     pub progress: Option<Progress>,
@@ -256,6 +306,7 @@ impl std::fmt::Debug for StudyConfig {
             .field("max_test", &self.max_test)
             .field("forest_trees", &self.forest_trees)
             .field("alpha", &self.alpha)
+            .field("tie", &self.tie)
             .finish_non_exhaustive()
     }
 }
@@ -273,6 +324,7 @@ impl StudyConfig {
             max_test: 1000,
             forest_trees: 100,
             alpha: 0.05,
+            tie: TieRule::First,
             progress: None,
         }
     }
@@ -378,8 +430,46 @@ pub struct Cell {
     pub rows: Vec<ProcedureRow>,
     /// The reference forest's test risk per repetition (empty without forest or on failure).
     pub forest: Vec<f64>,
+    /// The paired comparisons of [`COMPARISONS`] (empty when the cell failed; those with the
+    /// forest left out without forest).
+    #[serde(default)]
+    pub comparisons: Vec<Comparison>,
     /// Why the cell failed, if it did.
     pub error: Option<String>,
+}
+
+/// A paired comparison of two columns of a cell's test risks over the repetitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Its label in [`COMPARISONS`].
+    pub label: String,
+    /// Numerator's mean risk over the denominator's (NaN when the latter is 0).
+    pub relative: f64,
+    /// Mean paired difference, numerator minus denominator.
+    pub difference: f64,
+    /// Two-sided p-value of the corrected resampled t-test of the differences.
+    pub p_value: f64,
+    /// `win` when the numerator's risk is significantly lower, `loss` when higher, else `tie`.
+    pub verdict: Verdict,
+}
+
+/// A comparison over the data sets, per family.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonSummary {
+    /// The family.
+    pub family: StudyFamily,
+    /// Its label in [`COMPARISONS`].
+    pub label: String,
+    /// Data sets summarised (cells with the comparison and a finite positive ratio).
+    pub sets: usize,
+    /// Geometric mean of the ratios.
+    pub relative: f64,
+    /// Sets where the numerator wins / ties / loses.
+    pub wins: usize,
+    /// Ties.
+    pub ties: usize,
+    /// Losses.
+    pub losses: usize,
 }
 
 /// A line of the summary: one family × procedure over the data sets.
@@ -420,10 +510,16 @@ pub struct StudyResult {
     pub max_test: usize,
     /// Level of the tests.
     pub alpha: f64,
+    /// The tie rule of every argmin.
+    #[serde(default)]
+    pub tie: TieRule,
     /// Every cell, by set (manifest order) then family.
     pub cells: Vec<Cell>,
     /// Per family and procedure, over the sets.
     pub summary: Vec<SummaryRow>,
+    /// Per family and comparison of [`COMPARISONS`], over the sets.
+    #[serde(default)]
+    pub comparisons: Vec<ComparisonSummary>,
 }
 
 /// Runs the study on the manifest's sets.
@@ -433,22 +529,7 @@ pub struct StudyResult {
 /// Fit failures do not stop the study: they fail their cell ([`Cell::error`]).
 pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult> {
     config.check()?;
-    let chosen: Vec<(usize, &StudySet)> = if config.sets.is_empty() {
-        manifest.sets().iter().enumerate().collect()
-    } else {
-        config
-            .sets
-            .iter()
-            .map(|name| {
-                manifest
-                    .sets()
-                    .iter()
-                    .position(|s| s.name() == name)
-                    .map(|i| (i, &manifest.sets()[i]))
-                    .ok_or_else(|| Error::invalid("set", "a data set of the manifest", name))
-            })
-            .collect::<Result<_>>()?
-    };
+    let chosen = chosen_sets(manifest, &config.sets)?;
     let mut cells = Vec::new();
     for (position, set) in chosen {
         let data = manifest.read_csv(set, MissingPolicy::Median)?.data;
@@ -458,15 +539,45 @@ pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult
         }
     }
     let summary = summarize(&cells);
+    let comparisons = summarize_comparisons(&cells);
     Ok(StudyResult {
         reps: config.reps,
         seed: config.seed,
         max_train: config.max_train,
         max_test: config.max_test,
         alpha: config.alpha,
+        tie: config.tie,
         cells,
         summary,
+        comparisons,
     })
+}
+
+/// The sets of `names` (every set of the manifest when empty) with at least `size` outer
+/// training rows (`⌊0.7 n⌋ ≥ size`): those a run at `max_train = size` trains on `size` rows,
+/// the rest being smaller there than they are already at a smaller size.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a name the manifest does not list.
+pub fn sets_of_size(manifest: &StudyManifest, names: &[String], size: usize) -> Result<Vec<String>> {
+    Ok(chosen_sets(manifest, names)?.into_iter().filter(|(_, s)| s.n_rows() * 7 / 10 >= size).map(|(_, s)| s.name().to_string()).collect())
+}
+
+fn chosen_sets<'a>(manifest: &'a StudyManifest, names: &[String]) -> Result<Vec<(usize, &'a StudySet)>> {
+    if names.is_empty() {
+        return Ok(manifest.sets().iter().enumerate().collect());
+    }
+    names
+        .iter()
+        .map(|name| {
+            manifest
+                .sets()
+                .iter()
+                .position(|s| s.name() == name)
+                .map(|i| (i, &manifest.sets()[i]))
+                .ok_or_else(|| Error::invalid("set", "a data set of the manifest", name))
+        })
+        .collect()
 }
 
 /// One repetition of a cell: each procedure's test risk, fits and seconds; the forest's risk.
@@ -492,6 +603,7 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
         n_test,
         rows: Vec::new(),
         forest: Vec::new(),
+        comparisons: Vec::new(),
         error: None,
     };
     let set_seed = config.seed.child(Purpose::Experiment, position as u64);
@@ -510,11 +622,17 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
         .enumerate()
         .map(|(r, out)| out.map_err(|e| format!("repetition {r}: {e}")))
         .collect::<std::result::Result<Vec<_>, String>>()
-        .and_then(|reps| Ok((procedure_rows(&reps, n_train, n_test, config.alpha).map_err(|e| e.to_string())?, reps)));
+        .and_then(|reps| {
+            let rows = procedure_rows(&reps, n_train, n_test, config.alpha).map_err(|e| e.to_string())?;
+            let forest: Vec<f64> = reps.iter().filter_map(|r| r.forest).collect();
+            let comparisons = comparisons(&rows, &forest, n_train, n_test, config.alpha).map_err(|e| e.to_string())?;
+            Ok((rows, forest, comparisons))
+        });
     match outcome {
-        Ok((rows, reps)) => {
+        Ok((rows, forest, comparisons)) => {
             cell.rows = rows;
-            cell.forest = reps.iter().filter_map(|r| r.forest).collect();
+            cell.forest = forest;
+            cell.comparisons = comparisons;
         }
         Err(e) => cell.error = Some(e),
     }
@@ -547,51 +665,88 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
         vfold.instantiate_with(&ctx, seed.child(Purpose::Splits, 0))?,
         MonteCarlo::new(SPLITS_PER_SET, 0.8)?.instantiate(n_train, seed.child(Purpose::Splits, 1))?,
         MonteCarlo::new(SPLITS_PER_SET, 0.5)?.instantiate(n_train, seed.child(Purpose::Splits, 2))?,
+        Bootstrap::new(SPLITS_PER_SET)?.instantiate(n_train, seed.child(Purpose::Splits, 3))?,
     ];
-    // Each split evaluated alone, timed; the Monte-Carlo sets keep their selected models.
+    let tie = config.tie;
+    // Each split evaluated alone, timed; the Monte-Carlo sets keep their selected models. The
+    // bootstrap set is evaluated only by the bagging reference, at CV's choice.
     let mut evaluated: Vec<(Vec<SplitOutcome>, Vec<f64>)> = Vec::new();
-    for (s, splits) in split_sets.iter().enumerate() {
-        let options =
-            EvalOptions { losses: vec![loss], tie: TieRule::First, preprocess, keep_selected_model: s != VFOLD, keep_predictions: false };
-        crate::engine::check_evaluation(learner.as_ref(), &train, splits, &options)?;
-        let mut outcomes = Vec::with_capacity(splits.len());
-        let mut times = Vec::with_capacity(splits.len());
-        for j in 0..splits.len() {
-            let start = Instant::now();
-            outcomes.extend(evaluate_units(learner.as_ref(), &train, splits, &[j], &options, &Sequential)?);
-            times.push(start.elapsed().as_secs_f64());
-        }
-        evaluated.push((outcomes, times));
+    for (s, splits) in split_sets[..BOOTSTRAP].iter().enumerate() {
+        evaluated.push(evaluate_timed(learner.as_ref(), &train, splits, preprocess, loss, tie, s != VFOLD)?);
     }
 
     let mut out = Repetition { risks: Vec::new(), fits: Vec::new(), seconds: Vec::new(), forest: None };
+    let mut cv_choice = None;
     for (procedure, set) in PROCEDURES {
         let start = Instant::now();
-        let (outcomes, times) = &evaluated[set];
         let v = procedure.v;
         let units = Splits::new(n_train, split_sets[set].as_slice()[..v].to_vec())?;
         let mut select = procedure.kind.config();
         select.preprocess = preprocess;
-        let (model, report) = conclude(learner.as_ref(), &train, &units, &select, outcomes[..v].to_vec())?;
-        let risk = test_risk(&model, &test, loss)?;
-        let refits = match procedure.kind {
-            ProcedureKind::Cv | ProcedureKind::CvOneSe | ProcedureKind::Mccv | ProcedureKind::Ekcv => 1,
-            ProcedureKind::Acv => {
-                let mut distinct = report.member_grid_indices.clone();
-                distinct.sort_unstable();
-                distinct.dedup();
-                distinct.len()
+        select.tie = tie;
+        let (model, report, split_seconds, refits) = match procedure.kind {
+            ProcedureKind::Subagging | ProcedureKind::Bagging => {
+                // CV's choice as a one-point grid: its evaluation, and CV's, are what it costs.
+                let chosen: usize = cv_choice.ok_or_else(|| Error::invalid("procedures", "10-fold CV before the references", "none"))?;
+                let value = learner.grid().value(chosen);
+                let fixed = family.spec(task).with_grid(GridSpec::Values(vec![value]))?.build_for(&train, &preprocess)?;
+                let (outcomes, times) = evaluate_timed(fixed.as_ref(), &train, &units, preprocess, loss, tie, true)?;
+                let (model, report) = conclude(fixed.as_ref(), &train, &units, &select, outcomes)?;
+                let cv_seconds: f64 = evaluated[VFOLD].1.iter().sum();
+                (model, report, times.iter().sum::<f64>() + cv_seconds, SPLITS_PER_SET)
             }
-            ProcedureKind::Holdout | ProcedureKind::Agghoo => 0,
+            kind => {
+                let (outcomes, times) = &evaluated[set];
+                let (model, report) = conclude(learner.as_ref(), &train, &units, &select, outcomes[..v].to_vec())?;
+                let refits = match kind {
+                    ProcedureKind::Cv | ProcedureKind::CvOneSe | ProcedureKind::Mccv | ProcedureKind::Ekcv => 1,
+                    ProcedureKind::Acv => {
+                        let mut distinct = report.member_grid_indices.clone();
+                        distinct.sort_unstable();
+                        distinct.dedup();
+                        distinct.len()
+                    }
+                    _ => 0,
+                };
+                (model, report, times[..v].iter().sum::<f64>(), refits)
+            }
         };
+        if procedure.kind == ProcedureKind::Cv {
+            cv_choice = report.member_grid_indices.first().copied();
+        }
+        let risk = test_risk(&model, &test, loss)?;
         out.risks.push(risk);
         out.fits.push((v + refits) as f64);
-        out.seconds.push(times[..v].iter().sum::<f64>() + start.elapsed().as_secs_f64());
+        out.seconds.push(split_seconds + start.elapsed().as_secs_f64());
     }
     if config.forest_trees > 0 {
         out.forest = Some(forest_risk(&train, &test, config.forest_trees, seed, loss)?);
     }
     Ok(out)
+}
+
+/// Evaluates every split of `splits` alone (sequentially), timing each; keeps each split's
+/// selected model when `keep_models`.
+fn evaluate_timed(
+    learner: &dyn family::Family,
+    train: &Dataset,
+    splits: &Splits,
+    preprocess: crate::data::Preprocess,
+    loss: Loss,
+    tie: TieRule,
+    keep_models: bool,
+) -> Result<(Vec<SplitOutcome>, Vec<f64>)> {
+    let options =
+        EvalOptions { losses: vec![loss], tie, preprocess, keep_selected_model: keep_models, keep_predictions: false };
+    crate::engine::check_evaluation(learner, train, splits, &options)?;
+    let mut outcomes = Vec::with_capacity(splits.len());
+    let mut times = Vec::with_capacity(splits.len());
+    for j in 0..splits.len() {
+        let start = Instant::now();
+        outcomes.extend(evaluate_units(learner, train, splits, &[j], &options, &Sequential)?);
+        times.push(start.elapsed().as_secs_f64());
+    }
+    Ok((outcomes, times))
 }
 
 fn test_risk(model: &FittedModel, test: &Dataset, loss: Loss) -> Result<f64> {
@@ -624,18 +779,8 @@ fn procedure_rows(reps: &[Repetition], n_train: usize, n_test: usize, alpha: f64
         .map(|(k, (procedure, _))| {
             let risks = column(k, |r| &r.risks);
             let (mean, standard_error) = super::mean_and_se(&risks)?;
-            let differences: Vec<f64> = risks.iter().zip(&reference).map(|(a, b)| a - b).collect();
-            let (difference, p_value, verdict) = if k == REFERENCE {
-                (0.0, 1.0, Verdict::Reference)
-            } else {
-                let test = corrected_resampled_t_test(&differences, n_train as f64, n_test as f64)?;
-                let verdict = match test.p_value < alpha {
-                    false => Verdict::Tie,
-                    true if test.numerator < 0.0 => Verdict::Win,
-                    true => Verdict::Loss,
-                };
-                (test.numerator, test.p_value, verdict)
-            };
+            let (difference, p_value, verdict) =
+                if k == REFERENCE { (0.0, 1.0, Verdict::Reference) } else { paired(&risks, &reference, n_train, n_test, alpha)? };
             let mean_of = |v: Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
             Ok(ProcedureRow {
                 procedure: *procedure,
@@ -654,21 +799,101 @@ fn procedure_rows(reps: &[Repetition], n_train: usize, n_test: usize, alpha: f64
         .collect()
 }
 
-/// The summary over the cells that ran: per family and procedure, the geometric mean relative
-/// risk over the sets where 10-fold CV's risk is positive, and the verdict counts.
-pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
+/// The corrected resampled t-test of the paired differences `a − b`: the mean difference, the
+/// p-value and the verdict for `a` at level `alpha`.
+fn paired(a: &[f64], b: &[f64], n_train: usize, n_test: usize, alpha: f64) -> Result<(f64, f64, Verdict)> {
+    let differences: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    let test = corrected_resampled_t_test(&differences, n_train as f64, n_test as f64)?;
+    let verdict = match test.p_value < alpha {
+        false => Verdict::Tie,
+        true if test.numerator < 0.0 => Verdict::Win,
+        true => Verdict::Loss,
+    };
+    Ok((test.numerator, test.p_value, verdict))
+}
+
+/// The comparisons of [`COMPARISONS`] on a cell's rows (those with the forest skipped when
+/// `forest` is empty).
+fn comparisons(rows: &[ProcedureRow], forest: &[f64], n_train: usize, n_test: usize, alpha: f64) -> Result<Vec<Comparison>> {
+    let risks = |o: Operand| -> Option<&[f64]> {
+        match o {
+            Operand::Procedure(k) => Some(&rows[k].risks),
+            Operand::Forest if forest.is_empty() => None,
+            Operand::Forest => Some(forest),
+        }
+    };
     let mut out = Vec::new();
+    for (label, a, b) in COMPARISONS {
+        let (Some(a), Some(b)) = (risks(a), risks(b)) else { continue };
+        let (mean_a, _) = super::mean_and_se(a)?;
+        let (mean_b, _) = super::mean_and_se(b)?;
+        let (difference, p_value, verdict) = paired(a, b, n_train, n_test, alpha)?;
+        out.push(Comparison {
+            label: label.into(),
+            relative: if mean_b > 0.0 { mean_a / mean_b } else { f64::NAN },
+            difference,
+            p_value,
+            verdict,
+        });
+    }
+    Ok(out)
+}
+
+/// The geometric mean of the finite positive `ratios` and how many there are (NaN for none).
+fn geometric_mean(ratios: impl Iterator<Item = f64>) -> (f64, usize) {
+    let logs: Vec<f64> = ratios.filter(|r| r.is_finite() && *r > 0.0).map(f64::ln).collect();
+    (if logs.is_empty() { f64::NAN } else { (logs.iter().sum::<f64>() / logs.len() as f64).exp() }, logs.len())
+}
+
+fn families_of(cells: &[Cell]) -> Vec<StudyFamily> {
     let mut families: Vec<StudyFamily> = Vec::new();
     for c in cells {
         if !families.contains(&c.family) {
             families.push(c.family);
         }
     }
-    for family in families {
+    families
+}
+
+/// Per family and comparison of [`COMPARISONS`]: the geometric mean of the ratios over the cells
+/// that ran, and the verdict counts.
+pub fn summarize_comparisons(cells: &[Cell]) -> Vec<ComparisonSummary> {
+    let mut out = Vec::new();
+    for family in families_of(cells) {
+        for (label, _, _) in COMPARISONS {
+            let found: Vec<&Comparison> = cells
+                .iter()
+                .filter(|c| c.family == family && c.error.is_none())
+                .filter_map(|c| c.comparisons.iter().find(|x| x.label == label))
+                .collect();
+            if found.is_empty() {
+                continue;
+            }
+            let (relative, sets) = geometric_mean(found.iter().map(|x| x.relative));
+            let count = |v: Verdict| found.iter().filter(|x| x.verdict == v).count();
+            out.push(ComparisonSummary {
+                family,
+                label: label.into(),
+                sets,
+                relative,
+                wins: count(Verdict::Win),
+                ties: count(Verdict::Tie),
+                losses: count(Verdict::Loss),
+            });
+        }
+    }
+    out
+}
+
+/// The summary over the cells that ran: per family and procedure, the geometric mean relative
+/// risk over the sets where 10-fold CV's risk is positive, and the verdict counts.
+pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
+    let mut out = Vec::new();
+    for family in families_of(cells) {
         let ran: Vec<&Cell> = cells.iter().filter(|c| c.family == family && c.error.is_none()).collect();
         for (k, (procedure, _)) in PROCEDURES.iter().enumerate() {
             let rows: Vec<&ProcedureRow> = ran.iter().map(|c| &c.rows[k]).collect();
-            let logs: Vec<f64> = rows.iter().map(|r| r.relative).filter(|r| r.is_finite() && *r > 0.0).map(f64::ln).collect();
+            let (relative, sets) = geometric_mean(rows.iter().map(|r| r.relative));
             let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
             let mean = |x: &dyn Fn(&ProcedureRow) -> f64| {
                 if rows.is_empty() { f64::NAN } else { rows.iter().map(|r| x(r)).sum::<f64>() / rows.len() as f64 }
@@ -677,8 +902,8 @@ pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
                 family,
                 procedure: *procedure,
                 label: procedure.label(),
-                sets: logs.len(),
-                relative: if logs.is_empty() { f64::NAN } else { (logs.iter().sum::<f64>() / logs.len() as f64).exp() },
+                sets,
+                relative,
                 wins: count(Verdict::Win),
                 ties: count(Verdict::Tie),
                 losses: count(Verdict::Loss),
@@ -710,6 +935,21 @@ mod tests {
         }
     }
 
+    /// A repetition's 60 training and 40 test rows and its 10 stratified folds, rebuilt by hand
+    /// from its seed.
+    fn by_hand(data: &Dataset, seed: Seed) -> (Dataset, Dataset, Splits) {
+        let mut order: Vec<usize> = (0..data.n_rows()).collect();
+        order.shuffle(&mut seed.rng(Purpose::Data, 0));
+        let mut tr = order[..60].to_vec();
+        let mut te = order[60..100].to_vec();
+        tr.sort_unstable();
+        te.sort_unstable();
+        let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
+        let ctx = PlanContext::of(&train);
+        let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
+        (train, test, vfold)
+    }
+
     /// Every procedure equals the same procedure run alone through `select::select` on the
     /// repetition's splits: the shared evaluation changes nothing.
     #[test]
@@ -721,17 +961,9 @@ mod tests {
         let seed = config.seed.child(Purpose::Experiment, 0).child(Purpose::Data, 0);
         let rep = repetition(&data, StudyFamily::Knn, seed, 60, 40, &config).unwrap();
         // Rebuild the repetition's data and splits by hand.
-        let mut order: Vec<usize> = (0..data.n_rows()).collect();
-        order.shuffle(&mut seed.rng(Purpose::Data, 0));
-        let mut tr = order[..60].to_vec();
-        let mut te = order[60..100].to_vec();
-        tr.sort_unstable();
-        te.sort_unstable();
-        let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
+        let (train, test, vfold) = by_hand(&data, seed);
         let pre = FamilyKind::Knn.preprocess(&data, true, MissingCategory::Level);
         let knn = FamilySpec::default_for(FamilyKind::Knn).build_for(&train, &pre).unwrap();
-        let ctx = PlanContext::of(&train);
-        let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
         let mc = MonteCarlo::new(10, 0.5).unwrap().instantiate(60, seed.child(Purpose::Splits, 2)).unwrap();
         let mc5 = Splits::new(60, mc.as_slice()[..5].to_vec()).unwrap();
         let run = |splits: &Splits, method: Method, one_se: bool| {
@@ -750,6 +982,67 @@ mod tests {
         assert_eq!(rep.fits[0], 11.0);
         assert_eq!(rep.fits[8], 5.0);
         assert!(rep.forest.is_some());
+
+        // The references: k-NN at CV's k, Majhoo over the τ = 0.8 subsamples (subagging) and
+        // over 10 bootstrap resamples (bagging), through `select::select` with a one-point grid.
+        let mut c = SelectConfig::new(Method::Cv);
+        c.preprocess = pre;
+        let (_, report) = crate::select::select(knn.as_ref(), &train, &vfold, &c).unwrap();
+        let k = knn.grid().value(report.member_grid_indices[0]);
+        let fixed = FamilySpec::default_for(FamilyKind::Knn).with_grid(GridSpec::Values(vec![k])).unwrap().build_for(&train, &pre).unwrap();
+        let members = |splits: &Splits| {
+            let mut c = SelectConfig::new(Method::Majhoo);
+            c.preprocess = pre;
+            let (model, report) = crate::select::select(fixed.as_ref(), &train, splits, &c).unwrap();
+            assert_eq!(report.member_grid_indices, vec![0; 10]);
+            test_risk(&model, &test, Loss::ZeroOne).unwrap()
+        };
+        let mc08 = MonteCarlo::new(10, 0.8).unwrap().instantiate(60, seed.child(Purpose::Splits, 1)).unwrap();
+        let boot = Bootstrap::new(10).unwrap().instantiate(60, seed.child(Purpose::Splits, 3)).unwrap();
+        assert_eq!(rep.risks[SUBAGGING], members(&mc08));
+        assert_eq!(rep.risks[BAGGING], members(&boot));
+        assert_eq!((rep.fits[SUBAGGING], rep.fits[BAGGING]), (20.0, 20.0));
+    }
+
+    /// The tie rule reaches every argmin: with the largest-value rule, CV and Majhoo equal the
+    /// library's procedures run with `TieRule::Last`, and on a step-like 0–1 curve some split
+    /// selects differently than under the default rule.
+    #[test]
+    fn the_tie_rule_reaches_every_selection() {
+        let m = manifest();
+        let data = m.read_csv(m.get("iris").unwrap(), MissingPolicy::Median).unwrap().data;
+        let mut config = tiny(&["iris"], &[StudyFamily::Cart]);
+        config.tie = TieRule::Last;
+        let seed = config.seed.child(Purpose::Experiment, 0).child(Purpose::Data, 0);
+        let last = repetition(&data, StudyFamily::Cart, seed, 60, 40, &config).unwrap();
+        let (train, test, vfold) = by_hand(&data, seed);
+        let pre = FamilyKind::Cart.preprocess(&data, false, MissingCategory::Level);
+        let cart = FamilySpec::default_for(FamilyKind::Cart).build_for(&train, &pre).unwrap();
+        let mc = MonteCarlo::new(10, 0.8).unwrap().instantiate(60, seed.child(Purpose::Splits, 1)).unwrap();
+        let run = |splits: &Splits, method: Method, tie: TieRule| {
+            let mut c = SelectConfig::new(method);
+            c.preprocess = pre;
+            c.tie = tie;
+            let (model, report) = crate::select::select(cart.as_ref(), &train, splits, &c).unwrap();
+            (test_risk(&model, &test, Loss::ZeroOne).unwrap(), report.member_grid_indices)
+        };
+        assert_eq!(last.risks[REFERENCE], run(&vfold, Method::Cv, TieRule::Last).0);
+        assert_eq!(last.risks[AGGHOO], run(&mc, Method::Majhoo, TieRule::Last).0);
+        assert_ne!(run(&mc, Method::Majhoo, TieRule::Last).1, run(&mc, Method::Majhoo, TieRule::First).1, "no tie to break");
+    }
+
+    /// The size axis keeps the sets with at least `size` outer training rows.
+    #[test]
+    fn sets_of_size_keep_the_large_enough_sets() {
+        let m = manifest();
+        let all = sets_of_size(&m, &[], 0).unwrap();
+        assert_eq!(all.len(), m.sets().len());
+        let large = sets_of_size(&m, &[], 3000).unwrap();
+        assert!(large.contains(&"diamonds".to_string()) && large.contains(&"hpc_jobs".to_string()), "{large:?}");
+        assert!(!large.contains(&"wage".to_string()), "3000 rows give 2100 training rows");
+        let mid = sets_of_size(&m, &["iris".into(), "wage".into()], 1000).unwrap();
+        assert_eq!(mid, vec!["wage".to_string()]);
+        assert!(matches!(sets_of_size(&m, &["nope".into()], 1000), Err(Error::InvalidParameter { .. })));
     }
 
     /// Risks (not times) are identical for one thread and several, and across a rerun.
@@ -774,9 +1067,9 @@ mod tests {
     #[test]
     fn verdicts_and_summary_by_hand() {
         let rep = |cv: f64, other: f64| Repetition {
-            risks: vec![cv, cv, cv, cv, cv, cv, other, cv, cv, cv],
-            fits: vec![11.0; 10],
-            seconds: vec![0.0; 10],
+            risks: vec![cv, cv, cv, cv, cv, cv, other, cv, cv, cv, other, cv],
+            fits: vec![11.0; 12],
+            seconds: vec![0.0; 12],
             forest: None,
         };
         // The 7th procedure is lower by a constant-ish margin: a win; the others tie exactly.
@@ -796,6 +1089,7 @@ mod tests {
             n_test: 3,
             rows,
             forest: vec![],
+            comparisons: vec![],
             error: None,
         };
         let mut other = rows.clone();
@@ -808,6 +1102,38 @@ mod tests {
         let s = &summary[6];
         assert_eq!((s.sets, s.wins, s.ties, s.losses), (2, 1, 0, 1));
         assert!((s.relative - 1.0).abs() < 1e-12);
+
+        // The decomposition: subagging (lower) wins against CV, Agghoo (= CV) loses against
+        // subagging, bagging (= CV) ties with Agghoo exactly; the forest ones are left out.
+        let found = comparisons(&rows, &[], 100, 50, 0.05).unwrap();
+        let labels: Vec<&str> = found.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["agghoo / cv", "ensemble: subagging / cv", "selection: agghoo / subagging", "bagging / agghoo"]);
+        let verdicts: Vec<Verdict> = found.iter().map(|c| c.verdict).collect();
+        assert_eq!(verdicts, [Verdict::Tie, Verdict::Win, Verdict::Loss, Verdict::Tie]);
+        assert!((found[1].relative * found[2].relative - found[0].relative).abs() < 1e-12, "the two factors multiply to the gain");
+        let forest: Vec<f64> = (0..20).map(|r| 0.05 + 0.01 * (r % 2) as f64).collect();
+        let with_forest = comparisons(&rows, &forest, 100, 50, 0.05).unwrap();
+        assert_eq!((with_forest.len(), with_forest[5].verdict), (6, Verdict::Win));
+        let mut a = cell("a", rows.clone());
+        a.comparisons = found.clone();
+        let mut b = cell("b", rows.clone());
+        b.comparisons = found;
+        let summary = summarize_comparisons(&[a, b]);
+        assert_eq!(summary.len(), 4);
+        assert_eq!((summary[1].sets, summary[1].wins, summary[2].losses), (2, 2, 2));
+    }
+
+    /// The confirmation sets read as their manifest says, and none is a set of the study.
+    #[test]
+    fn confirmation_sets_read_and_are_new() {
+        let study = manifest();
+        let m = StudyManifest::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/study/confirmation")).unwrap();
+        assert!((6..=10).contains(&m.sets().len()), "{}", m.sets().len());
+        for set in m.sets() {
+            assert!(study.get(set.name()).is_none(), "{} is a study set", set.name());
+            let data = m.read_csv(set, MissingPolicy::Median).unwrap().data;
+            m.check_read(set, &data).unwrap();
+        }
     }
 
     #[test]
