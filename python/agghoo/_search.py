@@ -15,8 +15,11 @@ on the estimator:
 aggregate them as :mod:`agghoo.meta` does for ``estimator=`` (the library's rules).
 """
 
+from __future__ import annotations
+
 import time
 import warnings
+from typing import Any, Callable
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -26,11 +29,11 @@ from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
 from sklearn.model_selection._validation import _fit_and_score, _warn_or_raise_about_fit_failures
 from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from . import _dispatch, _native
-from ._validation import SEARCH_CONSTRAINTS
+from ._results import best_index, cv_results
+from ._validation import SEARCH_CONSTRAINTS, RandomStateLike, seed_of
 
 __all__ = ["AgghooSearchCV"]
 
@@ -80,8 +83,9 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         Parallel fits (joblib's meaning) and the engine's threads.
     refit : bool, default=True
         ``method="cv"``: refit the best candidate on all rows.
-    random_state : int, optional
-        Seeds the default splits and the parameter sampler.
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the default splits and the parameter sampler; ``None`` draws a fresh seed, kept as
+        ``random_state_`` so the run can be repeated.
     verbose : int, default=0
         ``> 0`` prints which candidates were evaluated on a path and which by refits.
     error_score : "raise" or float, default=np.nan
@@ -101,30 +105,44 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         whose ``selected_params_`` are the members' candidates).
     selected_params_ : list of dict
         Agghoo-type methods: the candidate each member was selected with.
+    random_state_ : int
+        The seed the run used.
     n_splits_, scorer_, multimetric_ (False), classes_, n_features_in_, feature_names_in_
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> from agghoo import AgghooSearchCV
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> search = AgghooSearchCV(KNeighborsClassifier(), {"n_neighbors": list(range(1, 30))}, method="cv", cv=5)
+    >>> search.fit(X, y).best_params_["n_neighbors"] in range(1, 30)
+    True
+    >>> bool(search.cv_results_["path"].all())  # one path fit per split, not one fit per candidate
+    True
     """
 
     _parameter_constraints: dict = SEARCH_CONSTRAINTS
 
     def __init__(
         self,
-        estimator,
-        param_grid=None,
+        estimator: Any,
+        param_grid: dict[str, Any] | list[dict[str, Any]] | None = None,
         *,
-        param_distributions=None,
-        n_iter=10,
-        scoring=None,
-        cv=None,
-        method="agghoo",
-        tau=0.8,
-        aggregation=None,
-        n_jobs=None,
-        refit=True,
-        random_state=None,
-        verbose=0,
-        error_score=np.nan,
-        return_train_score=False,
-    ):
+        param_distributions: dict[str, Any] | list[dict[str, Any]] | None = None,
+        n_iter: int = 10,
+        scoring: str | Callable[..., float] | None = None,
+        cv: Any = None,
+        method: str = "agghoo",
+        tau: float = 0.8,
+        aggregation: str | None = None,
+        n_jobs: int | None = None,
+        refit: bool = True,
+        random_state: RandomStateLike = None,
+        verbose: int = 0,
+        error_score: str | float = np.nan,
+        return_train_score: bool = False,
+    ) -> None:
         self.estimator = estimator
         self.param_grid = param_grid
         self.param_distributions = param_distributions
@@ -149,7 +167,9 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
             _native.check_grid_points(len(grid), "the grid `param_grid`")
             return list(grid)
         _native.check_grid_points(self.n_iter, "`n_iter` sampled candidates")
-        return list(ParameterSampler(self.param_distributions, self.n_iter, random_state=self.random_state))
+        # An int seeds the sampler as RandomizedSearchCV's does; otherwise the drawn random_state_.
+        seed = self.random_state if isinstance(self.random_state, (int, np.integer)) else self.random_state_
+        return list(ParameterSampler(self.param_distributions, self.n_iter, random_state=seed))
 
     def _splits(self, X, y, groups):
         classifier = is_classifier(self.estimator)
@@ -158,12 +178,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
             from ._estimators import _default_plan
             from .model_selection import AgghooSplitter
 
-            seed = self.random_state
-            if seed is None:
-                seed = 0
-            elif not isinstance(seed, (int, np.integer)):  # a RandomState: one draw seeds the splits
-                seed = int(check_random_state(seed).randint(2**31))
-            cv = AgghooSplitter(_default_plan(self.method, 10, self.tau), random_state=seed)
+            cv = AgghooSplitter(_default_plan(self.method, 10, self.tau), random_state=self.random_state_)
         splits = list(check_cv(cv, y, classifier=classifier).split(X, y, groups))
         return splits[:1] if self.method == "holdout" else splits
 
@@ -174,6 +189,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(f"method must be one of {', '.join(_SEARCH_METHODS)}, got {self.method!r}")
         if isinstance(self.scoring, (list, tuple, set, dict)):
             raise ValueError("AgghooSearchCV takes one scorer (a name or a callable), not several")
+        self.random_state_ = seed_of(self.random_state)
         candidates = self._candidates()
         y = None if y is None else np.asarray(y)
         splits = self._splits(X, y, groups)
@@ -182,7 +198,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.cv_results_ = _results(candidates, test, train, fit_time, score_time, path)
         self.n_splits_ = len(splits)
         self.multimetric_ = False
-        self.best_index_ = int(np.flatnonzero(self.cv_results_["rank_test_score"] == 1)[0])
+        self.best_index_ = best_index(self.cv_results_)
         self.best_params_ = candidates[self.best_index_]
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         if is_classifier(self.estimator):
@@ -309,31 +325,12 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
 
 
 def _results(candidates, test, train, fit_time, score_time, path):
-    """``cv_results_`` in GridSearchCV's layout."""
-    from scipy.stats import rankdata
-
-    m = len(candidates)
-    results = {"params": candidates}
-    for name in sorted({k for c in candidates for k in c}):
-        column = np.ma.MaskedArray(np.empty(m, dtype=object), mask=True)
-        for i, c in enumerate(candidates):
-            if name in c:
-                column[i] = c[name]
-        results[f"param_{name}"] = column
-    for key, times in (("fit_time", fit_time), ("score_time", score_time)):
-        results[f"mean_{key}"], results[f"std_{key}"] = times.mean(axis=0), times.std(axis=0)
-    for kind, scores in (("test", test), ("train", train)):
-        if scores is None:
-            continue
-        for j, row in enumerate(scores):
-            results[f"split{j}_{kind}_score"] = row
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            results[f"mean_{kind}_score"] = scores.mean(axis=0)
-            results[f"std_{kind}_score"] = scores.std(axis=0)
-    mean = results["mean_test_score"]
-    # scikit-learn's ranks: ties share the lowest rank, a NaN mean ranks last.
-    filled = np.where(np.isnan(mean), np.nanmin(mean) - 1 if np.isfinite(mean).any() else 0, mean)
-    results["rank_test_score"] = np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
-    results["path"] = path
-    return results
+    """``cv_results_`` in GridSearchCV's layout (:func:`agghoo._results.cv_results`), with the
+    training scores when asked and the ``path`` column."""
+    extra = {}
+    if train is not None:
+        for j, row in enumerate(train):
+            extra[f"split{j}_train_score"] = row
+        extra["mean_train_score"], extra["std_train_score"] = train.mean(axis=0), train.std(axis=0)
+    extra["path"] = path
+    return cv_results(candidates, test, fit_time=fit_time, score_time=score_time, extra=extra)

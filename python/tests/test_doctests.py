@@ -21,6 +21,7 @@ MODULES = [
     "agghoo.exceptions",
     "agghoo.model_selection",
     "agghoo._selector",
+    "agghoo._search",
 ]
 
 
