@@ -46,6 +46,7 @@ pub mod experiments;
 pub mod family;
 pub mod features;
 pub mod incremental;
+mod json_file;
 pub mod limits;
 pub mod loss;
 pub mod names;

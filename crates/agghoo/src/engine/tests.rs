@@ -174,3 +174,48 @@ fn risks_from_path_predictions_conclude_as_select_does() {
     let e = outcomes_from_risks(fam.as_ref(), &data, &sp, &bad, &options, &Rayon).unwrap_err();
     assert!(matches!(e, crate::Error::Fit { split: Some(2), grid_index: 3, .. }), "{e:?}");
 }
+
+/// Counts finished units and cancels the run after `stop_after` of them.
+struct StopAfter {
+    finished: std::sync::atomic::AtomicUsize,
+    stop_after: usize,
+}
+
+impl Observer for StopAfter {
+    fn finished(&self, _: usize, _: usize) {
+        self.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+    fn keep_going(&self) -> bool {
+        self.finished.load(std::sync::atomic::Ordering::SeqCst) < self.stop_after
+    }
+}
+
+#[test]
+fn an_observer_counts_the_splits_of_a_selection_and_of_a_nested_cv_and_can_cancel_them() {
+    let data = generators::knn_problem(120, Seed(3)).unwrap();
+    let params = FamilyParams::with_grid(GridSpec::parse("1:9:2").unwrap());
+    let fam = family::build(FamilyKind::Knn, &params, &data).unwrap();
+    let sp = splits(&data, "vfold:6", 1);
+    let config = SelectConfig::new(Method::Majhoo);
+    let count = StopAfter { finished: 0.into(), stop_after: usize::MAX };
+    let observed = select::select_with(fam.as_ref(), &data, &sp, &config, &Observed::new(&Sequential, &count)).unwrap();
+    assert_eq!(count.finished.into_inner(), 6);
+    assert_eq!(observed.1, select::select(fam.as_ref(), &data, &sp, &config).unwrap().1);
+    let stop = StopAfter { finished: 0.into(), stop_after: 2 };
+    let got = select::select_with(fam.as_ref(), &data, &sp, &config, &Observed::new(&Sequential, &stop));
+    assert!(matches!(got, Err(crate::Error::Interrupted(_))), "{:?}", got.err());
+    assert_eq!(stop.finished.into_inner(), 2);
+    // Nested CV: the outer splits are the units; a cancellation reaches the inner selections.
+    let nested = NestedConfig::new(
+        FamilySpec::from_params(FamilyKind::Knn, &params).unwrap(),
+        Plan::parse("vfold:3", false).unwrap(),
+        vec![SelectConfig::new(Method::Cv)],
+    );
+    let outer = splits(&data, "vfold:4", 2);
+    let count = StopAfter { finished: 0.into(), stop_after: usize::MAX };
+    crate::estimate::nested_cv_with(&data, &outer, &nested, &Observed::new(&Rayon, &count)).unwrap();
+    assert_eq!(count.finished.into_inner(), 4);
+    let stop = StopAfter { finished: 0.into(), stop_after: 0 };
+    let got = crate::estimate::nested_cv_with(&data, &outer, &nested, &Observed::new(&Rayon, &stop));
+    assert_eq!(got.err().map(|e| e.kind()), Some(crate::ErrorKind::Interrupted));
+}

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Incremental, Restore, Rows, no_target, revert_state, save_state};
+use super::{Incremental, Restore, Rows, no_target, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -202,18 +202,7 @@ impl Incremental for GaussianDensity {
         }
     }
 
-    fn copy(&self, model: &GaussianDensityModel) -> Result<GaussianDensityModel> {
-        Ok(model.clone())
-    }
-
-    fn save(&self, model: &GaussianDensityModel, log: &mut Self::Log) -> Result<()> {
-        save_state(model, log);
-        Ok(())
-    }
-
-    fn revert(&self, model: &mut GaussianDensityModel, log: &Self::Log) {
-        revert_state(model, log);
-    }
+    whole_state_snapshots!();
 }
 
 #[cfg(test)]

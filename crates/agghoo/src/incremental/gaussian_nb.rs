@@ -12,7 +12,7 @@
 //! Running means (Welford) were rejected: they are no more order-independent and cost a division
 //! per coordinate.
 
-use super::{Incremental, Restore, Rows, class_indices_within, revert_state, save_state};
+use super::{Incremental, Restore, Rows, class_indices_within, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -155,16 +155,5 @@ impl Incremental for GaussianNaiveBayes {
             .sum()
     }
 
-    fn copy(&self, model: &GaussianNbModel) -> Result<GaussianNbModel> {
-        Ok(model.clone())
-    }
-
-    fn save(&self, model: &GaussianNbModel, log: &mut Self::Log) -> Result<()> {
-        save_state(model, log);
-        Ok(())
-    }
-
-    fn revert(&self, model: &mut GaussianNbModel, log: &Self::Log) {
-        revert_state(model, log);
-    }
+    whole_state_snapshots!();
 }

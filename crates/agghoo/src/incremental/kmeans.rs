@@ -8,7 +8,7 @@
 //!
 //! Rejected: k-means++ seeding, which needs a pass over data the learner has not seen yet.
 
-use super::{Incremental, Restore, Rows, no_target, revert_state, save_state};
+use super::{Incremental, Restore, Rows, no_target, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -115,18 +115,7 @@ impl Incremental for OnlineKMeans {
         rows.iter().map(|(x, _)| nearest(&model.centres, rows.n_features(), x).1).sum()
     }
 
-    fn copy(&self, model: &OnlineKMeansModel) -> Result<OnlineKMeansModel> {
-        Ok(model.clone())
-    }
-
-    fn save(&self, model: &OnlineKMeansModel, log: &mut Self::Log) -> Result<()> {
-        save_state(model, log);
-        Ok(())
-    }
-
-    fn revert(&self, model: &mut OnlineKMeansModel, log: &Self::Log) {
-        revert_state(model, log);
-    }
+    whole_state_snapshots!();
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, real_values, revert_state, save_state};
+use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, real_values, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -186,18 +186,7 @@ impl Incremental for LsqSgd {
         SnapshotMode::SaveRevert
     }
 
-    fn copy(&self, model: &LsqSgdModel) -> Result<LsqSgdModel> {
-        Ok(model.clone())
-    }
-
-    fn save(&self, model: &LsqSgdModel, log: &mut Self::Log) -> Result<()> {
-        save_state(model, log);
-        Ok(())
-    }
-
-    fn revert(&self, model: &mut LsqSgdModel, log: &Self::Log) {
-        revert_state(model, log);
-    }
+    whole_state_snapshots!();
 }
 
 #[cfg(test)]

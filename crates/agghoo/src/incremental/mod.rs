@@ -390,6 +390,27 @@ pub(crate) fn revert_state<M: Restore>(model: &mut M, log: &Option<M>) {
     }
 }
 
+/// The three snapshot methods of a learner whose model is its whole state (a [`Restore`] model,
+/// `Log = Option<Model>`): `copy` clones the model, `save` journals it with [`save_state`] and
+/// `revert` restores it with [`revert_state`]. One line in the learner's `impl Incremental`.
+macro_rules! whole_state_snapshots {
+    () => {
+        fn copy(&self, model: &Self::Model) -> $crate::error::Result<Self::Model> {
+            Ok(model.clone())
+        }
+
+        fn save(&self, model: &Self::Model, log: &mut Self::Log) -> $crate::error::Result<()> {
+            $crate::incremental::save_state(model, log);
+            Ok(())
+        }
+
+        fn revert(&self, model: &mut Self::Model, log: &Self::Log) {
+            $crate::incremental::revert_state(model, log);
+        }
+    };
+}
+pub(crate) use whole_state_snapshots;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 //! With integer-valued features the totals are exact in `f64` (below 2^53), so any order or
 //! batching gives bit-identical models and TreeCV equals standard CV bit for bit.
 
-use super::{Incremental, Restore, Rows, class_indices_within, revert_state, save_state};
+use super::{Incremental, Restore, Rows, class_indices_within, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -143,16 +143,5 @@ impl Incremental for MultinomialNaiveBayes {
             .sum()
     }
 
-    fn copy(&self, model: &MultinomialNbModel) -> Result<MultinomialNbModel> {
-        Ok(model.clone())
-    }
-
-    fn save(&self, model: &MultinomialNbModel, log: &mut Self::Log) -> Result<()> {
-        save_state(model, log);
-        Ok(())
-    }
-
-    fn revert(&self, model: &mut MultinomialNbModel, log: &Self::Log) {
-        revert_state(model, log);
-    }
+    whole_state_snapshots!();
 }

@@ -27,7 +27,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, revert_state, save_state};
+use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -258,18 +258,7 @@ impl Incremental for Pegasos {
         SnapshotMode::SaveRevert
     }
 
-    fn copy(&self, model: &PegasosModel) -> Result<PegasosModel> {
-        Ok(model.clone())
-    }
-
-    fn save(&self, model: &PegasosModel, log: &mut Self::Log) -> Result<()> {
-        save_state(model, log);
-        Ok(())
-    }
-
-    fn revert(&self, model: &mut PegasosModel, log: &Self::Log) {
-        revert_state(model, log);
-    }
+    whole_state_snapshots!();
 }
 
 /// Maps a binary target to `−1/+1` (see the module doc for the accepted labels).

@@ -145,8 +145,7 @@ impl Splits {
     /// [`Error::Io`].
     pub fn save(&self, path: &Path) -> Result<()> {
         let file = SplitsFile { format: "agghoo-splits".into(), format_version: SPLITS_FORMAT, splits: self.clone() };
-        let text = serde_json::to_string(&file).map_err(|e| Error::BadFile { path: path.into(), message: e.to_string() })?;
-        std::fs::write(path, text).map_err(|source| Error::Io { path: path.into(), source })
+        crate::json_file::write(path, &file)
     }
     /// Reads splits written by [`Splits::save`], or a bare JSON list of `{"train": [...],
     /// "validation": [...]}` objects together with `n_rows`... (the bare form needs `n_rows` given).
@@ -156,8 +155,7 @@ impl Splits {
     /// [`Error::InvalidSplit`] for a split [`Splits::new`] refuses (overlapping sides, a row out
     /// of range, ...).
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
-        Self::from_json(&text, path)
+        Self::from_json(&crate::json_file::read(path)?, path)
     }
     /// Parses the JSON form of [`Splits::save`]; `path` names the source in errors.
     ///

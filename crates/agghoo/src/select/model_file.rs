@@ -365,8 +365,7 @@ impl FittedModel {
                 reason: "it is defined outside agghoo, and a model file holds only agghoo's own families".into(),
             });
         }
-        let text = serde_json::to_string(self).map_err(|e| Error::BadFile { path: path.into(), message: e.to_string() })?;
-        std::fs::write(path, text).map_err(|source| Error::Io { path: path.into(), source })
+        crate::json_file::write(path, self)
     }
 
     /// Reads a model written by [`FittedModel::save`].
@@ -375,8 +374,7 @@ impl FittedModel {
     /// [`Error::Io`]; [`Error::BadFile`] for a file that is not an agghoo model, of another
     /// format version, or corrupted.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?;
-        Self::from_json(&text, path)
+        Self::from_json(&crate::json_file::read(path)?, path)
     }
 
     /// Parses the JSON of a model file; `path` names the source in errors.
