@@ -736,8 +736,7 @@ fn evaluate_timed(
     tie: TieRule,
     keep_models: bool,
 ) -> Result<(Vec<SplitOutcome>, Vec<f64>)> {
-    let options =
-        EvalOptions { losses: vec![loss], tie, preprocess, keep_selected_model: keep_models, keep_predictions: false };
+    let options = EvalOptions { losses: vec![loss], tie, preprocess, keep_selected_model: keep_models, keep_predictions: false };
     crate::engine::check_evaluation(learner, train, splits, &options)?;
     let mut outcomes = Vec::with_capacity(splits.len());
     let mut times = Vec::with_capacity(splits.len());
