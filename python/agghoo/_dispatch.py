@@ -28,7 +28,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing
 
 from . import _native
-from ._scoring import PathPoint
+from ._scoring import PathPoint, accuracy, is_accuracy
 
 __all__ = ["plan", "path_scores"]
 
@@ -189,6 +189,7 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
     params = rule.params(_final(group.estimator)[0].get_params())
     classes = np.unique(y) if is_classifier(group.estimator) else None
     threads = n_jobs if n_jobs is not None and n_jobs > 0 else None
+    plain_accuracy = is_accuracy(scorer, group.estimator)
     scores = []
     for train, test in splits:
         X_train, X_test = _safe_indexing(X, train), _safe_indexing(X, test)
@@ -221,6 +222,9 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
         for m in index:
             p = None if proba is None else proba[m]
             labels = np.argmax(p, axis=1) if rule.argmax and p is not None else predicted[m]
+            if plain_accuracy:
+                row.append(accuracy(classes[labels], y[test]))
+                continue
             point = PathPoint(classes, labels, p, None if decision is None else decision[m])
             row.append(float(scorer(point, placeholder, y[test])))
         scores.append(row)

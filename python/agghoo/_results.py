@@ -71,6 +71,15 @@ def _param_column(values: list, present: list[bool]) -> np.ma.MaskedArray:
     return np.ma.MaskedArray(data, mask=[not p for p in present])
 
 
+def _mean_and_std(per_split: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and standard deviation over the splits of ``per_split`` (n_splits, n_candidates),
+    summed in the order scikit-learn's ``GridSearchCV`` sums them (one contiguous row per
+    candidate), so equal scores give bit-equal means and the same ranks and ``best_index_``."""
+    rows = np.ascontiguousarray(np.asarray(per_split, dtype=float).T)
+    mean = np.average(rows, axis=1)
+    return mean, np.sqrt(np.average((rows - mean[:, np.newaxis]) ** 2, axis=1))
+
+
 def cv_results(
     candidates: Sequence[Mapping[str, Any]],
     scores: Any,
@@ -118,13 +127,12 @@ def cv_results(
         results[f"param_{name}"] = _param_column([c.get(name) for c in candidates], [name in c for c in candidates])
     for j, row in enumerate(scores):
         results[f"split{j}_test_score"] = row
-    mean = scores.mean(axis=0)
+    mean, std = _mean_and_std(scores)
     results["mean_test_score"] = mean
-    results["std_test_score"] = scores.std(axis=0)
+    results["std_test_score"] = std
     results["rank_test_score"] = rank_scores(mean)
     for key, times in (("fit_time", fit_time), ("score_time", score_time)):
         times = np.zeros(scores.shape) if times is None else np.asarray(times, dtype=float).reshape(scores.shape)
-        results[f"mean_{key}"] = times.mean(axis=0)
-        results[f"std_{key}"] = times.std(axis=0)
+        results[f"mean_{key}"], results[f"std_{key}"] = _mean_and_std(times)
     results.update(extra or {})
     return results

@@ -66,6 +66,34 @@ class PathPoint(BaseEstimator):
         return self.decision
 
 
+def is_accuracy(scorer, estimator):
+    """True when ``scorer`` computes plain accuracy on ``estimator``'s predictions: the default
+    ``score`` of one of scikit-learn's own classifiers (mean accuracy, ``ClassifierMixin.score``,
+    alone or at the end of a Pipeline), or ``scoring="accuracy"``. Such scores are the fraction of equal labels, which
+    :func:`accuracy` computes without the scorer's per-call input checks, bit for bit equal."""
+    from sklearn.base import ClassifierMixin
+    from sklearn.metrics import accuracy_score
+    from sklearn.metrics._scorer import _PassthroughScorer, _Scorer
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(scorer, _PassthroughScorer):
+        final = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+        own = type(final).__module__.startswith("sklearn.") or type(final).score is ClassifierMixin.score
+        return is_classifier(final) and own
+    return (
+        isinstance(scorer, _Scorer)
+        and getattr(scorer, "_score_func", None) is accuracy_score
+        and not getattr(scorer, "_kwargs", True)
+        and getattr(scorer, "_sign", None) == 1
+        and getattr(scorer, "_response_method", None) == "predict"
+    )
+
+
+def accuracy(predicted, y):
+    """``accuracy_score(y, predicted)``: the count of equal labels over the row count (exact)."""
+    return float(np.mean(np.asarray(predicted) == np.asarray(y)))
+
+
 def scorer_for(est):
     """The scorer of ``est.scoring`` (string, callable, or a list / dict of one), or ``None`` for
     the library's loss. An unknown name raises scikit-learn's ``ValueError``."""

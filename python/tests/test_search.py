@@ -210,3 +210,27 @@ def test_frames_and_lists_are_indexed_as_grid_search_does(breast_cancer):
     theirs = GridSearchCV(KNeighborsClassifier(), grid, cv=3).fit(X, y)
     np.testing.assert_allclose(members.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
     assert members.predict(X[:5].tolist()).shape == (5,)
+
+
+def test_plain_accuracy_is_recognised_and_scored_as_the_scorer_does():
+    """The vectorised accuracy serves exactly the scorers that compute plain accuracy, and gives
+    the scorer's value bit for bit; any other scorer goes through scikit-learn."""
+    from sklearn.metrics import accuracy_score, check_scoring, make_scorer
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from agghoo._scoring import accuracy, is_accuracy
+
+    knn = KNeighborsClassifier()
+    assert is_accuracy(check_scoring(knn), knn)
+    assert is_accuracy(check_scoring(knn, scoring="accuracy"), knn)
+    pipe = make_pipeline(StandardScaler(), knn)
+    assert is_accuracy(check_scoring(pipe), pipe)
+    assert not is_accuracy(check_scoring(knn, scoring="balanced_accuracy"), knn)
+    assert not is_accuracy(make_scorer(accuracy_score, normalize=False), knn)
+    assert not is_accuracy(check_scoring(knn, scoring="f1_macro"), knn)
+    rng = np.random.default_rng(0)
+    for n in (1, 7, 57, 114):
+        y, p = rng.integers(0, 3, n), rng.integers(0, 3, n)
+        assert accuracy(p, y) == accuracy_score(y, p)
