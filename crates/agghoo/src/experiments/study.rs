@@ -588,6 +588,12 @@ struct Repetition {
     forest: Option<f64>,
 }
 
+/// A failed repetition as the one line a cell keeps: the repetition, then every cause once (the
+/// split, the grid point, what failed), so a study's table says why a cell is empty.
+fn repetition_failure(r: usize, e: &crate::Error) -> String {
+    format!("repetition {r}: {}", crate::one_line(e))
+}
+
 fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily, config: &StudyConfig) -> Cell {
     let n = data.n_rows();
     let n_train = (n * 7 / 10).min(config.max_train);
@@ -620,12 +626,12 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
     let outcome = reps
         .into_iter()
         .enumerate()
-        .map(|(r, out)| out.map_err(|e| format!("repetition {r}: {e}")))
+        .map(|(r, out)| out.map_err(|e| repetition_failure(r, &e)))
         .collect::<std::result::Result<Vec<_>, String>>()
         .and_then(|reps| {
-            let rows = procedure_rows(&reps, n_train, n_test, config.alpha).map_err(|e| e.to_string())?;
+            let rows = procedure_rows(&reps, n_train, n_test, config.alpha).map_err(|e| crate::one_line(&e))?;
             let forest: Vec<f64> = reps.iter().filter_map(|r| r.forest).collect();
-            let comparisons = comparisons(&rows, &forest, n_train, n_test, config.alpha).map_err(|e| e.to_string())?;
+            let comparisons = comparisons(&rows, &forest, n_train, n_test, config.alpha).map_err(|e| crate::one_line(&e))?;
             Ok((rows, forest, comparisons))
         });
     match outcome {
@@ -916,6 +922,16 @@ pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
 
 #[cfg(test)]
 mod tests {
+    /// A failed cell names the cause, not only the split it happened in.
+    #[test]
+    fn a_failed_repetition_keeps_its_cause() {
+        let cause = crate::Error::NonFiniteRisk("validation risk is NaN".into());
+        let e = crate::Error::Fit { split: Some(8), grid_index: 2, source: Box::new(cause) };
+        let line = super::repetition_failure(5, &e);
+        assert!(line.starts_with("repetition 5: ") && line.contains("split 8"), "{line}");
+        assert!(line.contains("validation risk is NaN"), "the cause is lost: {line}");
+    }
+
     use super::*;
 
     fn manifest() -> StudyManifest {
