@@ -619,10 +619,15 @@ def load_model(path: str | os.PathLike[str]) -> AgghooClassifier | AgghooRegress
     >>> clf.save(path)
     >>> load_model(path).predict(X[:3]).tolist() == [str(c) for c in clf.predict(X[:3])]
     True
+    >>> loaded = load_model(path)
+    >>> loaded.family, loaded.method, loaded.aggregation
+    ('knn', 'agghoo', 'soft')
     """
     model = _native.Model.load(str(path))
     names = list(model.class_names)
-    est = AgghooClassifier() if names else AgghooRegressor()
+    # The estimator's parameters say what made the model (its family, procedure and aggregation).
+    kind = AgghooClassifier if names else AgghooRegressor
+    est = kind(family=model.family, method=model.method, aggregation=model.aggregation)
     est.model_ = model
     est.n_features_in_ = len(model.feature_names)
     est.categorical_features_in_ = [model.feature_names.index(c) for c in model.categorical]

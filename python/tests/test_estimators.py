@@ -11,7 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit
+from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, load_model
 from conftest import write_csv
 
 
@@ -240,3 +240,16 @@ def test_na_values_and_the_mostly_numeric_warning():
         agghoo.estimate_risk(holes, y, value=3, plan="vfold:3")
     with pytest.raises(TypeError, match="na_values"):
         AgghooClassifier(na_values="NULL").fit(X, y)
+
+
+def test_load_model_says_what_made_the_model(tmp_path):
+    """A loaded model's estimator names the family, procedure and aggregation in the file (it
+    used to say family="knn" whatever the file held)."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    fitted = AgghooClassifier(family="logistic", grid=[0.01, 0.1], method="majhoo", aggregation="vote", n_splits=3).fit(X, y)
+    fitted.save(tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    assert (loaded.family, loaded.method, loaded.aggregation) == ("logistic", "majhoo", "vote")
+    np.testing.assert_array_equal(loaded.predict(X[:20]), [str(c) for c in fitted.predict(X[:20])])

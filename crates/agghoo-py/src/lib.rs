@@ -811,6 +811,24 @@ impl Model {
         self.inner.schema.class_names.clone()
     }
 
+    /// The family the model was selected from (its CLI name; `a,b` for a union).
+    #[getter]
+    fn family(&self) -> String {
+        self.inner.family.clone()
+    }
+
+    /// The selection procedure that made the model (`agghoo`, `majhoo`, `cv`, …).
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.inner.method.name()
+    }
+
+    /// How the members are combined (`mean`, `vote`, `soft`, `score`).
+    #[getter]
+    fn aggregation(&self) -> &'static str {
+        Some(self.inner.aggregation).name()
+    }
+
     /// The hyperparameter value of each member.
     #[getter]
     fn member_values(&self) -> Vec<f64> {
