@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from . import _categorical, _input, _native
+from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, plotting
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _params
@@ -96,10 +96,7 @@ def _plan_or_folds(plan, X, y, groups, random_state, stratify):
         pairs = plan.split(X, y, groups)
     else:
         pairs = plan
-    folds = [(np.asarray(t, dtype=np.int64), np.asarray(v, dtype=np.int64)) for t, v in pairs]
-    if not folds:
-        raise ValueError("the splitter gave no split")
-    return "folds", folds
+    return "folds", _scoring.index_pairs(pairs)
 
 
 def _drop_missing_rows(X, y):

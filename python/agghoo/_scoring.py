@@ -102,6 +102,15 @@ def scorer_for(est):
     return check_scoring(est, scoring=est.scoring)
 
 
+def index_pairs(pairs):
+    """A splitter's (train, validation) index pairs as the int64 arrays the compiled module takes;
+    an empty iterable is refused."""
+    folds = [(np.asarray(t, dtype=np.int64), np.asarray(v, dtype=np.int64)) for t, v in pairs]
+    if not folds:
+        raise ValueError("the splitter gave no split")
+    return folds
+
+
 def folds(est, X, y, groups):
     """The caller's splits as (train, validation) int64 arrays: ``est.cv`` (a splitter, an int, or
     an iterable of (train, test)) on ``X``, ``y`` and ``groups``; ``None`` without ``cv``."""
@@ -110,7 +119,7 @@ def folds(est, X, y, groups):
     if est.plan is not None:
         raise ValueError(f"cv and plan both give the splits: pass one (got cv={est.cv!r}, plan={est.plan!r})")
     splitter = check_cv(est.cv, y, classifier=is_classifier(est))
-    return [(np.asarray(tr, dtype=np.int64), np.asarray(te, dtype=np.int64)) for tr, te in splitter.split(X, y, groups)]
+    return index_pairs(splitter.split(X, y, groups))
 
 
 def keep_rows(splits, keep):

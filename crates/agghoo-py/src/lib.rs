@@ -302,11 +302,12 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 /// output), checked and turned into splits by [`paths::user_splits`].
 pub(crate) type Folds<'py> = Vec<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>;
 
-/// The splits of a call: the user's `folds` when given, else `plan` instantiated on `data`.
-fn call_splits(plan: Option<&Plan>, folds: Option<Splits>, data: &Dataset, seed: Seed) -> agghoo::Result<Splits> {
+/// The splits of a call: the user's `folds` when given, else `plan` instantiated on `data` (with
+/// the rows' `groups` for a group plan).
+fn call_splits(plan: Option<&Plan>, folds: Option<Splits>, data: &Dataset, seed: Seed, groups: Option<&[u32]>) -> agghoo::Result<Splits> {
     match (folds, plan) {
         (Some(folds), _) => Ok(folds),
-        (None, Some(plan)) => plan.instantiate(&PlanContext::of(data), seed),
+        (None, Some(plan)) => plan.instantiate(&PlanContext { groups, ..PlanContext::of(data) }, seed),
         (None, None) => Err(agghoo::Error::invalid("plan", "a plan or folds", "neither")),
     }
 }
@@ -394,10 +395,7 @@ fn select<'py>(
     }
     config.seed = Seed(seed);
     config.preprocess = spec.preprocess(&data, standardize, missing_category);
-    let instantiate = move |data: &Dataset| match user_splits {
-        Some(splits) => Ok(splits),
-        None => plan.instantiate(&PlanContext { groups: groups.as_deref(), ..PlanContext::of(data) }, config.seed),
-    };
+    let instantiate = move |data: &Dataset| call_splits(Some(&plan), user_splits, data, config.seed, groups.as_deref());
     if job && risks.is_none() {
         let made = compute(py, threads, move || {
             let splits = instantiate(&data)?;
@@ -469,7 +467,7 @@ fn estimate<'py>(
     let folds = folds.map(|pairs| paths::user_splits(data.n_rows(), pairs)).transpose()?;
     let made = compute_with(py, threads, verbose, move |executor| {
         let preprocess = spec.preprocess(&data, standardize, missing_category);
-        let splits = call_splits(plan.as_ref(), folds, &data, Seed(seed))?;
+        let splits = call_splits(plan.as_ref(), folds, &data, Seed(seed), None)?;
         let config = EstimateConfig {
             losses,
             preprocess,
@@ -539,7 +537,7 @@ fn compare<'py>(
     let outer = if folds.is_none() { Some(plan_for(outer, stratify, data.task())?) } else { None };
     let folds = folds.map(|pairs| paths::user_splits(data.n_rows(), pairs)).transpose()?;
     let made = compute_with(py, threads, verbose, move |executor| {
-        let outer = call_splits(outer.as_ref(), folds, &data, seed)?;
+        let outer = call_splits(outer.as_ref(), folds, &data, seed, None)?;
         let config = NestedConfig { loss, seed, keep_inner_splits: false, ..NestedConfig::new(spec, inner, procedures) };
         if job {
             let nested = NestedJob { config, outer };
