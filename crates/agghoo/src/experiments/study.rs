@@ -13,7 +13,8 @@
 //!    linear model — fitted inside each training set):
 //!    - 10-fold CV (stratified for classification): **CV**, **CV + 1-SE**, **ACV**, **EKCV**
 //!      conclude from these ten evaluations;
-//!    - 10 Monte-Carlo splits at τ = 0.8: **hold-out** (the first split), **MC-CV** (the mean
+//!    - 10 Monte-Carlo splits at τ = 0.8 (stratified for classification, as are those at τ = 0.5):
+//!      **hold-out** (the first split), **MC-CV** (the mean
 //!      risk of the ten), **Agghoo (τ = 0.8, V = 10)** and **(τ = 0.8, V = 5)** (the first five);
 //!    - 10 Monte-Carlo splits at τ = 0.5: **Agghoo (τ = 0.5, V = 10)** and **(V = 5)**.
 //!
@@ -645,6 +646,27 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
     cell
 }
 
+/// The inner split sets of a repetition's training rows, in the order of the `VFOLD`, `MC_08`,
+/// `MC_05` and `BOOTSTRAP` indices: 10-fold, 10 Monte-Carlo splits at τ = 0.8 and at τ = 0.5, 10
+/// bootstrap resamples. For a classification target the folds and the Monte-Carlo splits are
+/// stratified by class (every procedure sees each class in proportion, as scikit-learn's
+/// default for classifiers; a rare class cannot vanish from a training set as it could from an
+/// unstratified subsample).
+fn inner_split_sets(train: &Dataset, seed: Seed) -> Result<[Splits; 4]> {
+    let ctx = PlanContext::of(train);
+    let (vfold, mc08, mc05) = (VFold::new(SPLITS_PER_SET)?, MonteCarlo::new(SPLITS_PER_SET, 0.8)?, MonteCarlo::new(SPLITS_PER_SET, 0.5)?);
+    let (vfold, mc08, mc05) = match train.task() {
+        Task::Classification => (vfold.stratified(), mc08.stratified(), mc05.stratified()),
+        Task::Regression => (vfold, mc08, mc05),
+    };
+    Ok([
+        vfold.instantiate_with(&ctx, seed.child(Purpose::Splits, 0))?,
+        mc08.instantiate_with(&ctx, seed.child(Purpose::Splits, 1))?,
+        mc05.instantiate_with(&ctx, seed.child(Purpose::Splits, 2))?,
+        Bootstrap::new(SPLITS_PER_SET)?.instantiate(train.n_rows(), seed.child(Purpose::Splits, 3))?,
+    ])
+}
+
 fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n_test: usize, config: &StudyConfig) -> Result<Repetition> {
     let mut order: Vec<usize> = (0..data.n_rows()).collect();
     order.shuffle(&mut seed.rng(Purpose::Data, 0));
@@ -662,17 +684,7 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
     let preprocess = kind.preprocess(data, family.standardize(), MissingCategory::Level);
     let learner = family.spec(task).build_for(&train, &preprocess)?;
 
-    let ctx = PlanContext::of(&train);
-    let vfold = match task {
-        Task::Classification => VFold::new(SPLITS_PER_SET)?.stratified(),
-        Task::Regression => VFold::new(SPLITS_PER_SET)?,
-    };
-    let split_sets = [
-        vfold.instantiate_with(&ctx, seed.child(Purpose::Splits, 0))?,
-        MonteCarlo::new(SPLITS_PER_SET, 0.8)?.instantiate(n_train, seed.child(Purpose::Splits, 1))?,
-        MonteCarlo::new(SPLITS_PER_SET, 0.5)?.instantiate(n_train, seed.child(Purpose::Splits, 2))?,
-        Bootstrap::new(SPLITS_PER_SET)?.instantiate(n_train, seed.child(Purpose::Splits, 3))?,
-    ];
+    let split_sets = inner_split_sets(&train, seed)?;
     let tie = config.tie;
     // Each split evaluated alone, timed; the Monte-Carlo sets keep their selected models. The
     // bootstrap set is evaluated only by the bagging reference, at CV's choice.
@@ -962,6 +974,7 @@ mod tests {
         let (train, test) = (data.select_rows(&tr).unwrap(), data.select_rows(&te).unwrap());
         let ctx = PlanContext::of(&train);
         let vfold = VFold::new(10).unwrap().stratified().instantiate_with(&ctx, seed.child(Purpose::Splits, 0)).unwrap();
+        assert_eq!(vfold, inner_split_sets(&train, seed).unwrap()[VFOLD]);
         (train, test, vfold)
     }
 
@@ -979,7 +992,7 @@ mod tests {
         let (train, test, vfold) = by_hand(&data, seed);
         let pre = FamilyKind::Knn.preprocess(&data, true, MissingCategory::Level);
         let knn = FamilySpec::default_for(FamilyKind::Knn).build_for(&train, &pre).unwrap();
-        let mc = MonteCarlo::new(10, 0.5).unwrap().instantiate(60, seed.child(Purpose::Splits, 2)).unwrap();
+        let [_, _, mc, _] = inner_split_sets(&train, seed).unwrap();
         let mc5 = Splits::new(60, mc.as_slice()[..5].to_vec()).unwrap();
         let run = |splits: &Splits, method: Method, one_se: bool| {
             let mut c = SelectConfig::new(method);
@@ -1012,8 +1025,7 @@ mod tests {
             assert_eq!(report.member_grid_indices, vec![0; 10]);
             test_risk(&model, &test, Loss::ZeroOne).unwrap()
         };
-        let mc08 = MonteCarlo::new(10, 0.8).unwrap().instantiate(60, seed.child(Purpose::Splits, 1)).unwrap();
-        let boot = Bootstrap::new(10).unwrap().instantiate(60, seed.child(Purpose::Splits, 3)).unwrap();
+        let [_, mc08, _, boot] = inner_split_sets(&train, seed).unwrap();
         assert_eq!(rep.risks[SUBAGGING], members(&mc08));
         assert_eq!(rep.risks[BAGGING], members(&boot));
         assert_eq!((rep.fits[SUBAGGING], rep.fits[BAGGING]), (20.0, 20.0));
@@ -1033,7 +1045,7 @@ mod tests {
         let (train, test, vfold) = by_hand(&data, seed);
         let pre = FamilyKind::Cart.preprocess(&data, false, MissingCategory::Level);
         let cart = FamilySpec::default_for(FamilyKind::Cart).build_for(&train, &pre).unwrap();
-        let mc = MonteCarlo::new(10, 0.8).unwrap().instantiate(60, seed.child(Purpose::Splits, 1)).unwrap();
+        let mc = inner_split_sets(&train, seed).unwrap()[MC_08].clone();
         let run = |splits: &Splits, method: Method, tie: TieRule| {
             let mut c = SelectConfig::new(method);
             c.preprocess = pre;
@@ -1044,6 +1056,28 @@ mod tests {
         assert_eq!(last.risks[REFERENCE], run(&vfold, Method::Cv, TieRule::Last).0);
         assert_eq!(last.risks[AGGHOO], run(&mc, Method::Majhoo, TieRule::Last).0);
         assert_ne!(run(&mc, Method::Majhoo, TieRule::Last).1, run(&mc, Method::Majhoo, TieRule::First).1, "no tie to break");
+    }
+
+    /// A classification repetition's Monte-Carlo training sets hold every class in proportion:
+    /// with 3 positives in 60 rows, an unstratified τ = 0.5 subsample leaves them all out in
+    /// about one split in nine, and a linear model or an SVM then has nothing to learn.
+    #[test]
+    fn classification_subsamples_keep_a_rare_class() {
+        let labels: Vec<u32> = (0..60).map(|i| u32::from(i % 20 == 0)).collect();
+        let x: Vec<f64> = (0..60).map(f64::from).collect();
+        let target = crate::data::Target::Classes { labels, names: vec!["0".into(), "1".into()] };
+        let data = Dataset::new(x, vec!["x".into()], target, "y").unwrap();
+        for r in 0..20 {
+            let sets = inner_split_sets(&data, Seed(r)).unwrap();
+            for set in &sets[..BOOTSTRAP] {
+                for split in set.iter() {
+                    let positives = split.train().iter().filter(|&&i| i % 20 == 0).count();
+                    assert!(positives >= 1, "repetition {r}: a training set without the rare class");
+                }
+            }
+            let in_proportion = |s: &crate::resample::Split| (1..=2).contains(&s.train().iter().filter(|&&i| i % 20 == 0).count());
+            assert!(sets[MC_05].iter().chain(sets[MC_08].iter()).all(in_proportion), "1.5 and 2.4 positives expected");
+        }
     }
 
     /// The size axis keeps the sets with at least `size` outer training rows.
