@@ -200,6 +200,8 @@ def plan(estimator, candidates, X, y, splits):
     if rule is None:
         why = NOT_EXACT.get(name) if _is_sklearn(last) else None
         return Plan([], [f"generic refits for {name}: {why}" if why else f"generic refits: no path family and no staged path for {name}"])
+    if rule.family not in (STAGED, PRUNED) and y is not None and np.ndim(y) != 1:
+        return Plan([], [f"generic refits: the {rule.family} path fits one target column, y has shape {np.shape(y)}"])
     if rule.binary and (y is None or len(np.unique(y)) != 2):
         return Plan([], [f"generic refits: the {rule.family} path serves binary problems only"])
     if y is not None and is_classifier(estimator) and rule.family not in (STAGED, PRUNED):

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_iris
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.linear_model import ElasticNet, Lasso, RidgeClassifier
+from sklearn.linear_model import ElasticNet, Lasso, Ridge, RidgeClassifier
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -105,7 +105,7 @@ def test_decision_tree_regressor_on_a_path(diabetes):
     X, y = diabetes
     tree = DecisionTreeRegressor(random_state=3, min_samples_leaf=3)
     alphas = tree.cost_complexity_pruning_path(X, y).ccp_alphas
-    grid = {"ccp_alpha": list(alphas[:: max(1, len(alphas) // 25)]), "max_depth": [4, None]}
+    grid = {"ccp_alpha": list(alphas[:: max(1, len(alphas) // 25)]), "max_depth": [4, None], "max_leaf_nodes": [None, 20]}
     _same_as_grid_search(tree, grid, X, y, KFold(4, shuffle=True, random_state=0), atol=0)
 
 
@@ -130,3 +130,14 @@ def test_random_forests_stay_on_refits_and_say_why(breast_cancer, capsys):
     forest = RandomForestClassifier(n_estimators=5, random_state=0)
     _same_as_grid_search(forest, {"max_features": [1, 5]}, X, y, KFold(3), path=False)
     assert "agghoo's forest draws its own bootstraps" in _said(capsys, forest, {"max_features": [1]}, X, y)
+
+
+def test_several_target_columns_are_refitted_or_pruned(diabetes, capsys):
+    X, y = diabetes
+    Y = np.column_stack([y, np.sqrt(y)])
+    # The families fit one target column: scikit-learn's multi-output fits (it raised a TypeError).
+    for estimator in (Ridge(), Lasso(), KernelRidge(kernel="rbf")):
+        _same_as_grid_search(estimator, {"alpha": [0.1, 1.0]}, X, Y, KFold(3), path=False)
+    assert "fits one target column, y has shape (442, 2)" in _said(capsys, Lasso(), {"alpha": [1.0]}, X, Y)
+    # A multi-output tree is pruned as scikit-learn prunes it.
+    _same_as_grid_search(DecisionTreeRegressor(random_state=0), {"ccp_alpha": [0.0, 1.0, 10.0, 100.0]}, X, Y, KFold(3), atol=0)
