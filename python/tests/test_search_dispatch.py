@@ -8,20 +8,18 @@ from sklearn.datasets import load_iris
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import ElasticNet, Lasso, Ridge, RidgeClassifier
-from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from test_search import _same_as_grid_search as same_as_grid_search
 
 from agghoo import AgghooSearchCV
 
 
 def _same_as_grid_search(estimator, grid, X, y, cv, scoring=None, atol=1e-12, path=True):
-    ours = AgghooSearchCV(estimator, grid, cv=cv, scoring=scoring, method="cv").fit(X, y)
-    theirs = GridSearchCV(estimator, grid, cv=cv, scoring=scoring).fit(X, y)
-    np.testing.assert_allclose(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"], rtol=0, atol=atol)
-    assert ours.best_params_ == theirs.best_params_
-    assert ours.best_index_ == theirs.best_index_
+    """test_search's comparison, with ``path`` per candidate (a list) or for all of them."""
+    ours, theirs = same_as_grid_search(estimator, grid, X, y, cv, scoring=scoring, atol=atol, path=bool(np.all(path)))
     assert ours.cv_results_["path"].tolist() == (path if isinstance(path, list) else [path] * len(ours.cv_results_["params"]))
     return ours, theirs
 
