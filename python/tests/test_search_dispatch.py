@@ -116,6 +116,8 @@ def test_settings_the_families_do_not_model_fall_back_to_refits(breast_cancer, s
     # positive=True, a kernel the family lacks, fit_intercept=False: scikit-learn's own fits.
     _same_as_grid_search(Lasso(positive=True), {"alpha": [0.01, 0.1]}, Xr, yr, KFold(3), path=False)
     _same_as_grid_search(KernelRidge(kernel="laplacian"), {"alpha": [0.1, 1.0]}, Xr, yr, KFold(3), path=False)
+    _same_as_grid_search(KernelRidge(kernel="poly", coef0=-1.0, degree=2), {"alpha": [0.1, 1.0]}, Xr, yr, KFold(3), path=False)
+    _same_as_grid_search(KernelRidge(kernel="rbf", kernel_params={"gamma": 0.3}), {"alpha": [1.0]}, Xr, yr, KFold(3), path=False)
     grid = {"alpha": [0.01, 0.1], "fit_intercept": [True, False]}
     _same_as_grid_search(ElasticNet(tol=1e-12, max_iter=100_000), grid, Xr, yr, KFold(3), atol=1e-10, path=[True, False, True, False])
     assert "kernel='laplacian'" in _said(capsys, KernelRidge(kernel="laplacian"), {"alpha": [1.0]}, Xr, yr)
