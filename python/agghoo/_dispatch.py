@@ -11,13 +11,32 @@ estimator                path axis    family     grid value            other set
 KNeighborsClassifier     n_neighbors  knn        k                     weights uniform, Euclidean
 KNeighborsRegressor      n_neighbors  knn        k                     weights uniform, Euclidean
 Ridge                    alpha        ridge      λ = alpha             fit_intercept, not positive
+RidgeClassifier          alpha        ridge      λ = alpha, ±1 target  fit_intercept, not positive,
+                                                 per class             no class_weight
+KernelRidge              alpha        kernel-    λ = alpha             linear, rbf or polynomial
+                                      ridge                            kernel, no kernel_params
+Lasso                    alpha        lasso      λ = alpha             fit_intercept, not positive
+ElasticNet               alpha        enet       λ = alpha, same ρ     fit_intercept, not positive
 LogisticRegression       C            logistic   λ = 1 / (n C)         L2, intercept, no class_weight
 SVC                      C            svc        C (``grid=C``)        rbf, binary, no class_weight
 SVR                      C            svr        C (``grid=C``)        rbf
+DecisionTreeClassifier   ccp_alpha    (pruned)   α = ccp_alpha         —
+DecisionTreeRegressor    ccp_alpha    (pruned)   α = ccp_alpha         —
 =======================  ===========  =========  ====================  ============================
 
 k-NN classifiers predict ``argmax`` of the vote fractions (scikit-learn's tie rule: the first
-class), not agghoo's nearest-member rule, so the scores are scikit-learn's.
+class), not agghoo's nearest-member rule, so the scores are scikit-learn's. ``RidgeClassifier``
+is, as in scikit-learn, a ridge regression per class on ±1 targets (one for two classes), its
+label the sign (two classes) or the ``argmax`` of the decisions.
+
+Decision trees are pruned along ``ccp_alpha`` from scikit-learn's own tree: one tree grown per
+split (growth does not depend on ``ccp_alpha``) and pruned at each α by scikit-learn's pruning, so
+the trees are exactly those ``GridSearchCV`` fits. agghoo's ``cart`` family is not used: where two
+features split a node's rows equally well, scikit-learn keeps the first in a random feature order
+(``random_state``), ``cart`` the lowest index, so a validation row between the two thresholds can
+land in another leaf. Random forests (``max_features`` ↔ ``mtry``) stay on generic refits: agghoo's
+``forest`` draws its own bootstraps and feature subsets, not scikit-learn's, so its scores are not
+``GridSearchCV``'s (and a forest has no path along ``mtry``: every value is a new forest).
 """
 
 from dataclasses import dataclass, field
@@ -51,6 +70,54 @@ def _ridge(p):
     return None
 
 
+def _ridge_classifier(p):
+    if p["class_weight"] is not None:
+        return "class_weight (the path family weighs rows equally)"
+    return _ridge(p)
+
+
+def _lasso(p):
+    if not p["fit_intercept"] or p["positive"]:
+        return "fit_intercept=False or positive=True"
+    if not isinstance(p["precompute"], (bool, str)):
+        return "a precomputed Gram matrix"
+    return None
+
+
+_KERNELS = {"linear": "linear", "rbf": "rbf", "poly": "polynomial", "polynomial": "polynomial"}
+
+
+def _kernel_ridge(p):
+    kernel = p["kernel"]
+    if not isinstance(kernel, str) or kernel not in _KERNELS:
+        return f"kernel={kernel!r} (the path family has linear, rbf and polynomial kernels)"
+    if p["kernel_params"] is not None:
+        return "kernel_params"
+    if kernel != "linear" and p["gamma"] is not None and not float(p["gamma"]) > 0:
+        return f"gamma={p['gamma']!r} (the path family needs gamma > 0)"
+    if _KERNELS[kernel] == "polynomial":
+        degree, coef0 = p["degree"], p["coef0"]
+        if float(degree) != int(degree) or int(degree) < 1 or not float(coef0) >= 0:
+            return f"degree={degree!r}, coef0={coef0!r} (the path family needs an integer degree ≥ 1 and coef0 ≥ 0)"
+    return None
+
+
+def _kernel_ridge_params(p):
+    kernel = _KERNELS[p["kernel"]]
+    pairs = [("kernel", kernel)]
+    if kernel != "linear":
+        # scikit-learn's gamma=None is 1 / n_features for both kernels: agghoo's `auto`.
+        pairs.append(("gamma", "auto" if p["gamma"] is None else repr(float(p["gamma"]))))
+    if kernel == "polynomial":
+        pairs += [("coef0", repr(float(p["coef0"]))), ("degree", str(int(p["degree"])))]
+    return pairs
+
+
+def _lasso_params(l1_ratio):
+    # agghoo's duality-gap tolerance is relative, as scikit-learn's: at least as tight as theirs.
+    return lambda p: [("l1_ratio", repr(float(l1_ratio(p)))), ("tol", repr(min(float(p["tol"]), 1e-7)))]
+
+
 def _logistic(p):
     if p["class_weight"] is not None or not p["fit_intercept"] or p["solver"] == "liblinear":
         return "class_weight, no intercept, or liblinear (which penalises the intercept)"
@@ -82,12 +149,17 @@ class Rule:
     value: object = lambda v, n: float(v)  # (value, training rows) → grid value
     argmax: bool = False  # predict = classes[argmax(proba)]
     binary: bool = False  # binary classification only
+    onevsrest: bool = False  # a regression family fitted per class on ±1 targets (RidgeClassifier)
 
 
 RULES = {
     "KNeighborsClassifier": Rule("n_neighbors", "knn", _knn, value=lambda k, n: int(k), argmax=True),
     "KNeighborsRegressor": Rule("n_neighbors", "knn", _knn, value=lambda k, n: int(k)),
     "Ridge": Rule("alpha", "ridge", _ridge),
+    "RidgeClassifier": Rule("alpha", "ridge", _ridge_classifier, onevsrest=True),
+    "KernelRidge": Rule("alpha", "kernel-ridge", _kernel_ridge, params=_kernel_ridge_params),
+    "Lasso": Rule("alpha", "lasso", _lasso, params=_lasso_params(lambda p: 1.0)),
+    "ElasticNet": Rule("alpha", "enet", _lasso, params=_lasso_params(lambda p: p["l1_ratio"])),
     "LogisticRegression": Rule(
         "C", "logistic", _logistic, params=lambda p: [("tol", repr(min(float(p["tol"]), 1e-6)))], value=lambda c, n: 1.0 / (n * float(c))
     ),
@@ -124,12 +196,15 @@ def plan(estimator, candidates, X, y, splits):
     """The candidates that a path family evaluates, in groups, and a note per decision."""
     last, prefix = _final(estimator)
     name = type(last).__name__
-    rule = RULES.get(name) or _staged_rule(last)
+    rule = _rule(last)
     if rule is None:
-        return Plan([], [f"generic refits: no path family and no staged path for {name}"])
+        why = NOT_EXACT.get(name) if _is_sklearn(last) else None
+        return Plan([], [f"generic refits for {name}: {why}" if why else f"generic refits: no path family and no staged path for {name}"])
+    if rule.family not in (STAGED, PRUNED) and y is not None and np.ndim(y) != 1:
+        return Plan([], [f"generic refits: the {rule.family} path fits one target column, y has shape {np.shape(y)}"])
     if rule.binary and (y is None or len(np.unique(y)) != 2):
         return Plan([], [f"generic refits: the {rule.family} path serves binary problems only"])
-    if y is not None and is_classifier(estimator) and rule.family != STAGED:
+    if y is not None and is_classifier(estimator) and rule.family not in (STAGED, PRUNED):
         classes = np.unique(y)
         if any(len(np.unique(y[train])) != len(classes) for train, _ in splits):
             return Plan([], ["generic refits: a training set lacks a class"])
@@ -154,7 +229,7 @@ def plan(estimator, candidates, X, y, splits):
             notes.append(f"generic refits for {name} with {why}")
         elif group.indices:
             kept.append(group)
-            how = "staged predictions" if rule.family == STAGED else f"path family {rule.family!r}"
+            how = {STAGED: "staged predictions", PRUNED: "one tree per split, pruned at each ccp_alpha"}.get(rule.family, f"path family {rule.family!r}")
             notes.append(f"{name} {rule.axis}: {how}, {len(group.indices)} candidates from one fit per split")
     if not kept:
         notes.append(f"generic refits: the grid has no {axis!r} axis the {rule.family} path can serve")
@@ -173,17 +248,45 @@ def _valid(final, rule, value, sizes):
         return False
     if rule.family == STAGED:
         return isinstance(value, (int, np.integer)) and value >= 1 and rule.refuse({"n_train": max(sizes), **final.get_params()}) is None
-    return rule.family != "knn" or int(value) <= min(sizes)
+    if rule.family == PRUNED:
+        return True
+    if rule.family == "knn":
+        return int(value) <= min(sizes)
+    return np.ndim(value) == 0 and float(value) > 0  # the families' λ and C grids are logarithmic
+
+
+def _is_sklearn(final):
+    return type(final).__module__.startswith("sklearn.")
+
+
+def _rule(final):
+    """The rule of ``final``: its path family (scikit-learn's own classes, not look-alikes of the
+    same name), its pruning path, or its staged path."""
+    name = type(final).__name__
+    if _is_sklearn(final) and name in RULES:
+        return RULES[name]
+    if _is_sklearn(final) and name in PRUNED_TREES:
+        return Rule("ccp_alpha", PRUNED, lambda p: None if hasattr(final, "_prune_tree") else "no scikit-learn pruning step")
+    return _staged_rule(final)
+
+
+# Estimators with an agghoo family that does not give scikit-learn's scores: why they are refitted.
+NOT_EXACT = {
+    name: "agghoo's forest draws its own bootstraps and feature subsets (not scikit-learn's random numbers), so its "
+    "scores along max_features would not be GridSearchCV's"
+    for name in ("RandomForestClassifier", "RandomForestRegressor")
+}
 
 
 def path_scores(group, X, y, splits, scorer, n_jobs):
     """Scores ``[split][candidate of the group]`` from one path fit per split (the pipeline's other
     steps fitted on the split's training rows)."""
     rule = group.rule
-    if rule.family == STAGED:
+    if rule.family in (STAGED, PRUNED):
         from joblib import Parallel, delayed
 
-        rows = Parallel(n_jobs=n_jobs)(delayed(_staged_split)(group, X, y, train, test, scorer) for train, test in splits)
+        one = _staged_split if rule.family == STAGED else _pruned_split
+        rows = Parallel(n_jobs=n_jobs)(delayed(one)(group, X, y, train, test, scorer) for train, test in splits)
         return np.array(rows)
     steps = group.estimator.steps[:-1] if isinstance(group.estimator, Pipeline) else []
     params = rule.params(_final(group.estimator)[0].get_params())
@@ -199,24 +302,21 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
         X_split = np.ascontiguousarray(np.vstack([np.asarray(X_train, dtype=float), np.asarray(X_test, dtype=float)]))
         n_train = len(train)
         grid = [rule.value(v, n_train) for v in group.values]
+        local = (np.arange(n_train, dtype=np.int64), np.arange(n_train, len(X_split), dtype=np.int64))
+
+        def outputs(target, names):
+            y_split = np.ascontiguousarray(np.concatenate([target[train], target[test]]))
+            grid_text = ",".join(repr(v) for v in sorted(set(grid)))
+            columns = [f"x{j}" for j in range(X_split.shape[1])]
+            text, (out,) = _native.path_outputs(X_split, y_split, columns, names, rule.family, grid_text, params, [local], threads=threads)
+            return _grid_index(text, grid), out
+
         if classes is None:
-            target, names = np.asarray(y, dtype=float), None
+            index, (predicted, proba, decision) = outputs(np.asarray(y, dtype=float), None)
+        elif rule.onevsrest:
+            index, (predicted, proba, decision) = _one_vs_rest(outputs, y, classes)
         else:
-            target, names = np.searchsorted(classes, y).astype(float), [str(c) for c in classes]
-        y_split = np.ascontiguousarray(np.concatenate([target[train], target[test]]))
-        local = (np.arange(n_train, dtype=np.int64), np.arange(n_train, len(y_split), dtype=np.int64))
-        text, ((predicted, proba, decision),) = _native.path_outputs(
-            X_split,
-            y_split,
-            [f"x{j}" for j in range(X_split.shape[1])],
-            names,
-            rule.family,
-            ",".join(repr(v) for v in sorted(set(grid))),
-            params,
-            [local],
-            threads=threads,
-        )
-        index = _grid_index(text, grid)
+            index, (predicted, proba, decision) = outputs(np.searchsorted(classes, y).astype(float), [str(c) for c in classes])
         placeholder = np.empty((len(test), 0))
         row = []
         for m in index:
@@ -229,6 +329,24 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
             row.append(float(scorer(point, placeholder, y[test])))
         scores.append(row)
     return np.array(scores)
+
+
+def _one_vs_rest(outputs, y, classes):
+    """scikit-learn's ``RidgeClassifier`` from a regression family: one path per class on ±1
+    targets (the second class alone for two classes); the decisions are the regressions'
+    predictions, the label their sign (two classes) or ``argmax`` (the first of ties)."""
+    columns = classes[1:] if len(classes) == 2 else classes
+    index, decisions = None, []
+    for c in columns:
+        index, (values, _, _) = outputs(np.where(y == c, 1.0, -1.0), None)
+        decisions.append(values)
+    decision = np.stack(decisions, axis=-1)  # [grid][row][column]
+    if len(classes) == 2:
+        decision = decision[..., 0]
+        labels = (decision > 0).astype(np.int64)
+    else:
+        labels = np.argmax(decision, axis=-1)
+    return index, (labels, None, decision)
 
 
 def _grid_index(text, grid):
@@ -279,16 +397,21 @@ def _staged_rule(final):
     return Rule(axis, STAGED, lambda p: _no_early_stopping(p) if "n_train" in p else None)
 
 
-def _staged_split(group, X, y, train, test, scorer):
-    """One split: the estimator fitted once at the group's largest value, each value scored from
-    the staged outputs of the first that many rounds."""
+def _fit_once(group, value, X, y, train, test):
+    """The group's estimator fitted on the training rows with its path axis at ``value``: its last
+    step, and the validation rows through the pipeline's other steps."""
     est = clone(group.estimator)
-    axis = (_final(est)[1]) + group.rule.axis
-    est.set_params(**{axis: max(group.values)}).fit(_safe_indexing(X, train), y[train])
-    final = _final(est)[0]
+    est.set_params(**{_final(est)[1] + group.rule.axis: value}).fit(_safe_indexing(X, train), y[train])
     X_test = _safe_indexing(X, test)
     if isinstance(est, Pipeline):
         X_test = est[:-1].transform(X_test)
+    return _final(est)[0], X_test
+
+
+def _staged_split(group, X, y, train, test, scorer):
+    """One split: the estimator fitted once at the group's largest value, each value scored from
+    the staged outputs of the first that many rounds."""
+    final, X_test = _fit_once(group, max(group.values), X, y, train, test)
     wanted = sorted(set(group.values))
     outputs = {}
     for kind in ("predict", "predict_proba", "decision_function"):
@@ -315,3 +438,25 @@ def _staged_split(group, X, y, train, test, scorer):
         point = PathPoint(classes, predicted, outputs.get("predict_proba", {}).get(v), decision)
         row.append(float(scorer(point, placeholder, y[test])))
     return row
+
+
+# Decision trees along ``ccp_alpha``: scikit-learn grows the same tree whatever ``ccp_alpha`` is
+# and prunes it last (``_prune_tree``); one tree per split, pruned at each α by that same step,
+# is every candidate's tree exactly.
+PRUNED = "pruned"
+PRUNED_TREES = ("DecisionTreeClassifier", "DecisionTreeRegressor")
+
+
+def _pruned_split(group, X, y, train, test, scorer):
+    """One split: the tree grown once (``ccp_alpha=0``), each candidate its copy pruned at its α by
+    scikit-learn's own pruning, scored as ``_fit_and_score`` scores the fitted estimator."""
+    import copy
+
+    grown, X_test = _fit_once(group, 0.0, X, y, train, test)
+    scores = {}
+    for alpha in sorted(set(group.values)):
+        pruned = copy.copy(grown)
+        pruned.ccp_alpha = alpha
+        pruned._prune_tree()  # from grown.tree_; a new tree_ on the copy only
+        scores[alpha] = float(scorer(pruned, X_test, y[test]))
+    return [scores[a] for a in group.values]

@@ -7,7 +7,7 @@ on the estimator:
 - **path dispatch** (``agghoo._dispatch``): when the estimator (alone, or the last step of a
   Pipeline whose other steps are refitted on each training set) is one agghoo has a path family
   for, the candidates that differ only along the family's path axis (``n_neighbors``, ``alpha``,
-  ``C``) are evaluated from one path fit per split;
+  ``C``; a decision tree's ``ccp_alpha``) are evaluated from one path fit per split;
 - **generic refits** otherwise: scikit-learn's own ``_fit_and_score`` per candidate and split.
 
 ``method="cv"`` is GridSearchCV (the best mean score, refitted on all rows); ``agghoo`` /
