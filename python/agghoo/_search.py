@@ -8,7 +8,11 @@ on the estimator:
   Pipeline whose other steps are refitted on each training set) is one agghoo has a path family
   for, the candidates that differ only along the family's path axis (``n_neighbors``, ``alpha``,
   ``C``) are evaluated from one path fit per split;
+- **round paths** (``agghoo._paths``): boosting rounds, forests' trees, LightGBM's and XGBoost's
+  iterations and a user's ``__agghoo_path__``, read from one fit per split at the largest value;
 - **generic refits** otherwise: scikit-learn's own ``_fit_and_score`` per candidate and split.
+
+The (group, split) and (candidate, split) units run in parallel or on Dask (``agghoo._paths.run``).
 
 ``method="cv"`` is GridSearchCV (the best mean score, refitted on all rows); ``agghoo`` /
 ``majhoo`` / ``holdout`` keep each split's best candidate fitted on that split's training rows and
@@ -22,16 +26,14 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
-from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
-from sklearn.model_selection._validation import _fit_and_score, _warn_or_raise_about_fit_failures
-from sklearn.utils import _safe_indexing
+from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.model_selection._validation import _warn_or_raise_about_fit_failures
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from . import _dispatch, _native
+from . import _dispatch, _native, _paths
 from ._results import best_index, cv_results
 from ._validation import SEARCH_CONSTRAINTS, RandomStateLike, seed_of
 
@@ -65,7 +67,9 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``param_distributions``).
     param_distributions : dict or list of dicts, optional
         As ``RandomizedSearchCV``'s: the candidates are exactly ``ParameterSampler(
-        param_distributions, n_iter, random_state=random_state)``'s.
+        param_distributions, n_iter, random_state=random_state)``'s, except that a path axis given
+        as a list in one dict is evaluated whole at each draw of the other entries (the draws of
+        ``ParameterSampler(the other entries, n_iter, random_state)`` × the whole list).
     n_iter : int, default=10
     scoring : str or callable, optional
         Any scikit-learn scorer; the estimator's ``score`` by default.
@@ -80,7 +84,10 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
     aggregation : str, optional
         How the members combine (``mean``, ``vote``, ``soft``); the method's default when omitted.
     n_jobs : int, optional
-        Parallel fits (joblib's meaning) and the engine's threads.
+        Joblib's meaning (``None`` is 1, or an enclosing ``parallel_config``'s): the splits of
+        path families run in threads sharing the engine's threads, fits of the estimator under
+        joblib's default backend (loky processes), as ``GridSearchCV``'s. Inside
+        ``agghoo.dask.backend``, one Dask task per split instead, with the same results.
     refit : bool, default=True
         ``method="cv"``: refit the best candidate on all rows.
     random_state : int, RandomState, Generator or None, default=None
@@ -169,7 +176,9 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         _native.check_grid_points(self.n_iter, "`n_iter` sampled candidates")
         # An int seeds the sampler as RandomizedSearchCV's does; otherwise the drawn random_state_.
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) else self.random_state_
-        return list(ParameterSampler(self.param_distributions, self.n_iter, random_state=seed))
+        candidates = _paths.sampled(self.param_distributions, self.n_iter, seed, _paths.path_axis(self.estimator))
+        _native.check_grid_points(len(candidates), "the sampled candidates (`n_iter` draws times the path axis's list)")
+        return candidates
 
     def _splits(self, X, y, groups):
         classifier = is_classifier(self.estimator)
@@ -224,47 +233,37 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         train = np.full((n, m), np.nan) if self.return_train_score else None
         fit_time, score_time = np.zeros((n, m)), np.zeros((n, m))
         path = np.zeros(m, dtype=bool)
-        pending = list(range(m))
+        groups = []
         if not self.return_train_score and not fit_params:
             plan = _dispatch.plan(self.estimator, candidates, X, y, splits)
             for line in plan.notes:
                 self._say(line)
-            for group in plan.groups:
-                start = time.perf_counter()
-                try:
-                    scores = _dispatch.path_scores(group, X, y, splits, self.scorer_, self.n_jobs)
-                except (ValueError, ArithmeticError) as e:  # agghoo's errors are ValueErrors
-                    self._say(f"generic refits: the path failed ({e})")
-                    continue
-                per = (time.perf_counter() - start) / (n * len(group.indices))
-                test[:, group.indices] = scores
-                fit_time[:, group.indices] = per
-                path[group.indices] = True
-            pending = [i for i in range(m) if not path[i]]
-        elif self.return_train_score or fit_params:
+            groups = plan.groups
+        else:
             self._say("generic refits for every candidate (return_train_score or fit parameters given)")
-        if pending:
-            jobs = [(i, j) for i in pending for j in range(n)]
-            out = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_and_score)(
-                    clone(self.estimator),
-                    X,
-                    y,
-                    scorer=self.scorer_,
-                    train=splits[j][0],
-                    test=splits[j][1],
-                    verbose=0,
-                    parameters=candidates[i],
-                    fit_params=fit_params,
-                    score_params=None,
-                    return_train_score=self.return_train_score,
-                    return_times=True,
-                    error_score=self.error_score,
-                )
-                for i, j in jobs
-            )
-            _warn_or_raise_about_fit_failures(out, self.error_score)
-            for (i, j), r in zip(jobs, out):
+        search = _paths.Search(self.estimator, candidates, self.scorer_, fit_params, self.return_train_score, self.error_score)
+        grouped = {i for group in groups for i in group.indices}
+        pending = [i for i in range(m) if i not in grouped]
+        units = [("path", group) for group in groups] + [("fit", i) for i in pending]
+        results = _paths.run(units, X, y, splits, search, self.n_jobs)
+        refits = []
+        for group, rows in zip(groups, results):
+            failed = next((reason for row, reason in rows if row is None), None)
+            if failed is not None:
+                self._say(f"generic refits: the path failed ({failed})")
+                refits += group.indices
+                continue
+            for j, (row, seconds) in enumerate(rows):
+                test[j, group.indices] = row
+                fit_time[j, group.indices] = seconds / len(group.indices)
+            path[group.indices] = True
+        fitted = list(zip(pending, results[len(groups):]))
+        if refits:
+            fitted += zip(refits, _paths.run([("fit", i) for i in refits], X, y, splits, search, self.n_jobs))
+        if fitted:
+            _warn_or_raise_about_fit_failures([r for _, rows in fitted for r in rows], self.error_score)
+        for i, rows in fitted:
+            for j, r in enumerate(rows):
                 test[j, i] = r["test_scores"]
                 fit_time[j, i], score_time[j, i] = r["fit_time"], r["score_time"]
                 if train is not None:
@@ -284,10 +283,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         if not np.isfinite(risks).any(axis=1).all():
             raise ValueError("every candidate failed on some split: no member can be selected")
         chosen = [_native.argmin(list(r), "first") for r in risks]
-        members = Parallel(n_jobs=self.n_jobs)(
-            delayed(lambda p, tr: clone(self.estimator).set_params(**p).fit(_safe_indexing(X, tr), y[tr], **fit_params))(candidates[b], train)
-            for b, (train, _) in zip(chosen, splits)
-        )
+        members = _paths.members(self.estimator, candidates, chosen, X, y, splits, fit_params, self.n_jobs)
         kind = AgghooClassifier if is_classifier(self.estimator) else AgghooRegressor
         agg = kind(estimator=self.estimator, method=self.method, aggregation=self.aggregation, n_jobs=self.n_jobs)
         agg.members_ = members
