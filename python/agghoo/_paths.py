@@ -225,10 +225,8 @@ def _unit(X, y, train, test, unit, search, threads):
     if what == "path":
         start = time.perf_counter()
         try:
-            if target.rule.family == _dispatch.STAGED:
-                row = _dispatch._staged_split(target, X, y, train, test, search.scorer)
-            else:
-                row = _dispatch.path_scores(target, X, y, [(train, test)], search.scorer, threads)[0]
+            # A round path is one fit of the estimator: no nested pool for it.
+            row = _dispatch.path_scores(target, X, y, [(train, test)], search.scorer, threads if _native_path(unit) else 1)[0]
         except (ValueError, ArithmeticError) as e:  # agghoo's errors are ValueErrors
             return None, str(e)
         return np.asarray(row, dtype=float), time.perf_counter() - start
