@@ -125,9 +125,7 @@ def plan(estimator, candidates, X, y, splits):
     """The candidates that a path family evaluates, in groups, and a note per decision."""
     last, prefix = _final(estimator)
     name = type(last).__name__
-    rule = RULES.get(name)
-    if rule is None or (not any(prefix + rule.axis in c for c in candidates) and _staged_rule(last) is not None):
-        rule = _staged_rule(last)  # a round axis (n_estimators) where the family's axis is not searched
+    rule = RULES.get(name) or _staged_rule(last)
     if rule is None:
         return Plan([], [f"generic refits: no path family and no staged path for {name}"])
     if rule.binary and (y is None or len(np.unique(y)) != 2):

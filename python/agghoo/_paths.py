@@ -80,13 +80,13 @@ def path_axis(estimator):
 
 
 def describe(final):
-    """How the round axis of ``final`` is read, for ``verbose``."""
+    """How the round axis of ``final`` is read, for ``verbose`` (None without one)."""
     return {
         STAGED: "staged predictions",
         WARM: "warm-start growth",
         LIGHTGBM: "LightGBM iteration ranges",
         XGBOOST: "XGBoost iteration ranges",
-    }[kind_of(final)]
+    }.get(kind_of(final))
 
 
 def refuse(kind, p):
@@ -207,9 +207,10 @@ class Search:
 
 
 def _native_path(unit):
-    from ._dispatch import STAGED
+    """A path group of one of agghoo's families (the engine, which releases the GIL)."""
+    from ._dispatch import RULES
 
-    return unit[0] == "path" and unit[1].rule.family != STAGED
+    return unit[0] == "path" and unit[1].rule.family in {rule.family for rule in RULES.values()}
 
 
 def _unit(X, y, train, test, unit, search, threads):
@@ -292,21 +293,3 @@ def run(units, X, y, splits, search, n_jobs):
         out.update(zip(fits, rows))
     return [[out[u, j] for j in range(len(splits))] for u in range(len(units))]
 
-
-def _member_task(X, y, train, index, estimator, candidates, fit_params):
-    return clone(estimator).set_params(**candidates[index]).fit(_safe_indexing(X, train), y[train], **fit_params)
-
-
-def members(estimator, candidates, chosen, X, y, splits, fit_params, n_jobs):
-    """Each split's chosen candidate fitted on its training rows (in parallel, or one Dask task per
-    split inside ``agghoo.dask.backend``)."""
-    from joblib import Parallel, delayed
-
-    from . import dask as _dask
-
-    pairs = [(train, b) for (train, _), b in zip(splits, chosen)]
-    be = _dask.active_client()
-    if be is not None:
-        # map_splits hands each task its (train, validation) pair: here (train, chosen index).
-        return _dask.map_splits(be, _member_task, X, y, pairs, estimator, candidates, fit_params)
-    return Parallel(n_jobs=n_jobs)(delayed(_member_task)(X, y, train, b, estimator, candidates, fit_params) for train, b in pairs)

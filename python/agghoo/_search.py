@@ -8,11 +8,7 @@ on the estimator:
   Pipeline whose other steps are refitted on each training set) is one agghoo has a path family
   for, the candidates that differ only along the family's path axis (``n_neighbors``, ``alpha``,
   ``C``) are evaluated from one path fit per split;
-- **round paths** (``agghoo._paths``): boosting rounds, forests' trees, LightGBM's and XGBoost's
-  iterations and a user's ``__agghoo_path__``, read from one fit per split at the largest value;
 - **generic refits** otherwise: scikit-learn's own ``_fit_and_score`` per candidate and split.
-
-The (group, split) and (candidate, split) units run in parallel or on Dask (``agghoo._paths.run``).
 
 ``method="cv"`` is GridSearchCV (the best mean score, refitted on all rows); ``agghoo`` /
 ``majhoo`` / ``holdout`` keep each split's best candidate fitted on that split's training rows and
@@ -26,14 +22,16 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.model_selection._validation import _warn_or_raise_about_fit_failures
+from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from . import _dispatch, _native, _paths
+from . import _dispatch, _native
 from ._results import best_index, cv_results
 from ._validation import SEARCH_CONSTRAINTS, RandomStateLike, seed_of
 
@@ -87,7 +85,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         Joblib's meaning (``None`` is 1, or an enclosing ``parallel_config``'s): the splits of
         path families run in threads sharing the engine's threads, fits of the estimator under
         joblib's default backend (loky processes), as ``GridSearchCV``'s. Inside
-        ``agghoo.dask.backend``, one Dask task per split instead, with the same results.
+        ``agghoo.dask.backend``, one Dask task per split scores it, with the same results.
     refit : bool, default=True
         ``method="cv"``: refit the best candidate on all rows.
     random_state : int, RandomState, Generator or None, default=None
@@ -176,6 +174,8 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         _native.check_grid_points(self.n_iter, "`n_iter` sampled candidates")
         # An int seeds the sampler as RandomizedSearchCV's does; otherwise the drawn random_state_.
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) else self.random_state_
+        from . import _paths
+
         candidates = _paths.sampled(self.param_distributions, self.n_iter, seed, _paths.path_axis(self.estimator))
         _native.check_grid_points(len(candidates), "the sampled candidates (`n_iter` draws times the path axis's list)")
         return candidates
@@ -233,6 +233,8 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         train = np.full((n, m), np.nan) if self.return_train_score else None
         fit_time, score_time = np.zeros((n, m)), np.zeros((n, m))
         path = np.zeros(m, dtype=bool)
+        from . import _paths
+
         groups = []
         if not self.return_train_score and not fit_params:
             plan = _dispatch.plan(self.estimator, candidates, X, y, splits)
@@ -283,7 +285,10 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         if not np.isfinite(risks).any(axis=1).all():
             raise ValueError("every candidate failed on some split: no member can be selected")
         chosen = [_native.argmin(list(r), "first") for r in risks]
-        members = _paths.members(self.estimator, candidates, chosen, X, y, splits, fit_params, self.n_jobs)
+        members = Parallel(n_jobs=self.n_jobs)(
+            delayed(lambda p, tr: clone(self.estimator).set_params(**p).fit(_safe_indexing(X, tr), y[tr], **fit_params))(candidates[b], train)
+            for b, (train, _) in zip(chosen, splits)
+        )
         kind = AgghooClassifier if is_classifier(self.estimator) else AgghooRegressor
         agg = kind(estimator=self.estimator, method=self.method, aggregation=self.aggregation, n_jobs=self.n_jobs)
         agg.members_ = members
