@@ -5,6 +5,7 @@ in parallel and on Dask, with the same results as one process."""
 import numpy as np
 import pytest
 from scipy.stats import loguniform, randint
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.ensemble import ExtraTreesRegressor, GradientBoostingRegressor, RandomForestClassifier
 from sklearn.model_selection import GridSearchCV, KFold, ParameterSampler
 from sklearn.neighbors import KNeighborsRegressor
@@ -186,3 +187,42 @@ def dask_client():
     yield client
     client.close()
     cluster.close()
+
+
+class NoStages(RegressorMixin, BaseEstimator):
+    """Declares a round path whose staged predictions fail: the search falls back to refits."""
+
+    __agghoo_path__ = "rounds"
+
+    def __init__(self, rounds=1):
+        self.rounds = rounds
+
+    def fit(self, X, y):
+        self.mean_ = float(np.mean(y)) * (1 - 0.5**self.rounds)
+        return self
+
+    def staged_predict(self, X):
+        raise ValueError("no stages here")
+
+    def predict(self, X):
+        return np.full(len(X), self.mean_)
+
+
+def test_a_failing_round_path_falls_back_to_refits(diabetes, capsys):
+    X, y = diabetes
+    grid = {"rounds": [1, 2, 3]}
+    ours = AgghooSearchCV(NoStages(), grid, cv=KFold(3), method="cv", verbose=1).fit(X, y)
+    assert "generic refits: the path failed (no stages here)" in capsys.readouterr().out
+    theirs = GridSearchCV(NoStages(), grid, cv=KFold(3)).fit(X, y)
+    np.testing.assert_array_equal(ours.cv_results_["mean_test_score"], theirs.cv_results_["mean_test_score"])
+    assert not ours.cv_results_["path"].any()
+
+
+def test_verbose_names_the_iteration_ranges_and_why_not(breast_cancer, capsys):
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y = breast_cancer
+    grid = {"n_estimators": [1, 2]}
+    AgghooSearchCV(lightgbm.LGBMClassifier(verbose=-1, n_jobs=1), grid, cv=3, method="cv", verbose=1).fit(X, y)
+    assert "LGBMClassifier n_estimators: LightGBM iteration ranges, 2 candidates from one fit per split" in capsys.readouterr().out
+    AgghooSearchCV(lightgbm.LGBMClassifier(boosting_type="dart", verbose=-1, n_jobs=1), grid, cv=3, method="cv", verbose=1).fit(X, y)
+    assert "generic refits for LGBMClassifier with boosting_type='dart'" in capsys.readouterr().out
