@@ -155,7 +155,7 @@ def plan(estimator, candidates, X, y, splits):
             notes.append(f"generic refits for {name} with {why}")
         elif group.indices:
             kept.append(group)
-            how = _paths.describe(last) if rule.family == STAGED else f"path family {rule.family!r}"
+            how = _paths.describe(last) if rule.family in (STAGED, _paths.LARS) else f"path family {rule.family!r}"
             notes.append(f"{name} {rule.axis}: {how}, {len(group.indices)} candidates from one fit per split")
     if not kept:
         notes.append(f"generic refits: the grid has no {axis!r} axis the {rule.family} path can serve")
@@ -259,7 +259,7 @@ def _staged_rule(final):
     if axis is None:
         return None
     kind = _paths.kind_of(final)
-    return Rule(axis, STAGED, lambda p: _paths.refuse(kind, p))
+    return Rule(axis, _paths.LARS if kind == _paths.LARS else STAGED, lambda p: _paths.refuse(kind, p))
 
 
 def _staged_split(group, X, y, train, test, scorer):

@@ -12,6 +12,8 @@ RandomForest*, ExtraTrees*                         n_estimators  grown with ``wa
                                                                  requested sizes, predictions at each
 LGBMClassifier / LGBMRegressor (LightGBM)          n_estimators  ``predict(..., num_iteration=m)``
 XGBClassifier / XGBRegressor (XGBoost)             n_estimators  ``predict(..., iteration_range=(0, m))``
+LassoLars                                          alpha         one ``lars_path`` at the smallest alpha,
+                                                                 each larger alpha where the path stops
 =================================================  ============  ==========================================
 
 Each is exact: the first m rounds of a longer fit are the fit with m rounds (a warm-started forest
@@ -32,7 +34,7 @@ from sklearn.utils import _safe_indexing
 
 __all__ = ["STAGED_AXES", "axis_of", "describe", "kind_of", "outputs", "path_axis", "refuse", "sampled"]
 
-STAGED, WARM, LIGHTGBM, XGBOOST = "staged", "warm_start", "lightgbm", "xgboost"
+STAGED, WARM, LIGHTGBM, XGBOOST, LARS = "staged", "warm_start", "lightgbm", "xgboost", "lars"
 
 STAGED_AXES = {
     "GradientBoostingClassifier": "n_estimators",
@@ -57,6 +59,8 @@ def kind_of(final):
     kind = BOOSTERS.get(name)
     if kind is not None and type(final).__module__.split(".")[0] == kind:
         return kind
+    if name == "LassoLars" and type(final).__module__.startswith("sklearn."):
+        return LARS
     return None
 
 
@@ -65,6 +69,8 @@ def axis_of(final):
     kind = kind_of(final)
     if kind is None:
         return None
+    if kind == LARS:
+        return "alpha"
     return getattr(final, "__agghoo_path__", None) or STAGED_AXES.get(type(final).__name__) or "n_estimators"
 
 
@@ -86,6 +92,7 @@ def describe(final):
         WARM: "warm-start growth",
         LIGHTGBM: "LightGBM iteration ranges",
         XGBOOST: "XGBoost iteration ranges",
+        LARS: "one LARS path (lars_path) from the smallest alpha",
     }.get(kind_of(final))
 
 
@@ -108,6 +115,9 @@ def refuse(kind, p):
             return f"booster={p.get('booster')!r} (DART's dropouts change the earlier rounds)"
         if p.get("early_stopping_rounds") is not None or p.get("callbacks"):
             return "early_stopping_rounds or callbacks (early stopping)"
+    elif kind == LARS:
+        if p.get("jitter") is not None:
+            return "jitter (noise drawn per fit)"
     return None
 
 
@@ -128,6 +138,8 @@ def outputs(estimator, axis, wanted, X, y, train, test):
     kinds = ["predict"] + [k for k in ("predict_proba", "decision_function") if is_classifier(final) and hasattr(final, k)]
     if kind == WARM:
         return final, _grow(final, axis, wanted, X_train, y_train, X_test, kinds)
+    if kind == LARS:
+        return final, {"predict": _lars(final, wanted, X_train, y_train, X_test)}
     final.set_params(**{axis: wanted[-1]}).fit(X_train, y_train)
     if kind == STAGED:
         return final, _staged(final, X_test, wanted)
@@ -148,6 +160,38 @@ def _staged(final, X_test, wanted):
                 stages[m] = out
         # An estimator that stopped early (AdaBoost on a perfect fit) is its last stage beyond.
         result[kind] = {v: stages.get(v, last) for v in wanted}
+    return result
+
+
+def _lars(final, wanted, X_train, y_train, X_test):
+    """``LassoLars`` at each alpha of ``wanted`` (ascending) from one LARS path: the path fitted at
+    the smallest alpha, and each larger alpha's coefficients found where ``lars_path`` stops for
+    it — the first breakpoint at or below alpha (within its float32 tolerance), interpolated from
+    the breakpoint before it by ``lars_path``'s own formula — with the intercept set by the
+    estimator's own ``_set_intercept`` from the same centring."""
+    from sklearn.linear_model._base import _preprocess_data
+    from sklearn.utils.validation import check_X_y
+
+    final.set_params(alpha=wanted[0], fit_path=True).fit(X_train, y_train)
+    X_c, y_c = check_X_y(X_train, y_train, y_numeric=True)
+    _, _, X_offset, y_offset, X_scale, _ = _preprocess_data(X_c, y_c, fit_intercept=final.fit_intercept, copy=True)
+    alphas, path = final.alphas_, final.coef_path_
+    tolerance = np.finfo(np.float32).eps
+    result = {}
+    for alpha in wanted:
+        below = np.flatnonzero(alphas <= alpha + tolerance)
+        if len(below) == 0 or alpha == wanted[0]:
+            coef = path[:, -1]  # the path ended first (max_iter, every feature active), or the fit's own alpha
+        else:
+            k = int(below[0])
+            coef = path[:, k]
+            if abs(alphas[k] - alpha) > tolerance and k > 0:
+                ss = (alphas[k - 1] - alpha) / (alphas[k - 1] - alphas[k])
+                coef = path[:, k - 1] + ss * (path[:, k] - path[:, k - 1])
+        model = copy.copy(final)
+        model.coef_ = np.array(coef, dtype=float)
+        model._set_intercept(X_offset, y_offset, X_scale)
+        result[alpha] = model.predict(X_test)
     return result
 
 
@@ -226,8 +270,10 @@ def _unit(X, y, train, test, unit, search, threads):
     if what == "path":
         start = time.perf_counter()
         try:
-            # A round path is one fit of the estimator: no nested pool for it.
-            row = _dispatch.path_scores(target, X, y, [(train, test)], search.scorer, threads if _native_path(unit) else 1)[0]
+            if target.rule.family == LARS:  # read as a round path is: one fit, outputs per value
+                row = _dispatch._staged_split(target, X, y, train, test, search.scorer)
+            else:  # a round path is one fit of the estimator: no nested pool for it
+                row = _dispatch.path_scores(target, X, y, [(train, test)], search.scorer, threads if _native_path(unit) else 1)[0]
         except (ValueError, ArithmeticError) as e:  # agghoo's errors are ValueErrors
             return None, str(e)
         return np.asarray(row, dtype=float), time.perf_counter() - start

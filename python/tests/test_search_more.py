@@ -226,3 +226,19 @@ def test_verbose_names_the_iteration_ranges_and_why_not(breast_cancer, capsys):
     assert "LGBMClassifier n_estimators: LightGBM iteration ranges, 2 candidates from one fit per split" in capsys.readouterr().out
     AgghooSearchCV(lightgbm.LGBMClassifier(boosting_type="dart", verbose=-1, n_jobs=1), grid, cv=3, method="cv", verbose=1).fit(X, y)
     assert "generic refits for LGBMClassifier with boosting_type='dart'" in capsys.readouterr().out
+
+
+def test_lasso_lars_alphas_from_one_lars_path(diabetes, capsys):
+    from sklearn.linear_model import LassoLars
+
+    X, y = diabetes
+    grid = {"alpha": [0.0, *np.logspace(-5, 1, 25)]}
+    for est in (LassoLars(), LassoLars(positive=True), LassoLars(max_iter=3), make_pipeline(StandardScaler(), LassoLars(fit_intercept=False))):
+        g = grid if not hasattr(est, "steps") else {"lassolars__alpha": grid["alpha"]}
+        # Where an alpha falls on the path's last segment, its interpolation starts from the
+        # path's last point rather than the raw breakpoint: equal to rounding.
+        _same_as_grid_search(est, g, X, y, KFold(4), atol=1e-12)
+    AgghooSearchCV(LassoLars(), {"alpha": [0.1, 1.0]}, cv=3, method="cv", verbose=1).fit(X, y)
+    assert "LassoLars alpha: one LARS path (lars_path) from the smallest alpha, 2 candidates" in capsys.readouterr().out
+    jitter = AgghooSearchCV(LassoLars(jitter=1e-3, random_state=0), {"alpha": [0.1, 1.0]}, cv=3, method="cv").fit(X, y)
+    assert not jitter.cv_results_["path"].any()
