@@ -1,6 +1,6 @@
 """The round-path protocol of ``AgghooSearchCV``: one fit per split evaluates a whole integer axis
 of rounds (trees, boosting iterations), the model with ``m`` rounds read from the model with the
-most.
+most; ``LassoLars``'s ``alpha`` is read the same way from one LARS path.
 
 =================================================  ============  ==========================================
 estimator                                          axis          how the model with m rounds is read
@@ -18,8 +18,9 @@ LassoLars                                          alpha         one ``lars_path
 
 Each is exact: the first m rounds of a longer fit are the fit with m rounds (a warm-started forest
 draws its trees' seeds from ``random_state`` in order, so its first m trees are the cold forest's;
-boosting rounds do not depend on the total). Settings that break this (early stopping, DART's
-dropouts, LightGBM's random-forest mode) leave the estimator to generic refits.
+boosting rounds do not depend on the total; a LARS path stops at a larger alpha on the same
+breakpoints, to rounding on its last segment). Settings that break this (early stopping, DART's
+dropouts, LightGBM's random-forest mode, LARS's jitter) leave the estimator to generic refits.
 """
 
 from __future__ import annotations
@@ -123,8 +124,8 @@ def refuse(kind, p):
 
 def outputs(estimator, axis, wanted, X, y, train, test):
     """Fit ``estimator`` (a Pipeline's other steps once, on the training rows) on ``train`` once
-    and read, for each of the sorted round counts ``wanted``, the outputs on ``test`` of the model
-    with that many rounds: ``(final estimator, {"predict" | "predict_proba" |
+    and read, for each of the sorted values ``wanted`` (round counts, LARS alphas), the outputs on
+    ``test`` of the model at that value: ``(final estimator, {"predict" | "predict_proba" |
     "decision_function": {m: output}})``."""
     X_train, y_train, X_test = _safe_indexing(X, train), y[train], _safe_indexing(X, test)
     if isinstance(estimator, Pipeline):
