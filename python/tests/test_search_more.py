@@ -232,7 +232,7 @@ def test_lasso_lars_alphas_from_one_lars_path(diabetes, capsys):
     from sklearn.linear_model import LassoLars
 
     X, y = diabetes
-    grid = {"alpha": [0.0, *np.logspace(-5, 1, 25)]}
+    grid = {"alpha": list(np.logspace(-5, 1, 25))}
     for est in (LassoLars(), LassoLars(positive=True), LassoLars(max_iter=3), make_pipeline(StandardScaler(), LassoLars(fit_intercept=False))):
         g = grid if not hasattr(est, "steps") else {"lassolars__alpha": grid["alpha"]}
         # Where an alpha falls on the path's last segment, its interpolation starts from the
