@@ -46,8 +46,9 @@ from sklearn.base import clone, is_classifier
 from sklearn.pipeline import Pipeline
 from sklearn.utils import _safe_indexing
 
-from . import _native
+from . import _native, _paths
 from ._scoring import PathPoint, accuracy, is_accuracy
+from ._validation import threads_of
 
 __all__ = ["plan", "path_scores"]
 
@@ -229,10 +230,15 @@ def plan(estimator, candidates, X, y, splits):
             notes.append(f"generic refits for {name} with {why}")
         elif group.indices:
             kept.append(group)
-            how = {STAGED: "staged predictions", PRUNED: "one tree per split, pruned at each ccp_alpha"}.get(rule.family, f"path family {rule.family!r}")
+            if rule.family in (STAGED, _paths.LARS):
+                how = _paths.describe(last)
+            else:
+                how = {PRUNED: "one tree per split, pruned at each ccp_alpha"}.get(rule.family, f"path family {rule.family!r}")
             notes.append(f"{name} {rule.axis}: {how}, {len(group.indices)} candidates from one fit per split")
     if not kept:
         notes.append(f"generic refits: the grid has no {axis!r} axis the {rule.family} path can serve")
+        if _is_sklearn(last) and name in NOT_EXACT:  # a forest searched along max_features only
+            notes.append(f"generic refits for {name}: {NOT_EXACT[name]}")
     return Plan(kept, notes)
 
 
@@ -291,7 +297,7 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
     steps = group.estimator.steps[:-1] if isinstance(group.estimator, Pipeline) else []
     params = rule.params(_final(group.estimator)[0].get_params())
     classes = np.unique(y) if is_classifier(group.estimator) else None
-    threads = n_jobs if n_jobs is not None and n_jobs > 0 else None
+    threads = threads_of(n_jobs)  # joblib's meaning: None is 1 (or parallel_config's), -1 every core
     plain_accuracy = is_accuracy(scorer, group.estimator)
     scores = []
     for train, test in splits:
@@ -368,33 +374,15 @@ def _grid_index(text, grid):
 STAGED = "staged"
 
 
-def _no_early_stopping(p):
-    if p.get("n_iter_no_change") is not None and "early_stopping" not in p:
-        return "n_iter_no_change (early stopping)"
-    stop = p.get("early_stopping", False)
-    if stop is True or (stop == "auto" and p["n_train"] > 10_000):
-        return "early stopping (set early_stopping=False)"
-    return None
-
-
-STAGED_AXES = {
-    "GradientBoostingClassifier": "n_estimators",
-    "GradientBoostingRegressor": "n_estimators",
-    "HistGradientBoostingClassifier": "max_iter",
-    "HistGradientBoostingRegressor": "max_iter",
-    "AdaBoostClassifier": "n_estimators",
-    "AdaBoostRegressor": "n_estimators",
-}
-
-
 def _staged_rule(final):
-    """The staged rule of ``final``: scikit-learn's boosting estimators, or an estimator that
-    declares ``__agghoo_path__`` (the name of its integer round parameter) and has
-    ``staged_predict``."""
-    axis = getattr(final, "__agghoo_path__", None) or STAGED_AXES.get(type(final).__name__)
-    if axis is None or not hasattr(final, "staged_predict"):
+    """The round rule of ``final`` (:mod:`agghoo._paths`): scikit-learn's boosting estimators and
+    forests, LightGBM's and XGBoost's, or an estimator that declares ``__agghoo_path__`` (the name
+    of its integer round parameter) and has ``staged_predict``."""
+    axis = _paths.axis_of(final)
+    if axis is None:
         return None
-    return Rule(axis, STAGED, lambda p: _no_early_stopping(p) if "n_train" in p else None)
+    kind = _paths.kind_of(final)
+    return Rule(axis, _paths.LARS if kind == _paths.LARS else STAGED, lambda p: _paths.refuse(kind, p))
 
 
 def _fit_once(group, value, X, y, train, test):
@@ -411,20 +399,7 @@ def _fit_once(group, value, X, y, train, test):
 def _staged_split(group, X, y, train, test, scorer):
     """One split: the estimator fitted once at the group's largest value, each value scored from
     the staged outputs of the first that many rounds."""
-    final, X_test = _fit_once(group, max(group.values), X, y, train, test)
-    wanted = sorted(set(group.values))
-    outputs = {}
-    for kind in ("predict", "predict_proba", "decision_function"):
-        staged = getattr(final, f"staged_{kind}", None)
-        if staged is None or (kind != "predict" and not is_classifier(final)):
-            continue
-        last, stages = None, {}
-        for m, out in enumerate(staged(X_test), start=1):
-            last = out
-            if m in wanted:
-                stages[m] = out
-        # An estimator that stopped early (AdaBoost on a perfect fit) is its last stage beyond.
-        outputs[kind] = {v: stages.get(v, last) for v in wanted}
+    final, outputs = _paths.outputs(group.estimator, group.rule.axis, sorted(set(group.values)), X, y, train, test)
     classes = getattr(final, "classes_", None) if is_classifier(final) else None
     placeholder = np.empty((len(test), 0))
     row = []

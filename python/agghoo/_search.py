@@ -25,8 +25,8 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring
-from sklearn.model_selection import ParameterGrid, ParameterSampler, check_cv
-from sklearn.model_selection._validation import _fit_and_score, _warn_or_raise_about_fit_failures
+from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.model_selection._validation import _warn_or_raise_about_fit_failures
 from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -65,7 +65,9 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         ``param_distributions``).
     param_distributions : dict or list of dicts, optional
         As ``RandomizedSearchCV``'s: the candidates are exactly ``ParameterSampler(
-        param_distributions, n_iter, random_state=random_state)``'s.
+        param_distributions, n_iter, random_state=random_state)``'s, except that a path axis given
+        as a list in one dict is evaluated whole at each draw of the other entries (the draws of
+        ``ParameterSampler(the other entries, n_iter, random_state)`` × the whole list).
     n_iter : int, default=10
     scoring : str or callable, optional
         Any scikit-learn scorer; the estimator's ``score`` by default.
@@ -80,7 +82,10 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
     aggregation : str, optional
         How the members combine (``mean``, ``vote``, ``soft``); the method's default when omitted.
     n_jobs : int, optional
-        Parallel fits (joblib's meaning) and the engine's threads.
+        Joblib's meaning (``None`` is 1, or an enclosing ``parallel_config``'s): the splits of
+        path families run in threads sharing the engine's threads, fits of the estimator under
+        joblib's default backend (loky processes), as ``GridSearchCV``'s. Inside
+        ``agghoo.dask.backend``, one Dask task per split scores it, with the same results.
     refit : bool, default=True
         ``method="cv"``: refit the best candidate on all rows.
     random_state : int, RandomState, Generator or None, default=None
@@ -169,7 +174,11 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         _native.check_grid_points(self.n_iter, "`n_iter` sampled candidates")
         # An int seeds the sampler as RandomizedSearchCV's does; otherwise the drawn random_state_.
         seed = self.random_state if isinstance(self.random_state, (int, np.integer)) else self.random_state_
-        return list(ParameterSampler(self.param_distributions, self.n_iter, random_state=seed))
+        from . import _paths
+
+        candidates = _paths.sampled(self.param_distributions, self.n_iter, seed, _paths.path_axis(self.estimator))
+        _native.check_grid_points(len(candidates), "the sampled candidates (`n_iter` draws times the path axis's list)")
+        return candidates
 
     def _splits(self, X, y, groups):
         classifier = is_classifier(self.estimator)
@@ -224,47 +233,39 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         train = np.full((n, m), np.nan) if self.return_train_score else None
         fit_time, score_time = np.zeros((n, m)), np.zeros((n, m))
         path = np.zeros(m, dtype=bool)
-        pending = list(range(m))
+        from . import _paths
+
+        groups = []
         if not self.return_train_score and not fit_params:
             plan = _dispatch.plan(self.estimator, candidates, X, y, splits)
             for line in plan.notes:
                 self._say(line)
-            for group in plan.groups:
-                start = time.perf_counter()
-                try:
-                    scores = _dispatch.path_scores(group, X, y, splits, self.scorer_, self.n_jobs)
-                except (ValueError, ArithmeticError) as e:  # agghoo's errors are ValueErrors
-                    self._say(f"generic refits: the path failed ({e})")
-                    continue
-                per = (time.perf_counter() - start) / (n * len(group.indices))
-                test[:, group.indices] = scores
-                fit_time[:, group.indices] = per
-                path[group.indices] = True
-            pending = [i for i in range(m) if not path[i]]
-        elif self.return_train_score or fit_params:
+            groups = plan.groups
+        else:
             self._say("generic refits for every candidate (return_train_score or fit parameters given)")
-        if pending:
-            jobs = [(i, j) for i in pending for j in range(n)]
-            out = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_and_score)(
-                    clone(self.estimator),
-                    X,
-                    y,
-                    scorer=self.scorer_,
-                    train=splits[j][0],
-                    test=splits[j][1],
-                    verbose=0,
-                    parameters=candidates[i],
-                    fit_params=fit_params,
-                    score_params=None,
-                    return_train_score=self.return_train_score,
-                    return_times=True,
-                    error_score=self.error_score,
-                )
-                for i, j in jobs
-            )
-            _warn_or_raise_about_fit_failures(out, self.error_score)
-            for (i, j), r in zip(jobs, out):
+        search = _paths.Search(self.estimator, candidates, self.scorer_, fit_params, self.return_train_score, self.error_score)
+        grouped = {i for group in groups for i in group.indices}
+        pending = [i for i in range(m) if i not in grouped]
+        units = [("path", group) for group in groups] + [("fit", i) for i in pending]
+        results = _paths.run(units, X, y, splits, search, self.n_jobs)
+        refits = []
+        for group, rows in zip(groups, results):
+            failed = next((reason for row, reason in rows if row is None), None)
+            if failed is not None:
+                self._say(f"generic refits: the path failed ({failed})")
+                refits += group.indices
+                continue
+            for j, (row, seconds) in enumerate(rows):
+                test[j, group.indices] = row
+                fit_time[j, group.indices] = seconds / len(group.indices)
+            path[group.indices] = True
+        fitted = list(zip(pending, results[len(groups):]))
+        if refits:
+            fitted += zip(refits, _paths.run([("fit", i) for i in refits], X, y, splits, search, self.n_jobs))
+        if fitted:
+            _warn_or_raise_about_fit_failures([r for _, rows in fitted for r in rows], self.error_score)
+        for i, rows in fitted:
+            for j, r in enumerate(rows):
                 test[j, i] = r["test_scores"]
                 fit_time[j, i], score_time[j, i] = r["fit_time"], r["score_time"]
                 if train is not None:
