@@ -243,7 +243,7 @@ def run_set(folder, entry, position, reps, seed, grid, max_train, max_test, alph
 
 
 def summarize(cells):
-    """Per ratio and task group: geometric mean, wins / ties / losses, lower on how many sets."""
+    """Per ratio and task group: geometric mean, wins / ties / losses, lower on how many sets, median."""
     done = [c for c in cells if c["error"] is None]
     out = []
     for label, _, _ in RATIOS:
@@ -254,6 +254,7 @@ def summarize(cells):
                 "ratio": label, "group": group, "sets": len(chosen),
                 "geometric_mean": float(np.exp(np.mean(np.log(finite)))) if finite else math.nan,
                 "geometric_mean_sets": len(finite),  # a ratio of 0 or infinity (a zero mean risk) is left out
+                "median": float(np.median([r["ratio"] for r in chosen])) if chosen else math.nan,
                 "wins": sum(r["verdict"] == "win" for r in chosen),
                 "ties": sum(r["verdict"] == "tie" for r in chosen),
                 "losses": sum(r["verdict"] == "loss" for r in chosen),
@@ -332,7 +333,7 @@ def markdown(result):
         f"{s['cpu_seconds']:.0f} CPU-s, {s['wall_seconds']:.0f} s wall, {s['threads']} thread(s).",
         "",
         "Geometric mean over the sets of each ratio of mean test risks; wins / ties / losses of the numerator "
-        f"(corrected resampled t-test, alpha = {s['alpha']}); on how many sets the numerator is lower.",
+        f"(corrected resampled t-test, alpha = {s['alpha']}); on how many sets the numerator is lower; the median ratio.",
         "",
         "| ratio | all | classification | regression |",
         "|---|---|---|---|",
@@ -344,7 +345,7 @@ def markdown(result):
             left_out = row["sets"] - row["geometric_mean_sets"]
             note = f", {left_out} with a zero risk left out of the mean" if left_out else ""
             cols.append(f"{row['geometric_mean']:.3f} ({row['wins']}/{row['ties']}/{row['losses']}; "
-                        f"{row['lower']} of {row['sets']}{note})" if row["sets"] else "-")
+                        f"{row['lower']} of {row['sets']}{note}; median {row['median']:.3f})" if row["sets"] else "-")
         lines.append(f"| {label} | " + " | ".join(cols) + " |")
     lines += ["", "Cost per outer split (mean over the sets; subagging includes CV's fits, whose choice it needs):", "",
               "| procedure | model fits | boosting rounds fitted | CPU seconds |", "|---|---|---|---|"]

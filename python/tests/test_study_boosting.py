@@ -78,6 +78,7 @@ def test_quick_run_invariants(boosting, quick):
         for group in ("all", "classification", "regression"):
             row = by[label, group]
             assert row["wins"] + row["ties"] + row["losses"] == row["sets"] and math.isfinite(row["geometric_mean"])
+            assert min(c["ratios"][label]["ratio"] for c in result["cells"] if group in ("all", c["task"])) <= row["median"]
     assert [c["procedure"] for c in result["costs"]] == boosting.PROCEDURES
 
 
