@@ -540,9 +540,67 @@ pub struct SelectArgs {
     #[arg(long = "plot", value_name = "PREFIX")]
     #[serde(default)]
     pub plot: Option<PathBuf>,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// selection flags, which it replaces; the data flags (and --group, --fold-column,
+    /// --splits-file) still say where the rows come from, generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = SELECT_SPEC_FLAGS)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::SelectSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// The flags a select spec replaces.
+const SELECT_SPEC_FLAGS: [&str; 24] = [
+    "family",
+    "missing_category",
+    "grid",
+    "params",
+    "standardize",
+    "method",
+    "plan",
+    "n_splits",
+    "tau",
+    "repeats",
+    "p",
+    "stratify",
+    "no_stratify",
+    "gap",
+    "max_train_size",
+    "test_size",
+    "loss",
+    "tie",
+    "aggregate",
+    "soft",
+    "one_se",
+    "inner_tau",
+    "seed",
+    "report_splits",
+];
+
+impl SelectArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::SelectSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
+}
+
+/// A replayed report's spec, else the spec read from `file`: an error names the file, the
+/// field, the line and the column.
+fn given_spec<T: Clone + serde::de::DeserializeOwned>(recorded: &Option<T>, file: Option<&std::path::Path>) -> anyhow::Result<Option<T>> {
+    use anyhow::Context;
+    if let Some(spec) = recorded {
+        return Ok(Some(spec.clone()));
+    }
+    let Some(path) = file else { return Ok(None) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading the spec file {}", path.display()))?;
+    let spec = serde_json::from_str(&text).map_err(|e| UsageError(format!("--spec {}: {e}", path.display())))?;
+    Ok(Some(spec))
 }
 
 /// The default tie rule of a recorded invocation that has none (reports from before `--tie`).
@@ -674,9 +732,51 @@ pub struct EstimateArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// estimate flags, which it replaces; the data flags (and --group, --fold-column,
+    /// --splits-file) still say where the rows come from, generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = ESTIMATE_SPEC_FLAGS)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::EstimateSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// The flags an estimate spec replaces.
+const ESTIMATE_SPEC_FLAGS: [&str; 21] = [
+    "family",
+    "missing_category",
+    "grid",
+    "params",
+    "standardize",
+    "value",
+    "plan",
+    "n_splits",
+    "tau",
+    "repeats",
+    "p",
+    "stratify",
+    "no_stratify",
+    "gap",
+    "max_train_size",
+    "test_size",
+    "loss",
+    "no_closed_form",
+    "learning_curve",
+    "validation_curve",
+    "seed",
+];
+
+impl EstimateArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::EstimateSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
 }
 
 /// `agghoo compare`.
@@ -706,6 +806,10 @@ pub struct CompareArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The spec a replayed report records (it replaces the flags but the data's).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::CompareSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
