@@ -11,7 +11,7 @@ use agghoo::resample::{
     Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanKind, PlanSetting, RepeatedVFold, Splits, TimeSeries,
     UserFolds, VFold,
 };
-use agghoo::spec::Inputs;
+use agghoo::spec::{EstimateSpec, Inputs, SelectSpec};
 use anyhow::{Context, Result, bail};
 
 use crate::args::{DataArgs, FamilyArgs, PlanArgs, UsageError};
@@ -249,23 +249,70 @@ pub fn plan_rows(args: &PlanArgs, default: PlanKind, loaded: &Loaded) -> Result<
     Ok((Some(plan), description, Rows { groups, folds, splits: None }))
 }
 
-/// The rows the plan of a given spec (`--spec FILE`, a replayed report) may read: the
-/// `--splits-file`, `--group` and `--fold-column` given.
-pub fn spec_rows(args: &PlanArgs, loaded: &Loaded) -> Result<Rows> {
+/// A spec the CLI runs on the data its flags read.
+pub trait RunSpec: Sized {
+    /// The seed of every random choice (generated data's too).
+    fn seed(&self) -> Seed;
+    /// The plan the spec runs on `data`.
+    ///
+    /// # Errors
+    /// The plan's errors.
+    fn plan_for(&self, data: &Dataset) -> agghoo::Result<Plan>;
+}
+
+impl RunSpec for SelectSpec {
+    fn seed(&self) -> Seed {
+        self.seed
+    }
+    fn plan_for(&self, data: &Dataset) -> agghoo::Result<Plan> {
+        SelectSpec::plan_for(self, data)
+    }
+}
+
+impl RunSpec for EstimateSpec {
+    fn seed(&self) -> Seed {
+        self.seed
+    }
+    fn plan_for(&self, data: &Dataset) -> agghoo::Result<Plan> {
+        EstimateSpec::plan_for(self, data)
+    }
+}
+
+/// Loads the data of the flags and settles the spec run on them: `given` (a replayed report's,
+/// or `--spec FILE`'s: the flags then say only where the rows come from, generated data drawn
+/// with the spec's seed as the flags' run drew them) or the one `from_flags` builds. Returns the
+/// data, the spec, its plan's description and the rows its plan reads.
+pub fn load_with_spec<S: RunSpec>(
+    data: &DataArgs,
+    plan: &PlanArgs,
+    seed: u64,
+    given: Option<S>,
+    from_flags: impl FnOnce(&Loaded) -> Result<(S, String, Rows)>,
+) -> Result<(Loaded, S, String, Rows)> {
+    let seed = given.as_ref().map_or(Seed(seed), RunSpec::seed);
+    let loaded = load(data, Some(plan), seed)?;
+    let (spec, text, rows) = match given {
+        Some(spec) => {
+            let text = match &plan.splits_file {
+                Some(file) => format!("splits from {}", file.display()),
+                None => spec.plan_for(&loaded.data)?.describe(),
+            };
+            (spec, text, spec_rows(plan, &loaded)?)
+        }
+        None => from_flags(&loaded)?,
+    };
+    Ok((loaded, spec, text, rows))
+}
+
+/// The rows the plan of a given spec may read: the `--splits-file`, `--group` and
+/// `--fold-column` given.
+fn spec_rows(args: &PlanArgs, loaded: &Loaded) -> Result<Rows> {
     let column = |name: &String| loaded.extras.get(name).ok_or_else(|| usage(format!("column `{name}` not loaded")));
     Ok(Rows {
         groups: args.group.as_ref().map(|g| column(g).map(|c| group_ids(c))).transpose()?,
         folds: args.fold_column.as_ref().map(|f| column(f).cloned()).transpose()?,
         splits: args.splits_file.as_ref().map(|file| splits_file(file, &loaded.data)).transpose()?,
     })
-}
-
-/// The description of a given spec's plan: its splits file's, or the plan's.
-pub fn spec_plan_text(args: &PlanArgs, plan: &Plan) -> String {
-    match &args.splits_file {
-        Some(file) => format!("splits from {}", file.display()),
-        None => plan.describe(),
-    }
 }
 
 /// The splits saved in `file`, checked against the rows of `data`.

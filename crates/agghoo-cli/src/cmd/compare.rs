@@ -124,3 +124,25 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     }
     output::print(&t.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The flags' spec reads back from its JSON equal to itself, with every flag in it.
+    #[test]
+    fn the_flags_spec_round_trips_through_json() {
+        let line = "agghoo compare --data gen:knn --n 80 --family knn,cart --grid k=1:9:2 --methods cv+1se,majhoo \
+                    --outer 5x2 --plan vfold --splits 3 --loss 01 --standardize --seed 4";
+        let crate::args::Command::Compare(args) = crate::args::Cli::parse_from(line.split_whitespace()).command else { unreachable!() };
+        let loaded = source::load(&args.data, None, Seed(args.seed)).unwrap();
+        let spec = spec(&args, &loaded).unwrap();
+        let json = serde_json::to_string(&spec).unwrap();
+        assert_eq!(serde_json::from_str::<CompareSpec>(&json).unwrap(), spec, "{json}");
+        assert!(json.contains(r#""methods":["cv+1se","majhoo"]"#), "{json}");
+        assert_eq!((spec.compared.len(), spec.standardize, spec.seed), (1, true, Seed(4)));
+        assert_eq!(spec.outer.unwrap().describe(), agghoo::resample::Plan::parse("5x2", true).unwrap().describe());
+        assert_eq!(spec.inner.unwrap().describe(), agghoo::resample::Plan::parse("vfold:3", true).unwrap().describe());
+    }
+}

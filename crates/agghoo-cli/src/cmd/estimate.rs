@@ -85,19 +85,10 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     if args.curve_out.is_some() && !curves {
         return Err(UsageError("--curve-out has no effect without --learning-curve or --validation-curve".into()).into());
     }
-    // Generated data: the spec's seed, as the flags' run used the same seed for both.
-    let seed = given.as_ref().map_or(Seed(args.seed), |s| s.seed);
-    let loaded = source::load(&args.data, Some(&args.plan), seed)?;
+    let (loaded, spec, plan_text, rows) = source::load_with_spec(&args.data, &args.plan, args.seed, given, |loaded| spec(&args, loaded))?;
     let data = &loaded.data;
-    let (spec, plan_text, rows) = match given {
-        Some(spec) => {
-            let plan_text = source::spec_plan_text(&args.plan, &spec.plan_for(data)?);
-            // `--oof` with a spec keeps the predictions it writes.
-            let spec = EstimateSpec { keep_predictions: spec.keep_predictions || args.oof.is_some(), ..spec };
-            (spec, plan_text, source::spec_rows(&args.plan, &loaded)?)
-        }
-        None => spec(&args, &loaded)?,
-    };
+    // `--oof` with a given spec keeps the predictions it writes.
+    let spec = EstimateSpec { keep_predictions: spec.keep_predictions || args.oof.is_some(), ..spec };
     let (value, seed) = (spec.value, spec.seed);
     let rule = source::build_family(|d| spec.family(d), &loaded)?;
     let inputs = rows.inputs(data);

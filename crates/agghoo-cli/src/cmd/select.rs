@@ -70,18 +70,9 @@ pub fn spec(args: &SelectArgs, loaded: &Loaded) -> anyhow::Result<(SelectSpec, S
 }
 
 pub fn run(args: SelectArgs) -> anyhow::Result<()> {
-    let given = args.given_spec()?;
-    // Generated data: the spec's seed, as the flags' run used the same seed for both.
-    let seed = given.as_ref().map_or(Seed(args.seed), |s| s.seed);
-    let loaded = source::load(&args.data, Some(&args.plan), seed)?;
+    let (loaded, spec, plan_text, rows) =
+        source::load_with_spec(&args.data, &args.plan, args.seed, args.given_spec()?, |loaded| spec(&args, loaded))?;
     let data = &loaded.data;
-    let (spec, plan_text, rows) = match given {
-        Some(spec) => {
-            let plan_text = source::spec_plan_text(&args.plan, &spec.plan_for(data)?);
-            (spec, plan_text, source::spec_rows(&args.plan, &loaded)?)
-        }
-        None => spec(&args, &loaded)?,
-    };
     spec.validate()?;
     let method = spec.method;
     let family = source::build_family(|d| spec.family(d), &loaded)?;
