@@ -540,9 +540,70 @@ pub struct SelectArgs {
     #[arg(long = "plot", value_name = "PREFIX")]
     #[serde(default)]
     pub plot: Option<PathBuf>,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// selection flags, which it replaces; the data flags (and --group, --fold-column,
+    /// --splits-file) still say where the rows come from, generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = select_spec_flags())]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::SelectSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// The flags a select spec replaces.
+fn select_spec_flags() -> Vec<&'static str> {
+    replaced_by_spec(&["method", "tie", "aggregate", "soft", "one_se", "inner_tau", "report_splits"])
+}
+
+/// The flags every spec replaces (the family's, the plan's, the loss, the seed) and `own`: all
+/// but those that say where the rows come from (the data's, --group, --fold-column,
+/// --splits-file).
+fn replaced_by_spec(own: &[&'static str]) -> Vec<&'static str> {
+    const COMMON: [&str; 17] = [
+        "family",
+        "grid",
+        "params",
+        "standardize",
+        "missing_category",
+        "plan",
+        "n_splits",
+        "tau",
+        "repeats",
+        "p",
+        "stratify",
+        "no_stratify",
+        "gap",
+        "max_train_size",
+        "test_size",
+        "loss",
+        "seed",
+    ];
+    COMMON.iter().chain(own).copied().collect()
+}
+
+impl SelectArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::SelectSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
+}
+
+/// A replayed report's spec, else the spec read from `file`: an error names the file, the
+/// field, the line and the column.
+fn given_spec<T: Clone + serde::de::DeserializeOwned>(recorded: &Option<T>, file: Option<&std::path::Path>) -> anyhow::Result<Option<T>> {
+    use anyhow::Context;
+    if let Some(spec) = recorded {
+        return Ok(Some(spec.clone()));
+    }
+    let Some(path) = file else { return Ok(None) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading the spec file {}", path.display()))?;
+    let spec = serde_json::from_str(&text).map_err(|e| UsageError(format!("--spec {}: {e}", path.display())))?;
+    Ok(Some(spec))
 }
 
 /// The default tie rule of a recorded invocation that has none (reports from before `--tie`).
@@ -674,9 +735,31 @@ pub struct EstimateArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// estimate flags, which it replaces; the data flags (and --group, --fold-column,
+    /// --splits-file) still say where the rows come from, generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = estimate_spec_flags())]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::EstimateSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+/// The flags an estimate spec replaces.
+fn estimate_spec_flags() -> Vec<&'static str> {
+    replaced_by_spec(&["value", "no_closed_form", "learning_curve", "validation_curve"])
+}
+
+impl EstimateArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::EstimateSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
 }
 
 /// `agghoo compare`.
@@ -706,6 +789,10 @@ pub struct CompareArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The spec a replayed report records (it replaces the flags but the data's).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::CompareSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
@@ -887,6 +974,36 @@ mod tests {
             }
         }
         assert!(seen >= 25, "{seen} examples");
+    }
+
+    /// Every flag a spec replaces exists (clap ignores an unknown name in `conflicts_with_all`
+    /// outside debug builds): each one given beside `--spec` is refused.
+    #[test]
+    fn every_flag_a_spec_replaces_is_refused_beside_it() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+        for (command, flags) in [("select", select_spec_flags()), ("estimate", estimate_spec_flags())] {
+            let sub = Cli::command().find_subcommand(command).cloned().expect("subcommand");
+            for id in flags {
+                let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap_or_else(|| panic!("{command}: no flag `{id}`"));
+                let flag = format!("--{}", arg.get_long().expect("a long flag"));
+                let value = match id {
+                    _ if !arg.get_action().takes_values() => None,
+                    "family" => Some("knn"),
+                    "method" => Some("cv"),
+                    "plan" => Some("vfold"),
+                    "tie" => Some("last"),
+                    "aggregate" => Some("mean"),
+                    "missing_category" => Some("level"),
+                    "params" => Some("weights=distance"),
+                    _ => Some("1"),
+                };
+                let words = [&["agghoo", command, "--data", "x", flag.as_str()][..], value.as_slice()].concat();
+                assert!(Cli::try_parse_from(&words).is_ok(), "{command} {flag} alone");
+                let e = Cli::try_parse_from([&words[..], &["--spec", "s.json"][..]].concat()).unwrap_err();
+                assert_eq!(e.kind(), clap::error::ErrorKind::ArgumentConflict, "{command} {flag} beside --spec");
+            }
+        }
     }
 
     /// Invocations recorded by the build that had the CLI's own enums for these choices (the

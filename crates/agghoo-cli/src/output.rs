@@ -24,6 +24,17 @@ pub fn invocation() -> Option<&'static serde_json::Value> {
     INVOCATION.get()
 }
 
+/// The spec the command ran, recorded once by the commands that run one (select, estimate,
+/// compare).
+static SPEC: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+
+/// Records the spec the command runs for the `spec` field of its JSON document: `agghoo replay`
+/// reruns it, and `--spec FILE` runs it again.
+pub fn record_spec(spec: &impl Serialize) -> anyhow::Result<()> {
+    let _ = SPEC.set(serde_json::to_value(spec)?);
+    Ok(())
+}
+
 /// The envelope of every `--json` document: schema version, command, parameters, seed, result.
 #[derive(Serialize)]
 pub struct Envelope<'a, P: Serialize, R: Serialize> {
@@ -36,6 +47,9 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
     /// The subcommand with every option as parsed, defaults included: what `agghoo replay` reruns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invocation: Option<&'static serde_json::Value>,
+    /// The spec the command ran (select, estimate, compare): what `agghoo replay` reruns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec: Option<&'static serde_json::Value>,
     /// The seed every random choice came from.
     pub seed: Option<u64>,
     /// The command's result.
@@ -44,7 +58,7 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
 
 /// Prints `value` as one JSON document on stdout.
 pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed: Option<u64>, result: R) -> anyhow::Result<()> {
-    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), seed, result };
+    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), spec: SPEC.get(), seed, result };
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, &env)?;
     writeln!(out)?;
@@ -60,7 +74,7 @@ pub fn write_json<P: Serialize, R: Serialize>(
     seed: Option<u64>,
     result: R,
 ) -> anyhow::Result<()> {
-    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), seed, result };
+    let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), spec: SPEC.get(), seed, result };
     write_file(path, &format!("the {command} report"), serde_json::to_string_pretty(&env)? + "\n")
 }
 

@@ -4,13 +4,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use agghoo::Seed;
-use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MostlyNumeric, NaValues, Preprocess, bundled, generators};
-use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, GridSpec};
+use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MostlyNumeric, NaValues, bundled, generators};
+use agghoo::family::{AxisSpec, Family, FamilyKind, FamilyParams, FamilySpec, GridSpec};
 use agghoo::names::Named;
 use agghoo::resample::{
-    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, PlanKind, PlanSetting, RepeatedVFold, Splits,
-    TimeSeries, UserFolds, VFold,
+    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanKind, PlanSetting, RepeatedVFold, Splits, TimeSeries,
+    UserFolds, VFold,
 };
+use agghoo::spec::{EstimateSpec, Inputs, SelectSpec};
 use anyhow::{Context, Result, bail};
 
 use crate::args::{DataArgs, FamilyArgs, PlanArgs, UsageError};
@@ -126,28 +127,21 @@ fn mostly_numeric_hint(w: &MostlyNumeric, given: Option<&[String]>) -> String {
     )
 }
 
-/// The preprocessing implied by the flags and the data: median imputation of missing numbers,
-/// `--standardize`, the family's encoding of categorical columns (for a union of families that
-/// encode them differently, one-hot for all).
-pub fn preprocess(family: &FamilyArgs, loaded: &Loaded) -> Preprocess {
-    let first = family.family.first().copied().unwrap_or(FamilyKind::Knn);
-    let kind = if family.family.iter().all(|k| k.encoding() == first.encoding()) {
-        first
-    } else {
-        *family.family.iter().find(|k| k.encoding() == data::Encoding::OneHot).unwrap_or(&first)
-    };
-    kind.preprocess(&loaded.data, family.standardize, loaded.missing_category)
-}
-
-/// Builds the family, its data-dependent defaults computed as its fits will see the data
-/// (encoded, imputed, standardised with `--standardize`): a product grid for named `--grid`
-/// axes, the union for several families.
-pub fn family(args: &FamilyArgs, loaded: &Loaded) -> Result<Box<dyn Family>> {
+/// The family spec of the flags: a product grid for named `--grid` axes, the union for several
+/// families (a malformed axis is a usage error).
+pub fn family_spec(args: &FamilyArgs) -> Result<FamilySpec> {
     let (kind, params, bare) = family_params(args)?;
     if let Some(v) = bare.first() {
         return Err(usage(format!("--param {v}: family parameters are KEY=VALUE")));
     }
-    family::build_for(kind, &params, &loaded.data, &preprocess(args, loaded)).map_err(axis_usage)
+    FamilySpec::from_params(kind, &params).map_err(axis_usage)
+}
+
+/// Builds a spec's family on the loaded data (`build`: the spec's own builder), its
+/// data-dependent defaults computed as its fits will see the data: a malformed axis is a usage
+/// error, as in [`family_spec`].
+pub fn build_family(build: impl FnOnce(&Dataset) -> agghoo::Result<Box<dyn Family>>, loaded: &Loaded) -> Result<Box<dyn Family>> {
+    build(&loaded.data).map_err(axis_usage)
 }
 
 /// A malformed axis (named twice, unknown to every family, a bare grid with several families) is
@@ -200,7 +194,33 @@ pub fn single_family(args: &FamilyArgs, command: &str) -> Result<()> {
 
 /// Builds and instantiates the plan (or loads saved splits).
 pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -> Result<(Splits, String)> {
-    let data = &loaded.data;
+    let (plan, description, rows) = plan_rows(args, default, loaded)?;
+    let splits = match (&rows.splits, plan) {
+        (Some(s), _) => s.clone(),
+        (None, plan) => rows.inputs(&loaded.data).splits(&plan.ok_or_else(|| usage("--plan: a plan or --splits-file"))?, seed)?,
+    };
+    Ok((splits, description))
+}
+
+/// What a spec's plan reads beside the data: the caller's splits (`--splits-file`), a group id
+/// per row (`--group`), a fold per row (`--fold-column`).
+#[derive(Default)]
+pub struct Rows {
+    groups: Option<Vec<u32>>,
+    folds: Option<Vec<String>>,
+    splits: Option<Splits>,
+}
+
+impl Rows {
+    /// The inputs of a spec's run on `data`.
+    pub fn inputs<'a>(&'a self, data: &'a Dataset) -> Inputs<'a> {
+        Inputs { data, groups: self.groups.as_deref(), folds: self.folds.as_deref(), splits: self.splits.clone() }
+    }
+}
+
+/// The plan of the flags for a spec (`None` with `--splits-file`), its description, and the
+/// rows it reads (a folds plan keeps no folds: they come with the rows).
+pub fn plan_rows(args: &PlanArgs, default: PlanKind, loaded: &Loaded) -> Result<(Option<Plan>, String, Rows)> {
     if let Some(file) = &args.splits_file {
         let plan_flags = [
             (args.plan.is_some(), "--plan"),
@@ -217,18 +237,100 @@ pub fn splits(args: &PlanArgs, default: PlanKind, loaded: &Loaded, seed: Seed) -
         if let Some((_, flag)) = plan_flags.iter().find(|(given, _)| *given) {
             return Err(usage(format!("{flag} describes a plan, and --splits-file replaces the plan: give one or the other")));
         }
-        let s = Splits::load(file).map_err(|e| match e {
-            agghoo::Error::InvalidSplit { .. } => anyhow::Error::new(e).context(format!("splits file {}", file.display())),
-            other => other.into(),
-        })?;
-        s.check_rows(data.n_rows()).with_context(|| format!("splits file {}", file.display()))?;
-        return Ok((s, format!("splits from {}", file.display())));
+        let rows = Rows { splits: Some(splits_file(file, &loaded.data)?), ..Rows::default() };
+        return Ok((None, format!("splits from {}", file.display()), rows));
     }
-    let (plan, groups) = plan(args, default, Some(loaded))?;
-    let mut ctx = PlanContext::of(data);
-    ctx.groups = groups.as_deref();
-    let s = plan.instantiate(&ctx, seed)?;
-    Ok((s, plan.describe()))
+    let (mut plan, groups) = plan(args, default, Some(loaded))?;
+    let description = plan.describe();
+    let folds = match &mut plan {
+        Plan::UserFolds(f) => Some(std::mem::take(&mut f.fold_of_row)),
+        _ => None,
+    };
+    Ok((Some(plan), description, Rows { groups, folds, splits: None }))
+}
+
+/// A spec the CLI runs on the data its flags read.
+pub trait RunSpec: Sized {
+    /// The seed of every random choice (generated data's too).
+    fn seed(&self) -> Seed;
+    /// The plan the spec runs on `data`.
+    ///
+    /// # Errors
+    /// The plan's errors.
+    fn plan_for(&self, data: &Dataset) -> agghoo::Result<Plan>;
+}
+
+impl RunSpec for SelectSpec {
+    fn seed(&self) -> Seed {
+        self.seed
+    }
+    fn plan_for(&self, data: &Dataset) -> agghoo::Result<Plan> {
+        SelectSpec::plan_for(self, data)
+    }
+}
+
+impl RunSpec for EstimateSpec {
+    fn seed(&self) -> Seed {
+        self.seed
+    }
+    fn plan_for(&self, data: &Dataset) -> agghoo::Result<Plan> {
+        EstimateSpec::plan_for(self, data)
+    }
+}
+
+/// Loads the data of the flags and settles the spec run on them: `given` (a replayed report's,
+/// or `--spec FILE`'s: the flags then say only where the rows come from, generated data drawn
+/// with the spec's seed as the flags' run drew them) or the one `from_flags` builds. Returns the
+/// data, the spec, its plan's description and the rows its plan reads.
+pub fn load_with_spec<S: RunSpec>(
+    data: &DataArgs,
+    plan: &PlanArgs,
+    seed: u64,
+    given: Option<S>,
+    from_flags: impl FnOnce(&Loaded) -> Result<(S, String, Rows)>,
+) -> Result<(Loaded, S, String, Rows)> {
+    let seed = given.as_ref().map_or(Seed(seed), RunSpec::seed);
+    let loaded = load(data, Some(plan), seed)?;
+    let (spec, text, rows) = match given {
+        Some(spec) => {
+            let text = match &plan.splits_file {
+                Some(file) => format!("splits from {}", file.display()),
+                None => spec.plan_for(&loaded.data)?.describe(),
+            };
+            (spec, text, spec_rows(plan, &loaded)?)
+        }
+        None => from_flags(&loaded)?,
+    };
+    Ok((loaded, spec, text, rows))
+}
+
+/// The rows the plan of a given spec may read: the `--splits-file`, `--group` and
+/// `--fold-column` given.
+fn spec_rows(args: &PlanArgs, loaded: &Loaded) -> Result<Rows> {
+    let column = |name: &String| loaded.extras.get(name).ok_or_else(|| usage(format!("column `{name}` not loaded")));
+    Ok(Rows {
+        groups: args.group.as_ref().map(|g| column(g).map(|c| group_ids(c))).transpose()?,
+        folds: args.fold_column.as_ref().map(|f| column(f).cloned()).transpose()?,
+        splits: args.splits_file.as_ref().map(|file| splits_file(file, &loaded.data)).transpose()?,
+    })
+}
+
+/// The splits saved in `file`, checked against the rows of `data`.
+fn splits_file(file: &Path, data: &Dataset) -> Result<Splits> {
+    let s = Splits::load(file).map_err(|e| match e {
+        agghoo::Error::InvalidSplit { .. } => anyhow::Error::new(e).context(format!("splits file {}", file.display())),
+        other => other.into(),
+    })?;
+    s.check_rows(data.n_rows()).with_context(|| format!("splits file {}", file.display()))?;
+    Ok(s)
+}
+
+/// A group id per row: the rank of its group name among the sorted distinct names.
+fn group_ids(text: &[String]) -> Vec<u32> {
+    let mut names: Vec<&String> = text.iter().collect();
+    names.sort();
+    names.dedup();
+    text.iter().map(|t| names.binary_search(&t).unwrap_or(0) as u32).collect()
 }
 
 /// The plan recipe (not instantiated) and, for grouped plans, the group id of each row.
@@ -242,13 +344,7 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
         let loaded = loaded.ok_or_else(|| usage(format!("--plan {flag} cannot be used here")))?;
         loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))
     };
-    let ids = |name: &Option<String>, flag: &str| -> Result<Vec<u32>> {
-        let text = column(name, flag)?;
-        let mut names: Vec<&String> = text.iter().collect();
-        names.sort();
-        names.dedup();
-        Ok(text.iter().map(|t| names.binary_search(&t).unwrap_or(0) as u32).collect())
-    };
+    let ids = |name: &Option<String>, flag: &str| -> Result<Vec<u32>> { Ok(group_ids(column(name, flag)?)) };
     let plan = match kind {
         PlanKind::HoldOut => Plan::HoldOut(HoldOut { stratify: args.stratify, ..HoldOut::new(tau)? }),
         PlanKind::VFold => {

@@ -605,6 +605,7 @@ fn replay_reruns_a_report_to_the_same_document() {
         assert!(first.status.success(), "{run:?}: {}", stderr(&first));
         let doc: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
         assert!(doc["invocation"].is_object(), "{run:?}: no invocation");
+        assert_eq!(doc["spec"].is_object(), i < 3, "{run:?}: select, estimate and compare record their spec");
         let report = write(&dir, &format!("report{i}.json"), &stdout(&first));
         let again = agghoo(&["replay", &report]);
         assert!(again.status.success(), "{run:?}: {}", stderr(&again));
@@ -628,6 +629,8 @@ fn replay_reruns_a_report_to_the_same_document() {
     let stratified = agghoo(&[runs[2], &["--seed", "5", "--json"][..]].concat());
     let mut old: serde_json::Value = serde_json::from_slice(&stratified.stdout).unwrap();
     forget(&mut old["invocation"], "no_stratify");
+    // Such a report records no spec either.
+    old.as_object_mut().unwrap().remove("spec");
     let report = write(&dir, "old.json", &old.to_string());
     let again = agghoo(&["replay", &report]);
     assert!(again.status.success(), "{}", stderr(&again));

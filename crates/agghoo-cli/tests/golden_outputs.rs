@@ -6,8 +6,8 @@
 //! have no document yet (a new run), leaving every other untouched.
 //!
 //! Compared: the whole document except the timings and peak memory (they vary run to run) and
-//! the `invocation` block (it lists every option with its default, so a new option would touch
-//! every file without changing a result).
+//! the `invocation` and `spec` blocks (they list every option with its default, so a new option
+//! would touch every file without changing a result; the spec's own tests are in `reports.rs`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -413,7 +413,7 @@ const RUNS: &[(&str, &[&str])] = &[
 ];
 
 /// Keys whose values vary from run to run (timings, memory) or list options rather than results.
-const VOLATILE: &[&str] = &["wall_seconds", "seconds", "before_bytes", "peak_bytes", "invocation"];
+const VOLATILE: &[&str] = &["wall_seconds", "seconds", "before_bytes", "peak_bytes", "invocation", "spec"];
 
 fn strip(v: &mut Value) {
     match v {

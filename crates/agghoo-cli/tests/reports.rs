@@ -129,7 +129,18 @@ fn replay_refuses_what_prints_no_report_and_bad_values() {
         edit(&mut doc["invocation"]["select"]);
         write(&dir, name, &doc.to_string())
     };
-    let huge_splits = edited("huge.json", &|s| s["plan"]["n_splits"] = json!(u64::MAX));
+    // A report records the spec it ran, and replay reruns the spec: a huge number there, or in
+    // the invocation of a report without a spec (from before specs), is a clear error.
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    doc["spec"]["plan"]["n_splits"] = json!(u64::MAX);
+    let huge_spec = write(&dir, "huge-spec.json", &doc.to_string());
+    assert_error(&agghoo_in(&dir, &["replay", &huge_spec]), 1, &["18446744073709551615 splits", "--limit splits=N"]);
+    doc["spec"]["plan"]["n_splits"] = json!(-1);
+    let negative = write(&dir, "negative-spec.json", &doc.to_string());
+    assert_error(&agghoo_in(&dir, &["replay", &negative]), 2, &["the recorded spec is not one this agghoo runs", "-1"]);
+    doc.as_object_mut().unwrap().remove("spec");
+    doc["invocation"]["select"]["plan"]["n_splits"] = json!(u64::MAX);
+    let huge_splits = write(&dir, "huge.json", &doc.to_string());
     assert_error(&agghoo_in(&dir, &["replay", &huge_splits]), 1, &["18446744073709551615 splits", "--limit splits=N"]);
     let float_n = edited("float.json", &|s| s["data"]["n"] = json!(1e300));
     assert_error(&agghoo_in(&dir, &["replay", &float_n]), 2, &["not one this agghoo runs", "floating point `1e+300`, expected usize"]);
@@ -301,4 +312,43 @@ fn ekcv_reports_the_value_it_fitted_and_the_mean_apart() {
     let o = agghoo(&["select", "--data", "gen:svr", "--n", "100", "--family", "ridge", "--method", "ekcv", "--seed", "2", "--json"]);
     let report = &json_of(&o)["result"]["report"];
     assert_eq!(report["final_value"], report["mean_selected"]);
+}
+
+/// `select` and `estimate` reports record the spec they ran: `--spec FILE` runs it again to the
+/// same result, replay reruns it (whatever the invocation's flags say), and a bad spec field is a
+/// usage error naming the file and the field.
+#[test]
+fn a_recorded_spec_runs_again_to_the_same_result() {
+    let dir = scratch("spec-rerun");
+    let train = training_csv(&dir);
+    let runs: [&[&str]; 2] = [
+        &["select", "--data", &train, "--target", "y", "--ignore", "id", "--method", "cv", "--grid", "1:9:2", "--plan", "vfold", "-V", "3"],
+        &["estimate", "--data", "gen:svr", "--n", "60", "--family", "ridge", "--value", "0.5", "--splits", "4", "--seed", "2"],
+    ];
+    for run in runs {
+        let first = json_of(&agghoo_in(&dir, &[run, &["--json"][..]].concat()));
+        assert!(first["spec"].is_object(), "{run:?}: no spec in {first}");
+        let spec = write(&dir, "spec.json", &first["spec"].to_string());
+        let data_flags: Vec<&str> = run.iter().copied().take_while(|a| !a.starts_with("--family") && !a.starts_with("--method")).collect();
+        let again = json_of(&agghoo_in(&dir, &[&data_flags[..], &["--spec", &spec, "--json"]].concat()));
+        assert_eq!((&again["result"], &again["spec"]), (&first["result"], &first["spec"]), "{run:?}");
+        // Replay reruns the recorded spec, not the invocation's flags.
+        let mut edited = first.clone();
+        let command = run[0];
+        edited["invocation"][command]["seed"] = json!(77);
+        let report = write(&dir, "edited.json", &edited.to_string());
+        let replayed = json_of(&agghoo_in(&dir, &["replay", &report]));
+        assert_eq!(replayed["result"], first["result"], "{run:?}");
+    }
+    let select_data = ["select", "--data", &train, "--target", "y", "--ignore", "id"];
+    let bad = write(&dir, "bad.json", r#"{"metod": "cv"}"#);
+    assert_error(&agghoo_in(&dir, &[&select_data[..], &["--spec", &bad]].concat()), 2, &["bad.json", "unknown field `metod`", "line 1"]);
+    let bad = write(&dir, "bad-value.json", r#"{"method": "cv", "one_standard_error": true, "tie": "lats"}"#);
+    assert_error(&agghoo_in(&dir, &[&select_data[..], &["--spec", &bad]].concat()), 2, &["parameter `tie` must be one of"]);
+    let rule = write(&dir, "rule.json", r#"{"method": "agghoo", "one_standard_error": true}"#);
+    assert_error(&agghoo_in(&dir, &[&select_data[..], &["--spec", &rule]].concat()), 2, &["one-se"]);
+    // The flags a spec replaces are refused beside it.
+    let o = agghoo_in(&dir, &[&select_data[..], &["--spec", &rule, "--method", "cv"]].concat());
+    assert_error(&o, 2, &["--spec", "--method"]);
+    std::fs::remove_dir_all(&dir).ok();
 }

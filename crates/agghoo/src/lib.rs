@@ -54,6 +54,7 @@ mod predictions;
 pub mod resample;
 mod seed;
 pub mod select;
+pub mod spec;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod treecv;

@@ -2,20 +2,17 @@
 //! predictions, bootstrap estimators, learning and validation curves.
 
 use agghoo::Seed;
-use agghoo::engine::Rayon;
-use agghoo::estimate::{
-    BootstrapConfig, ClosedFormPolicy, EstimateConfig, LearningCurveConfig, bootstrap_risk_on, estimate_risk_with, learning_curve,
-    validation_curve,
-};
-use agghoo::family::{FamilySpec, Rule};
+use agghoo::estimate::ClosedFormPolicy;
+use agghoo::family::FamilySpec;
 use agghoo::loss::Loss;
+use agghoo::spec::{EstimateOutcome, EstimateSpec, LearningCurveSpec};
 use serde::Serialize;
 
 use agghoo::resample::PlanKind;
 
 use crate::args::{EstimateArgs, UsageError};
 use crate::output::{self, num};
-use crate::source;
+use crate::source::{self, Loaded, Rows};
 
 #[derive(Serialize)]
 struct Parameters<'a> {
@@ -33,14 +30,10 @@ pub fn parse_losses(text: Option<&str>) -> anyhow::Result<Vec<Loss>> {
     })
 }
 
-pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
-    let seed = Seed(args.seed);
-    if args.curve_out.is_some() && args.learning_curve.is_none() && !args.validation_curve {
-        return Err(UsageError("--curve-out has no effect without --learning-curve or --validation-curve".into()).into());
-    }
+/// The spec of the estimate flags on the loaded data, the description of its plan, and the rows
+/// the plan reads.
+pub fn spec(args: &EstimateArgs, loaded: &Loaded) -> anyhow::Result<(EstimateSpec, String, Rows)> {
     source::single_family(&args.family, "estimate")?;
-    let loaded = source::load(&args.data, Some(&args.plan), seed)?;
-    let data = &loaded.data;
     let (kind, params, bare) = source::family_params(&args.family)?;
     // `--value V`; the older spelling `--param V` (a bare number) is read the same way.
     let value = match (args.value, bare.as_slice(), &params.grid) {
@@ -56,75 +49,70 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     };
     // The curve over the whole grid needs the family's grid (the one given, or its default); the
     // rule is the family at one value.
-    let spec = FamilySpec::from_params(kind, &params)?;
-    let preprocess = source::preprocess(&args.family, &loaded);
-    let rule = Rule { family: spec.clone(), value }.build_for(data, &preprocess)?;
+    let family = FamilySpec::from_params(kind, &params)?;
     let losses = parse_losses(args.loss.as_deref())?;
-    let (splits, plan_text) = source::splits(&args.plan, PlanKind::VFold, &loaded, seed)?;
-    let bar = output::Bar::new(splits.len() as u64, "splits", args.output.json);
-    let is_bootstrap = args.plan.plan == Some(PlanKind::Bootstrap) && args.plan.splits_file.is_none();
-    let config = EstimateConfig {
-        losses: losses.clone(),
-        preprocess,
-        keep_predictions: args.oof.is_some(),
-        closed_form: if args.no_closed_form { ClosedFormPolicy::Never } else { ClosedFormPolicy::Auto },
-    };
-    let estimate = estimate_risk_with(rule.as_ref(), 0, data, &splits, &config, &bar.executor())?;
-    let bootstrap = if is_bootstrap {
-        let mut b = BootstrapConfig::new(splits.len());
-        b.seed = seed;
-        b.loss = losses.first().copied();
-        b.preprocess = preprocess;
-        Some(bootstrap_risk_on(rule.as_ref(), 0, data, &splits, &b, &Rayon)?)
-    } else {
-        None
-    };
-    let learning = match &args.learning_curve {
-        Some(sizes) => {
-            let train_sizes = sizes
+    let (plan, plan_text, rows) = source::plan_rows(&args.plan, PlanKind::VFold, loaded)?;
+    let learning_curve = match &args.learning_curve {
+        Some(sizes) => Some(LearningCurveSpec {
+            train_sizes: sizes
                 .split(',')
                 .map(|s| s.trim().parse::<usize>().map_err(|_| UsageError(format!("--learning-curve: `{s}` is not a size"))))
-                .collect::<Result<Vec<_>, _>>()?;
-            let cfg = LearningCurveConfig { train_sizes, n_splits: args.plan.n_splits, seed, losses: losses.clone(), preprocess };
-            Some(learning_curve(rule.as_ref(), 0, data, &cfg, &Rayon)?)
-        }
+                .collect::<Result<Vec<_>, _>>()?,
+            n_splits: args.plan.n_splits,
+        }),
         None => None,
     };
-    let validation = if args.validation_curve {
-        let grid_family = spec.build_for(data, &preprocess)?;
-        Some(validation_curve(grid_family.as_ref(), data, &splits, &losses, preprocess, &Rayon)?)
-    } else {
-        None
+    let spec = EstimateSpec {
+        family,
+        value,
+        standardize: args.family.standardize,
+        missing_category: loaded.missing_category,
+        plan,
+        losses,
+        closed_form: if args.no_closed_form { ClosedFormPolicy::Never } else { ClosedFormPolicy::Auto },
+        keep_predictions: args.oof.is_some(),
+        learning_curve,
+        validation_curve: args.validation_curve,
+        seed: Seed(args.seed),
     };
+    Ok((spec, plan_text, rows))
+}
+
+pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
+    let given = args.given_spec()?;
+    let curves =
+        given.as_ref().map_or(args.learning_curve.is_some() || args.validation_curve, |s| s.learning_curve.is_some() || s.validation_curve);
+    if args.curve_out.is_some() && !curves {
+        return Err(UsageError("--curve-out has no effect without --learning-curve or --validation-curve".into()).into());
+    }
+    let (loaded, spec, plan_text, rows) = source::load_with_spec(&args.data, &args.plan, args.seed, given, |loaded| spec(&args, loaded))?;
+    let data = &loaded.data;
+    // `--oof` with a given spec keeps the predictions it writes.
+    let spec = EstimateSpec { keep_predictions: spec.keep_predictions || args.oof.is_some(), ..spec };
+    let (value, seed) = (spec.value, spec.seed);
+    let rule = source::build_family(|d| spec.family(d), &loaded)?;
+    let inputs = rows.inputs(data);
+    let splits = spec.splits(&inputs)?;
+    output::record_spec(&spec)?;
+    let bar = output::Bar::new(splits.len() as u64, "splits", args.output.json);
+    let outcome = spec.run_on(rule.as_ref(), &inputs, &splits, &bar.executor())?;
     bar.0.finish_and_clear();
+    let EstimateOutcome { estimate, bootstrap, learning_curve: learning, validation_curve: validation } = &outcome;
     if let Some(path) = &args.oof {
-        write_oof(path, &estimate, data)?;
+        write_oof(path, estimate, data)?;
     }
     if let Some(prefix) = &args.curve_out {
         crate::curves::write(prefix, &estimate.hyperparameter, learning.as_ref(), validation.as_ref())?;
     }
     if args.output.json {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            estimate: &'a agghoo::estimate::RiskEstimate,
-            bootstrap: Option<&'a agghoo::estimate::BootstrapEstimate>,
-            learning_curve: Option<&'a agghoo::estimate::LearningCurve>,
-            validation_curve: Option<&'a agghoo::estimate::ValidationCurve>,
-        }
         let parameters = Parameters {
             data: &loaded.description,
             family: rule.name(),
             value,
             plan: &plan_text,
-            losses: estimate.summaries.iter().map(|s| s.loss.clone()).collect(),
+            losses: outcome.estimate.summaries.iter().map(|s| s.loss.clone()).collect(),
         };
-        let out = Out {
-            estimate: &estimate,
-            bootstrap: bootstrap.as_ref(),
-            learning_curve: learning.as_ref(),
-            validation_curve: validation.as_ref(),
-        };
-        return output::print_json("estimate", parameters, Some(seed.0), out);
+        return output::print_json("estimate", parameters, Some(seed.0), &outcome);
     }
     output::print(&format!(
         "risk of {} with {} = {} · {} ({:?}) · data {} (n = {})",
@@ -145,7 +133,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
     if let Some(g) = estimate.gcv {
         output::print(&format!("GCV: {}", num(g)))?;
     }
-    if let Some(b) = &bootstrap {
+    if let Some(b) = bootstrap {
         let mut t = output::table(&["bootstrap estimator", "value", "standard error"]);
         let rows = [
             ("apparent R_D(f)".to_string(), b.apparent, None),
@@ -161,7 +149,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         }
         output::print(&t.to_string())?;
     }
-    if let Some(l) = &learning {
+    if let Some(l) = learning {
         let mut t = output::table(&["training size", "estimate", "standard error"]);
         let cells = output::columns(
             &l.points.iter().map(|p| vec![Some(p.summaries[0].estimate), p.summaries[0].standard_error]).collect::<Vec<_>>(),
@@ -171,7 +159,7 @@ pub fn run(args: EstimateArgs) -> anyhow::Result<()> {
         }
         output::print(&format!("learning curve\n{t}"))?;
     }
-    if let Some(v) = &validation {
+    if let Some(v) = validation {
         let mut t = output::table(&[&estimate.hyperparameter, "CV risk", "standard error"]);
         let cells = output::columns(
             &v.points.iter().map(|p| vec![Some(p.value), Some(p.summaries[0].estimate), p.summaries[0].standard_error]).collect::<Vec<_>>(),
@@ -200,4 +188,27 @@ fn write_oof(path: &std::path::Path, estimate: &agghoo::estimate::RiskEstimate, 
         text.push_str(&format!("{},{},{}\n", r.row, r.n_predictions, output::csv_field(&p)));
     }
     output::write_file(path, "the out-of-fold predictions (--oof)", text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The flags' spec reads back from its JSON equal to itself, with every flag in it.
+    #[test]
+    fn the_flags_spec_round_trips_through_json() {
+        let line = "agghoo estimate --data gen:svr --n 80 --family ridge --value 0.5 --plan bootstrap --splits 6 \
+                    --loss squared,absolute --no-closed-form --oof oof.csv --learning-curve 20,40 --validation-curve \
+                    --standardize --seed 3";
+        let crate::args::Command::Estimate(args) = crate::args::Cli::parse_from(line.split_whitespace()).command else { unreachable!() };
+        let loaded = source::load(&args.data, Some(&args.plan), Seed(args.seed)).unwrap();
+        let (spec, _, rows) = spec(&args, &loaded).unwrap();
+        let json = serde_json::to_string(&spec).unwrap();
+        assert_eq!(serde_json::from_str::<EstimateSpec>(&json).unwrap(), spec, "{json}");
+        assert_eq!((spec.value, spec.seed, spec.closed_form), (0.5, Seed(3), ClosedFormPolicy::Never));
+        assert!(spec.keep_predictions && spec.validation_curve && spec.standardize && spec.is_bootstrap(&rows.inputs(&loaded.data)));
+        assert_eq!(spec.learning_curve, Some(LearningCurveSpec { train_sizes: vec![20, 40], n_splits: 6 }));
+        assert_eq!(spec.losses, [Loss::Squared, Loss::Absolute]);
+    }
 }

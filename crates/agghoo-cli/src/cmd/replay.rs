@@ -3,7 +3,9 @@
 //! A report may come from elsewhere, so it is untrusted input (docs/GUARANTEES.md § Reports from
 //! elsewhere): only the commands that print a report are rerun, and no output path recorded in it
 //! is written — each is dropped, or with `--out-dir DIR` rebased inside DIR by its file name.
-//! Data paths (`--data`, `--model`, `--splits-file`) are only read.
+//! Data paths (`--data`, `--model`, `--splits-file`, `--spec`) are only read. A report that
+//! records the spec its command ran (`spec`: select, estimate, compare) is rerun from that spec, its
+//! data read as the invocation says.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +58,15 @@ pub fn recorded(args: &ReplayArgs) -> anyhow::Result<Command> {
              and reproduce"
         ))
         .into());
+    }
+    if let Some(spec) = doc.get("spec") {
+        let bad = |e: serde_json::Error| UsageError(format!("{path}: the recorded spec is not one this agghoo runs: {e}"));
+        match &mut command {
+            Command::Select(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
+            Command::Estimate(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
+            Command::Compare(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
+            _ => {}
+        }
     }
     let dir = args.out_dir.as_deref();
     let mut rebased: Vec<PathBuf> = Vec::new();

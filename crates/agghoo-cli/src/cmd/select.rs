@@ -4,13 +4,14 @@ use agghoo::Seed;
 use agghoo::family::{AxisValue, FamilyAxes, GridPoint};
 use agghoo::loss::Loss;
 use agghoo::resample::TrainFraction;
-use agghoo::select::{self, Aggregation, Method, Report, SelectConfig, TieRule};
+use agghoo::select::{self, Aggregation, Method, Report, TieRule};
+use agghoo::spec::SelectSpec;
 use anyhow::Context;
 use serde::Serialize;
 
 use crate::args::{SelectArgs, UsageError};
 use crate::output::{self, num};
-use crate::source;
+use crate::source::{self, Loaded, Rows};
 
 /// The parameters echoed in the JSON document.
 #[derive(Serialize)]
@@ -36,31 +37,49 @@ struct Result<'a> {
     model_file: Option<String>,
 }
 
-pub fn run(args: SelectArgs) -> anyhow::Result<()> {
-    let seed = Seed(args.seed);
-    let loaded = source::load(&args.data, Some(&args.plan), seed)?;
-    let data = &loaded.data;
-    let family = source::family(&args.family, &loaded)?;
+/// The spec of the selection flags on the loaded data, the description of its plan, and the
+/// rows the plan reads.
+pub fn spec(args: &SelectArgs, loaded: &Loaded) -> anyhow::Result<(SelectSpec, String, Rows)> {
     let method = args.method;
-    let (splits, plan_text) = source::splits(&args.plan, method.default_plan(), &loaded, seed)?;
-    let mut config = SelectConfig::new(method);
-    config.loss = args.loss.as_deref().map(Loss::parse).transpose()?;
-    config.tie = args.tie;
-    config.aggregation = if args.soft { Some(Aggregation::SoftVote) } else { args.aggregate };
-    config.one_standard_error = args.one_se;
-    if let Some(tau) = args.inner_tau {
-        if method != Method::Subagging {
+    let family = source::family_spec(&args.family)?;
+    let (plan, plan_text, rows) = source::plan_rows(&args.plan, method.default_plan(), loaded)?;
+    let inner_fraction = match args.inner_tau {
+        Some(_) if method != Method::Subagging => {
             return Err(
                 UsageError(format!("--inner-tau has no effect with --method {}: it applies to --method subagging", method.name())).into()
             );
         }
-        config.inner_fraction = TrainFraction::new(tau)?;
-    }
-    config.preprocess = source::preprocess(&args.family, &loaded);
-    config.seed = seed;
-    config.keep_split_indices = args.report_splits;
+        Some(tau) => Some(TrainFraction::new(tau)?),
+        None => None,
+    };
+    let spec = SelectSpec {
+        family,
+        standardize: args.family.standardize,
+        missing_category: loaded.missing_category,
+        method,
+        plan,
+        loss: args.loss.as_deref().map(Loss::parse).transpose()?,
+        tie: args.tie,
+        aggregation: if args.soft { Some(Aggregation::SoftVote) } else { args.aggregate },
+        one_standard_error: args.one_se,
+        inner_fraction,
+        seed: Seed(args.seed),
+        keep_split_indices: args.report_splits,
+    };
+    Ok((spec, plan_text, rows))
+}
+
+pub fn run(args: SelectArgs) -> anyhow::Result<()> {
+    let (loaded, spec, plan_text, rows) =
+        source::load_with_spec(&args.data, &args.plan, args.seed, args.given_spec()?, |loaded| spec(&args, loaded))?;
+    let data = &loaded.data;
+    spec.validate()?;
+    let method = spec.method;
+    let family = source::build_family(|d| spec.family(d), &loaded)?;
+    let splits = spec.splits(&rows.inputs(data))?;
+    output::record_spec(&spec)?;
     let bar = output::Bar::new(splits.len() as u64, "splits", args.output.json);
-    let (model, report) = select::select_with(family.as_ref(), data, &splits, &config, &bar.executor())?;
+    let (model, report) = spec.run_on(family.as_ref(), data, &splits, &bar.executor())?;
     bar.0.finish_and_clear();
     if let Some(path) = &args.out {
         model.save(path).context("saving the model (--out)")?;
@@ -81,11 +100,11 @@ pub fn run(args: SelectArgs) -> anyhow::Result<()> {
         };
         let result =
             Result { report: &report, member_values, member_points, model_file: args.out.as_ref().map(|p| p.display().to_string()) };
-        return output::print_json("select", parameters, Some(seed.0), result);
+        return output::print_json("select", parameters, Some(spec.seed.0), result);
     }
     match &report.axes {
         Some(axes) => print_composite(&report, axes, &loaded.description, &plan_text, &model, data.n_rows())?,
-        None => print_tables(&report, &loaded.description, &plan_text, &member_values, data.n_rows(), args.one_se)?,
+        None => print_tables(&report, &loaded.description, &plan_text, &member_values, data.n_rows(), spec.one_standard_error)?,
     }
     if let Some(prefix) = &args.plot {
         output::print(&format!("heat map written to {}-heatmap.svg (and .png, .csv)", prefix.display()))?;
@@ -245,6 +264,36 @@ fn best_of(risks: &[f64], own: &[usize]) -> anyhow::Result<Option<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    /// The flags' spec reads back from its JSON equal to itself, with every flag in it.
+    #[test]
+    fn the_flags_spec_round_trips_through_json() {
+        let line = "agghoo select --data gen:knn --n 80 --family knn,logistic --grid k=1:9:2 --grid lambda=log:0.01:1:3 \
+                    --method subagging --inner-tau 0.7 --plan vfold --splits 4 --loss 01 --tie last --aggregate soft \
+                    --standardize --seed 9 --report-splits --missing-category most-frequent";
+        let crate::args::Command::Select(args) = crate::args::Cli::parse_from(line.split_whitespace()).command else { unreachable!() };
+        let loaded = source::load(&args.data, Some(&args.plan), Seed(args.seed)).unwrap();
+        let (spec, plan_text, _) = spec(&args, &loaded).unwrap();
+        assert_eq!(plan_text, spec.plan.as_ref().unwrap().describe());
+        let json = serde_json::to_string(&spec).unwrap();
+        assert_eq!(serde_json::from_str::<SelectSpec>(&json).unwrap(), spec, "{json}");
+        let expected = [
+            r#""method":"subagging""#,
+            r#""inner_fraction":0.7"#,
+            r#""tie":"last""#,
+            r#""aggregation":"soft""#,
+            r#""standardize":true"#,
+            r#""seed":9"#,
+            r#""keep_split_indices":true"#,
+            r#""missing_category":"most-frequent""#,
+            r#""n_folds":4"#,
+        ];
+        for field in expected {
+            assert!(json.contains(field), "{field} in {json}");
+        }
+        assert_eq!(spec.family.kinds().len(), 2);
+    }
 
     /// Risks equal but for rounding (the same errors summed in another order) tie, and the
     /// first point in grid order wins, as in selection; an exact comparison took the later one.

@@ -1,0 +1,699 @@
+//! One spec per command: the whole configuration of a run (select, estimate, compare) as a serde value,
+//! built alike from the CLI's flags and from Python's keyword arguments, recorded in `--json`
+//! reports and run again by `agghoo replay`.
+//!
+//! A spec holds no data: the rows come separately ([`Inputs`]: the data set, and the columns a
+//! plan may read — groups, a fold per row — or the caller's own splits). Every field has the
+//! CLI's default, so `{}` is `agghoo select`'s spec and `{"value": 5}` is `agghoo estimate
+//! --value 5`'s; an unknown field is an error naming it.
+//!
+//! ```
+//! use agghoo::spec::{Inputs, SelectSpec};
+//! let data = agghoo::data::generators::knn_problem(120, agghoo::Seed(1))?;
+//! let spec: SelectSpec = serde_json::from_str(r#"{"method": "cv", "family": {"family": "knn", "grid": {"values": [1, 5, 9]}}}"#)?;
+//! let (model, report) = spec.run(&Inputs::of(&data), &agghoo::engine::Rayon)?;
+//! assert_eq!(report.grid, [1.0, 5.0, 9.0]);
+//! assert_eq!(model.members().len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, MissingCategory, Preprocess};
+use crate::engine::{Executor, TieRule};
+use crate::error::{Error, Result};
+use crate::estimate::{
+    BootstrapConfig, BootstrapEstimate, ClosedFormPolicy, EstimateConfig, LearningCurve, LearningCurveConfig, RiskEstimate, ValidationCurve,
+};
+use crate::family::{Family, FamilyKind, FamilySpec, Rule};
+use crate::loss::Loss;
+use crate::resample::{HoldOut, MonteCarlo, Plan, PlanContext, PlanKind, Splits, TrainFraction, VFold};
+use crate::seed::Seed;
+use crate::select::{Aggregation, FittedModel, Method, Report, SelectConfig};
+
+/// The rows of a run, apart from its spec: the data set and what a plan may read from it.
+#[derive(Clone, Debug)]
+pub struct Inputs<'a> {
+    /// Features and target.
+    pub data: &'a Dataset,
+    /// A group id per row (`group` plans: whole groups stay in one fold).
+    pub groups: Option<&'a [u32]>,
+    /// A fold name per row: the folds of a `user_folds` plan that lists none.
+    pub folds: Option<&'a [String]>,
+    /// The caller's own splits (a splits file, a scikit-learn splitter): they replace the plan.
+    pub splits: Option<Splits>,
+}
+
+impl<'a> Inputs<'a> {
+    /// The data set alone.
+    pub fn of(data: &'a Dataset) -> Self {
+        Self { data, groups: None, folds: None, splits: None }
+    }
+
+    /// The splits of a run: the inputs' own, else `plan` drawn with `seed` on the inputs' rows,
+    /// groups and folds (a `user_folds` plan that lists no folds takes the inputs' fold column).
+    ///
+    /// # Errors
+    /// The plan's errors (too few rows, missing groups, a folds plan without a fold column, …).
+    pub fn splits(&self, plan: &Plan, seed: Seed) -> Result<Splits> {
+        if let Some(splits) = &self.splits {
+            return Ok(splits.clone());
+        }
+        let filled;
+        let plan = match plan {
+            Plan::UserFolds(folds) if folds.fold_of_row.is_empty() => {
+                let column = self.folds.ok_or_else(|| Error::invalid("plan", "a fold column with a folds plan", "no fold column"))?;
+                filled = Plan::UserFolds(crate::resample::UserFolds { fold_of_row: column.to_vec() });
+                &filled
+            }
+            other => other,
+        };
+        plan.instantiate(&PlanContext { groups: self.groups, ..PlanContext::of(self.data) }, seed)
+    }
+}
+
+/// The configuration of `agghoo select` (and of Python's `select`, `AgghooClassifier`, …).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelectSpec {
+    /// The family and its grid (default: k-NN over its default grid).
+    pub family: FamilySpec,
+    /// Standardise the features inside every training set.
+    pub standardize: bool,
+    /// What missing categorical values become (with median imputation).
+    #[serde(with = "by_name")]
+    pub missing_category: MissingCategory,
+    /// The procedure.
+    #[serde(with = "by_name")]
+    pub method: Method,
+    /// The resampling plan; `None`: the method's default plan (Monte-Carlo 10 × τ = 0.8, 10-fold
+    /// for CV, a τ = 0.8 hold-out for hold-out), V-fold stratified by class for a classifier.
+    /// Splits given with the [`Inputs`] replace it.
+    pub plan: Option<Plan>,
+    /// The selection loss; `None`: the task's (0–1 / squared).
+    pub loss: Option<Loss>,
+    /// Argmin tie rule.
+    #[serde(with = "by_name")]
+    pub tie: TieRule,
+    /// How members are combined; `None` (`auto`): mean for regression, vote for classification.
+    #[serde(with = "by_name")]
+    pub aggregation: Option<Aggregation>,
+    /// CV only: the one-standard-error rule.
+    pub one_standard_error: bool,
+    /// Subagging only: the training fraction of the inner hold-out; `None`: τ = 0.8.
+    pub inner_fraction: Option<TrainFraction>,
+    /// Seed of every random choice (the plan's splits, subagging's inner splits).
+    pub seed: Seed,
+    /// Keep the split indices in the report.
+    pub keep_split_indices: bool,
+}
+
+impl Default for SelectSpec {
+    fn default() -> Self {
+        Self {
+            family: FamilySpec::default_for(FamilyKind::Knn),
+            standardize: false,
+            missing_category: MissingCategory::Level,
+            method: Method::Agghoo,
+            plan: None,
+            loss: None,
+            tie: TieRule::First,
+            aggregation: None,
+            one_standard_error: false,
+            inner_fraction: None,
+            seed: Seed(0),
+            keep_split_indices: false,
+        }
+    }
+}
+
+impl SelectSpec {
+    /// Checks the spec without data: the procedure's rules (`one-se` with CV only, `aggregate`
+    /// with a method that combines members), and `inner_fraction` with subagging only.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the field.
+    pub fn validate(&self) -> Result<()> {
+        if self.inner_fraction.is_some() && self.method != Method::Subagging {
+            return Err(Error::invalid("inner-tau", "used with subagging only (its inner hold-out)", self.method.name()));
+        }
+        self.config(Preprocess::default()).check()
+    }
+
+    /// The preprocessing of `data` for the family (its encoding of categorical columns, median
+    /// imputation of missing values, standardisation when asked).
+    pub fn preprocess(&self, data: &Dataset) -> Preprocess {
+        self.family.preprocess(data, self.standardize, self.missing_category)
+    }
+
+    /// The selection configuration with `preprocess`.
+    pub fn config(&self, preprocess: Preprocess) -> SelectConfig {
+        SelectConfig {
+            method: self.method,
+            loss: self.loss,
+            tie: self.tie,
+            aggregation: self.aggregation,
+            one_standard_error: self.one_standard_error,
+            inner_fraction: self.inner_fraction.unwrap_or(TrainFraction::DEFAULT),
+            preprocess,
+            seed: self.seed,
+            keep_split_indices: self.keep_split_indices,
+        }
+    }
+
+    /// The family built for `data` as its fits will see it (see [`FamilySpec::build_for`]).
+    ///
+    /// # Errors
+    /// As [`FamilySpec::build_for`].
+    pub fn family(&self, data: &Dataset) -> Result<Box<dyn Family>> {
+        self.family.build_for(data, &self.preprocess(data))
+    }
+
+    /// The plan this spec runs on `data` (its own, or the method's default).
+    ///
+    /// # Errors
+    /// As [`default_plan`].
+    pub fn plan_for(&self, data: &Dataset) -> Result<Plan> {
+        match &self.plan {
+            Some(plan) => Ok(plan.clone()),
+            None => Ok(default_plan(self.method.default_plan())?.stratified_by_default(data.task())),
+        }
+    }
+
+    /// The splits of the run: the inputs' own, or the plan drawn with the seed.
+    ///
+    /// # Errors
+    /// The plan's errors (too few rows, missing groups or folds, …).
+    pub fn splits(&self, inputs: &Inputs<'_>) -> Result<Splits> {
+        inputs.splits(&self.plan_for(inputs.data)?, self.seed)
+    }
+
+    /// Runs the selection: builds the family, draws the splits, selects (units on `executor`).
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s, the family's, the plan's and the procedure's errors.
+    pub fn run(&self, inputs: &Inputs<'_>, executor: &dyn Executor) -> Result<(FittedModel, Report)> {
+        self.validate()?;
+        let family = self.family(inputs.data)?;
+        let splits = self.splits(inputs)?;
+        self.run_on(family.as_ref(), inputs.data, &splits, executor)
+    }
+
+    /// [`run`](Self::run) with the family and the splits already made (by
+    /// [`family`](Self::family) and [`splits`](Self::splits)): for callers that size a progress
+    /// bar by the splits.
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub fn run_on(&self, family: &dyn Family, data: &Dataset, splits: &Splits, executor: &dyn Executor) -> Result<(FittedModel, Report)> {
+        self.validate()?;
+        crate::select::select_with(family, data, splits, &self.config(self.preprocess(data)), executor)
+    }
+}
+
+/// The configuration of `agghoo estimate` (and of Python's `estimate_risk`): the risk of one rule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EstimateSpec {
+    /// The family (its grid: the validation curve's).
+    pub family: FamilySpec,
+    /// The rule's value of the family's path hyperparameter (`k = 5`).
+    pub value: f64,
+    /// Standardise the features inside every training set.
+    pub standardize: bool,
+    /// What missing categorical values become (with median imputation).
+    #[serde(with = "by_name")]
+    pub missing_category: MissingCategory,
+    /// The plan; `None`: 10-fold CV, stratified for a classifier. A `bootstrap` plan adds the
+    /// bootstrap estimators (.632, .632+) unless the inputs give the splits.
+    pub plan: Option<Plan>,
+    /// Losses, in order; empty: the task's (0–1 / squared).
+    pub losses: Vec<Loss>,
+    /// The closed-form leave-one-out / GCV where exact (`auto`), or always refit (`never`).
+    pub closed_form: ClosedFormPolicy,
+    /// Keep the out-of-fold predictions.
+    pub keep_predictions: bool,
+    /// The learning curve: training sizes and Monte-Carlo splits per size.
+    pub learning_curve: Option<LearningCurveSpec>,
+    /// The validation curve over the family's whole grid.
+    pub validation_curve: bool,
+    /// Seed of every random choice.
+    pub seed: Seed,
+}
+
+/// The learning curve of an [`EstimateSpec`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LearningCurveSpec {
+    /// Training sizes, in the order to report.
+    pub train_sizes: Vec<usize>,
+    /// Monte-Carlo splits per size.
+    #[serde(default = "ten")]
+    pub n_splits: usize,
+}
+
+fn ten() -> usize {
+    10
+}
+
+impl Default for EstimateSpec {
+    fn default() -> Self {
+        Self {
+            family: FamilySpec::default_for(FamilyKind::Knn),
+            value: f64::NAN,
+            standardize: false,
+            missing_category: MissingCategory::Level,
+            plan: None,
+            losses: Vec::new(),
+            closed_form: ClosedFormPolicy::Auto,
+            keep_predictions: false,
+            learning_curve: None,
+            validation_curve: false,
+            seed: Seed(0),
+        }
+    }
+}
+
+/// What [`EstimateSpec::run`] computes.
+#[derive(Clone, Debug, Serialize)]
+pub struct EstimateOutcome {
+    /// The estimate on the splits, per loss.
+    pub estimate: RiskEstimate,
+    /// The bootstrap estimators (a bootstrap plan).
+    pub bootstrap: Option<BootstrapEstimate>,
+    /// The learning curve, when asked.
+    pub learning_curve: Option<LearningCurve>,
+    /// The validation curve, when asked.
+    pub validation_curve: Option<ValidationCurve>,
+}
+
+impl EstimateSpec {
+    /// Checks the spec without data: a finite value, one plain family.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the field.
+    pub fn validate(&self) -> Result<()> {
+        if !self.value.is_finite() {
+            return Err(Error::invalid("value", "the rule's hyperparameter value (a finite number)", self.value));
+        }
+        if self.family.is_composite() {
+            return Err(Error::invalid("family", "one family over its own grid", "a union or a multi-axis grid"));
+        }
+        Ok(())
+    }
+
+    /// The rule: the family at [`value`](Self::value).
+    pub fn rule(&self) -> Rule {
+        Rule { family: self.family.clone(), value: self.value }
+    }
+
+    /// The preprocessing of `data` for the family.
+    pub fn preprocess(&self, data: &Dataset) -> Preprocess {
+        self.family.preprocess(data, self.standardize, self.missing_category)
+    }
+
+    /// The one-point family of the rule, built for `data`.
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s and [`Rule::build_for`]'s.
+    pub fn family(&self, data: &Dataset) -> Result<Box<dyn Family>> {
+        self.validate()?;
+        self.rule().build_for(data, &self.preprocess(data))
+    }
+
+    /// The plan run on `data`: its own, or 10-fold CV (stratified for a classifier).
+    ///
+    /// # Errors
+    /// As [`default_plan`].
+    pub fn plan_for(&self, data: &Dataset) -> Result<Plan> {
+        match &self.plan {
+            Some(plan) => Ok(plan.clone()),
+            None => Ok(default_plan(PlanKind::VFold)?.stratified_by_default(data.task())),
+        }
+    }
+
+    /// The splits of the run: the inputs' own, or the plan drawn with the seed.
+    ///
+    /// # Errors
+    /// The plan's errors.
+    pub fn splits(&self, inputs: &Inputs<'_>) -> Result<Splits> {
+        inputs.splits(&self.plan_for(inputs.data)?, self.seed)
+    }
+
+    /// True when the run adds the bootstrap estimators: a bootstrap plan, no splits given.
+    pub fn is_bootstrap(&self, inputs: &Inputs<'_>) -> bool {
+        inputs.splits.is_none() && matches!(self.plan, Some(Plan::Bootstrap(_)))
+    }
+
+    /// Runs the estimate (and the curves asked for).
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s, the family's, the plan's and the estimators' errors.
+    pub fn run(&self, inputs: &Inputs<'_>, executor: &dyn Executor) -> Result<EstimateOutcome> {
+        let rule = self.family(inputs.data)?;
+        let splits = self.splits(inputs)?;
+        self.run_on(rule.as_ref(), inputs, &splits, executor)
+    }
+
+    /// [`run`](Self::run) with the rule and the splits already made (by [`family`](Self::family)
+    /// and [`splits`](Self::splits)).
+    ///
+    /// # Errors
+    /// As [`run`](Self::run).
+    pub fn run_on(&self, rule: &dyn Family, inputs: &Inputs<'_>, splits: &Splits, executor: &dyn Executor) -> Result<EstimateOutcome> {
+        self.validate()?;
+        let data = inputs.data;
+        let preprocess = self.preprocess(data);
+        let config = EstimateConfig {
+            losses: self.losses.clone(),
+            preprocess,
+            keep_predictions: self.keep_predictions,
+            closed_form: self.closed_form,
+        };
+        let estimate = crate::estimate::estimate_risk_with(rule, 0, data, splits, &config, executor)?;
+        let bootstrap = if self.is_bootstrap(inputs) {
+            let b =
+                BootstrapConfig { seed: self.seed, loss: self.losses.first().copied(), preprocess, ..BootstrapConfig::new(splits.len()) };
+            Some(crate::estimate::bootstrap_risk_on(rule, 0, data, splits, &b, executor)?)
+        } else {
+            None
+        };
+        let learning_curve = match &self.learning_curve {
+            Some(c) => {
+                let cfg = LearningCurveConfig {
+                    train_sizes: c.train_sizes.clone(),
+                    n_splits: c.n_splits,
+                    seed: self.seed,
+                    losses: self.losses.clone(),
+                    preprocess,
+                };
+                Some(crate::estimate::learning_curve(rule, 0, data, &cfg, executor)?)
+            }
+            None => None,
+        };
+        let validation_curve = if self.validation_curve {
+            let grid = self.family.build_for(data, &preprocess)?;
+            Some(crate::estimate::validation_curve(grid.as_ref(), data, splits, &self.losses, preprocess, executor)?)
+        } else {
+            None
+        };
+        Ok(EstimateOutcome { estimate, bootstrap, learning_curve, validation_curve })
+    }
+}
+
+/// The configuration of `agghoo compare` (and of Python's `compare`): nested CV of selection
+/// procedures on identical outer splits, each selecting over the family's grid on inner splits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CompareSpec {
+    /// The family (its grid: what each procedure selects over).
+    pub family: FamilySpec,
+    /// Further families compared with `family`, each over its own grid, on the same splits.
+    pub compared: Vec<FamilySpec>,
+    /// Standardise the features inside every training set.
+    pub standardize: bool,
+    /// What missing categorical values become (with median imputation).
+    #[serde(with = "by_name")]
+    pub missing_category: MissingCategory,
+    /// The procedures (default: agghoo, cv, holdout).
+    pub methods: Vec<ProcedureChoice>,
+    /// The outer plan; `None`: 10-fold, stratified for a classifier. Splits given with the
+    /// [`Inputs`] replace it.
+    pub outer: Option<Plan>,
+    /// The inner plan each procedure selects with; `None`: Monte-Carlo 10 × τ = 0.8.
+    pub inner: Option<Plan>,
+    /// The loss scored on the outer test rows (and selected with); `None`: the task's.
+    pub loss: Option<Loss>,
+    /// Seed of every random choice.
+    pub seed: Seed,
+}
+
+/// A procedure of [`CompareSpec::methods`], written as `compare --methods` names it: a method,
+/// or `cv+1se` (CV with the one-standard-error rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ProcedureChoice {
+    /// The method.
+    pub method: Method,
+    /// CV only: the one-standard-error rule.
+    pub one_standard_error: bool,
+}
+
+impl ProcedureChoice {
+    /// The procedure named `name` (see [`SelectConfig::for_procedure`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`method`) for another name.
+    pub fn parse(name: &str) -> Result<Self> {
+        let c = SelectConfig::for_procedure(name, Seed(0))?;
+        Ok(Self { method: c.method, one_standard_error: c.one_standard_error })
+    }
+}
+
+impl TryFrom<String> for ProcedureChoice {
+    type Error = Error;
+    fn try_from(name: String) -> Result<Self> {
+        Self::parse(&name)
+    }
+}
+
+impl From<ProcedureChoice> for String {
+    fn from(p: ProcedureChoice) -> String {
+        format!("{}{}", p.method.name(), if p.one_standard_error { "+1se" } else { "" })
+    }
+}
+
+impl Default for CompareSpec {
+    fn default() -> Self {
+        let choice = |method| ProcedureChoice { method, one_standard_error: false };
+        Self {
+            family: FamilySpec::default_for(FamilyKind::Knn),
+            compared: Vec::new(),
+            standardize: false,
+            missing_category: MissingCategory::Level,
+            methods: vec![choice(Method::Agghoo), choice(Method::Cv), choice(Method::HoldOut)],
+            outer: None,
+            inner: None,
+            loss: None,
+            seed: Seed(0),
+        }
+    }
+}
+
+impl CompareSpec {
+    /// Checks the spec without data: at least one procedure.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`methods`).
+    pub fn validate(&self) -> Result<()> {
+        if self.methods.is_empty() {
+            return Err(Error::invalid("methods", "at least one procedure", "none"));
+        }
+        Ok(())
+    }
+
+    /// The preprocessing of `data` for the families (one-hot categorical columns when the
+    /// families compared encode them differently).
+    pub fn preprocess(&self, data: &Dataset) -> Preprocess {
+        let members = std::iter::once(&self.family).chain(&self.compared).cloned().collect();
+        FamilySpec::Composite(crate::family::CompositeSpec { members, axes: Vec::new() }).preprocess(
+            data,
+            self.standardize,
+            self.missing_category,
+        )
+    }
+
+    /// The outer plan run on `data`.
+    ///
+    /// # Errors
+    /// As [`default_plan`].
+    pub fn outer_for(&self, data: &Dataset) -> Result<Plan> {
+        match &self.outer {
+            Some(plan) => Ok(plan.clone()),
+            None => Ok(default_plan(PlanKind::VFold)?.stratified_by_default(data.task())),
+        }
+    }
+
+    /// The outer splits: the inputs' own, or the outer plan drawn with the seed.
+    ///
+    /// # Errors
+    /// The plan's errors.
+    pub fn outer_splits(&self, inputs: &Inputs<'_>) -> Result<Splits> {
+        inputs.splits(&self.outer_for(inputs.data)?, self.seed)
+    }
+
+    /// The nested-CV configuration on `data` (its preprocessing).
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s.
+    pub fn config(&self, data: &Dataset) -> Result<crate::estimate::NestedConfig> {
+        self.validate()?;
+        let preprocess = self.preprocess(data);
+        let procedures = self
+            .methods
+            .iter()
+            .map(|p| SelectConfig {
+                one_standard_error: p.one_standard_error,
+                loss: self.loss,
+                preprocess,
+                seed: self.seed,
+                ..SelectConfig::new(p.method)
+            })
+            .collect();
+        let inner = match &self.inner {
+            Some(plan) => plan.clone(),
+            None => default_plan(PlanKind::MonteCarlo)?.stratified_by_default(data.task()),
+        };
+        Ok(crate::estimate::NestedConfig {
+            loss: self.loss,
+            seed: self.seed,
+            keep_inner_splits: false,
+            compared: self.compared.clone(),
+            ..crate::estimate::NestedConfig::new(self.family.clone(), inner, procedures)
+        })
+    }
+
+    /// Runs the nested CV on `outer` splits (from [`outer_splits`](Self::outer_splits)).
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s, the families', the plans' and the procedures' errors.
+    pub fn run_on(&self, data: &Dataset, outer: &Splits, executor: &dyn Executor) -> Result<crate::estimate::NestedReport> {
+        crate::estimate::nested_cv_with(data, outer, &self.config(data)?, executor)
+    }
+
+    /// Runs the nested CV: draws the outer splits and evaluates every procedure.
+    ///
+    /// # Errors
+    /// As [`run_on`](Self::run_on).
+    pub fn run(&self, inputs: &Inputs<'_>, executor: &dyn Executor) -> Result<crate::estimate::NestedReport> {
+        self.run_on(inputs.data, &self.outer_splits(inputs)?, executor)
+    }
+}
+
+/// The plan of `kind` with the CLI's defaults (10 splits, folds or resamples; τ = 0.8; p = 2;
+/// 5 repeats), unstratified.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] (`plan`) for a plan that needs a column (`group`, `folds`).
+pub fn default_plan(kind: PlanKind) -> Result<Plan> {
+    use crate::resample::{Bootstrap, GroupVFold, LeaveOneOut, LeavePOut, RepeatedVFold, TimeSeries, UserFolds};
+    Ok(match kind {
+        PlanKind::HoldOut => Plan::HoldOut(HoldOut::new(0.8)?),
+        PlanKind::VFold => Plan::VFold(VFold::new(10)?),
+        PlanKind::Repeated => Plan::RepeatedVFold(RepeatedVFold::new(10, 5)?),
+        PlanKind::MonteCarlo => Plan::MonteCarlo(MonteCarlo::new(10, 0.8)?),
+        PlanKind::LeaveOneOut => Plan::LeaveOneOut(LeaveOneOut),
+        PlanKind::LeavePOut => Plan::LeavePOut(LeavePOut::new(2, 10)?),
+        PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap::new(10)?),
+        PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: 10 }),
+        PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: Vec::new() }),
+        PlanKind::Time => Plan::TimeSeries(TimeSeries::new(10)?),
+    })
+}
+
+/// A choice in a spec: its name as users write it (`holdout`, `most-frequent`, `auto`).
+mod by_name {
+    use crate::names::Named;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Named, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(value.name())
+    }
+
+    pub fn deserialize<'de, T: Named, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+        T::parse_name(&String::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::generators::{knn_problem, svr_problem};
+
+    /// Every field has the CLI's default: `{}` reads as the default spec, and a spec reads back
+    /// from its JSON equal to itself.
+    #[test]
+    fn specs_default_to_the_cli_and_round_trip_through_json() {
+        assert_eq!(serde_json::from_str::<SelectSpec>("{}").unwrap(), SelectSpec::default());
+        let select = SelectSpec {
+            method: Method::Subagging,
+            plan: Some(Plan::parse("vfold:5", true).unwrap()),
+            loss: Some(Loss::Absolute),
+            tie: TieRule::Last,
+            aggregation: Some(Aggregation::Mean),
+            inner_fraction: Some(TrainFraction::new(0.6).unwrap()),
+            seed: Seed(7),
+            standardize: true,
+            missing_category: MissingCategory::MostFrequent,
+            ..SelectSpec::default()
+        };
+        let json = serde_json::to_string(&select).unwrap();
+        assert!(json.contains(r#""method":"subagging""#) && json.contains(r#""missing_category":"most-frequent""#), "{json}");
+        assert_eq!(serde_json::from_str::<SelectSpec>(&json).unwrap(), select);
+        let estimate = EstimateSpec {
+            value: 3.0,
+            losses: vec![Loss::Squared, Loss::Absolute],
+            learning_curve: Some(LearningCurveSpec { train_sizes: vec![20, 40], n_splits: 3 }),
+            closed_form: ClosedFormPolicy::Never,
+            ..EstimateSpec::default()
+        };
+        let back: EstimateSpec = serde_json::from_str(&serde_json::to_string(&estimate).unwrap()).unwrap();
+        assert_eq!(back, estimate);
+        assert_eq!(serde_json::from_str::<CompareSpec>("{}").unwrap(), CompareSpec::default());
+        let compare: CompareSpec = serde_json::from_str(r#"{"methods": ["cv+1se", "majhoo"], "compared": [{"family": "cart"}]}"#).unwrap();
+        assert_eq!(compare.methods[0], ProcedureChoice { method: Method::Cv, one_standard_error: true });
+        let json = serde_json::to_string(&compare).unwrap();
+        assert!(json.contains(r#""methods":["cv+1se","majhoo"]"#), "{json}");
+        assert_eq!(serde_json::from_str::<CompareSpec>(&json).unwrap(), compare);
+        let e = serde_json::from_str::<CompareSpec>(r#"{"methods": ["agghoo+1se"]}"#).unwrap_err().to_string();
+        assert!(e.contains("+1se on cv only"), "{e}");
+    }
+
+    /// A misspelt field, a bad value or a rule that does not apply is an error naming it.
+    #[test]
+    fn a_bad_field_is_an_error_naming_it() {
+        let e = serde_json::from_str::<SelectSpec>(r#"{"metod": "cv"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `metod`"), "{e}");
+        let e = serde_json::from_str::<SelectSpec>(r#"{"method": "hold-out"}"#).unwrap_err().to_string();
+        assert!(e.contains("parameter `method` must be one of agghoo"), "{e}");
+        let e = serde_json::from_str::<SelectSpec>(r#"{"inner_fraction": 1.5}"#).unwrap_err().to_string();
+        assert!(e.contains("1.5"), "{e}");
+        let named = |r: Result<()>| match r {
+            Err(Error::InvalidParameter { name, .. }) => name,
+            other => panic!("{other:?}"),
+        };
+        let spec = SelectSpec { one_standard_error: true, ..SelectSpec::default() };
+        assert_eq!(named(spec.validate()), "one-se");
+        let spec = SelectSpec { method: Method::Cv, aggregation: Some(Aggregation::Vote), ..SelectSpec::default() };
+        assert_eq!(named(spec.validate()), "aggregate");
+        let spec = SelectSpec { inner_fraction: Some(TrainFraction::DEFAULT), ..SelectSpec::default() };
+        assert_eq!(named(spec.validate()), "inner-tau");
+        assert_eq!(named(EstimateSpec::default().validate()), "value");
+    }
+
+    /// A spec runs as the functions it configures do, on the same splits.
+    #[test]
+    fn a_spec_runs_as_the_procedure_it_configures() {
+        let data = knn_problem(90, Seed(3)).unwrap();
+        let spec: SelectSpec = serde_json::from_str(r#"{"method": "cv", "seed": 4}"#).unwrap();
+        let (_, report) = spec.run(&Inputs::of(&data), &crate::engine::Rayon).unwrap();
+        let family = FamilySpec::default_for(FamilyKind::Knn).build(&data).unwrap();
+        let splits = Plan::VFold(VFold::new(10).unwrap().stratified()).instantiate(&PlanContext::of(&data), Seed(4)).unwrap();
+        let (_, direct) = crate::select::select(family.as_ref(), &data, &splits, &SelectConfig::new(Method::Cv)).unwrap();
+        assert_eq!(serde_json::to_value(&report).unwrap(), serde_json::to_value(&direct).unwrap());
+        // Given splits replace the plan.
+        let inputs = Inputs { splits: Some(splits.clone()), ..Inputs::of(&data) };
+        let other = SelectSpec { plan: Some(Plan::parse("loo", false).unwrap()), ..spec };
+        assert_eq!(other.splits(&inputs).unwrap(), splits);
+
+        let reg = svr_problem(60, Seed(2), 0).unwrap();
+        let spec: EstimateSpec = serde_json::from_str(r#"{"value": 5, "plan": {"plan": "bootstrap", "n_resamples": 4}}"#).unwrap();
+        let outcome = spec.run(&Inputs::of(&reg), &crate::engine::Rayon).unwrap();
+        assert!(outcome.bootstrap.is_some() && outcome.learning_curve.is_none());
+        let folds: Vec<String> = (0..60).map(|i| (i % 3).to_string()).collect();
+        let spec = EstimateSpec { plan: Some(default_plan(PlanKind::Folds).unwrap()), ..spec };
+        let inputs = Inputs { folds: Some(&folds), ..Inputs::of(&reg) };
+        assert_eq!(spec.splits(&inputs).unwrap().len(), 3);
+        assert!(spec.splits(&Inputs::of(&reg)).is_err());
+    }
+}
