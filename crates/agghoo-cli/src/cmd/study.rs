@@ -6,7 +6,6 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use agghoo::Seed;
@@ -77,16 +76,13 @@ fn config_at(args: &StudyArgs, manifest: &StudyManifest, base: &StudyConfig, siz
 }
 
 /// Runs one configuration with its progress bar; the result and the wall time.
-fn run_one(manifest: &StudyManifest, mut config: StudyConfig, json: bool) -> anyhow::Result<(StudyConfig, StudyResult, f64)> {
+fn run_one(manifest: &StudyManifest, config: StudyConfig, json: bool) -> anyhow::Result<(StudyConfig, StudyResult, f64)> {
     let n_sets = if config.sets.is_empty() { manifest.sets().len() } else { config.sets.len() };
-    let bar = output::progress((n_sets * config.families.len() * config.reps) as u64, "study", json);
-    let tick = bar.clone();
-    config.progress = Some(Arc::new(move |k| tick.inc(k)));
+    let bar = output::Bar::new((n_sets * config.families.len() * config.reps) as u64, "study", json);
     let start = Instant::now();
-    let result = study::run(manifest, &config)?;
+    let result = study::run_with(manifest, &config, &bar.executor())?;
     let wall_seconds = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    config.progress = None;
+    bar.0.finish_and_clear();
     Ok((config, result, wall_seconds))
 }
 

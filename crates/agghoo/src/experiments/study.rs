@@ -48,12 +48,11 @@
 use std::time::Instant;
 
 use rand::seq::SliceRandom;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::study::{StudyManifest, StudySet};
 use crate::data::{Dataset, MissingCategory, MissingPolicy, Task};
-use crate::engine::{EvalOptions, Sequential, SplitOutcome, TieRule, evaluate_units, refit_all};
+use crate::engine::{EvalOptions, Executor, Rayon, Sequential, SplitOutcome, TieRule, evaluate_units, map_ordered, refit_all};
 use crate::error::{Error, Result};
 use crate::estimate::corrected_resampled_t_test;
 use crate::family::forest::ForestConfig;
@@ -62,7 +61,7 @@ use crate::family::{self, FamilyKind, FamilySpec, GridSpec, Predictor};
 use crate::loss::Loss;
 use crate::resample::{Bootstrap, MonteCarlo, PlanContext, Splits, VFold};
 use crate::seed::{Purpose, Seed};
-use crate::select::{FittedModel, Method, Progress, SelectConfig, conclude};
+use crate::select::{FittedModel, Method, SelectConfig, conclude};
 
 /// A family of the study: the learner it runs on classification and on regression data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -268,7 +267,7 @@ pub const COMPARISONS: [(&str, Operand, Operand); 6] = [
 pub const REFERENCE: usize = 0;
 
 /// The study's settings.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyConfig {
     /// Data sets by name (empty: every set of the manifest).
     pub sets: Vec<String>,
@@ -291,25 +290,6 @@ pub struct StudyConfig {
     /// the largest — the simplest model for every study family.
     #[serde(default)]
     pub tie: TieRule,
-    /// Called with 1 after each finished (set, family, repetition).
-    #[serde(skip)]
-    pub progress: Option<Progress>,
-}
-
-impl std::fmt::Debug for StudyConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StudyConfig")
-            .field("sets", &self.sets)
-            .field("families", &self.families)
-            .field("reps", &self.reps)
-            .field("seed", &self.seed)
-            .field("max_train", &self.max_train)
-            .field("max_test", &self.max_test)
-            .field("forest_trees", &self.forest_trees)
-            .field("alpha", &self.alpha)
-            .field("tie", &self.tie)
-            .finish_non_exhaustive()
-    }
 }
 
 impl StudyConfig {
@@ -326,7 +306,6 @@ impl StudyConfig {
             forest_trees: 100,
             alpha: 0.05,
             tie: TieRule::First,
-            progress: None,
         }
     }
 
@@ -529,6 +508,15 @@ pub struct StudyResult {
 /// [`StudyConfig::check`]; a set name the manifest does not list; read errors of a set's file.
 /// Fit failures do not stop the study: they fail their cell ([`Cell::error`]).
 pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult> {
+    run_with(manifest, config, &Rayon)
+}
+
+/// As [`run`], each cell's repetitions the units of `executor` (one at a time per cell, cells in
+/// turn): its observer hears of every (set, family, repetition) and may stop the study.
+///
+/// # Errors
+/// As [`run`]; [`Error::Interrupted`] when the observer stopped the study.
+pub fn run_with(manifest: &StudyManifest, config: &StudyConfig, executor: &dyn Executor) -> Result<StudyResult> {
     config.check()?;
     let chosen = chosen_sets(manifest, &config.sets)?;
     let mut cells = Vec::new();
@@ -536,7 +524,7 @@ pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult
         let data = manifest.read_csv(set, MissingPolicy::Median)?.data;
         manifest.check_read(set, &data)?;
         for &family in &config.families {
-            cells.push(run_cell(&data, set, position, family, config));
+            cells.push(run_cell(&data, set, position, family, config, executor)?);
         }
     }
     let summary = summarize(&cells);
@@ -595,7 +583,15 @@ fn repetition_failure(r: usize, e: &crate::Error) -> String {
     format!("repetition {r}: {}", crate::one_line(e))
 }
 
-fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily, config: &StudyConfig) -> Cell {
+/// A cell; a failed repetition fails the cell, not the study (only a stopped executor does).
+fn run_cell(
+    data: &Dataset,
+    set: &StudySet,
+    position: usize,
+    family: StudyFamily,
+    config: &StudyConfig,
+    executor: &dyn Executor,
+) -> Result<Cell> {
     let n = data.n_rows();
     let n_train = (n * 7 / 10).min(config.max_train);
     let n_test = (n - n_train).min(config.max_test);
@@ -614,16 +610,9 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
         error: None,
     };
     let set_seed = config.seed.child(Purpose::Experiment, position as u64);
-    let reps: Vec<Result<Repetition>> = (0..config.reps as u64)
-        .into_par_iter()
-        .map(|r| {
-            let out = repetition(data, family, set_seed.child(Purpose::Data, r), n_train, n_test, config);
-            if let Some(p) = &config.progress {
-                p(1);
-            }
-            out
-        })
-        .collect();
+    let reps: Vec<Result<Repetition>> = map_ordered(executor, config.reps, |r| {
+        Ok(repetition(data, family, set_seed.child(Purpose::Data, r as u64), n_train, n_test, config))
+    })?;
     let outcome = reps
         .into_iter()
         .enumerate()
@@ -643,7 +632,7 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
         }
         Err(e) => cell.error = Some(e),
     }
-    cell
+    Ok(cell)
 }
 
 /// The inner split sets of a repetition's training rows, in the order of the `VFOLD`, `MC_08`,
@@ -1101,8 +1090,17 @@ mod tests {
         let config = tiny(&["penguins", "salaries"], &[StudyFamily::Cart, StudyFamily::Linear]);
         let risks = |r: &StudyResult| -> Vec<Vec<f64>> { r.cells.iter().flat_map(|c| c.rows.iter().map(|p| p.risks.clone())).collect() };
         let many = run(&m, &config).unwrap();
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| run(&m, &config).unwrap());
+        // One thread, the repetitions in reverse order, each heard by the observer.
+        struct Count(std::sync::atomic::AtomicUsize);
+        impl crate::engine::Observer for Count {
+            fn finished(&self, _: usize, _: usize) {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let count = Count(0.into());
+        let one = run_with(&m, &config, &crate::engine::Observed::new(&crate::engine::testing::Reversed, &count)).unwrap();
         assert_eq!(risks(&many), risks(&one));
+        assert_eq!(count.0.into_inner(), 4 * config.reps, "one event per (set, family, repetition)");
         assert!(many.cells.iter().all(|c| c.error.is_none()), "{:?}", many.cells.iter().map(|c| &c.error).collect::<Vec<_>>());
         assert_eq!(many.cells.len(), 4);
         assert_eq!(many.summary.len(), 2 * PROCEDURES.len());
