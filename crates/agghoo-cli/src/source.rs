@@ -5,7 +5,7 @@ use std::path::Path;
 
 use agghoo::Seed;
 use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MostlyNumeric, NaValues, Preprocess, bundled, generators};
-use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, GridSpec};
+use agghoo::family::{self, AxisSpec, Family, FamilyKind, FamilyParams, FamilySpec, GridSpec};
 use agghoo::names::Named;
 use agghoo::resample::{
     Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanContext, PlanKind, PlanSetting, RepeatedVFold, Splits,
@@ -130,13 +130,7 @@ fn mostly_numeric_hint(w: &MostlyNumeric, given: Option<&[String]>) -> String {
 /// `--standardize`, the family's encoding of categorical columns (for a union of families that
 /// encode them differently, one-hot for all).
 pub fn preprocess(family: &FamilyArgs, loaded: &Loaded) -> Preprocess {
-    let first = family.family.first().copied().unwrap_or(FamilyKind::Knn);
-    let kind = if family.family.iter().all(|k| k.encoding() == first.encoding()) {
-        first
-    } else {
-        *family.family.iter().find(|k| k.encoding() == data::Encoding::OneHot).unwrap_or(&first)
-    };
-    kind.preprocess(&loaded.data, family.standardize, loaded.missing_category)
+    FamilySpec::preprocess_of(&family.family, &loaded.data, family.standardize, loaded.missing_category)
 }
 
 /// Builds the family, its data-dependent defaults computed as its fits will see the data
