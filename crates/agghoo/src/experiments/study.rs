@@ -433,6 +433,32 @@ pub struct Comparison {
     pub verdict: Verdict,
 }
 
+/// Relative risks and verdicts of one family over the data sets: what a line of the summary and
+/// of the comparisons' summary both report.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Data sets summarised (cells that ran with a finite positive ratio).
+    pub sets: usize,
+    /// Geometric mean of the ratios over those sets.
+    pub relative: f64,
+    /// Sets where the numerator (the procedure, against 10-fold CV) wins / ties / loses.
+    pub wins: usize,
+    /// Ties.
+    pub ties: usize,
+    /// Losses.
+    pub losses: usize,
+}
+
+impl Tally {
+    /// The tally of `(ratio, verdict)` pairs, one per cell: the geometric mean of the finite
+    /// positive ratios, the verdicts counted over every cell.
+    fn of(cells: &[(f64, Verdict)]) -> Self {
+        let (relative, sets) = geometric_mean(cells.iter().map(|(r, _)| *r));
+        let count = |v: Verdict| cells.iter().filter(|(_, x)| *x == v).count();
+        Tally { sets, relative, wins: count(Verdict::Win), ties: count(Verdict::Tie), losses: count(Verdict::Loss) }
+    }
+}
+
 /// A comparison over the data sets, per family.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonSummary {
@@ -440,16 +466,9 @@ pub struct ComparisonSummary {
     pub family: StudyFamily,
     /// Its label in [`COMPARISONS`].
     pub label: String,
-    /// Data sets summarised (cells with the comparison and a finite positive ratio).
-    pub sets: usize,
-    /// Geometric mean of the ratios.
-    pub relative: f64,
-    /// Sets where the numerator wins / ties / loses.
-    pub wins: usize,
-    /// Ties.
-    pub ties: usize,
-    /// Losses.
-    pub losses: usize,
+    /// The numerator against the denominator over the sets.
+    #[serde(flatten)]
+    pub tally: Tally,
 }
 
 /// A line of the summary: one family × procedure over the data sets.
@@ -461,16 +480,9 @@ pub struct SummaryRow {
     pub procedure: StudyProcedure,
     /// Its label in tables.
     pub label: String,
-    /// Data sets summarised (cells that ran and where CV's risk is positive).
-    pub sets: usize,
-    /// Geometric mean over the sets of the relative risk against 10-fold CV.
-    pub relative: f64,
-    /// Sets where the procedure wins / ties / loses against 10-fold CV.
-    pub wins: usize,
-    /// Ties.
-    pub ties: usize,
-    /// Losses.
-    pub losses: usize,
+    /// The procedure against 10-fold CV over the sets (those where CV's risk is positive).
+    #[serde(flatten)]
+    pub tally: Tally,
     /// Mean over the sets of the fits per repetition.
     pub fits: f64,
     /// Mean over the sets of the seconds per repetition.
@@ -867,25 +879,16 @@ pub fn summarize_comparisons(cells: &[Cell]) -> Vec<ComparisonSummary> {
     let mut out = Vec::new();
     for family in families_of(cells) {
         for (label, _, _) in COMPARISONS {
-            let found: Vec<&Comparison> = cells
+            let found: Vec<(f64, Verdict)> = cells
                 .iter()
                 .filter(|c| c.family == family && c.error.is_none())
                 .filter_map(|c| c.comparisons.iter().find(|x| x.label == label))
+                .map(|x| (x.relative, x.verdict))
                 .collect();
             if found.is_empty() {
                 continue;
             }
-            let (relative, sets) = geometric_mean(found.iter().map(|x| x.relative));
-            let count = |v: Verdict| found.iter().filter(|x| x.verdict == v).count();
-            out.push(ComparisonSummary {
-                family,
-                label: label.into(),
-                sets,
-                relative,
-                wins: count(Verdict::Win),
-                ties: count(Verdict::Tie),
-                losses: count(Verdict::Loss),
-            });
+            out.push(ComparisonSummary { family, label: label.into(), tally: Tally::of(&found) });
         }
     }
     out
@@ -899,8 +902,7 @@ pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
         let ran: Vec<&Cell> = cells.iter().filter(|c| c.family == family && c.error.is_none()).collect();
         for (k, (procedure, _)) in PROCEDURES.iter().enumerate() {
             let rows: Vec<&ProcedureRow> = ran.iter().map(|c| &c.rows[k]).collect();
-            let (relative, sets) = geometric_mean(rows.iter().map(|r| r.relative));
-            let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+            let tally = Tally::of(&rows.iter().map(|r| (r.relative, r.verdict)).collect::<Vec<_>>());
             let mean = |x: &dyn Fn(&ProcedureRow) -> f64| {
                 if rows.is_empty() { f64::NAN } else { rows.iter().map(|r| x(r)).sum::<f64>() / rows.len() as f64 }
             };
@@ -908,11 +910,7 @@ pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
                 family,
                 procedure: *procedure,
                 label: procedure.label(),
-                sets,
-                relative,
-                wins: count(Verdict::Win),
-                ties: count(Verdict::Tie),
-                losses: count(Verdict::Loss),
+                tally,
                 fits: mean(&|r| r.fits),
                 seconds: mean(&|r| r.seconds),
             });
@@ -1146,7 +1144,7 @@ mod tests {
         first[6].relative = 0.25;
         let failed = Cell { rows: vec![], error: Some("boom".into()), ..cell("c", vec![]) };
         let summary = summarize(&[cell("a", first), cell("b", other), failed]);
-        let s = &summary[6];
+        let s = &summary[6].tally;
         assert_eq!((s.sets, s.wins, s.ties, s.losses), (2, 1, 0, 1));
         assert!((s.relative - 1.0).abs() < 1e-12);
 
@@ -1167,7 +1165,22 @@ mod tests {
         b.comparisons = found;
         let summary = summarize_comparisons(&[a, b]);
         assert_eq!(summary.len(), 4);
-        assert_eq!((summary[1].sets, summary[1].wins, summary[2].losses), (2, 2, 2));
+        assert_eq!((summary[1].tally.sets, summary[1].tally.wins, summary[2].tally.losses), (2, 2, 2));
+    }
+
+    /// The summaries keep the fields of study.json where they were: a document written before
+    /// the tally was shared reads, and writes back the same text.
+    #[test]
+    fn summaries_read_and_write_the_same_study_json_fields() {
+        let row = r#"{"family":"knn","procedure":{"kind":"cv+1se","tau":null,"v":10},"label":"cv+1se V=10","sets":3,"relative":0.98,"wins":1,"ties":2,"losses":0,"fits":11.0,"seconds":0.5}"#;
+        let parsed: SummaryRow = serde_json::from_str(row).unwrap();
+        assert_eq!(parsed.tally, Tally { sets: 3, relative: 0.98, wins: 1, ties: 2, losses: 0 });
+        assert_eq!(parsed.procedure.kind, ProcedureKind::CvOneSe);
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), row);
+        let comparison = r#"{"family":"svm","label":"agghoo / cv","sets":2,"relative":1.25,"wins":0,"ties":1,"losses":1}"#;
+        let parsed: ComparisonSummary = serde_json::from_str(comparison).unwrap();
+        assert_eq!((parsed.tally.relative, parsed.tally.losses), (1.25, 1));
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), comparison);
     }
 
     /// The confirmation sets read as their manifest says, and none is a set of the study.
