@@ -120,7 +120,8 @@ pub fn progress(len: u64, message: &str, json: bool) -> ProgressBar {
     bar
 }
 
-/// A progress bar that observes an executor's units: one tick per finished unit.
+/// A progress bar that observes an executor's units: one tick per finished unit, and the work
+/// inside units that report it ([`progressed`](agghoo::engine::Observer::progressed)).
 pub struct Bar(pub ProgressBar);
 
 impl Bar {
@@ -138,6 +139,10 @@ impl Bar {
 impl agghoo::engine::Observer for Bar {
     fn finished(&self, _: usize, _: usize) {
         self.0.inc(1);
+    }
+
+    fn progressed(&self, amount: u64) {
+        self.0.inc(amount);
     }
 }
 

@@ -1,13 +1,14 @@
 //! Feature selection: filters, searches, wrappers and honest evaluation.
 
 use agghoo::data::{Dataset, Preprocess, Target, Task, View};
+use agghoo::engine::{Observed, Observer, Rayon, Sequential};
 use agghoo::family::forest::ForestConfig;
 use agghoo::family::lasso::LassoConfig;
 use agghoo::family::{self, Family, FamilyKind, FamilyParams, FamilySpec, Grid, GridSpec, Model, Rule, knn::KnnFamily};
 use agghoo::features::{
     CfsScorer, Change, Discreteness, EmbeddedMethod, Filter, HonestConfig, Importance, Learner, Scorer, ScorerSpec, SearchConfig,
-    SearchMethod, Selector, Stopping, WrapperScorer, cfs_merit, evaluate_honestly, mutual_information, rank_features, search,
-    select_features,
+    SearchMethod, Selector, Stopping, WrapperScorer, cfs_merit, evaluate_honestly, evaluate_honestly_with, mutual_information,
+    rank_features, rank_features_with, search, search_with, select_features, select_features_with,
 };
 use agghoo::resample::{Plan, PlanContext, Splits, VFold};
 use agghoo::{Error, Purpose, Seed};
@@ -65,7 +66,7 @@ fn cfs_merit_on_a_hand_computed_example() {
     assert!(close(cfs.merit(&[0, 1]).unwrap(), 1.6 / 3.2f64.sqrt()));
     assert!(close(cfs.merit(&[0, 1, 2]).unwrap(), 1.6 / 4.2f64.sqrt()));
     assert!(close(cfs_merit(3, 1.6 / 3.0, 0.6 / 3.0), 1.6 / 4.2f64.sqrt()));
-    assert!(close(cfs.score(&[0, 1]).unwrap().value, -1.6 / 3.2f64.sqrt()), "scores are negated merits");
+    assert!(close(cfs.score(&[0, 1], &Rayon).unwrap().value, -1.6 / 3.2f64.sqrt()), "scores are negated merits");
 }
 
 #[test]
@@ -78,14 +79,14 @@ fn cfs_incremental_changes_equal_full_scores() {
     let base = [1, 3, 7, 12];
     let outside: Vec<usize> = (0..d).filter(|j| !base.contains(j)).collect();
     for (change, candidates) in [(Change::Add, outside.as_slice()), (Change::Remove, &base[..])] {
-        let fast = cfs.score_changes(&base, change, candidates).unwrap();
+        let fast = cfs.score_changes(&base, change, candidates, &Sequential).unwrap();
         for (&j, f) in candidates.iter().zip(&fast) {
             let mut s: Vec<usize> = base.iter().copied().filter(|&i| i != j).collect();
             if change == Change::Add {
                 s.push(j);
                 s.sort_unstable();
             }
-            let slow = cfs.score(&s).unwrap();
+            let slow = cfs.score(&s, &Rayon).unwrap();
             assert!((f.value - slow.value).abs() < 1e-12, "{change:?} {j}: {} vs {}", f.value, slow.value);
         }
     }
@@ -163,12 +164,12 @@ fn exhaustive_equals_brute_force() {
         let mut best = vec![f64::INFINITY; d + 1];
         for mask in 1u32..(1 << d) {
             let s: Vec<usize> = (0..d).filter(|j| mask >> j & 1 == 1).collect();
-            let v = cfs.score(&s).unwrap().value;
+            let v = cfs.score(&s, &Rayon).unwrap().value;
             best[s.len()] = best[s.len()].min(v);
         }
         for r in &report.by_size {
             assert_eq!(r.score.value, best[r.size], "d {d} size {}", r.size);
-            assert_eq!(cfs.score(&r.features).unwrap().value, best[r.size]);
+            assert_eq!(cfs.score(&r.features, &Rayon).unwrap().value, best[r.size]);
         }
         let overall = best.iter().copied().fold(f64::INFINITY, f64::min);
         assert_eq!(report.score.value, overall);
@@ -182,8 +183,9 @@ fn exhaustive_equals_brute_force() {
     let splits = vfold(&data, 4, 2);
     let w = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
     let report = search(&w, &SearchConfig::new(SearchMethod::Exhaustive, Stopping::Range { min: 1, max: 5 })).unwrap();
-    let brute =
-        (1u32..32).map(|m| w.score(&(0..d).filter(|j| m >> j & 1 == 1).collect::<Vec<_>>()).unwrap().value).fold(f64::INFINITY, f64::min);
+    let brute = (1u32..32)
+        .map(|m| w.score(&(0..d).filter(|j| m >> j & 1 == 1).collect::<Vec<_>>(), &Rayon).unwrap().value)
+        .fold(f64::INFINITY, f64::min);
     assert_eq!(report.score.value, brute);
 }
 
@@ -223,6 +225,67 @@ fn search_results_do_not_depend_on_the_thread_count() {
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(run);
     let many = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap().install(run);
     assert_eq!(one, many);
+}
+
+/// Counts the units an executor reports and cancels once `stop_after` have finished.
+struct Units {
+    finished: std::sync::atomic::AtomicUsize,
+    stop_after: usize,
+}
+
+impl Units {
+    fn new(stop_after: usize) -> Self {
+        Self { finished: 0.into(), stop_after }
+    }
+    fn count(&self) -> usize {
+        self.finished.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Observer for Units {
+    fn finished(&self, _: usize, _: usize) {
+        self.finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+    fn keep_going(&self) -> bool {
+        self.count() < self.stop_after
+    }
+}
+
+/// Filters, searches, selections and honest evaluation run their units on the executor they are
+/// given: the same results on one thread, its observer hears the units, and a cancelled run stops.
+#[test]
+fn feature_selection_runs_on_the_executor_it_is_given() {
+    let (n, d) = (120, 6);
+    let x = gaussian(n, d, 0.5, 4);
+    let labels = (0..n).map(|i| u32::from(x[i * d + 1] > 0.0)).collect();
+    let data = classification(x, d, labels);
+    let fam = knn_learner(5).family.build(&data).unwrap();
+    let splits = vfold(&data, 4, 2);
+    let wrapper = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, Preprocess::default()).unwrap();
+    let config = SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 2 });
+    let all = Units::new(usize::MAX);
+    let observed = search_with(&wrapper, &config, &Observed::new(&Sequential, &all)).unwrap();
+    assert_eq!(observed, search(&wrapper, &config).unwrap());
+    // Two forward steps over 6 then 5 candidates: one unit each (their splits are parts).
+    assert_eq!(all.count(), 11);
+    let stopped = search_with(&wrapper, &config, &Observed::new(&Sequential, &Units::new(3)));
+    assert!(matches!(stopped, Err(Error::Interrupted(_))), "{stopped:?}");
+
+    let filter = Filter::Pearson;
+    let columns = Units::new(usize::MAX);
+    assert_eq!(rank_features_with(&data, &filter, &Observed::new(&Sequential, &columns)).unwrap(), rank_features(&data, &filter).unwrap());
+    assert_eq!(columns.count(), d);
+
+    let selector = Selector::Search { scorer: ScorerSpec::Cfs, search: SearchConfig::new(SearchMethod::Sbs, Stopping::Best) };
+    let chosen = select_features_with(&selector, &data, Seed(3), &Sequential).unwrap();
+    assert_eq!(chosen, select_features(&selector, &data, Seed(3)).unwrap());
+
+    let outer = vfold(&data, 3, 5);
+    let honest = HonestConfig { selector, learner: knn_learner(5), loss: None, preprocess: Preprocess::default(), seed: Seed(4) };
+    let folds = Units::new(usize::MAX);
+    let report = evaluate_honestly_with(&data, &outer, &honest, &Observed::new(&Sequential, &folds)).unwrap();
+    assert_eq!(report, evaluate_honestly(&data, &outer, &honest).unwrap());
+    assert_eq!(folds.count(), 3 + 1, "the outer folds and the naive selection");
 }
 
 // ---------- mutual information ----------
@@ -420,7 +483,7 @@ fn constant_features_are_skipped_with_a_note_and_never_produce_nan() {
         assert!(report.by_size.iter().all(|r| r.score.value.is_finite() && !r.features.contains(&1)));
         assert_eq!(report.by_size.len(), 3);
     }
-    assert!(matches!(cfs.score(&[0, 1]), Err(Error::InvalidParameter { .. })));
+    assert!(matches!(cfs.score(&[0, 1], &Rayon), Err(Error::InvalidParameter { .. })));
     // four features requested, three usable
     assert!(matches!(
         search(&cfs, &SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 4 })),
@@ -522,7 +585,7 @@ fn nested_wrapper_with_a_one_point_grid_equals_the_fixed_wrapper() {
     );
     for subset in [vec![1], vec![1, 4], vec![0, 2, 3, 5]] {
         // CV over a one-point grid selects that point and refits it on T_j: the fixed wrapper's model
-        assert_eq!(nested.score(&subset).unwrap(), fixed.score(&subset).unwrap(), "{subset:?}");
+        assert_eq!(nested.score(&subset, &Rayon).unwrap(), fixed.score(&subset, &Rayon).unwrap(), "{subset:?}");
     }
     // with a real grid, the inner choice runs and the search still finds the informative pair
     let grid = family::build(FamilyKind::Knn, &FamilyParams::with_grid(GridSpec::parse("1:15:2").unwrap()), &data).unwrap();

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use agghoo::data::generators::{covertype_like, msd_like};
 use agghoo::data::{Dataset, Target};
+use agghoo::engine::{Observed, Observer, Rayon, Sequential};
 use agghoo::incremental::{
     Covariance, GaussianDensity, GaussianNaiveBayes, Incremental, LsqSgd, MultinomialNaiveBayes, OnlineKMeans, Pegasos, PegasosLoss, Rows,
     SnapshotMode,
@@ -216,6 +217,35 @@ fn treecv_visits_every_chunk_once_and_feeds_each_point_once_per_level() {
     }
 }
 
+/// An observer counting the points fed, stopping the run once it has seen `.1` of them.
+struct Points(AtomicU64, u64);
+
+impl Observer for Points {
+    fn progressed(&self, amount: u64) {
+        self.0.fetch_add(amount, Ordering::Relaxed);
+    }
+    fn keep_going(&self) -> bool {
+        self.0.load(Ordering::Relaxed) < self.1
+    }
+}
+
+/// A stopped observer ends the run between updates with `Interrupted`, in either method, and
+/// the forks run on the executor given (the same bits sequentially and on rayon).
+#[test]
+fn a_stopped_observer_interrupts_the_run_and_any_executor_gives_the_same_bits() {
+    let data = covertype_like(40_000, Seed(3)).unwrap();
+    let learner = Pegasos::new(1e-5).unwrap();
+    let chunks = ChunkedData::new(&learner, &data, 16, Some(Seed(4))).unwrap();
+    for method in [Method::Tree, Method::Standard] {
+        let config = tree().method(method).parallel(true);
+        let stop = Points(AtomicU64::new(0), 1);
+        let got = treecv::run_with(&learner, &chunks, &config, &Observed::new(&Sequential, &stop));
+        assert!(matches!(got, Err(Error::Interrupted(_))), "{method:?}: {got:?}");
+        let sequential = treecv::run_with(&learner, &chunks, &config, &Sequential).unwrap();
+        assert_reports_identical(&sequential, &treecv::run(&learner, &chunks, &config).unwrap());
+    }
+}
+
 #[test]
 fn progress_counts_every_update_and_matches_the_expected_total() {
     let data = gaussian_classes(500, 13);
@@ -223,13 +253,10 @@ fn progress_counts_every_update_and_matches_the_expected_total() {
     for k in [2, 9, 500] {
         let chunks = ChunkedData::new(&learner, &data, k, None).unwrap();
         for method in [Method::Tree, Method::Standard] {
-            let seen = AtomicU64::new(0);
+            let seen = Points(AtomicU64::new(0), u64::MAX);
             let config = tree().method(method).parallel(true);
-            let r = treecv::run_with_progress(&learner, &chunks, &config, &|m| {
-                seen.fetch_add(m, Ordering::Relaxed);
-            })
-            .unwrap();
-            assert_eq!(seen.load(Ordering::Relaxed), r.n_point_updates);
+            let r = treecv::run_with(&learner, &chunks, &config, &Observed::new(&Rayon, &seen)).unwrap();
+            assert_eq!(seen.0.load(Ordering::Relaxed), r.n_point_updates);
             assert_eq!(treecv::expected_updates(&chunks, method), r.n_point_updates);
         }
     }

@@ -6,12 +6,11 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use agghoo::Seed;
 use agghoo::data::study::StudyManifest;
-use agghoo::experiments::study::{self, COMPARISONS, Cell, PROCEDURES, REFERENCE, StudyConfig, StudyFamily, StudyResult, Verdict};
+use agghoo::experiments::study::{self, COMPARISONS, Cell, PROCEDURES, REFERENCE, StudyConfig, StudyFamily, StudyResult, Tally, Verdict};
 use anyhow::{Context, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -77,16 +76,13 @@ fn config_at(args: &StudyArgs, manifest: &StudyManifest, base: &StudyConfig, siz
 }
 
 /// Runs one configuration with its progress bar; the result and the wall time.
-fn run_one(manifest: &StudyManifest, mut config: StudyConfig, json: bool) -> anyhow::Result<(StudyConfig, StudyResult, f64)> {
+fn run_one(manifest: &StudyManifest, config: StudyConfig, json: bool) -> anyhow::Result<(StudyConfig, StudyResult, f64)> {
     let n_sets = if config.sets.is_empty() { manifest.sets().len() } else { config.sets.len() };
-    let bar = output::progress((n_sets * config.families.len() * config.reps) as u64, "study", json);
-    let tick = bar.clone();
-    config.progress = Some(Arc::new(move |k| tick.inc(k)));
+    let bar = output::Bar::new((n_sets * config.families.len() * config.reps) as u64, "study", json);
     let start = Instant::now();
-    let result = study::run(manifest, &config)?;
+    let result = study::run_with(manifest, &config, &bar.executor())?;
     let wall_seconds = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    config.progress = None;
+    bar.0.finish_and_clear();
     Ok((config, result, wall_seconds))
 }
 
@@ -180,10 +176,15 @@ fn tie_name(result: &StudyResult) -> &'static str {
     }
 }
 
+/// A tally as a table cell: "0.912 (12/20/3)" (geometric mean ratio, wins / ties / losses).
+fn tally_cell(t: &Tally) -> String {
+    format!("{:.3} ({}/{}/{})", t.relative, t.wins, t.ties, t.losses)
+}
+
 /// One comparison cell: "0.912 (12/20/3)".
 fn comparison_cell(result: &StudyResult, family: StudyFamily, label: &str) -> String {
     match result.comparisons.iter().find(|s| s.family == family && s.label == label) {
-        Some(s) => format!("{:.3} ({}/{}/{})", s.relative, s.wins, s.ties, s.losses),
+        Some(s) => tally_cell(&s.tally),
         None => "-".into(),
     }
 }
@@ -244,8 +245,8 @@ fn families(result: &StudyResult) -> Vec<StudyFamily> {
 fn summary_cell(result: &StudyResult, family: StudyFamily, k: usize) -> String {
     let procedure = PROCEDURES[k].0;
     match result.summary.iter().find(|s| s.family == family && s.procedure == procedure) {
-        Some(s) if k == REFERENCE => format!("1 ({} sets)", s.sets),
-        Some(s) => format!("{:.3} ({}/{}/{})", s.relative, s.wins, s.ties, s.losses),
+        Some(s) if k == REFERENCE => format!("1 ({} sets)", s.tally.sets),
+        Some(s) => tally_cell(&s.tally),
         None => "-".into(),
     }
 }
@@ -259,7 +260,7 @@ fn summary_table(result: &StudyResult) -> comfy_table::Table {
     for (k, (p, _)) in PROCEDURES.iter().enumerate() {
         let mut line = vec![p.label()];
         line.extend(fams.iter().map(|&f| summary_cell(result, f, k)));
-        let ran: Vec<f64> = result.summary.iter().filter(|s| s.procedure == *p && s.sets > 0).map(|s| s.fits).collect();
+        let ran: Vec<f64> = result.summary.iter().filter(|s| s.procedure == *p && s.tally.sets > 0).map(|s| s.fits).collect();
         let fits = ran.iter().sum::<f64>() / ran.len().max(1) as f64;
         line.push(format!("{fits:.1}"));
         t.add_row(line);
@@ -303,7 +304,7 @@ fn markdown(result: &StudyResult, wall_seconds: f64, threads: usize) -> String {
         for &f in &fams {
             let _ = write!(s, " {} |", summary_cell(result, f, k));
         }
-        let rows: Vec<_> = result.summary.iter().filter(|r| r.procedure == *p && r.sets > 0).collect();
+        let rows: Vec<_> = result.summary.iter().filter(|r| r.procedure == *p && r.tally.sets > 0).collect();
         let fits = rows.iter().map(|r| r.fits).sum::<f64>() / rows.len().max(1) as f64;
         let secs = rows.iter().map(|r| r.seconds).sum::<f64>() / rows.len().max(1) as f64;
         let _ = writeln!(s, " {fits:.1} | {} |", output::num(secs));
@@ -490,10 +491,10 @@ where
             .summary
             .iter()
             .find(|s| s.family == f && s.procedure.kind == kind && s.procedure.tau == Some(tau) && s.procedure.v == v)
-            .map(|s| s.relative)
+            .map(|s| s.tally.relative)
             .filter(|r| r.is_finite())
     };
-    let all: Vec<f64> = result.summary.iter().map(|s| s.relative).filter(|r| r.is_finite()).collect();
+    let all: Vec<f64> = result.summary.iter().map(|s| s.tally.relative).filter(|r| r.is_finite()).collect();
     let (lo, hi) = all.iter().fold((1.0f64, 1.0f64), |(a, b), &r| (a.min(r), b.max(r)));
     let pad = (hi - lo).max(0.02) * 0.1;
     let mut chart = ChartBuilder::on(&root)

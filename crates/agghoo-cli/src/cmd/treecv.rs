@@ -48,9 +48,9 @@ impl LearnerVisitor for Cv<'_> {
     fn visit<L: Incremental>(self, learner: &L) -> Self::Output {
         let chunks = ChunkedData::new(learner, &self.data, self.k, self.shuffle)?.with_storage(self.storage)?;
         drop(self.data);
-        let bar = output::progress(treecv::expected_updates(&chunks, self.cfg.method), "point updates", self.json);
-        let (report, memory) = memory::measure(|| treecv::run_with_progress(learner, &chunks, self.cfg, &|m| bar.inc(m)));
-        bar.finish_and_clear();
+        let bar = output::Bar::new(treecv::expected_updates(&chunks, self.cfg.method), "point updates", self.json);
+        let (report, memory) = memory::measure(|| treecv::run_with(learner, &chunks, self.cfg, &bar.executor()));
+        bar.0.finish_and_clear();
         Ok((report?, memory))
     }
 }

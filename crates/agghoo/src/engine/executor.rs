@@ -39,6 +39,13 @@ pub trait Observer: Sync {
     fn keep_going(&self) -> bool {
         true
     }
+
+    /// `amount` more of the work inside the units is done, for runs whose units are uneven and
+    /// whose caller knows the total in finer steps (the point-updates of a TreeCV run). Nothing
+    /// by default.
+    fn progressed(&self, amount: u64) {
+        let _ = amount;
+    }
 }
 
 /// The observer that hears nothing and never cancels.
@@ -87,8 +94,9 @@ impl Executor for Observed<'_> {
 }
 
 /// The executor for the units *inside* a unit of `outer` (the inner splits of an outer split,
-/// the second evaluation of a procedure): `outer`'s threads and its observer's cancellation, but
-/// no events — the observer counts `outer`'s units, not their parts.
+/// the second evaluation of a procedure): `outer`'s threads, its observer's cancellation and
+/// [`progressed`](Observer::progressed) reports, but no unit events — the observer counts
+/// `outer`'s units, not their parts.
 #[derive(Clone, Copy)]
 pub struct Inner<'a>(pub &'a dyn Executor);
 
@@ -105,6 +113,10 @@ impl Executor for Inner<'_> {
 impl Observer for Inner<'_> {
     fn keep_going(&self) -> bool {
         self.0.observer().keep_going()
+    }
+
+    fn progressed(&self, amount: u64) {
+        self.0.observer().progressed(amount);
     }
 }
 

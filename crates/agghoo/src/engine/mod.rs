@@ -43,14 +43,12 @@ pub(crate) use evaluate::refit_all;
 pub use evaluate::{
     EvalOptions, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, fit_memory, outcomes_from_risks, path_predictions,
 };
+#[cfg(test)]
+pub(crate) use executor::testing;
 pub use executor::{Executor, Inner, Observed, Observer, Rayon, Sequential, Unobserved, map_ordered};
 pub(crate) use job::check_outcome_count;
 pub use job::{Job, run};
 pub use stats::summarize;
-
-/// A progress callback: called with the number of units just finished. Only the study's
-/// configuration still holds one; everything else reports through an [`Observer`].
-pub type Progress = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
 
 #[cfg(test)]
 mod tests;

@@ -89,7 +89,7 @@ impl Experiment {
         }
     }
 
-    /// Runs the experiment on the current rayon pool.
+    /// Runs the experiment on the library's default executor ([`Rayon`]).
     ///
     /// # Errors
     /// The experiment's errors (bad sizes or grids in `config`).

@@ -48,12 +48,11 @@
 use std::time::Instant;
 
 use rand::seq::SliceRandom;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::study::{StudyManifest, StudySet};
 use crate::data::{Dataset, MissingCategory, MissingPolicy, Task};
-use crate::engine::{EvalOptions, Sequential, SplitOutcome, TieRule, evaluate_units, refit_all};
+use crate::engine::{EvalOptions, Executor, Rayon, Sequential, SplitOutcome, TieRule, evaluate_units, map_ordered, refit_all};
 use crate::error::{Error, Result};
 use crate::estimate::corrected_resampled_t_test;
 use crate::family::forest::ForestConfig;
@@ -62,7 +61,7 @@ use crate::family::{self, FamilyKind, FamilySpec, GridSpec, Predictor};
 use crate::loss::Loss;
 use crate::resample::{Bootstrap, MonteCarlo, PlanContext, Splits, VFold};
 use crate::seed::{Purpose, Seed};
-use crate::select::{FittedModel, Method, Progress, SelectConfig, conclude};
+use crate::select::{FittedModel, Method, SelectConfig, conclude};
 
 /// A family of the study: the learner it runs on classification and on regression data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -268,7 +267,7 @@ pub const COMPARISONS: [(&str, Operand, Operand); 6] = [
 pub const REFERENCE: usize = 0;
 
 /// The study's settings.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyConfig {
     /// Data sets by name (empty: every set of the manifest).
     pub sets: Vec<String>,
@@ -291,25 +290,6 @@ pub struct StudyConfig {
     /// the largest — the simplest model for every study family.
     #[serde(default)]
     pub tie: TieRule,
-    /// Called with 1 after each finished (set, family, repetition).
-    #[serde(skip)]
-    pub progress: Option<Progress>,
-}
-
-impl std::fmt::Debug for StudyConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StudyConfig")
-            .field("sets", &self.sets)
-            .field("families", &self.families)
-            .field("reps", &self.reps)
-            .field("seed", &self.seed)
-            .field("max_train", &self.max_train)
-            .field("max_test", &self.max_test)
-            .field("forest_trees", &self.forest_trees)
-            .field("alpha", &self.alpha)
-            .field("tie", &self.tie)
-            .finish_non_exhaustive()
-    }
 }
 
 impl StudyConfig {
@@ -326,7 +306,6 @@ impl StudyConfig {
             forest_trees: 100,
             alpha: 0.05,
             tie: TieRule::First,
-            progress: None,
         }
     }
 
@@ -454,6 +433,32 @@ pub struct Comparison {
     pub verdict: Verdict,
 }
 
+/// Relative risks and verdicts of one family over the data sets: what a line of the summary and
+/// of the comparisons' summary both report.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Data sets summarised (cells that ran with a finite positive ratio).
+    pub sets: usize,
+    /// Geometric mean of the ratios over those sets.
+    pub relative: f64,
+    /// Sets where the numerator (the procedure, against 10-fold CV) wins / ties / loses.
+    pub wins: usize,
+    /// Ties.
+    pub ties: usize,
+    /// Losses.
+    pub losses: usize,
+}
+
+impl Tally {
+    /// The tally of `(ratio, verdict)` pairs, one per cell: the geometric mean of the finite
+    /// positive ratios, the verdicts counted over every cell.
+    fn of(cells: &[(f64, Verdict)]) -> Self {
+        let (relative, sets) = geometric_mean(cells.iter().map(|(r, _)| *r));
+        let count = |v: Verdict| cells.iter().filter(|(_, x)| *x == v).count();
+        Tally { sets, relative, wins: count(Verdict::Win), ties: count(Verdict::Tie), losses: count(Verdict::Loss) }
+    }
+}
+
 /// A comparison over the data sets, per family.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ComparisonSummary {
@@ -461,16 +466,9 @@ pub struct ComparisonSummary {
     pub family: StudyFamily,
     /// Its label in [`COMPARISONS`].
     pub label: String,
-    /// Data sets summarised (cells with the comparison and a finite positive ratio).
-    pub sets: usize,
-    /// Geometric mean of the ratios.
-    pub relative: f64,
-    /// Sets where the numerator wins / ties / loses.
-    pub wins: usize,
-    /// Ties.
-    pub ties: usize,
-    /// Losses.
-    pub losses: usize,
+    /// The numerator against the denominator over the sets.
+    #[serde(flatten)]
+    pub tally: Tally,
 }
 
 /// A line of the summary: one family × procedure over the data sets.
@@ -482,16 +480,9 @@ pub struct SummaryRow {
     pub procedure: StudyProcedure,
     /// Its label in tables.
     pub label: String,
-    /// Data sets summarised (cells that ran and where CV's risk is positive).
-    pub sets: usize,
-    /// Geometric mean over the sets of the relative risk against 10-fold CV.
-    pub relative: f64,
-    /// Sets where the procedure wins / ties / loses against 10-fold CV.
-    pub wins: usize,
-    /// Ties.
-    pub ties: usize,
-    /// Losses.
-    pub losses: usize,
+    /// The procedure against 10-fold CV over the sets (those where CV's risk is positive).
+    #[serde(flatten)]
+    pub tally: Tally,
     /// Mean over the sets of the fits per repetition.
     pub fits: f64,
     /// Mean over the sets of the seconds per repetition.
@@ -529,6 +520,15 @@ pub struct StudyResult {
 /// [`StudyConfig::check`]; a set name the manifest does not list; read errors of a set's file.
 /// Fit failures do not stop the study: they fail their cell ([`Cell::error`]).
 pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult> {
+    run_with(manifest, config, &Rayon)
+}
+
+/// As [`run`], each cell's repetitions the units of `executor` (one at a time per cell, cells in
+/// turn): its observer hears of every (set, family, repetition) and may stop the study.
+///
+/// # Errors
+/// As [`run`]; [`Error::Interrupted`] when the observer stopped the study.
+pub fn run_with(manifest: &StudyManifest, config: &StudyConfig, executor: &dyn Executor) -> Result<StudyResult> {
     config.check()?;
     let chosen = chosen_sets(manifest, &config.sets)?;
     let mut cells = Vec::new();
@@ -536,7 +536,7 @@ pub fn run(manifest: &StudyManifest, config: &StudyConfig) -> Result<StudyResult
         let data = manifest.read_csv(set, MissingPolicy::Median)?.data;
         manifest.check_read(set, &data)?;
         for &family in &config.families {
-            cells.push(run_cell(&data, set, position, family, config));
+            cells.push(run_cell(&data, set, position, family, config, executor)?);
         }
     }
     let summary = summarize(&cells);
@@ -595,7 +595,15 @@ fn repetition_failure(r: usize, e: &crate::Error) -> String {
     format!("repetition {r}: {}", crate::one_line(e))
 }
 
-fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily, config: &StudyConfig) -> Cell {
+/// A cell; a failed repetition fails the cell, not the study (only a stopped executor does).
+fn run_cell(
+    data: &Dataset,
+    set: &StudySet,
+    position: usize,
+    family: StudyFamily,
+    config: &StudyConfig,
+    executor: &dyn Executor,
+) -> Result<Cell> {
     let n = data.n_rows();
     let n_train = (n * 7 / 10).min(config.max_train);
     let n_test = (n - n_train).min(config.max_test);
@@ -614,16 +622,9 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
         error: None,
     };
     let set_seed = config.seed.child(Purpose::Experiment, position as u64);
-    let reps: Vec<Result<Repetition>> = (0..config.reps as u64)
-        .into_par_iter()
-        .map(|r| {
-            let out = repetition(data, family, set_seed.child(Purpose::Data, r), n_train, n_test, config);
-            if let Some(p) = &config.progress {
-                p(1);
-            }
-            out
-        })
-        .collect();
+    let reps: Vec<Result<Repetition>> = map_ordered(executor, config.reps, |r| {
+        Ok(repetition(data, family, set_seed.child(Purpose::Data, r as u64), n_train, n_test, config))
+    })?;
     let outcome = reps
         .into_iter()
         .enumerate()
@@ -643,7 +644,7 @@ fn run_cell(data: &Dataset, set: &StudySet, position: usize, family: StudyFamily
         }
         Err(e) => cell.error = Some(e),
     }
-    cell
+    Ok(cell)
 }
 
 /// The inner split sets of a repetition's training rows, in the order of the `VFOLD`, `MC_08`,
@@ -878,25 +879,16 @@ pub fn summarize_comparisons(cells: &[Cell]) -> Vec<ComparisonSummary> {
     let mut out = Vec::new();
     for family in families_of(cells) {
         for (label, _, _) in COMPARISONS {
-            let found: Vec<&Comparison> = cells
+            let found: Vec<(f64, Verdict)> = cells
                 .iter()
                 .filter(|c| c.family == family && c.error.is_none())
                 .filter_map(|c| c.comparisons.iter().find(|x| x.label == label))
+                .map(|x| (x.relative, x.verdict))
                 .collect();
             if found.is_empty() {
                 continue;
             }
-            let (relative, sets) = geometric_mean(found.iter().map(|x| x.relative));
-            let count = |v: Verdict| found.iter().filter(|x| x.verdict == v).count();
-            out.push(ComparisonSummary {
-                family,
-                label: label.into(),
-                sets,
-                relative,
-                wins: count(Verdict::Win),
-                ties: count(Verdict::Tie),
-                losses: count(Verdict::Loss),
-            });
+            out.push(ComparisonSummary { family, label: label.into(), tally: Tally::of(&found) });
         }
     }
     out
@@ -910,8 +902,7 @@ pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
         let ran: Vec<&Cell> = cells.iter().filter(|c| c.family == family && c.error.is_none()).collect();
         for (k, (procedure, _)) in PROCEDURES.iter().enumerate() {
             let rows: Vec<&ProcedureRow> = ran.iter().map(|c| &c.rows[k]).collect();
-            let (relative, sets) = geometric_mean(rows.iter().map(|r| r.relative));
-            let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+            let tally = Tally::of(&rows.iter().map(|r| (r.relative, r.verdict)).collect::<Vec<_>>());
             let mean = |x: &dyn Fn(&ProcedureRow) -> f64| {
                 if rows.is_empty() { f64::NAN } else { rows.iter().map(|r| x(r)).sum::<f64>() / rows.len() as f64 }
             };
@@ -919,11 +910,7 @@ pub fn summarize(cells: &[Cell]) -> Vec<SummaryRow> {
                 family,
                 procedure: *procedure,
                 label: procedure.label(),
-                sets,
-                relative,
-                wins: count(Verdict::Win),
-                ties: count(Verdict::Tie),
-                losses: count(Verdict::Loss),
+                tally,
                 fits: mean(&|r| r.fits),
                 seconds: mean(&|r| r.seconds),
             });
@@ -1101,8 +1088,17 @@ mod tests {
         let config = tiny(&["penguins", "salaries"], &[StudyFamily::Cart, StudyFamily::Linear]);
         let risks = |r: &StudyResult| -> Vec<Vec<f64>> { r.cells.iter().flat_map(|c| c.rows.iter().map(|p| p.risks.clone())).collect() };
         let many = run(&m, &config).unwrap();
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| run(&m, &config).unwrap());
+        // One thread, the repetitions in reverse order, each heard by the observer.
+        struct Count(std::sync::atomic::AtomicUsize);
+        impl crate::engine::Observer for Count {
+            fn finished(&self, _: usize, _: usize) {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let count = Count(0.into());
+        let one = run_with(&m, &config, &crate::engine::Observed::new(&crate::engine::testing::Reversed, &count)).unwrap();
         assert_eq!(risks(&many), risks(&one));
+        assert_eq!(count.0.into_inner(), 4 * config.reps, "one event per (set, family, repetition)");
         assert!(many.cells.iter().all(|c| c.error.is_none()), "{:?}", many.cells.iter().map(|c| &c.error).collect::<Vec<_>>());
         assert_eq!(many.cells.len(), 4);
         assert_eq!(many.summary.len(), 2 * PROCEDURES.len());
@@ -1148,7 +1144,7 @@ mod tests {
         first[6].relative = 0.25;
         let failed = Cell { rows: vec![], error: Some("boom".into()), ..cell("c", vec![]) };
         let summary = summarize(&[cell("a", first), cell("b", other), failed]);
-        let s = &summary[6];
+        let s = &summary[6].tally;
         assert_eq!((s.sets, s.wins, s.ties, s.losses), (2, 1, 0, 1));
         assert!((s.relative - 1.0).abs() < 1e-12);
 
@@ -1169,7 +1165,22 @@ mod tests {
         b.comparisons = found;
         let summary = summarize_comparisons(&[a, b]);
         assert_eq!(summary.len(), 4);
-        assert_eq!((summary[1].sets, summary[1].wins, summary[2].losses), (2, 2, 2));
+        assert_eq!((summary[1].tally.sets, summary[1].tally.wins, summary[2].tally.losses), (2, 2, 2));
+    }
+
+    /// The summaries keep the fields of study.json where they were: a document written before
+    /// the tally was shared reads, and writes back the same text.
+    #[test]
+    fn summaries_read_and_write_the_same_study_json_fields() {
+        let row = r#"{"family":"knn","procedure":{"kind":"cv+1se","tau":null,"v":10},"label":"cv+1se V=10","sets":3,"relative":0.98,"wins":1,"ties":2,"losses":0,"fits":11.0,"seconds":0.5}"#;
+        let parsed: SummaryRow = serde_json::from_str(row).unwrap();
+        assert_eq!(parsed.tally, Tally { sets: 3, relative: 0.98, wins: 1, ties: 2, losses: 0 });
+        assert_eq!(parsed.procedure.kind, ProcedureKind::CvOneSe);
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), row);
+        let comparison = r#"{"family":"svm","label":"agghoo / cv","sets":2,"relative":1.25,"wins":0,"ties":1,"losses":1}"#;
+        let parsed: ComparisonSummary = serde_json::from_str(comparison).unwrap();
+        assert_eq!((parsed.tally.relative, parsed.tally.losses), (1.25, 1));
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), comparison);
     }
 
     /// The confirmation sets read as their manifest says, and none is a set of the study.

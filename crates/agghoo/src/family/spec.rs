@@ -195,7 +195,12 @@ impl FamilySpec {
     /// How the family receives categorical columns (see [`FamilyKind::encoding`]); for a union
     /// of families that disagree, one-hot (every family accepts it).
     pub fn encoding(&self) -> crate::data::Encoding {
-        let kinds = self.kinds();
+        Self::encoding_of(&self.kinds())
+    }
+
+    /// The [`encoding`](Self::encoding) of a family made of `kinds` (one, or a union): their
+    /// common encoding, one-hot when they disagree.
+    pub fn encoding_of(kinds: &[FamilyKind]) -> crate::data::Encoding {
         let first = kinds.first().map_or(crate::data::Encoding::OneHot, |k| k.encoding());
         if kinds.iter().all(|k| k.encoding() == first) { first } else { crate::data::Encoding::OneHot }
     }
@@ -203,7 +208,13 @@ impl FamilySpec {
     /// The preprocessing of `data` for this family (see [`FamilyKind::preprocess`]), in its
     /// [`encoding`](Self::encoding).
     pub fn preprocess(&self, data: &Dataset, standardize: bool, missing: crate::data::MissingCategory) -> Preprocess {
-        Preprocess::for_data(data, standardize, crate::data::CategoryOptions { encoding: self.encoding(), missing })
+        Self::preprocess_of(&self.kinds(), data, standardize, missing)
+    }
+
+    /// The [`preprocess`](Self::preprocess) of a family made of `kinds`, before its settings are
+    /// parsed (what a command line knows from its family names).
+    pub fn preprocess_of(kinds: &[FamilyKind], data: &Dataset, standardize: bool, missing: crate::data::MissingCategory) -> Preprocess {
+        Preprocess::for_data(data, standardize, crate::data::CategoryOptions { encoding: Self::encoding_of(kinds), missing })
     }
 
     /// Builds the family for `data` (grids may depend on the data: CART's pruning sequence, the

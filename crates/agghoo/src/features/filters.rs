@@ -29,11 +29,11 @@
 use std::collections::BinaryHeap;
 use std::sync::OnceLock;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Change, Scorer, SkippedFeature, SubsetScore, constant_columns, impute_own_medians};
 use crate::data::{Dataset, Target};
+use crate::engine::{Executor, Rayon, map_ordered};
 use crate::error::{Error, Result};
 
 /// Whether a feature is treated as continuous or discrete by the mutual-information filter.
@@ -107,6 +107,14 @@ pub struct FilterReport {
 /// # Errors
 /// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for k = 0 neighbours.
 pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
+    rank_features_with(data, filter, &Rayon)
+}
+
+/// As [`rank_features`], each column's score a unit of `executor`.
+///
+/// # Errors
+/// As [`rank_features`].
+pub fn rank_features_with(data: &Dataset, filter: &Filter, executor: &dyn Executor) -> Result<FilterReport> {
     data.check_numeric("feature selection")?;
     data.check_learnable()?;
     let data = &*impute_own_medians(data)?;
@@ -115,20 +123,17 @@ pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
     let scores: Vec<f64> = match *filter {
         Filter::Pearson => {
             let targets = target_vectors(data.target());
-            usable.par_iter().map(|&j| standardized(&column(data, j)).map_or(0.0, |c| target_score(&c, &targets))).collect()
+            map_ordered(executor, usable.len(), |i| Ok(standardized(&column(data, usable[i])).map_or(0.0, |c| target_score(&c, &targets))))?
         }
-        Filter::MutualInformation { n_neighbors, discreteness } => usable
-            .par_iter()
-            .map(|&j| {
-                let x = column(data, j);
-                let discrete = match discreteness {
-                    Discreteness::Continuous => false,
-                    Discreteness::Discrete => true,
-                    Discreteness::Auto => looks_discrete(&x),
-                };
-                mutual_information(&x, data.target(), n_neighbors, discrete)
-            })
-            .collect::<Result<_>>()?,
+        Filter::MutualInformation { n_neighbors, discreteness } => map_ordered(executor, usable.len(), |i| {
+            let x = column(data, usable[i]);
+            let discrete = match discreteness {
+                Discreteness::Continuous => false,
+                Discreteness::Discrete => true,
+                Discreteness::Auto => looks_discrete(&x),
+            };
+            mutual_information(&x, data.target(), n_neighbors, discrete)
+        })?,
     };
     let mut ranking: Vec<FeatureScore> =
         usable.iter().zip(scores).map(|(&index, score)| FeatureScore { index, name: data.feature_names()[index].clone(), score }).collect();
@@ -167,16 +172,23 @@ impl CfsScorer {
     /// # Errors
     /// [`Error::ConstantTarget`].
     pub fn new(data: &Dataset) -> Result<Self> {
+        Self::new_with(data, &Rayon)
+    }
+
+    /// As [`CfsScorer::new`], each column's standardisation a unit of `executor`.
+    ///
+    /// # Errors
+    /// As [`CfsScorer::new`].
+    pub fn new_with(data: &Dataset, executor: &dyn Executor) -> Result<Self> {
         data.check_numeric("feature selection")?;
         data.check_learnable()?;
         let data = &*impute_own_medians(data)?;
         let skipped = constant_columns(data);
         let targets = target_vectors(data.target());
         let d = data.n_features();
-        let columns: Vec<Vec<f64>> = (0..d)
-            .into_par_iter()
-            .map(|j| if skipped.iter().any(|s| s.index == j) { Vec::new() } else { standardized(&column(data, j)).unwrap_or_default() })
-            .collect();
+        let columns: Vec<Vec<f64>> = map_ordered(executor, d, |j| {
+            Ok(if skipped.iter().any(|s| s.index == j) { Vec::new() } else { standardized(&column(data, j)).unwrap_or_default() })
+        })?;
         let relevance = columns.iter().map(|c| if c.is_empty() { 0.0 } else { target_score(c, &targets) }).collect();
         Ok(Self { names: data.feature_names().to_vec(), skipped, columns, relevance, rows: (0..d).map(|_| OnceLock::new()).collect() })
     }
@@ -196,7 +208,7 @@ impl CfsScorer {
     /// # Errors
     /// [`Error::InvalidParameter`] for an empty subset or a skipped / out-of-range column.
     pub fn merit(&self, subset: &[usize]) -> Result<f64> {
-        Ok(-self.score(subset)?.value)
+        Ok(-self.score(subset, &Rayon)?.value)
     }
 
     fn row(&self, i: usize) -> &[f64] {
@@ -216,10 +228,10 @@ impl CfsScorer {
         Ok(())
     }
 
-    /// `(Σ_cf, Σ_ff)` of a subset.
-    fn sums(&self, subset: &[usize]) -> (f64, f64) {
-        subset.par_iter().for_each(|&i| {
-            self.row(i);
+    /// `(Σ_cf, Σ_ff)` of a subset, its missing correlation rows computed as units of `executor`.
+    fn sums(&self, subset: &[usize], executor: &dyn Executor) -> (f64, f64) {
+        executor.for_each(subset.len(), &|a| {
+            self.row(subset[a]);
         });
         let cf = subset.iter().map(|&i| self.relevance[i]).sum();
         let mut ff = 0.0;
@@ -246,32 +258,30 @@ impl Scorer for CfsScorer {
     fn skipped(&self) -> &[SkippedFeature] {
         &self.skipped
     }
-    fn score(&self, subset: &[usize]) -> Result<SubsetScore> {
+    fn score(&self, subset: &[usize], executor: &dyn Executor) -> Result<SubsetScore> {
         self.check(subset)?;
-        let (cf, ff) = self.sums(subset);
+        let (cf, ff) = self.sums(subset, executor);
         Ok(merit_from_sums(subset.len(), cf, ff))
     }
-    fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize]) -> Result<Vec<SubsetScore>> {
+    fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize], executor: &dyn Executor) -> Result<Vec<SubsetScore>> {
         if !base.is_empty() {
             self.check(base)?;
         }
         if !candidates.is_empty() {
             self.check(candidates)?;
         }
-        let (cf, ff) = self.sums(base);
+        let (cf, ff) = self.sums(base, executor);
         let k = base.len();
         let rows: Vec<&[f64]> = base.iter().map(|&i| self.row(i)).collect();
-        candidates
-            .par_iter()
-            .map(|&j| {
-                let link: f64 = base.iter().zip(&rows).filter(|(i, _)| **i != j).map(|(_, r)| r[j]).sum();
-                match change {
-                    Change::Add => Ok(merit_from_sums(k + 1, cf + self.relevance[j], ff + link)),
-                    Change::Remove if k >= 2 => Ok(merit_from_sums(k - 1, cf - self.relevance[j], (ff - link).max(0.0))),
-                    Change::Remove => Err(Error::invalid("subset", "at least one feature", "an empty subset")),
-                }
-            })
-            .collect()
+        map_ordered(executor, candidates.len(), |c| {
+            let j = candidates[c];
+            let link: f64 = base.iter().zip(&rows).filter(|(i, _)| **i != j).map(|(_, r)| r[j]).sum();
+            match change {
+                Change::Add => Ok(merit_from_sums(k + 1, cf + self.relevance[j], ff + link)),
+                Change::Remove if k >= 2 => Ok(merit_from_sums(k - 1, cf - self.relevance[j], (ff - link).max(0.0))),
+                Change::Remove => Err(Error::invalid("subset", "at least one feature", "an empty subset")),
+            }
+        })
     }
 }
 

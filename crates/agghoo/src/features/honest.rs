@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     CfsScorer, EmbeddedMethod, EmbeddedReport, Filter, FilterReport, SearchConfig, SearchReport, WrapperScorer, embedded_select,
-    rank_features, search,
+    rank_features_with, search_with,
 };
 use crate::data::{Dataset, Preprocess};
 use crate::engine::{self, Executor, Job, Rayon};
@@ -211,10 +211,19 @@ pub struct Selection {
 /// wrapper failing on a subset ([`Error::FeatureSubset`]), unsupported embedded methods;
 /// [`Error::EmptySelection`] when no feature was selected.
 pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Result<Selection> {
+    select_features_with(selector, data, seed, &Rayon)
+}
+
+/// As [`select_features`], the scoring's units (columns, candidate subsets, splits) run by
+/// `executor`.
+///
+/// # Errors
+/// As [`select_features`].
+pub fn select_features_with(selector: &Selector, data: &Dataset, seed: Seed, executor: &dyn Executor) -> Result<Selection> {
     data.check_numeric("feature selection")?;
     let (mut features, details) = match selector {
         Selector::Ranking { filter, n_features } => {
-            let report = rank_features(data, filter)?;
+            let report = rank_features_with(data, filter, executor)?;
             if *n_features == 0 || *n_features > report.ranking.len() {
                 return Err(Error::InvalidParameter {
                     name: "features",
@@ -226,11 +235,11 @@ pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Resul
         }
         Selector::Search { scorer, search: config } => {
             let report = match scorer {
-                ScorerSpec::Cfs => search(&CfsScorer::new(data)?, config)?,
+                ScorerSpec::Cfs => search_with(&CfsScorer::new_with(data, executor)?, config, executor)?,
                 ScorerSpec::Wrapper { learner, plan, loss, preprocess } => {
                     let fam = learner.build(data, preprocess)?;
                     let splits = plan.instantiate(&PlanContext::of(data), seed)?;
-                    search(&WrapperScorer::new(fam.as_ref(), data, &splits, 0, *loss, *preprocess)?, config)?
+                    search_with(&WrapperScorer::new(fam.as_ref(), data, &splits, 0, *loss, *preprocess)?, config, executor)?
                 }
             };
             (report.selected.clone(), SelectionDetails::Search(report))
@@ -349,8 +358,17 @@ pub struct HonestReport {
 /// failed (with the cause, [`Error::EmptySelection`] among them); [`Error::Fit`] /
 /// [`Error::SplitFailed`] naming the outer split whose learner failed; the naive selection's errors.
 pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) -> Result<HonestReport> {
+    evaluate_honestly_with(data, outer, config, &Rayon)
+}
+
+/// As [`evaluate_honestly`], the outer folds (and the naive selection) as the units of
+/// `executor`; the work inside a fold runs on [`Inner`](engine::Inner) of it.
+///
+/// # Errors
+/// As [`evaluate_honestly`].
+pub fn evaluate_honestly_with(data: &Dataset, outer: &Splits, config: &HonestConfig, executor: &dyn Executor) -> Result<HonestReport> {
     data.check_numeric("feature selection")?;
-    engine::run(&HonestJob { config: config.clone(), outer: outer.clone() }, data, &Rayon)
+    engine::run(&HonestJob { config: config.clone(), outer: outer.clone() }, data, executor)
 }
 
 /// The honest evaluation as a [`Job`]: one unit per outer fold (the selection on `T_j` and the
@@ -385,7 +403,7 @@ impl HonestJob {
         let config = &self.config;
         let train = data.select_rows(split.train()).map_err(|e| e.at_split(j))?;
         // The selection resamples inside T_j (its errors name inner splits): an outer split.
-        let selection = select_features(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64))
+        let selection = select_features_with(&config.selector, &train, config.seed.child(Purpose::Inner, j as u64), executor)
             .map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })?;
         // The learner's fit on T_j is this split's own work: its error is numbered j, once.
         let evaluate = || -> Result<SplitOutcome> {
@@ -427,7 +445,7 @@ impl Job for HonestJob {
         if unit < self.outer.len() {
             self.fold(data, options, unit, inner)
         } else {
-            Ok(HonestOutcome::Naive(select_features(&self.config.selector, data, self.config.seed)?))
+            Ok(HonestOutcome::Naive(select_features_with(&self.config.selector, data, self.config.seed, inner)?))
         }
     }
 

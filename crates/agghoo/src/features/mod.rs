@@ -45,16 +45,19 @@ mod search;
 mod wrapper;
 
 pub use embedded::{EmbeddedMethod, EmbeddedReport, Importance, embedded_select};
-pub use filters::{CfsScorer, Discreteness, FeatureScore, Filter, FilterReport, cfs_merit, digamma, mutual_information, rank_features};
+pub use filters::{
+    CfsScorer, Discreteness, FeatureScore, Filter, FilterReport, cfs_merit, digamma, mutual_information, rank_features, rank_features_with,
+};
 pub use honest::{
     FeatureFrequency, FoldSelection, HonestConfig, HonestJob, HonestOutcome, HonestReport, Learner, RiskEstimate, ScorerSpec, Selection,
-    SelectionDetails, Selector, evaluate_honestly, select_features,
+    SelectionDetails, Selector, evaluate_honestly, evaluate_honestly_with, select_features, select_features_with,
 };
-pub use search::{SearchConfig, SearchMethod, SearchReport, SizeResult, Stopping, TraceStep, search};
+pub use search::{SearchConfig, SearchMethod, SearchReport, SizeResult, Stopping, TraceStep, search, search_with};
 pub use wrapper::WrapperScorer;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::{Executor, Inner, map_ordered};
 use crate::error::Result;
 
 /// The score of one feature subset: lower is better (a risk, or a negated merit).
@@ -91,8 +94,10 @@ pub enum Change {
 /// Scores feature subsets for a search. Subsets are given sorted ascending, never empty.
 ///
 /// One required scoring method, [`Scorer::score`]; [`Scorer::score_changes`] scores many
-/// one-feature changes of one subset and defaults to scoring each in parallel (results in input
-/// order, so deterministic). Scorers with incremental updates (CFS) override it.
+/// one-feature changes of one subset and defaults to scoring each as a unit of the executor
+/// (results in input order, so deterministic). Scorers with incremental updates (CFS) override
+/// it. Both take the [`Executor`] their work runs on: a scorer's own parallel parts (a wrapper's
+/// splits) go through it, so a caller's executor and observer reach every unit.
 pub trait Scorer: Sync {
     /// A short description for reports (`cfs`, `wrapper knn k=5, 5-fold`).
     fn describe(&self) -> String;
@@ -100,17 +105,18 @@ pub trait Scorer: Sync {
     fn feature_names(&self) -> &[String];
     /// Columns never offered to a search (constant ones), with the reason.
     fn skipped(&self) -> &[SkippedFeature];
-    /// The score of `subset` (sorted ascending, non-empty).
+    /// The score of `subset` (sorted ascending, non-empty), its parallel parts run by `executor`.
     ///
     /// # Errors
     /// The scorer's own failures, naming the subset ([`crate::Error::FeatureSubset`]).
-    fn score(&self, subset: &[usize]) -> Result<SubsetScore>;
-    /// Scores of `base ∪ {j}` (or `base \ {j}`) for every `j` of `candidates`, in order.
+    fn score(&self, subset: &[usize], executor: &dyn Executor) -> Result<SubsetScore>;
+    /// Scores of `base ∪ {j}` (or `base \ {j}`) for every `j` of `candidates`, in order: each
+    /// candidate a unit of `executor`.
     ///
     /// # Errors
     /// As [`Scorer::score`].
-    fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize]) -> Result<Vec<SubsetScore>> {
-        crate::engine::map_ordered(&crate::engine::Rayon, candidates.len(), |i| self.score(&apply_change(base, change, candidates[i])))
+    fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize], executor: &dyn Executor) -> Result<Vec<SubsetScore>> {
+        map_ordered(executor, candidates.len(), |i| self.score(&apply_change(base, change, candidates[i]), &Inner(executor)))
     }
     /// The usable columns: every column not in [`Scorer::skipped`], ascending.
     fn usable(&self) -> Vec<usize> {

@@ -41,6 +41,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Change, Scorer, SkippedFeature, SubsetScore, apply_change};
+use crate::engine::{Executor, Inner, Rayon, map_ordered};
 use crate::error::{Error, Result};
 use crate::select::{TieRule, argmin, one_standard_error};
 
@@ -265,6 +266,14 @@ pub struct SearchReport {
 /// [`SearchConfig::max_subsets`] (with the estimate); the scorer's errors
 /// ([`Error::FeatureSubset`] naming the subset).
 pub fn search(scorer: &dyn Scorer, config: &SearchConfig) -> Result<SearchReport> {
+    search_with(scorer, config, &Rayon)
+}
+
+/// As [`search`], the candidate subsets of each step the units of `executor`.
+///
+/// # Errors
+/// As [`search`].
+pub fn search_with(scorer: &dyn Scorer, config: &SearchConfig, executor: &dyn Executor) -> Result<SearchReport> {
     let usable = scorer.usable();
     if usable.is_empty() {
         return Err(Error::invalid("features", "at least one non-constant feature", "none usable"));
@@ -275,7 +284,7 @@ pub fn search(scorer: &dyn Scorer, config: &SearchConfig) -> Result<SearchReport
     let method = format!("{:?}", config.method).to_lowercase();
     let what = format!("the {method} search over {} features (sizes {lo}..={hi})", usable.len());
     budget.check_count(crate::limits::Count::SubsetEvaluations, evaluations, what)?;
-    let mut state = State { scorer, best: vec![None; usable.len() + 1], trace: Vec::new(), n_evaluations: 0 };
+    let mut state = State { scorer, executor, best: vec![None; usable.len() + 1], trace: Vec::new(), n_evaluations: 0 };
     match config.method {
         SearchMethod::Sfs | SearchMethod::Sffs => state.forward(&usable, hi, config.method == SearchMethod::Sffs)?,
         SearchMethod::Sbs | SearchMethod::Sbfs => state.backward(&usable, lo, config.method == SearchMethod::Sbfs)?,
@@ -286,6 +295,7 @@ pub fn search(scorer: &dyn Scorer, config: &SearchConfig) -> Result<SearchReport
 
 struct State<'a> {
     scorer: &'a dyn Scorer,
+    executor: &'a dyn Executor,
     /// Best recorded (subset, score) at each size.
     best: Vec<Option<(Vec<usize>, SubsetScore)>>,
     trace: Vec<TraceStep>,
@@ -312,7 +322,7 @@ impl State<'_> {
         if candidates.is_empty() {
             return Ok(None);
         }
-        let scores = self.scorer.score_changes(base, change, candidates)?;
+        let scores = self.scorer.score_changes(base, change, candidates, self.executor)?;
         self.n_evaluations += candidates.len() as u64;
         for (&j, s) in candidates.iter().zip(&scores) {
             if !s.value.is_finite() {
@@ -363,7 +373,7 @@ impl State<'_> {
 
     fn backward(&mut self, usable: &[usize], lo: usize, floating: bool) -> Result<()> {
         let mut subset = usable.to_vec();
-        let score = self.scorer.score(&subset)?;
+        let score = self.scorer.score(&subset, self.executor)?;
         self.n_evaluations += 1;
         if !score.value.is_finite() {
             return Err(self.non_finite(&subset, score.value));
@@ -401,7 +411,7 @@ impl State<'_> {
                     done = !next_combination(&mut positions, d);
                 }
                 let scores: Vec<SubsetScore> =
-                    crate::engine::map_ordered(&crate::engine::Rayon, batch.len(), |i| self.scorer.score(&batch[i]))?;
+                    map_ordered(self.executor, batch.len(), |i| self.scorer.score(&batch[i], &Inner(self.executor)))?;
                 self.n_evaluations += batch.len() as u64;
                 for (subset, score) in batch.iter().zip(scores) {
                     if !score.value.is_finite() {

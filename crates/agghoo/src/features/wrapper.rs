@@ -17,12 +17,13 @@
 //! set `T_j` with an inner plan drawn on `T_j`, and scores the resulting predictor on `T_jᶜ`
 //! (nested CV; cost × the inner plan's size).
 //!
-//! Candidates are scored in parallel by the searches (the default
-//! [`Scorer::score_changes`]), each split of a candidate in parallel again; results are
-//! collected in order, so the search is deterministic for any thread count.
+//! Candidates are scored as the units of the search's executor (the default
+//! [`Scorer::score_changes`]), each split of a candidate a unit of its inner executor; results
+//! are collected in order, so the search is deterministic for any executor and thread count.
 
 use super::{Scorer, SkippedFeature, SubsetScore, constant_columns};
 use crate::data::{Dataset, Preprocess};
+use crate::engine::Executor;
 use crate::error::{Error, Result};
 use crate::family::Family;
 use crate::loss::Loss;
@@ -88,7 +89,7 @@ impl WrapperScorer<'_> {
     }
 
     /// Nested scoring of one column subset: selection on each training set, risk on its validation set.
-    fn nested(&self, columns: &Dataset, plan: &Plan, method: Method, seed: Seed) -> Result<Vec<SplitOutcome>> {
+    fn nested(&self, columns: &Dataset, plan: &Plan, method: Method, seed: Seed, executor: &dyn Executor) -> Result<Vec<SplitOutcome>> {
         let loss = self.options.losses[0];
         let mut config = SelectConfig::new(method);
         config.loss = Some(loss);
@@ -101,7 +102,7 @@ impl WrapperScorer<'_> {
                     let train = columns.select_rows(split.train())?;
                     let validation = columns.select_rows(split.validation())?;
                     let inner = plan.instantiate(&PlanContext::of(&train), seed.child(Purpose::Inner, j as u64))?;
-                    let (model, _) = select::select(self.family, &train, &inner, &config)?;
+                    let (model, _) = select::select_with(self.family, &train, &inner, &config, executor)?;
                     let risk = loss.risk(&model.predict(&validation)?, &validation.all())?;
                     if !risk.is_finite() {
                         return Err(Error::NonFiniteRisk(format!("validation risk is {risk}")));
@@ -131,7 +132,7 @@ impl Scorer for WrapperScorer<'_> {
     fn skipped(&self) -> &[SkippedFeature] {
         &self.skipped
     }
-    fn score(&self, subset: &[usize]) -> Result<SubsetScore> {
+    fn score(&self, subset: &[usize], executor: &dyn Executor) -> Result<SubsetScore> {
         if subset.is_empty() {
             return Err(Error::invalid("subset", "at least one feature", "an empty subset"));
         }
@@ -139,10 +140,10 @@ impl Scorer for WrapperScorer<'_> {
         let run = || -> Result<SubsetScore> {
             let columns = self.data.select_columns(subset)?;
             if let Some((plan, method, seed)) = &self.inner {
-                let curve = cv_curve(&self.nested(&columns, plan, *method, *seed)?);
+                let curve = cv_curve(&self.nested(&columns, plan, *method, *seed, executor)?);
                 return Ok(SubsetScore { value: curve.mean[0], standard_error: curve.standard_error[0] });
             }
-            let outcomes = evaluate_splits(self.family, &columns, self.splits, &self.options, &crate::engine::Rayon)?;
+            let outcomes = evaluate_splits(self.family, &columns, self.splits, &self.options, executor)?;
             let curve = cv_curve(&outcomes);
             Ok(SubsetScore { value: curve.mean[self.grid_index], standard_error: curve.standard_error[self.grid_index] })
         };

@@ -27,6 +27,4 @@ pub use run::{conclude, evaluation_options, evaluation_splits, select, select_wi
 
 // The engine's per-split evaluation, re-exported where procedures are documented.
 pub(crate) use crate::engine::summarize;
-pub use crate::engine::{
-    EvalOptions, Progress, SplitOutcome, TIE_RELATIVE_TOLERANCE, TieRule, argmin, evaluate_splits, one_standard_error,
-};
+pub use crate::engine::{EvalOptions, SplitOutcome, TIE_RELATIVE_TOLERANCE, TieRule, argmin, evaluate_splits, one_standard_error};

@@ -86,7 +86,7 @@ pub fn subtree<L: Incremental>(learner: &L, block: &ChunkedData, model: L::Model
         mode,
         parallel: config.parallel,
         at_leaf: &at_leaf,
-        progress: None,
+        executor: &crate::engine::Rayon,
     };
     let mut leaves: Vec<Option<(f64, ())>> = (0..k).map(|_| None).collect();
     let n_point_updates = runner.tree(0, k - 1, 1, &mut model, &mut leaves, &mut Scratch::new(k), 0)?;

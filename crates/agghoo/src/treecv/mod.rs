@@ -22,10 +22,13 @@
 //! `Seed::rng(Purpose::Learner, node_id)`, where `node_id` is the heap number of the child the
 //! update trains for (root 1, children `2i`, `2i + 1`) — a function of the recursion position
 //! only, so results do not depend on the thread count. The standard method's fold j uses stream
-//! `2^62 + j`. Parallel execution forks the two branches with `rayon::join` (a copy of the model
-//! per fork) above a size cutoff and runs sequentially below it; every leaf writes its own slot
-//! and the sums are reduced serially in chunk order, so parallel and sequential results are
-//! bit-identical. The design note (`treecv/README.md`) covers snapshots, costs, and the
+//! `2^62 + j`. Parallel execution ([`TreeCvConfig::parallel`]) forks the two branches as two
+//! units of the run's [`Executor`] (a copy of the model per fork) above a size cutoff and runs
+//! sequentially below it; the standard method's folds are units likewise. Every leaf writes its
+//! own slot and the sums are reduced serially in chunk order, so parallel and sequential results
+//! are bit-identical for any executor. The executor's observer hears every update's points
+//! ([`Observer::progressed`](crate::engine::Observer::progressed)) and may stop the run between
+//! updates. The design note (`treecv/README.md`) covers snapshots, costs, and the
 //! distributed variant.
 
 mod chunks;
@@ -39,10 +42,12 @@ pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, sel
 
 use std::time::Instant;
 
+use std::sync::Mutex;
+
 use rand::RngExt;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::{Executor, Inner, Rayon, map_ordered};
 use crate::error::{Error, Result};
 use crate::incremental::{Incremental, SnapshotMode};
 use crate::names::named;
@@ -86,7 +91,7 @@ pub struct TreeCvConfig {
     pub method: Method,
     /// Fixed or randomised point order.
     pub order: Order,
-    /// Fork the branches (tree) or the folds (standard) on the rayon pool.
+    /// Fork the branches (tree) or the folds (standard) as units of the run's executor.
     pub parallel: bool,
     /// Overrides the learner's preferred snapshot mode (tree method only).
     pub snapshot: Option<SnapshotMode>,
@@ -181,21 +186,17 @@ const PARALLEL_CUTOFF: usize = 16_384;
 /// the copy mode or any parallel fork, save/revert for that mode); [`Error::NonFiniteRisk`] when a
 /// chunk's loss is not finite.
 pub fn run<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfig) -> Result<TreeCvReport> {
-    run_with_leaves(learner, data, config, |_, _| ()).map(|(report, _)| report)
+    run_with(learner, data, config, &Rayon)
 }
 
-/// As [`run`], calling `progress(m)` after every update of `m` points (from any thread), for a
-/// progress bar whose length is [`expected_updates`].
+/// As [`run`], the parallel forks run by `executor`, whose observer hears
+/// [`progressed(m)`](crate::engine::Observer::progressed) after every update of `m` points (from any thread; a
+/// progress bar's length is [`expected_updates`]) and is asked before each update whether to go on.
 ///
 /// # Errors
-/// As [`run`].
-pub fn run_with_progress<L: Incremental>(
-    learner: &L,
-    data: &ChunkedData,
-    config: &TreeCvConfig,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<TreeCvReport> {
-    run_inner(learner, data, config, |_, _| (), Some(progress)).map(|(report, _)| report)
+/// As [`run`]; [`Error::Interrupted`] when the observer stopped the run.
+pub fn run_with<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfig, executor: &dyn Executor) -> Result<TreeCvReport> {
+    run_inner(learner, data, config, |_, _| (), executor).map(|(report, _)| report)
 }
 
 /// The number of point-updates a run will perform: `Σ_j |Z_j| · depth(j)` for the tree (depth of
@@ -233,7 +234,7 @@ where
     T: Send,
     F: Fn(usize, &L::Model) -> T + Sync,
 {
-    run_inner(learner, data, config, at_leaf, None)
+    run_inner(learner, data, config, at_leaf, &Rayon)
 }
 
 fn run_inner<L, T, F>(
@@ -241,7 +242,7 @@ fn run_inner<L, T, F>(
     data: &ChunkedData,
     config: &TreeCvConfig,
     at_leaf: F,
-    progress: Option<&(dyn Fn(u64) + Sync)>,
+    executor: &dyn Executor,
 ) -> Result<(TreeCvReport, Vec<T>)>
 where
     L: Incremental,
@@ -261,8 +262,16 @@ where
             learner.save(&probe, &mut L::Log::default())?;
         }
     }
-    let runner =
-        Runner { learner, data, order: config.order, seed: config.seed, mode, parallel: config.parallel, at_leaf: &at_leaf, progress };
+    let runner = Runner {
+        learner,
+        data,
+        order: config.order,
+        seed: config.seed,
+        mode,
+        parallel: config.parallel,
+        at_leaf: &at_leaf,
+        executor: &Inner(executor),
+    };
     let mut leaves: Vec<Option<(f64, T)>> = (0..k).map(|_| None).collect();
     let n_point_updates = match config.method {
         Method::Tree => {
@@ -352,7 +361,8 @@ struct Runner<'a, L, F> {
     mode: SnapshotMode,
     parallel: bool,
     at_leaf: &'a F,
-    progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// Runs the forks; its observer hears the updates' points and may stop the run.
+    executor: &'a dyn Executor,
 }
 
 impl<L, T, F> Runner<'_, L, F>
@@ -361,8 +371,10 @@ where
     T: Send,
     F: Fn(usize, &L::Model) -> T + Sync,
 {
-    /// Feeds chunks `a..=b` to `model` (fixed or randomised with stream `node`); returns the count.
-    fn feed(&self, model: &mut L::Model, a: usize, b: usize, node: u64, perm: &mut Vec<u32>) -> u64 {
+    /// Feeds chunks `a..=b` to `model` (fixed or randomised with stream `node`); returns the
+    /// count, or [`Error::Interrupted`] when the observer stopped the run.
+    fn feed(&self, model: &mut L::Model, a: usize, b: usize, node: u64, perm: &mut Vec<u32>) -> Result<u64> {
+        self.check_going()?;
         let rows = self.data.chunk_range(a, b);
         match self.order {
             Order::Fixed => rows.update(self.learner, model),
@@ -371,10 +383,12 @@ where
                 rows.update_in_order(self.learner, model, perm);
             }
         }
-        if let Some(progress) = self.progress {
-            progress(rows.len() as u64);
-        }
-        rows.len() as u64
+        self.executor.observer().progressed(rows.len() as u64);
+        Ok(rows.len() as u64)
+    }
+
+    fn check_going(&self) -> Result<()> {
+        if self.executor.observer().keep_going() { Ok(()) } else { Err(Error::Interrupted("TreeCV stopped between updates".into())) }
     }
 
     fn leaf(&self, j: usize, model: &L::Model) -> (f64, T) {
@@ -399,42 +413,47 @@ where
         let m = (s + e) / 2;
         let (left, right) = out.split_at_mut(m - s + 1);
         if self.parallel && self.data.range_len(s, e) >= PARALLEL_CUTOFF {
+            // The two branches as two units; each takes its own model, slots and scratch.
             let mut g = self.learner.copy(model)?;
             let mut other = Scratch::new(m - s + 1);
-            let (a, b) = rayon::join(
-                || -> Result<u64> {
-                    let u = self.feed(&mut g, m + 1, e, 2 * node, &mut other.perm);
-                    Ok(u + self.tree(s, m, 2 * node, &mut g, left, &mut other, 0)?)
-                },
-                || -> Result<u64> {
-                    let u = self.feed(model, s, m, 2 * node + 1, &mut scratch.perm);
+            let branches = [Mutex::new((&mut g, left, &mut other)), Mutex::new((model, right, scratch))];
+            let updates = map_ordered(self.executor, 2, |i| {
+                let mut branch = branches[i].lock().map_err(|_| Error::Internal("a TreeCV branch panicked".into()))?;
+                if i == 0 {
+                    let (g, left, other) = &mut *branch;
+                    let u = self.feed(g, m + 1, e, 2 * node, &mut other.perm)?;
+                    Ok(u + self.tree(s, m, 2 * node, g, left, other, 0)?)
+                } else {
+                    let (model, right, scratch) = &mut *branch;
+                    let u = self.feed(model, s, m, 2 * node + 1, &mut scratch.perm)?;
                     Ok(u + self.tree(m + 1, e, 2 * node + 1, model, right, scratch, depth + 1)?)
-                },
-            );
-            return Ok(a? + b?);
+                }
+            })?;
+            return Ok(updates.iter().sum());
         }
         let mut updates = 0;
         match self.mode {
             SnapshotMode::Copy => {
                 let mut g = self.learner.copy(model)?;
-                updates += self.feed(&mut g, m + 1, e, 2 * node, &mut scratch.perm);
+                updates += self.feed(&mut g, m + 1, e, 2 * node, &mut scratch.perm)?;
                 updates += self.tree(s, m, 2 * node, &mut g, left, scratch, depth + 1)?;
             }
             SnapshotMode::SaveRevert => {
                 self.learner.save(model, &mut scratch.logs[depth])?;
-                updates += self.feed(model, m + 1, e, 2 * node, &mut scratch.perm);
+                updates += self.feed(model, m + 1, e, 2 * node, &mut scratch.perm)?;
                 updates += self.tree(s, m, 2 * node, model, left, scratch, depth + 1)?;
                 self.learner.revert(model, &scratch.logs[depth]);
             }
         }
-        updates += self.feed(model, s, m, 2 * node + 1, &mut scratch.perm);
+        updates += self.feed(model, s, m, 2 * node + 1, &mut scratch.perm)?;
         updates += self.tree(m + 1, e, 2 * node + 1, model, right, scratch, depth + 1)?;
         Ok(updates)
     }
 
     fn standard(&self, out: &mut [Option<(f64, T)>]) -> Result<u64> {
         let k = self.data.n_chunks();
-        let fold = |j: usize| -> (u64, (f64, T)) {
+        let fold = |j: usize| -> Result<(u64, (f64, T))> {
+            self.check_going()?;
             let mut model = self.learner.init(self.data.n_features());
             let all = self.data.chunk_range(0, k - 1);
             let (lo, hi) = (self.data.offset(j), self.data.offset(j + 1));
@@ -457,13 +476,11 @@ where
                     all.update_in_order(self.learner, &mut model, &perm);
                 }
             }
-            if let Some(progress) = self.progress {
-                progress(updates);
-            }
-            (updates, self.leaf(j, &model))
+            self.executor.observer().progressed(updates);
+            Ok((updates, self.leaf(j, &model)))
         };
         let results: Vec<(u64, (f64, T))> =
-            if self.parallel { (0..k).into_par_iter().map(fold).collect() } else { (0..k).map(fold).collect() };
+            if self.parallel { map_ordered(self.executor, k, fold)? } else { (0..k).map(fold).collect::<Result<_>>()? };
         let mut updates = 0;
         for (slot, (u, leaf)) in out.iter_mut().zip(results) {
             updates += u;
