@@ -14,6 +14,9 @@ __all__ = [
     "treecv_subtree",
     "treecv_assemble",
     "select",
+    "procedure_info",
+    "procedure_splits",
+    "procedure_choice",
     "splits",
     "estimate",
     "compare",
@@ -200,9 +203,21 @@ def one_standard_error(
     mean: Sequence[float], standard_error: Sequence[float], tie: str = "first", larger_is_simpler: bool = False
 ) -> int: ...
 def risk_curve(risks: Sequence[Sequence[float]], sizes: Sequence[int]) -> tuple[list[float], list[float]]: ...
+def procedure_info(method: str) -> dict[str, bool]: ...
+def procedure_splits(
+    method: str, n_rows: int, folds: _Folds, seed: int = 0, inner_tau: Optional[float] = None, candidates_only: bool = False
+) -> tuple[list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]], bool]: ...
+def procedure_choice(
+    method: str,
+    risks: Sequence[Sequence[float]],
+    sizes: Sequence[int],
+    classification: bool,
+    tie: str = "first",
+    one_se: bool = False,
+) -> dict[str, Any]: ...
 def aggregate(
     how: str,
-    member_risks: Sequence[float],
+    member_risks: Sequence[Optional[float]],
     values: Optional[Sequence[Sequence[float]]] = None,
     labels: Optional[Sequence[Sequence[int]]] = None,
     n_classes: int = 0,

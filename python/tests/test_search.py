@@ -138,7 +138,9 @@ def test_error_score_and_ranks_follow_grid_search(diabetes):
 
 def test_bad_method_and_several_scorers_are_refused(diabetes):
     X, y = diabetes
-    with pytest.raises(ValueError, match="method must be one of"):
+    with pytest.raises(ValueError, match="parameter `method` must be one of"):
+        AgghooSearchCV(Ridge(), {"alpha": [1.0]}, method="knn").fit(X, y)
+    with pytest.raises(ValueError, match="it fits the mean of the selected hyperparameters"):
         AgghooSearchCV(Ridge(), {"alpha": [1.0]}, method="ekcv").fit(X, y)
     with pytest.raises(ValueError, match="one scorer"):
         AgghooSearchCV(Ridge(), {"alpha": [1.0]}, scoring=["r2", "neg_mean_squared_error"]).fit(X, y)
