@@ -11,6 +11,7 @@ __all__ = [
     "Job",
     "treecv_chunks",
     "treecv_feed",
+    "treecv_schedule",
     "treecv_subtree",
     "treecv_assemble",
     "select",
@@ -154,6 +155,7 @@ def treecv(
     threads: Optional[int] = None,
 ) -> str: ...
 def treecv_chunks(n_rows: int, folds: int, shuffle: bool = True, seed: int = 0) -> list[_Indices]: ...
+def treecv_schedule(owner: Sequence[int]) -> list[tuple[str, Optional[int], int, int, int]]: ...
 def treecv_feed(
     learner: str,
     model: Optional[str],

@@ -273,6 +273,24 @@ pub(crate) fn treecv_chunks(
     Ok(chunks.iter().map(|c| PyArray1::from_slice(py, c)).collect())
 }
 
+/// The distributed recursion's tasks in submission order for chunks placed by `owner[chunk]`
+/// ([`distributed::schedule`]): per step (`"feed"` or `"subtree"`, the index of the step whose
+/// model it starts from or `None`, the worker, the first and the last chunk).
+#[pyfunction]
+pub(crate) fn treecv_schedule(owner: Vec<usize>) -> PyResult<Vec<(&'static str, Option<usize>, usize, usize, usize)>> {
+    let steps = distributed::schedule(&owner).map_err(Failure::from)?;
+    Ok(steps
+        .into_iter()
+        .map(|s| {
+            let kind = match s.kind {
+                distributed::StepKind::Feed => "feed",
+                distributed::StepKind::Subtree => "subtree",
+            };
+            (kind, s.model, s.worker, s.first, s.last)
+        })
+        .collect())
+}
+
 /// The learner named as `treecv` names it, run on a block of consecutive chunks.
 struct OnBlock<'a, F> {
     data: &'a Dataset,

@@ -980,6 +980,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jobs::Job>()?;
     m.add_function(wrap_pyfunction!(jobs::treecv_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::treecv_feed, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::treecv_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::treecv_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::treecv_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(select, m)?)?;
