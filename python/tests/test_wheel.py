@@ -156,15 +156,27 @@ def test_wheel_installs_and_runs_the_examples_without_rust(wheel, tmp_path):
     assert "agghoo" in done.stdout and (tmp_path / "curve.png").stat().st_size > 0
 
 
-def test_sdist_holds_the_sources_and_no_build_products(tmp_path):
+def _maturin():
+    """The test virtualenv's maturin (with cargo on PATH), or the test is skipped (failed under ./test.sh)."""
     maturin = shutil.which("maturin", path=os.path.dirname(sys.executable))
     if maturin is None or shutil.which("cargo") is None:
         if os.environ.get("AGGHOO_IN_TEST_SCRIPT"):
             pytest.fail("maturin (python/requirements-test.txt) or cargo is missing")
         pytest.skip("needs maturin and cargo")
-    done = subprocess.run([maturin, "sdist", "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    return maturin
+
+
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory):
+    """The sdist ``maturin sdist`` makes of the checkout."""
+    out = tmp_path_factory.mktemp("sdist")
+    done = subprocess.run([_maturin(), "sdist", "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    (sdist,) = tmp_path.glob("agghoo-*.tar.gz")
+    (path,) = out.glob("agghoo-*.tar.gz")
+    return path
+
+
+def test_sdist_holds_the_sources_and_no_build_products(sdist):
     with tarfile.open(sdist) as t:
         names = [n.split("/", 1)[1] for n in t.getnames() if "/" in n]
     for needed in ("pyproject.toml", "Cargo.toml", "Cargo.lock", "README.md", "LICENSE-MIT", "LICENSE-APACHE", "crates/agghoo-py/src/lib.rs", "crates/agghoo/src/lib.rs", "python/agghoo/__init__.py", "python/agghoo/_native.pyi"):
@@ -189,19 +201,12 @@ print("agghoo", agghoo.__version__, "built from the sdist")
 
 
 @pytest.mark.slow
-def test_sdist_builds_and_installs_with_rust(tmp_path):
+def test_sdist_builds_and_installs_with_rust(sdist, tmp_path):
     # As a user without a matching wheel installs it: pip builds the sdist with Rust (maturin's
     # build backend) in a fresh virtualenv. The build backend and the dependencies are borrowed,
     # read-only, from the test virtualenv (nothing is downloaded), and Cargo builds in the
     # project's target/ so the compiled registry dependencies are reused.
-    maturin = shutil.which("maturin", path=os.path.dirname(sys.executable))
-    if maturin is None or shutil.which("cargo") is None:
-        if os.environ.get("AGGHOO_IN_TEST_SCRIPT"):
-            pytest.fail("maturin (python/requirements-test.txt) or cargo is missing")
-        pytest.skip("needs maturin and cargo")
-    done = subprocess.run([maturin, "sdist", "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    (sdist,) = tmp_path.glob("agghoo-*.tar.gz")
+    maturin = _maturin()
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
