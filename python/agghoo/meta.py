@@ -18,10 +18,11 @@ from . import _native
 from . import dask as _dask
 from ._results import cv_results
 from ._scoring import index_pairs
+from ._validation import seed_of
 
 # The procedures by name, as the library parses them.
 _METHODS = tuple(dict(_native.names())["method"])
-from ._validation import seed_of
+
 
 def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep):
     """Fit every candidate on one training set; return the validation risks (−score), the index of
