@@ -297,7 +297,8 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
             delayed(_fit_member)(self.estimator, candidates[c], X, y, None if split is None else splits[split][0], fit_params)
             for split, c in distinct
         )
-        members = [dict(zip(distinct, fitted))[(split, c)] for split, c, _ in choice["members"]]
+        by_member = dict(zip(distinct, fitted))
+        members = [by_member[(split, c)] for split, c, _ in choice["members"]]
         kind = AgghooClassifier if is_classifier(self.estimator) else AgghooRegressor
         agg = kind(estimator=self.estimator, method=self.method, aggregation=self.aggregation, n_jobs=self.n_jobs)
         agg.members_ = members
