@@ -199,7 +199,7 @@ mod tests {
         }
         /// Executes the schedule's steps in order: the loss sums of every chunk and the points fed.
         fn run(&mut self, untrained: &L::Model) -> (Vec<f64>, u64) {
-            let (mut models, mut sums, mut updates) = (Vec::new(), Vec::new(), 0);
+            let (mut models, mut sums, mut updates): (Vec<Option<L::Model>>, Vec<f64>, u64) = (Vec::new(), Vec::new(), 0);
             for step in schedule(&self.owner).unwrap() {
                 let start: &L::Model = step.model.map_or(untrained, |i| models[i].as_ref().unwrap());
                 let mut model = self.travel(start);
