@@ -291,11 +291,14 @@ pub(crate) fn treecv_chunks(
     Ok(chunks.iter().map(|c| PyArray1::from_slice(py, c)).collect())
 }
 
+/// One step of the distributed recursion for Python: (kind, model step, worker, first, last chunk).
+type ScheduleStep = (&'static str, Option<usize>, usize, usize, usize);
+
 /// The distributed recursion's tasks in submission order for chunks placed by `owner[chunk]`
 /// ([`distributed::schedule`]): per step (`"feed"` or `"subtree"`, the index of the step whose
 /// model it starts from or `None`, the worker, the first and the last chunk).
 #[pyfunction]
-pub(crate) fn treecv_schedule(owner: Vec<usize>) -> PyResult<Vec<(&'static str, Option<usize>, usize, usize, usize)>> {
+pub(crate) fn treecv_schedule(owner: Vec<usize>) -> PyResult<Vec<ScheduleStep>> {
     let steps = distributed::schedule(&owner).map_err(Failure::from)?;
     Ok(steps
         .into_iter()
