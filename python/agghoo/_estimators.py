@@ -25,8 +25,6 @@ __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 # Families whose classifiers give class probabilities, and binary decision scores: the library's registry.
 _PROBA_FAMILIES = tuple(name for name, can in _native.families().items() if can["probabilities"])
 _SCORE_FAMILIES = tuple(name for name, can in _native.families().items() if can["decision_scores"])
-# Methods whose classifier combines several members (by a vote, or by mean probabilities).
-_AGGREGATING = ("agghoo", "majhoo", "subagging")
 # The procedures by name, as the library parses them.
 _METHODS = tuple(dict(_native.names())["method"])
 # Hyperparameters whose values are integers (the grid's "integer" scale): reported as ints.
@@ -292,7 +290,8 @@ class _Agghoo(BaseEstimator):
         method's default (``None``)."""
         if self.aggregation is not None:
             return self.aggregation
-        if self._task == "classification" and self.method in _AGGREGATING and _all_in(self.family, _PROBA_FAMILIES):
+        combines = _native.procedure_info(self.method)["combines_members"]
+        if self._task == "classification" and combines and _all_in(self.family, _PROBA_FAMILIES):
             return "soft"
         return None
 

@@ -11,9 +11,13 @@ __all__ = [
     "Job",
     "treecv_chunks",
     "treecv_feed",
+    "treecv_schedule",
     "treecv_subtree",
     "treecv_assemble",
     "select",
+    "procedure_info",
+    "procedure_splits",
+    "procedure_choice",
     "splits",
     "estimate",
     "compare",
@@ -151,6 +155,7 @@ def treecv(
     threads: Optional[int] = None,
 ) -> str: ...
 def treecv_chunks(n_rows: int, folds: int, shuffle: bool = True, seed: int = 0) -> list[_Indices]: ...
+def treecv_schedule(owner: Sequence[int]) -> list[tuple[str, Optional[int], int, int, int]]: ...
 def treecv_feed(
     learner: str,
     model: Optional[str],
@@ -200,9 +205,21 @@ def one_standard_error(
     mean: Sequence[float], standard_error: Sequence[float], tie: str = "first", larger_is_simpler: bool = False
 ) -> int: ...
 def risk_curve(risks: Sequence[Sequence[float]], sizes: Sequence[int]) -> tuple[list[float], list[float]]: ...
+def procedure_info(method: str) -> dict[str, bool]: ...
+def procedure_splits(
+    method: str, n_rows: int, folds: _Folds, seed: int = 0, inner_tau: Optional[float] = None, candidates_only: bool = False
+) -> tuple[list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]], bool]: ...
+def procedure_choice(
+    method: str,
+    risks: Sequence[Sequence[float]],
+    sizes: Sequence[int],
+    classification: bool,
+    tie: str = "first",
+    one_se: bool = False,
+) -> dict[str, Any]: ...
 def aggregate(
     how: str,
-    member_risks: Sequence[float],
+    member_risks: Sequence[Optional[float]],
     values: Optional[Sequence[Sequence[float]]] = None,
     labels: Optional[Sequence[Sequence[int]]] = None,
     n_classes: int = 0,
@@ -271,9 +288,9 @@ class Job:
     def kind(self) -> str: ...
     def evaluate(
         self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], units: Sequence[int], threads: Optional[int] = None
-    ) -> list[str]: ...
+    ) -> list[bytes]: ...
     def assemble(
-        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], outcomes: Sequence[str], threads: Optional[int] = None
+        self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], outcomes: Sequence[bytes], threads: Optional[int] = None
     ) -> tuple[Model, str] | str: ...
     def __dask_tokenize__(self) -> str: ...
 

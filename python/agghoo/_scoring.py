@@ -159,10 +159,10 @@ def path_scores(scorer, outputs, y, splits, classes, what):
 
 def select_scored(est, scorer, splits, X, y_codes, class_names, text, args, kwargs):
     """``_native.select`` with the risks (−score) of ``scorer`` on the path outputs of the
-    splits the method evaluates (the first one for hold-out)."""
-    if est.method == "subagging":
-        raise ValueError("scoring= with method='subagging' is not supported: its inner hold-out splits are drawn by the library")
-    evaluated = splits[:1] if est.method == "holdout" else splits
+    splits the method evaluates (the library's procedure names them: the first one for hold-out,
+    a hold-out inside each training set for subagging, drawn as ``select`` draws them)."""
+    splits = index_pairs(splits)
+    evaluated, _ = _native.procedure_splits(est.method, X.shape[0], splits, seed=kwargs["seed"], inner_tau=kwargs["inner_tau"])
     grid, outputs = _native.path_outputs(
         X,
         args[1],

@@ -10,9 +10,12 @@ on the estimator:
   ``C``; a decision tree's ``ccp_alpha``) are evaluated from one path fit per split;
 - **generic refits** otherwise: scikit-learn's own ``_fit_and_score`` per candidate and split.
 
-``method="cv"`` is GridSearchCV (the best mean score, refitted on all rows); ``agghoo`` /
-``majhoo`` / ``holdout`` keep each split's best candidate fitted on that split's training rows and
-aggregate them as :mod:`agghoo.meta` does for ``estimator=`` (the library's rules).
+``method="cv"`` is GridSearchCV (the best mean score, refitted on all rows); the other methods are
+the library's procedures, as :mod:`agghoo.meta` runs them for ``estimator=``: the procedure names
+the splits to score (``holdout``: the first; ``subagging``: a hold-out inside each training set)
+and, from the scores, the members (``agghoo`` / ``majhoo`` / ``holdout`` / ``subagging``: each
+split's best candidate fitted on that split's training rows; ``acv``: each split's best candidate
+refitted on all rows), combined by the library's rules.
 """
 
 from __future__ import annotations
@@ -29,16 +32,14 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.model_selection._validation import _warn_or_raise_about_fit_failures
 from sklearn.utils import _safe_indexing
 from sklearn.utils._available_if import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from . import _dispatch, _native
 from ._results import best_index, cv_results
+from ._scoring import index_pairs
 from ._validation import SEARCH_CONSTRAINTS, RandomStateLike, seed_of
 
 __all__ = ["AgghooSearchCV"]
-
-_SEARCH_METHODS = ("agghoo", "majhoo", "cv", "holdout")
-
 
 def _has(name):
     """The method is available when the fitted predictor (or, unfitted, the estimator) has it."""
@@ -74,9 +75,12 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
     cv : int, cross-validator or iterable, optional
         The splits. By default 5-fold (stratified for classifiers) for ``method="cv"``, as
         ``GridSearchCV``; 10 Monte-Carlo splits with training fraction ``tau`` otherwise.
-    method : {"agghoo", "majhoo", "cv", "holdout"}, default="agghoo"
+    method : {"agghoo", "majhoo", "cv", "holdout", "acv", "subagging"}, default="agghoo"
         ``cv`` is GridSearchCV; ``agghoo`` / ``majhoo`` aggregate the best candidate of each split
-        (fitted on that split's training rows), ``holdout`` keeps the first split's.
+        (fitted on that split's training rows), ``holdout`` keeps the first split's, ``acv``
+        aggregates each split's best candidate refitted on all rows, ``subagging`` scores on a
+        hold-out inside each training set. ``ekcv`` is refused: it fits the mean of the selected
+        hyperparameters, which is not one of the candidates.
     tau : float, default=0.8
         Training fraction of the default Monte-Carlo splits.
     aggregation : str, optional
@@ -188,14 +192,14 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
             from .model_selection import AgghooSplitter
 
             cv = AgghooSplitter(_default_plan(self.method, 10, self.tau), random_state=self.random_state_)
-        splits = list(check_cv(cv, y, classifier=classifier).split(X, y, groups))
-        return splits[:1] if self.method == "holdout" else splits
+        folds = index_pairs(check_cv(cv, y, classifier=classifier).split(X, y, groups))
+        # The splits the library's procedure scores (hold-out: the first; subagging: inner hold-outs).
+        splits, _ = _native.procedure_splits(self.method, _num_samples(X), folds, seed=self.random_state_, candidates_only=True)
+        return splits
 
     def fit(self, X, y=None, groups=None, **fit_params):
         """Score every candidate on every split, select by ``method`` and fit the predictor."""
         self._validate_params()
-        if self.method not in _SEARCH_METHODS:
-            raise ValueError(f"method must be one of {', '.join(_SEARCH_METHODS)}, got {self.method!r}")
         if isinstance(self.scoring, (list, tuple, set, dict)):
             raise ValueError("AgghooSearchCV takes one scorer (a name or a callable), not several")
         self.random_state_ = seed_of(self.random_state)
@@ -277,22 +281,30 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
             print(f"AgghooSearchCV: {line}")
 
     def _aggregate(self, X, y, splits, candidates, test, fit_params):
-        """Agghoo-type methods: each split's best candidate fitted on its training rows, combined
+        """Methods other than ``cv``: the members the library's procedure chooses from the scores
+        (a split's best candidate fitted on its training rows, or refitted on all rows), combined
         by the library's rules (``agghoo.meta``)."""
         from ._estimators import AgghooClassifier, AgghooRegressor
 
         risks = np.where(np.isnan(test), np.inf, -test)
         if not np.isfinite(risks).any(axis=1).all():
             raise ValueError("every candidate failed on some split: no member can be selected")
-        chosen = [_native.argmin(list(r), "first") for r in risks]
-        members = Parallel(n_jobs=self.n_jobs)(
-            delayed(lambda p, tr: clone(self.estimator).set_params(**p).fit(_safe_indexing(X, tr), y[tr], **fit_params))(candidates[b], train)
-            for b, (train, _) in zip(chosen, splits)
+        sizes = [len(validation) for _, validation in splits]
+        choice = _native.procedure_choice(self.method, risks.tolist(), sizes, is_classifier(self.estimator))
+        chosen = choice["selected"]
+        # Each distinct (split, candidate) fitted once: on the split's training rows, or on all rows.
+        distinct = list(dict.fromkeys((split, c) for split, c, _ in choice["members"]))
+        fitted = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_member)(self.estimator, candidates[c], X, y, None if split is None else splits[split][0], fit_params)
+            for split, c in distinct
         )
+        by_member = dict(zip(distinct, fitted))
+        members = [by_member[(split, c)] for split, c, _ in choice["members"]]
         kind = AgghooClassifier if is_classifier(self.estimator) else AgghooRegressor
         agg = kind(estimator=self.estimator, method=self.method, aggregation=self.aggregation, n_jobs=self.n_jobs)
         agg.members_ = members
-        agg.member_risks_ = [float(r[b]) for r, b in zip(risks, chosen)]
+        agg.member_risks_ = [risk for _, _, risk in choice["members"]]
+        agg.member_splits_ = [split for split, _, _ in choice["members"]]
         agg.candidates_ = candidates
         agg.selected_index_ = chosen
         agg.selected_params_ = [candidates[b] for b in chosen]
@@ -323,6 +335,13 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         """The scorer on ``X``, ``y`` with the predictor."""
         check_is_fitted(self, "best_estimator_")
         return self.scorer_(self.best_estimator_, X, y)
+
+
+def _fit_member(estimator, params, X, y, rows, fit_params):
+    """``estimator`` at ``params`` fitted on ``rows`` (all rows when ``None``)."""
+    if rows is None:
+        return clone(estimator).set_params(**params).fit(X, y, **fit_params)
+    return clone(estimator).set_params(**params).fit(_safe_indexing(X, rows), y[rows], **fit_params)
 
 
 def _results(candidates, test, train, fit_time, score_time, path):

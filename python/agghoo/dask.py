@@ -266,46 +266,28 @@ def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuff
         X_w, y_w = client.scatter([np.ascontiguousarray(X[rows]), np.ascontiguousarray(y[rows])], workers=[addresses[w]], hash=False)
         blocks.append((X_w, y_w))
     common = (names, class_names, float(lambda_), int(centres))
-    futures = []
 
     def local(w, a, b):
         """Row range of chunks a..b inside worker w's block."""
         base = offsets[first[w]]
         return int(offsets[a] - base), int(offsets[b + 1] - base)
 
-    def feed(model, a, b):
-        s = a
-        while s <= b:
-            w = owner[s]
-            t = s
-            while t < b and owner[t + 1] == w:
-                t += 1
-            lo, hi = local(w, s, t)
-            model = client.submit(
-                _on_block, _native.treecv_feed, learner, model, *blocks[w], lo, hi, *common, host_threads[addresses[w]],
-                workers=[addresses[w]], allow_other_workers=False, pure=False,
+    # The library's recursion, as tasks in submission order: each feeds chunks to a model or runs
+    # a subtree, on the worker holding the chunks, from the untrained model or an earlier feed's.
+    futures, leaves = [], []
+    for kind, model, w, a, b in _native.treecv_schedule(owner):
+        lo, hi = local(w, a, b)
+        start_model = None if model is None else futures[model]
+        where = dict(workers=[addresses[w]], allow_other_workers=False, pure=False)
+        if kind == "feed":
+            task = client.submit(_on_block, _native.treecv_feed, learner, start_model, *blocks[w], lo, hi, *common, host_threads[addresses[w]], **where)
+        else:
+            task = client.submit(
+                _on_block, _native.treecv_subtree, learner, start_model, *blocks[w], lo, hi, *common, host_threads[addresses[w]],
+                sizes=sizes[a : b + 1], parallel=bool(parallel), **where,
             )
-            futures.append(model)
-            s = t + 1
-        return model
-
-    def tree(s, e, model, out):
-        if owner[s] == owner[e]:
-            w = owner[s]
-            lo, hi = local(w, s, e)
-            leaf = client.submit(
-                _on_block, _native.treecv_subtree, learner, model, *blocks[w], lo, hi, *common, host_threads[addresses[w]],
-                sizes=sizes[s : e + 1], parallel=bool(parallel), workers=[addresses[w]], allow_other_workers=False, pure=False,
-            )
-            futures.append(leaf)
-            out.append(leaf)
-            return
-        m = (s + e) // 2
-        tree(s, m, feed(model, m + 1, e), out)
-        tree(m + 1, e, feed(model, s, m), out)
-
-    leaves = []
-    tree(0, k - 1, None, leaves)
+            leaves.append(task)
+        futures.append(task)
     try:
         results = client.gather(leaves)
     finally:

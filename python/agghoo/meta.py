@@ -17,9 +17,11 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from . import _native
 from . import dask as _dask
 from ._results import cv_results
+from ._scoring import index_pairs
 from ._validation import seed_of
 
-_META_METHODS = ("agghoo", "majhoo", "cv", "holdout")
+# The procedures by name, as the library parses them.
+_METHODS = tuple(dict(_native.names())["method"])
 
 
 def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep):
@@ -48,9 +50,10 @@ def _take(X, rows):
 
 def fit(self, X, y, groups=None):
     """Fit ``self`` (an AgghooClassifier / AgghooRegressor with ``estimator`` set) on ``X``, ``y``;
-    ``groups`` go to the splitter (``GroupKFold``, a ``group:V`` plan)."""
-    if self.method not in _META_METHODS:
-        raise ValueError(f"with estimator=, method must be one of {', '.join(_META_METHODS)}, got {self.method!r}")
+    ``groups`` go to the splitter (``GroupKFold``, a ``group:V`` plan). The method is the library's
+    procedure: it names the splits to evaluate (hold-out: the first; subagging: a hold-out inside
+    each training set) and, from the candidates' risks, the members (split models, or candidates
+    refitted on all rows)."""
     if self.param_grid is None:
         raise ValueError("estimator= needs param_grid= (a dict of lists, or a list of such dicts)")
     grid = ParameterGrid(self.param_grid)
@@ -72,11 +75,11 @@ def fit(self, X, y, groups=None):
         plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
         splitter = AgghooSplitter(plan, stratify=self.stratify, random_state=self.random_state_)
     splitter = check_cv(splitter, y, classifier=classifier)
-    splits = list(splitter.split(X, y, groups))
-    if self.method == "holdout":
-        splits = splits[:1]
+    folds = index_pairs(splitter.split(X, y, groups))
+    splits, keep = _native.procedure_splits(
+        self.method, len(y), folds, seed=self.random_state_, inner_tau=self.inner_tau, candidates_only=True
+    )
     scorer = check_scoring(self.estimator, scoring=self.scoring)
-    keep = self.method != "cv"
     be = _dask.active_client()
     if be is None:
         results = Parallel(n_jobs=self.n_jobs)(
@@ -89,23 +92,22 @@ def fit(self, X, y, groups=None):
     risks = [r for r, _, _, _ in results]
     times = np.array([t for _, _, _, t in results], dtype=float).reshape(len(splits), len(candidates), 2)
     sizes = [len(validation) for _, validation in splits]
-    mean, se = _native.risk_curve(risks, sizes)
+    choice = _native.procedure_choice(self.method, risks, sizes, classifier, tie=self.tie, one_se=bool(self.one_se))
+    mean, se = choice["mean"], choice["standard_error"]
     self.candidates_ = candidates
-    self.selected_index_ = [best for _, best, _, _ in results]
+    self.selected_index_ = choice["selected"]
     self.selected_params_ = [candidates[b] for b in self.selected_index_]
     extra = {"weighted_mean_risk": np.asarray(mean), "weighted_mean_risk_se": np.asarray(se)}
     self.cv_results_ = cv_results(candidates, -np.asarray(risks, dtype=float), fit_time=times[..., 0], score_time=times[..., 1], extra=extra)
-    best = None
-    if self.method == "cv":
-        best = _native.one_standard_error(mean, se, self.tie) if self.one_se else _native.argmin(mean, self.tie)
-        self.members_ = [clone(self.estimator).set_params(**candidates[best]).fit(X, y)]
-        self.member_risks_ = [mean[best]]
-    else:
-        self.members_ = [model for _, _, model, _ in results]
-        self.member_risks_ = [r[b] for r, b in zip(risks, self.selected_index_)]
-        if self.method == "holdout":
-            best = self.selected_index_[0]
-    self._set_best(best, len(splits))
+    # Each distinct candidate refitted on all rows once, shared by the members that chose it.
+    refits = {}
+    for split, candidate, _ in choice["members"]:
+        if split is None and candidate not in refits:
+            refits[candidate] = clone(self.estimator).set_params(**candidates[candidate]).fit(X, y)
+    self.members_ = [refits[c] if split is None else results[split][2] for split, c, _ in choice["members"]]
+    self.member_risks_ = [risk for _, _, risk in choice["members"]]
+    self.member_splits_ = [split for split, _, _ in choice["members"]]
+    self._set_best(choice["best"], len(splits))
     self.n_features_in_ = getattr(self.members_[0], "n_features_in_", None)
     return self
 
@@ -129,7 +131,8 @@ def has_proba(self):
     if hasattr(self.estimator, "predict_proba"):
         return True
     if not hasattr(self, "members_"):
-        return self.method not in ("cv", "holdout") and self.aggregation in (None, "vote")
+        combines = self.method in _METHODS and _native.procedure_info(self.method)["combines_members"]
+        return combines and self.aggregation in (None, "vote")
     return _how(self) == "vote"
 
 
@@ -149,7 +152,8 @@ def _combine(self, X):
 
 def _unseen_label(self, j, label):
     """The error of member ``j`` giving a label that is not a class of the training target."""
-    which = "the member refitted on all rows" if self.method == "cv" else f"member {j} (fitted on split {j})"
+    split = self.member_splits_[j]
+    which = f"member {j} (refitted on all rows)" if split is None else f"member {j} (fitted on split {split})"
     return ValueError(
         f"{which}, a {type(self.members_[j]).__name__}, gives the label {label!r}, which is not a class of "
         f"the training target (classes {self.classes_.tolist()})"

@@ -340,5 +340,5 @@ def test_compare_any_scikit_learn_estimator(breast_cancer):
     train, test = next(KFold(3).split(X))
     by_hand = AgghooClassifier(estimator=model, param_grid=grid, method="cv", plan="vfold:3", random_state=0).fit(X[train], y[train])
     assert cmp.procedures[1]["test_risks"][0] == np.mean(by_hand.predict(X[test]) != y[test])
-    with pytest.raises(ValueError, match="methods"):
+    with pytest.raises(ValueError, match="it fits the mean of the selected hyperparameters"):
         agghoo.compare(X, y, family=model, grid=grid, methods=["ekcv"])

@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 import time
+import zlib
 
 import numpy as np
 import pytest
@@ -256,7 +257,21 @@ def test_jobs_pickle_and_report_their_units(data):
     again = pickle.loads(pickle.dumps(job))
     assert again.to_json() == job.to_json() and again.__dask_tokenize__() == job.__dask_tokenize__()
     outcomes = again.evaluate(np.ascontiguousarray(X, dtype=np.float64), y.astype(np.float64), [3, 1], threads=1)
-    assert len(outcomes) == 2 and all(json.loads(o)["procedures"] for o in outcomes)
+    assert len(outcomes) == 2 and all(json.loads(zlib.decompress(o))["procedures"] for o in outcomes)
+
+
+def test_a_forest_split_outcome_travels_compressed(data):
+    # A split's outcome carries its kept member (50 trees): zlib-compressed JSON, several times
+    # smaller than the text, and assembled into the same model as the local run.
+    X, y = data
+    X, yf = np.ascontiguousarray(X, dtype=np.float64), y.astype(np.float64)
+    names, classes = [f"x{j}" for j in range(X.shape[1])], [str(c) for c in np.unique(y)]
+    job = agghoo._native.select(X, yf, names, classes, "forest", None, [], "agghoo", "mc:2:0.8", seed=3, job=True)
+    outcomes = job.evaluate(X, yf, [0, 1], threads=1)
+    assert all(isinstance(o, bytes) and 4 * len(o) < len(zlib.decompress(o)) for o in outcomes)
+    model, report = job.assemble(X, yf, outcomes)
+    local_model, local_report = agghoo._native.select(X, yf, names, classes, "forest", None, [], "agghoo", "mc:2:0.8", seed=3)
+    assert report == local_report and model.to_json() == local_model.to_json()
 
 
 def test_text_columns_on_the_cluster_equal_the_local_run(client):

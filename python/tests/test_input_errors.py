@@ -84,7 +84,9 @@ class _Inventor(ClassifierMixin, BaseEstimator):
         return np.full(len(X), 7)
 
 
-@pytest.mark.parametrize("method, which", [("agghoo", r"member 0 \(fitted on split 0\)"), ("cv", "the member refitted on all rows")])
+@pytest.mark.parametrize(
+    "method, which", [("agghoo", r"member 0 \(fitted on split 0\)"), ("cv", r"member 0 \(refitted on all rows\)"), ("acv", r"member 0 \(refitted on all rows\)")]
+)
 def test_an_estimator_predicting_an_unseen_label_is_named(method, which):
     rng = np.random.default_rng(2)
     X = rng.normal(size=(40, 2))

@@ -101,10 +101,18 @@ def test_holdout_scores_the_first_split_only(diabetes):
     np.testing.assert_allclose(est.cv_results_["split0_test_score"], expected, rtol=1e-9)
 
 
-def test_subagging_with_a_scorer_is_refused(diabetes):
+@pytest.mark.parametrize("method", ["agghoo", "subagging"])
+def test_a_scorer_without_cv_scores_the_splits_the_procedure_evaluates(diabetes, method):
+    # Without cv=, the plan's splits (subagging: the inner hold-outs, drawn by the library's
+    # procedure); the scorer of the default loss (squared error) chooses what the loss chooses.
     X, y = diabetes
-    with pytest.raises(ValueError, match="subagging"):
-        AgghooRegressor(family="ridge", method="subagging", scoring="r2").fit(X, y)
+    grid = [0.001, 0.01, 0.1, 1.0, 10.0]
+    by_loss = AgghooRegressor(family="ridge", grid=grid, method=method, random_state=4).fit(X, y)
+    by_scorer = AgghooRegressor(family="ridge", grid=grid, method=method, scoring="neg_mean_squared_error", random_state=4).fit(X, y)
+    assert by_scorer.report_["member_grid_indices"] == by_loss.report_["member_grid_indices"]
+    for ours, theirs in zip(by_scorer.report_["splits"], by_loss.report_["splits"]):
+        assert ours["n_validation"] == theirs["n_validation"]
+        np.testing.assert_allclose(ours["risks"], theirs["risks"], rtol=1e-9)
 
 
 # Per family, the estimators that match: the curve equals cross_val_score on the same folds.

@@ -136,9 +136,31 @@ def test_error_score_and_ranks_follow_grid_search(diabetes):
         AgghooSearchCV(Ridge(), {"alpha": [1.0, -1.0]}, cv=3, method="cv").fit(X, y)
 
 
+@pytest.mark.parametrize("method", ["holdout", "acv", "subagging"])
+def test_every_method_keeps_the_members_the_library_chooses(diabetes, method):
+    # The same splits and scores as the built-in k-NN family: the library's procedure picks the
+    # same members (acv: refitted on all rows; subagging: on the inner hold-outs' training rows).
+    from agghoo import AgghooRegressor
+
+    X, y = diabetes
+    ks = list(range(1, 40, 3))
+    folds = list(ShuffleSplit(4, test_size=0.25, random_state=1).split(X))
+    built_in = AgghooRegressor(family="knn", grid=ks, method=method, cv=folds, random_state=5).fit(X, y)
+    search = AgghooSearchCV(
+        KNeighborsRegressor(), {"n_neighbors": ks}, method=method, cv=folds, scoring="neg_mean_squared_error", random_state=5
+    ).fit(X, y)
+    members = search.best_estimator_.members_
+    assert [m.n_neighbors for m in members] == [ks[i] for i in built_in.report_["member_grid_indices"]]
+    assert search.best_estimator_.member_splits_ == ([None] * len(members) if method == "acv" else list(range(len(members))))
+    assert search.n_splits_ == len(built_in.report_["splits"])
+    np.testing.assert_allclose(search.predict(X), built_in.predict(X), rtol=1e-9)
+
+
 def test_bad_method_and_several_scorers_are_refused(diabetes):
     X, y = diabetes
-    with pytest.raises(ValueError, match="method must be one of"):
+    with pytest.raises(ValueError, match="parameter `method` must be one of"):
+        AgghooSearchCV(Ridge(), {"alpha": [1.0]}, method="knn").fit(X, y)
+    with pytest.raises(ValueError, match="it fits the mean of the selected hyperparameters"):
         AgghooSearchCV(Ridge(), {"alpha": [1.0]}, method="ekcv").fit(X, y)
     with pytest.raises(ValueError, match="one scorer"):
         AgghooSearchCV(Ridge(), {"alpha": [1.0]}, scoring=["r2", "neg_mean_squared_error"]).fit(X, y)

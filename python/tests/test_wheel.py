@@ -43,6 +43,8 @@ def _metadata(wheel):
 def test_wheel_holds_the_package_and_nothing_else(wheel):
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
+    licences = sorted(n.split("/", 1)[1] for n in names if n.split("/")[0].endswith(".dist-info") and "/licenses/" in n)
+    assert licences == ["licenses/LICENSE-APACHE", "licenses/LICENSE-MIT"], licences
     package = sorted(n for n in names if not n.split("/")[0].endswith(".dist-info"))
     sources = sorted(f"agghoo/{p.name}" for p in PACKAGE.iterdir() if p.suffix in (".py", ".pyi") or p.name == "py.typed")
     assert package == sorted([*sources, "agghoo/_native.abi3.so"]), "stray or missing files in the wheel"
@@ -54,6 +56,7 @@ def test_wheel_metadata_has_the_readme_licence_classifiers_and_extras(wheel):
     assert "Description-Content-Type: text/markdown" in head
     assert body.startswith("# agghoo") and "## Python" in body
     assert "License-Expression: MIT OR Apache-2.0" in head
+    assert "License-File: LICENSE-MIT" in head and "License-File: LICENSE-APACHE" in head
     assert "Classifier: Programming Language :: Rust" in head and "Classifier: Typing :: Typed" in head
     assert "Requires-Python: >=3.10" in head
     for extra in ("plot", "dask", "pandas"):
@@ -153,18 +156,69 @@ def test_wheel_installs_and_runs_the_examples_without_rust(wheel, tmp_path):
     assert "agghoo" in done.stdout and (tmp_path / "curve.png").stat().st_size > 0
 
 
-def test_sdist_holds_the_sources_and_no_build_products(tmp_path):
+def _maturin():
+    """The test virtualenv's maturin (with cargo on PATH), or the test is skipped (failed under ./test.sh)."""
     maturin = shutil.which("maturin", path=os.path.dirname(sys.executable))
     if maturin is None or shutil.which("cargo") is None:
         if os.environ.get("AGGHOO_IN_TEST_SCRIPT"):
             pytest.fail("maturin (python/requirements-test.txt) or cargo is missing")
         pytest.skip("needs maturin and cargo")
-    done = subprocess.run([maturin, "sdist", "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    return maturin
+
+
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory):
+    """The sdist ``maturin sdist`` makes of the checkout."""
+    out = tmp_path_factory.mktemp("sdist")
+    done = subprocess.run([_maturin(), "sdist", "--out", str(out)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    (sdist,) = tmp_path.glob("agghoo-*.tar.gz")
+    (path,) = out.glob("agghoo-*.tar.gz")
+    return path
+
+
+def test_sdist_holds_the_sources_and_no_build_products(sdist):
     with tarfile.open(sdist) as t:
         names = [n.split("/", 1)[1] for n in t.getnames() if "/" in n]
-    for needed in ("pyproject.toml", "Cargo.toml", "Cargo.lock", "README.md", "crates/agghoo-py/src/lib.rs", "crates/agghoo/src/lib.rs", "python/agghoo/__init__.py", "python/agghoo/_native.pyi"):
+    for needed in ("pyproject.toml", "Cargo.toml", "Cargo.lock", "README.md", "LICENSE-MIT", "LICENSE-APACHE", "crates/agghoo-py/src/lib.rs", "crates/agghoo/src/lib.rs", "python/agghoo/__init__.py", "python/agghoo/_native.pyi"):
         assert needed in names, f"{needed} missing from the sdist"
     stray = [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".so", ".gitignore")) or n.startswith(("target/", ".venv/"))]
     assert not stray, f"stray files in the sdist: {stray}"
+
+
+SDIST_SMOKE = r"""
+import pathlib, sys
+import numpy as np
+import agghoo
+here = pathlib.Path(agghoo.__file__).resolve()
+assert pathlib.Path(sys.prefix).resolve() in here.parents, f"agghoo imported from {here}, not the fresh virtualenv"
+rng = np.random.default_rng(0)
+X = rng.normal(size=(80, 3))
+y = (X[:, 0] > 0).astype(int)
+clf = agghoo.AgghooClassifier(family="knn", grid=[1, 3, 5], n_splits=3).fit(X, y)
+assert clf.predict(X).shape == (80,)
+print("agghoo", agghoo.__version__, "built from the sdist")
+"""
+
+
+@pytest.mark.slow
+def test_sdist_builds_and_installs_with_rust(sdist, tmp_path):
+    # As a user without a matching wheel installs it: pip builds the sdist with Rust (maturin's
+    # build backend) in a fresh virtualenv. The build backend and the dependencies are borrowed,
+    # read-only, from the test virtualenv (nothing is downloaded), and Cargo builds in the
+    # project's target/ so the compiled registry dependencies are reused.
+    maturin = _maturin()
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
+    pathlib.Path(site.stdout.strip(), "test_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))}
+    env["PATH"] = os.pathsep.join([os.path.dirname(maturin), env.get("PATH", "")])
+    env["CARGO_TARGET_DIR"] = str(ROOT / "target")
+    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-index", "--no-deps", "--no-build-isolation"]
+    install = subprocess.run([*pip, str(sdist)], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert install.returncode == 0, install.stdout + install.stderr
+    (tmp_path / "smoke.py").write_text(SDIST_SMOKE)
+    done = subprocess.run([python, "smoke.py"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "built from the sdist" in done.stdout

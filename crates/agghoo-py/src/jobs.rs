@@ -14,7 +14,7 @@ use agghoo::select::{FittedModel, Report, SelectJob};
 use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, TreeCvConfig, distributed};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyTuple};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{Failure, Outcome};
@@ -112,14 +112,29 @@ impl Job {
     }
 }
 
-/// Evaluates `units` of `job` on `data` (in parallel on the current pool), as JSON texts.
-fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> Outcome<Vec<String>> {
-    let prepared = job.prepare(data)?;
-    job.evaluate(&prepared, data, units, &Rayon)?.iter().map(to_json).collect()
+/// A unit's outcome as it travels from a worker to the client: its JSON text (every `f64` bit for
+/// bit), zlib-compressed. A split's kept model is most of an outcome, and its JSON (a forest's
+/// trees, a kernel model's support vectors) is repetitive text that shrinks several times over.
+fn pack<T: Serialize>(value: &T) -> Outcome<Vec<u8>> {
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    serde_json::to_writer(&mut z, value).map_err(|e| Failure::internal(e.to_string()))?;
+    z.finish().map_err(|e| Failure::internal(e.to_string()))
 }
 
-fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[String]) -> Outcome<J::Output> {
-    let outcomes = outcomes.iter().map(|t| from_json("a unit's outcome", t)).collect::<Outcome<Vec<J::Outcome>>>()?;
+/// The outcome [`pack`] made.
+fn unpack<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Outcome<T> {
+    serde_json::from_reader(flate2::read::ZlibDecoder::new(bytes))
+        .map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("a unit's outcome: {e}"))))
+}
+
+/// Evaluates `units` of `job` on `data` (in parallel on the current pool), as packed outcomes.
+fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> Outcome<Vec<Vec<u8>>> {
+    let prepared = job.prepare(data)?;
+    job.evaluate(&prepared, data, units, &Rayon)?.iter().map(pack).collect()
+}
+
+fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[Vec<u8>]) -> Outcome<J::Output> {
+    let outcomes = outcomes.iter().map(|b| unpack(b)).collect::<Outcome<Vec<J::Outcome>>>()?;
     let prepared = job.prepare(data)?;
     Ok(job.assemble(&prepared, data, outcomes)?)
 }
@@ -182,24 +197,26 @@ impl Job {
     }
 
     /// Evaluates the units `units` (global indices) on `x`, `y` with `threads` threads (all cores
-    /// when `None`), GIL released; one JSON text per unit, in the order given.
+    /// when `None`), GIL released; one outcome per unit, in the order given: its JSON text,
+    /// zlib-compressed (`json.loads(zlib.decompress(outcome))` reads it).
     #[pyo3(signature = (x, y, units, threads=None))]
-    fn evaluate(
+    fn evaluate<'py>(
         &self,
-        py: Python<'_>,
-        x: PyReadonlyArray2<'_, f64>,
-        y: PyReadonlyArray1<'_, f64>,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray1<'py, f64>,
         units: Vec<usize>,
         threads: Option<usize>,
-    ) -> PyResult<Vec<String>> {
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
         let data = self.data(&x, &y)?;
         let kind = &self.state.kind;
-        Ok(compute(py, threads, move || match kind {
+        let outcomes = compute(py, threads, move || match kind {
             Kind::Select(j) => evaluate_units(j, &data, &units),
             Kind::Estimate { job, .. } => evaluate_units(job, &data, &units),
             Kind::Nested(j) => evaluate_units(j, &data, &units),
             Kind::Honest(j) => evaluate_units(j, &data, &units),
-        })?)
+        })?;
+        Ok(outcomes.iter().map(|o| PyBytes::new(py, o)).collect())
     }
 
     /// Assembles the outcomes of every unit (in unit order) into the result the local call
@@ -210,9 +227,10 @@ impl Job {
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
         y: PyReadonlyArray1<'py, f64>,
-        outcomes: Vec<String>,
+        outcomes: Vec<Bound<'py, PyBytes>>,
         threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let outcomes: Vec<Vec<u8>> = outcomes.iter().map(|o| o.as_bytes().to_vec()).collect();
         let data = self.data(&x, &y)?;
         let kind = &self.state.kind;
         let out = compute(py, threads, move || {
@@ -271,6 +289,27 @@ pub(crate) fn treecv_chunks(
 ) -> PyResult<Vec<Bound<'_, PyArray1<usize>>>> {
     let chunks = treecv::chunk_rows(n_rows, folds, shuffle.then_some(Seed(seed))).map_err(Failure::from)?;
     Ok(chunks.iter().map(|c| PyArray1::from_slice(py, c)).collect())
+}
+
+/// One step of the distributed recursion for Python: (kind, model step, worker, first, last chunk).
+type ScheduleStep = (&'static str, Option<usize>, usize, usize, usize);
+
+/// The distributed recursion's tasks in submission order for chunks placed by `owner[chunk]`
+/// ([`distributed::schedule`]): per step (`"feed"` or `"subtree"`, the index of the step whose
+/// model it starts from or `None`, the worker, the first and the last chunk).
+#[pyfunction]
+pub(crate) fn treecv_schedule(owner: Vec<usize>) -> PyResult<Vec<ScheduleStep>> {
+    let steps = distributed::schedule(&owner).map_err(Failure::from)?;
+    Ok(steps
+        .into_iter()
+        .map(|s| {
+            let kind = match s.kind {
+                distributed::StepKind::Feed => "feed",
+                distributed::StepKind::Subtree => "subtree",
+            };
+            (kind, s.model, s.worker, s.first, s.last)
+        })
+        .collect())
 }
 
 /// The learner named as `treecv` names it, run on a block of consecutive chunks.

@@ -8,6 +8,7 @@
 mod errors;
 mod jobs;
 mod paths;
+mod procedure;
 
 use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingCategory, NaValues, Preprocess, Target, Task};
 use std::sync::Mutex;
@@ -884,14 +885,15 @@ fn risk_curve(risks: Vec<Vec<f64>>, sizes: Vec<usize>) -> PyResult<(Vec<f64>, Ve
 /// Combines the members' predictions of the same rows (`how`: mean, vote, soft, score), as the
 /// library's models do: regression `values[member][row]`; classification `labels[member][row]`
 /// with `n_classes` and, for the soft vote, `proba[member]` (rows × classes, row-major), for
-/// the score mean `decision[member][row]`. `member_risks` orders the vote's tie rule. Returns
+/// the score mean `decision[member][row]`. `member_risks` orders the vote's tie rule (a member
+/// without a validation risk, `None`, counts as 0, as in a model file). Returns
 /// (values or labels, probabilities row-major or None).
 #[pyfunction]
 #[pyo3(signature = (how, member_risks, values=None, labels=None, n_classes=0, proba=None, decision=None))]
 #[allow(clippy::too_many_arguments)]
 fn aggregate(
     how: &str,
-    member_risks: Vec<f64>,
+    member_risks: Vec<Option<f64>>,
     values: Option<Vec<Vec<f64>>>,
     labels: Option<Vec<Vec<u32>>>,
     n_classes: usize,
@@ -918,6 +920,7 @@ fn aggregate(
         }
         _ => return Err(invalid("members", "either values (regression) or labels (classification)", "both or neither").into()),
     };
+    let member_risks: Vec<f64> = member_risks.into_iter().map(|r| r.unwrap_or(0.0)).collect();
     Ok(match agghoo::select::aggregate(&members, &member_risks, how).map_err(Failure::from)? {
         Predictions::Real(v) => (v, None),
         Predictions::Classes { labels, proba, .. } => (labels.into_iter().map(f64::from).collect(), proba),
@@ -977,9 +980,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jobs::Job>()?;
     m.add_function(wrap_pyfunction!(jobs::treecv_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::treecv_feed, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::treecv_schedule, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::treecv_subtree, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::treecv_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(select, m)?)?;
+    procedure::register(m)?;
     m.add_function(wrap_pyfunction!(paths::path_outputs, m)?)?;
     m.add_function(wrap_pyfunction!(splits, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;

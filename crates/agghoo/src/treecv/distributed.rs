@@ -15,7 +15,9 @@
 //!   return a ++ b
 //! ```
 //!
-//! then [`assemble_report`](super::assemble_report) reduces the loss sums in chunk order.
+//! then [`assemble_report`](super::assemble_report) reduces the loss sums in chunk order. The
+//! recursion is written once, here: [`schedule`] lists its tasks in order (which chunks feed which
+//! model, on which worker), and a driver only executes the [`Step`]s.
 //!
 //! Why the result equals the local run bit for bit: [`Incremental::update`] equals feeding the
 //! rows one by one in order, so feeding `Z_a..Z_b` in pieces (one per worker) gives the model
@@ -36,6 +38,73 @@ pub struct SubtreeOutcome {
     pub loss_sums: Vec<f64>,
     /// Points fed to any model inside the subtree.
     pub n_point_updates: u64,
+}
+
+/// What a [`Step`] does on its worker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// [`feed`] the chunks to the model: the step's result is the updated model.
+    Feed,
+    /// Run [`subtree`] of the chunks from the model: the step's result is their loss sums.
+    Subtree,
+}
+
+/// One task of the distributed recursion ([`schedule`]): on `worker`, which holds chunks
+/// `first..=last`, starting from the model that step `model` produced (`None`: the untrained
+/// model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// Feed or subtree.
+    pub kind: StepKind,
+    /// The index of the (feed) step whose model this step starts from; `None`: the untrained model.
+    pub model: Option<usize>,
+    /// The worker that holds the chunks.
+    pub worker: usize,
+    /// The first chunk.
+    pub first: usize,
+    /// The last chunk (inclusive).
+    pub last: usize,
+}
+
+/// The recursion of the module docs as a list of tasks, in the order a driver submits them, for
+/// chunks placed on workers by `owner[chunk]` (consecutive chunks per worker: `owner` never
+/// decreases). Each step starts from the untrained model or from an earlier feed step's model;
+/// the subtree steps come in chunk order, so their loss sums concatenate to every chunk's.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for no chunk or an `owner` that decreases.
+pub fn schedule(owner: &[usize]) -> Result<Vec<Step>> {
+    if owner.is_empty() || owner.windows(2).any(|w| w[1] < w[0]) {
+        return Err(Error::invalid("owner", "a worker per chunk, consecutive chunks per worker (never decreasing)", format!("{owner:?}")));
+    }
+    fn feed(owner: &[usize], mut model: Option<usize>, a: usize, b: usize, steps: &mut Vec<Step>) -> Option<usize> {
+        let mut s = a;
+        while s <= b {
+            let mut t = s;
+            while t < b && owner[t + 1] == owner[s] {
+                t += 1;
+            }
+            steps.push(Step { kind: StepKind::Feed, model, worker: owner[s], first: s, last: t });
+            model = Some(steps.len() - 1);
+            s = t + 1;
+        }
+        model
+    }
+    fn tree(owner: &[usize], s: usize, e: usize, model: Option<usize>, steps: &mut Vec<Step>) {
+        if owner[s] == owner[e] {
+            steps.push(Step { kind: StepKind::Subtree, model, worker: owner[s], first: s, last: e });
+            return;
+        }
+        let m = (s + e) / 2;
+        let g = feed(owner, model, m + 1, e, steps);
+        tree(owner, s, m, g, steps);
+        let f = feed(owner, model, s, m, steps);
+        tree(owner, m + 1, e, f, steps);
+    }
+    let mut steps = Vec::new();
+    tree(owner, 0, owner.len() - 1, None, &mut steps);
+    Ok(steps)
 }
 
 /// Refuses a configuration the distributed recursion cannot reproduce: the standard method (k
@@ -106,8 +175,8 @@ mod tests {
     use crate::incremental::{GaussianNaiveBayes, LsqSgd, OnlineKMeans, Pegasos};
     use crate::treecv::{self, TreeCvReport, assemble_report, chunk_rows};
 
-    /// A driver that runs the recursion of the module docs over `workers` simulated machines
-    /// (consecutive chunks per worker), moving models between them as JSON.
+    /// A driver that executes the [`schedule`] over `workers` simulated machines (consecutive
+    /// chunks per worker), moving models between them as JSON.
     struct Driver<'a, L: Incremental> {
         learner: &'a L,
         data: &'a Dataset,
@@ -128,33 +197,27 @@ mod tests {
             self.model_bytes_moved += text.len();
             serde_json::from_str(&text).unwrap()
         }
-        fn feed(&mut self, model: &mut L::Model, a: usize, b: usize) -> u64 {
-            let mut updates = 0;
-            let mut s = a;
-            while s <= b {
-                let mut t = s;
-                while t < b && self.owner[t + 1] == self.owner[s] {
-                    t += 1;
-                }
-                *model = self.travel(model);
-                updates += feed(self.learner, model, &self.block(s, t));
-                s = t + 1;
+        /// Executes the schedule's steps in order: the loss sums of every chunk and the points fed.
+        fn run(&mut self, untrained: &L::Model) -> (Vec<f64>, u64) {
+            let (mut models, mut sums, mut updates): (Vec<Option<L::Model>>, Vec<f64>, u64) = (Vec::new(), Vec::new(), 0);
+            for step in schedule(&self.owner).unwrap() {
+                let start: &L::Model = step.model.map_or(untrained, |i| models[i].as_ref().unwrap());
+                let mut model = self.travel(start);
+                let block = self.block(step.first, step.last);
+                models.push(match step.kind {
+                    StepKind::Feed => {
+                        updates += feed(self.learner, &mut model, &block);
+                        Some(model)
+                    }
+                    StepKind::Subtree => {
+                        let got = subtree(self.learner, &block, model, &self.config).unwrap();
+                        sums.extend(got.loss_sums);
+                        updates += got.n_point_updates;
+                        None
+                    }
+                });
             }
-            updates
-        }
-        fn tree(&mut self, s: usize, e: usize, mut f: L::Model, out: &mut Vec<f64>) -> u64 {
-            if self.owner[s] == self.owner[e] {
-                let f = self.travel(&f);
-                let got = subtree(self.learner, &self.block(s, e), f, &self.config).unwrap();
-                out.extend(got.loss_sums);
-                return got.n_point_updates;
-            }
-            let m = (s + e) / 2;
-            let mut g = self.travel(&f);
-            let mut updates = self.feed(&mut g, m + 1, e);
-            updates += self.tree(s, m, g, out);
-            updates += self.feed(&mut f, s, m);
-            updates + self.tree(m + 1, e, f, out)
+            (sums, updates)
         }
     }
 
@@ -164,8 +227,7 @@ mod tests {
         let sizes: Vec<usize> = chunks.iter().map(Vec::len).collect();
         let config = TreeCvConfig::new();
         let mut driver = Driver { learner, data, chunks, owner, config, model_bytes_moved: 0 };
-        let mut sums = Vec::new();
-        let updates = driver.tree(0, k - 1, learner.init(data.n_features()), &mut sums);
+        let (sums, updates) = driver.run(&learner.init(data.n_features()));
         (assemble_report(learner.name(), &config, &sums, sizes, updates, 0.0).unwrap(), driver.model_bytes_moved)
     }
 
@@ -204,6 +266,29 @@ mod tests {
         // O(workers · log k) model transfers, far below one per chunk.
         assert!(moved_2 < 20 * model * 4, "{moved_2} bytes for 2 workers");
         assert!(moved_8 < 80 * model * 4 && moved_8 > moved_2, "{moved_8} bytes for 8 workers");
+    }
+
+    #[test]
+    fn the_schedule_feeds_each_worker_its_own_chunks_and_ends_in_chunk_order() {
+        use StepKind::{Feed, Subtree};
+        let step = |kind, model, worker, first, last| Step { kind, model, worker, first, last };
+        // Four chunks on two workers: each half fed the other half's chunks, on their worker.
+        assert_eq!(
+            schedule(&[0, 0, 1, 1]).unwrap(),
+            [step(Feed, None, 1, 2, 3), step(Subtree, Some(0), 0, 0, 1), step(Feed, None, 0, 0, 1), step(Subtree, Some(2), 1, 2, 3)]
+        );
+        for (k, workers) in [(1, 1), (7, 3), (50, 4)] {
+            let owner: Vec<usize> = (0..k).map(|j| j * workers / k).collect();
+            let steps = schedule(&owner).unwrap();
+            let leaves: Vec<(usize, usize)> = steps.iter().filter(|s| s.kind == Subtree).map(|s| (s.first, s.last)).collect();
+            assert_eq!(leaves.first().map(|l| l.0), Some(0));
+            assert!(leaves.windows(2).all(|w| w[1].0 == w[0].1 + 1) && leaves.last().map(|l| l.1) == Some(k - 1));
+            for (i, s) in steps.iter().enumerate() {
+                assert!((s.first..=s.last).all(|c| owner[c] == s.worker), "step {i} reads another worker's chunk");
+                assert!(s.model.is_none_or(|m| m < i && steps[m].kind == Feed), "step {i} starts from a later or a subtree step");
+            }
+        }
+        assert!(schedule(&[]).is_err() && schedule(&[1, 0]).is_err());
     }
 
     #[test]

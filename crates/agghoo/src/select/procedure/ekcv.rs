@@ -25,6 +25,10 @@ impl Procedure for Ekcv {
         false
     }
 
+    fn fits_off_the_grid(&self) -> bool {
+        true
+    }
+
     /// One refit at the averaged value (and point); the final value is the average before any
     /// rounding to the grid.
     fn choose(&self, ctx: &ChoiceContext<'_>) -> Result<Choice> {

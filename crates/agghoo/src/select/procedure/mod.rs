@@ -62,6 +62,11 @@ pub trait Procedure: Send + Sync {
     fn uses_one_standard_error(&self) -> bool {
         false
     }
+    /// Whether its member may be a rule off the grid (EKCV's averaged hyperparameter): a caller
+    /// choosing among a fixed list of candidates (scikit-learn parameter dicts) cannot run it.
+    fn fits_off_the_grid(&self) -> bool {
+        false
+    }
     /// Refuses a task the procedure is not defined for.
     ///
     /// # Errors
