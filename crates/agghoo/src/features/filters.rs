@@ -108,6 +108,7 @@ pub struct FilterReport {
 /// [`Error::ConstantTarget`]; [`Error::InvalidParameter`] for k = 0 neighbours.
 pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
     data.check_numeric("feature selection")?;
+    data.check_unweighted("feature selection")?;
     data.check_learnable()?;
     let data = &*impute_own_medians(data)?;
     let skipped = constant_columns(data);
