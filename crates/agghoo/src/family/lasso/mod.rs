@@ -9,6 +9,10 @@
 //! ```
 //!
 //! with the intercept b unpenalised (fitted by centring: `b = ȳ − x̄ᵀw` on the training rows).
+//! With weighted data (scikit-learn's `sample_weight`) the squared errors are weighted as
+//! scikit-learn's `ElasticNet` does: `(1/(2n)) Σ w̃_i (y_i − x_iᵀw − b)²` with the weights rescaled
+//! to `w̃_i = w_i n / Σ w` (so integer weights equal duplicated rows, unit weights change no bit),
+//! the means `x̄`, `ȳ` weighted; λ_max and the default grid are computed on the weighted data.
 //! scikit-learn's `alpha` is our λ. `lasso` has ρ = 1 by default, `enet` ρ = 0.5; both accept
 //! `--param l1_ratio=ρ`, ρ ∈ [0, 1]. The features are **not** standardised inside the family
 //! (glmnet standardises by default, scikit-learn does not): use the CLI's `--standardize`, which
@@ -216,7 +220,7 @@ fn check_regression(task: Task, name: &'static str) -> Result<()> {
 
 /// 100 log-spaced values from λ_max down to λ_max · 10⁻³ (see the module doc).
 fn default_grid(data: &Dataset, l1_ratio: L1Ratio) -> Vec<f64> {
-    let problem = Problem::new(&data.all(), false, None);
+    let problem = Problem::new(&data.all(), false, data.weights());
     let lambda_max = problem.lambda_max(l1_ratio.get().max(1e-3));
     // A constant target or constant features give λ_max = 0: any positive grid is then equivalent.
     let lambda_max = if lambda_max > 0.0 && lambda_max.is_finite() { lambda_max } else { 1.0 };
@@ -234,19 +238,19 @@ impl Family for LassoFamily {
         Task::Regression
     }
     fn fit(&self, train: &View<'_>, grid_index: usize) -> Result<Model> {
-        Ok(Model::Lasso(self.fit_lambda(train, self.grid.value(grid_index), None)?))
+        Ok(Model::Lasso(self.fit_lambda(train, self.grid.value(grid_index), train.weights().as_deref())?))
     }
     fn fit_value(&self, train: &View<'_>, value: f64) -> Result<Model> {
         if !(value > 0.0 && value.is_finite()) {
             return Err(Error::invalid("lambda", "positive and finite", value));
         }
-        Ok(Model::Lasso(self.fit_lambda(train, value, None)?))
+        Ok(Model::Lasso(self.fit_lambda(train, value, train.weights().as_deref())?))
     }
     fn fitted_value(&self, value: f64) -> f64 {
         value
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
-        Ok(Box::new(self.path(train, None)?))
+        Ok(Box::new(self.path(train, train.weights().as_deref())?))
     }
 }
 

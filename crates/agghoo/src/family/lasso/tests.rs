@@ -316,21 +316,15 @@ fn integer_weights(n: usize, seed: u64) -> Vec<u32> {
     (0..n).map(|_| rng.random_range(0..4u32)).collect()
 }
 
-/// The rows of `data` repeated `counts[i]` times (a zero count drops the row).
-pub(crate) fn duplicated(data: &Dataset, counts: &[u32]) -> Dataset {
-    let all = data.all();
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    for (i, &c) in counts.iter().enumerate() {
-        for _ in 0..c {
-            x.extend_from_slice(all.x(i));
-            y.push(all.y(i));
-        }
-    }
-    let target = match data.target() {
-        Target::Real(_) => Target::Real(y),
-        Target::Classes { names, .. } => Target::Classes { labels: y.iter().map(|v| *v as u32).collect(), names: names.clone() },
-    };
-    Dataset::new(x, data.feature_names().to_vec(), target, "y").unwrap()
+/// Row `i` listed `counts[i]` times (a zero count drops it), for `Dataset::select_rows`.
+fn repeated(counts: &[u32]) -> Vec<usize> {
+    counts.iter().enumerate().flat_map(|(i, &c)| std::iter::repeat_n(i, c as usize)).collect()
+}
+
+/// Every grid point's model of `family`'s path on all rows of `data`.
+fn path_models(family: &dyn Family, data: &Dataset) -> Vec<Model> {
+    let path = family.fit_path(&data.all()).unwrap();
+    (0..family.grid().len()).map(|m| path.model(m).unwrap()).collect()
 }
 
 fn lasso_family(lambdas: Vec<f64>, rho: f64, precompute: Precompute) -> LassoFamily {
@@ -340,14 +334,13 @@ fn lasso_family(lambdas: Vec<f64>, rho: f64, precompute: Precompute) -> LassoFam
 #[test]
 fn unit_weights_give_the_same_bits_in_both_modes() {
     let data = sparse_data(90, 7, 12);
-    let all = data.all();
-    let ones = vec![1.0; all.len()];
+    let ones = data.clone().with_weights(vec![1.0; 90]).unwrap();
     for precompute in [Precompute::Gram, Precompute::Residual] {
         let fam = lasso_family(default_grid(&data, L1Ratio::new(0.7).unwrap()), 0.7, precompute);
-        let weighted = fam.path(&all, Some(&ones)).unwrap().models;
-        assert_eq!(weighted, fam.path(&all, None).unwrap().models, "{precompute:?}");
-        assert_eq!(fam.fit_lambda(&all, 0.01, Some(&ones)).unwrap(), fam.fit_lambda(&all, 0.01, None).unwrap());
+        assert_eq!(path_models(&fam, &ones), path_models(&fam, &data), "{precompute:?}");
+        assert_eq!(fam.fit_value(&ones.all(), 0.01).unwrap(), fam.fit_value(&data.all(), 0.01).unwrap());
     }
+    assert_eq!(default_grid(&ones, L1Ratio::new(1.0).unwrap()), default_grid(&data, L1Ratio::new(1.0).unwrap()));
 }
 
 #[test]
@@ -356,14 +349,16 @@ fn integer_weights_equal_row_duplication_and_zero_weights_drop_rows() {
         let data = sparse_data(n, d, 13);
         let counts = integer_weights(n, 14);
         assert!(counts.contains(&0) && counts.contains(&3));
-        let copies = duplicated(&data, &counts);
-        let weights: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
-        let lambdas = default_grid(&copies, L1Ratio::new(0.6).unwrap()).into_iter().step_by(11).rev().collect::<Vec<_>>();
+        let copies = data.select_rows(&repeated(&counts)).unwrap();
+        let weighted = data.clone().with_weights(counts.iter().map(|&c| f64::from(c)).collect()).unwrap();
+        let grid = default_grid(&weighted, L1Ratio::new(0.6).unwrap());
+        let from_copies = default_grid(&copies, L1Ratio::new(0.6).unwrap());
+        assert!(grid.iter().zip(&from_copies).all(|(a, b)| (a - b).abs() <= 1e-12 * b), "the default grid is duplication-invariant");
+        let lambdas = grid.into_iter().step_by(11).collect::<Vec<_>>();
         for precompute in [Precompute::Gram, Precompute::Residual] {
             let fam = lasso_family(lambdas.clone(), 0.6, precompute);
-            let weighted = fam.path(&data.all(), Some(&weights)).unwrap().models;
-            let repeated = fam.path(&copies.all(), None).unwrap().models;
-            for (a, b) in weighted.iter().zip(&repeated) {
+            for (a, b) in path_models(&fam, &weighted).iter().zip(&path_models(&fam, &copies)) {
+                let (Model::Lasso(a), Model::Lasso(b)) = (a, b) else { unreachable!() };
                 let diff = a
                     .coefficients()
                     .iter()
@@ -381,10 +376,14 @@ fn weights_change_the_fit_and_all_zero_weights_are_refused() {
     let all = data.all();
     let fam = lasso_family(vec![0.01], 1.0, Precompute::Auto);
     let weights: Vec<f64> = (0..60).map(|i| if i < 30 { 3.0 } else { 0.5 }).collect();
-    assert_ne!(fam.fit_lambda(&all, 0.01, Some(&weights)).unwrap(), fam.fit_lambda(&all, 0.01, None).unwrap());
-    let zeros = vec![0.0; 60];
-    assert!(matches!(fam.fit_lambda(&all, 0.01, Some(&zeros)), Err(Error::TooFewRows { found: 0, .. })));
-    assert!(matches!(fam.path(&all, Some(&zeros)), Err(Error::TooFewRows { found: 0, .. })));
+    let weighted = data.clone().with_weights(weights).unwrap();
+    assert_ne!(fam.fit(&weighted.all(), 0).unwrap(), fam.fit(&all, 0).unwrap());
+    // A training set whose rows all weigh 0 (the data as a whole have positive weight).
+    let half: Vec<f64> = (0..60).map(|i| if i < 30 { 0.0 } else { 1.0 }).collect();
+    let half = data.clone().with_weights(half).unwrap();
+    let rows: Vec<usize> = (0..30).collect();
+    assert!(matches!(fam.fit(&half.view(&rows), 0), Err(Error::TooFewRows { found: 0, .. })));
+    assert!(matches!(fam.fit_path(&half.view(&rows)).map(|_| ()), Err(Error::TooFewRows { found: 0, .. })));
 }
 
 #[test]
@@ -394,11 +393,11 @@ fn weighted_fits_equal_scikit_learn() {
     let g = &golden["linear"];
     let d = g["d"].as_u64().unwrap() as usize;
     let data = Dataset::new(floats(&g["x"]), (0..d).map(|j| format!("x{j}")).collect(), Target::Real(floats(&g["y"])), "y").unwrap();
-    let weights = floats(&g["weights"]);
+    let data = data.with_weights(floats(&g["weights"])).unwrap();
     for fit in g["fits"].as_array().unwrap() {
         let (rho, alpha) = (fit["l1_ratio"].as_f64().unwrap(), fit["alpha"].as_f64().unwrap());
         for precompute in [Precompute::Gram, Precompute::Residual] {
-            let model = lasso_family(vec![alpha], rho, precompute).fit_lambda(&data.all(), alpha, Some(&weights)).unwrap();
+            let Model::Lasso(model) = lasso_family(vec![alpha], rho, precompute).fit(&data.all(), 0).unwrap() else { unreachable!() };
             let expected = floats(&fit["coef"]);
             for (j, (a, b)) in model.coefficients().iter().zip(&expected).enumerate() {
                 assert!((a - b).abs() < 1e-7, "rho = {rho}, alpha = {alpha}, {precompute:?}: coef[{j}] {a} vs {b}");
