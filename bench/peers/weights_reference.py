@@ -5,8 +5,8 @@ Writes crates/agghoo/tests/golden/weights_sklearn.json:
 - `Lasso` / `ElasticNet(l1_ratio=0.5)` coefficients and intercepts with `sample_weight` at
   several alphas (tol 1e-13, so exact to ~1e-9); scikit-learn rescales the weights to sum to n,
   so its objective is (1/(2n)) sum_i w~_i (y_i - x_i'w - b)^2 + penalty with w~ = w n / sum(w);
-- tree data (features multiples of 1/1024, exact in float32, all values of a column
-  distinct) with weights in [0, 3] (some 0): `cost_complexity_pruning_path` of
+- the tree data of trees_sklearn.json (features multiples of 1/1024, exact in float32, all
+  values of a column distinct) with weights in [0, 3] (some 0): `cost_complexity_pruning_path` of
   DecisionTreeClassifier (gini, entropy) and DecisionTreeRegressor with `sample_weight`,
   min_samples_leaf = 1 and 3 (scikit-learn counts rows of positive weight for it); the full
   tree's predictions (proba / values) on test rows, and whether 20 random states agree on
@@ -49,23 +49,16 @@ for name, l1_ratio in [("lasso", 1.0), ("enet", 0.5)]:
             {"family": name, "l1_ratio": l1_ratio, "alpha": alpha, "coef": est.coef_.tolist(), "intercept": float(est.intercept_)}
         )
 
-# Trees.
-n_train, n_test, dt = 100, 50, 4
-
-
-def column(m):
-    while True:
-        v = np.round(rng.normal(0.0, 3.0, m) * 1024.0) / 1024.0
-        if len(np.unique(v)) == m:
-            return v
-
-
-Xt = np.column_stack([column(n_train + n_test) for _ in range(dt)])
-score = Xt[:, 0] + 0.5 * Xt[:, 1] ** 2 / 3.0 - Xt[:, 2] + rng.normal(0.0, 2.0, n_train + n_test)
-y_class = (score > 0.5).astype(int) + (score > 4.0).astype(int)
-y_real = np.round((score + rng.normal(0.0, 1.0, n_train + n_test)) * 64.0) / 64.0
+# Trees: the data of tests/golden/trees_sklearn.json (bench/peers/trees_reference.py), with weights.
+golden = pathlib.Path(__file__).resolve().parents[2] / "crates/agghoo/tests/golden"
+unweighted = json.loads((golden / "trees_sklearn.json").read_text())
+dt = unweighted["n_features"]
+Xtr = np.array(unweighted["x_train"]).reshape(-1, dt)
+Xte = np.array(unweighted["x_test"]).reshape(-1, dt)
+n_train = len(Xtr)
+y_class = np.array(unweighted["y_class_train"])
+y_real = np.array(unweighted["y_real_train"])
 wt = weights(n_train)
-Xtr, Xte = Xt[:n_train], Xt[n_train:]
 trees = {
     "n_features": dt,
     "x_train": Xtr.ravel().tolist(),
@@ -109,6 +102,6 @@ result = {
     "linear": linear,
     "trees": trees,
 }
-path = pathlib.Path(__file__).resolve().parents[2] / "crates/agghoo/tests/golden/weights_sklearn.json"
+path = golden / "weights_sklearn.json"
 path.write_text(json.dumps(result, indent=1) + "\n")
 print("wrote", path, [(f["criterion"], f["min_samples_leaf"], f["stable"], f["path_stable"], f["n_leaves"]) for f in trees["fits"]])
