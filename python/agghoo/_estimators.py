@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta, plotting
@@ -81,7 +81,7 @@ def _refuse_fit_params(estimator, fit_params):
     )
 
 
-def _row_weights(estimator, sample_weight, y, n_rows):
+def _row_weights(estimator, sample_weight, y, X):
     """The weight of every row (float64), or ``None`` when neither ``sample_weight`` nor a
     classifier's ``class_weight`` is given: ``sample_weight`` (one non-negative number per row)
     times the weight of each row's class (``"balanced"``: ``n_samples / (n_classes ·
@@ -92,25 +92,24 @@ def _row_weights(estimator, sample_weight, y, n_rows):
         raise ValueError(f"class_weight={class_weight!r}: a regressor has no classes (use sample_weight)")
     if sample_weight is None and class_weight is None:
         return None
-    weights = np.ones(n_rows) if sample_weight is None else _check_sample_weight(sample_weight, n_rows)
+    # scikit-learn's checks: one finite weight per row (a scalar for all), not all zero; the
+    # library refuses a negative weight naming its row.
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if estimator._task != "classification":
+        return weights
+    y = np.asarray(y)
+    classes = np.unique(y)
     if class_weight is not None:
         from sklearn.utils.class_weight import compute_class_weight
 
-        y = np.asarray(y)
-        classes = np.unique(y)
         per_class = compute_class_weight(class_weight, classes=classes, y=y)
         weights = weights * per_class[np.searchsorted(classes, y)]
-    return weights
-
-
-def _check_sample_weight(sample_weight, n_rows):
-    """``sample_weight`` as one float64 per row, refusing another shape (the library refuses
-    negative, non-finite and all-zero weights, naming the row)."""
-    weights = np.asarray(sample_weight, dtype=np.float64)
-    if weights.ndim == 0:
-        weights = np.full(n_rows, float(weights))
-    if weights.shape != (n_rows,):
-        raise ValueError(f"sample_weight: expected one weight per row ({n_rows}), got shape {weights.shape}")
+    weighted = classes[[bool(np.any(weights[y == c] > 0)) for c in classes]]
+    if len(classes) >= 2 and len(weighted) < 2:
+        raise ValueError(
+            f"sample_weight leaves one class with a positive weight ({weighted.tolist()} of {classes.tolist()}): "
+            "a classifier needs at least two classes"
+        )
     return weights
 
 
@@ -573,13 +572,13 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         _refuse_fit_params(self, fit_params)
         self._validate_params()
         if self.estimator is not None:
-            return meta.fit(self, X, y, groups, _row_weights(self, sample_weight, y, _num_samples(X)))
+            return meta.fit(self, X, y, groups, _row_weights(self, sample_weight, y, X))
         X, y, text = self._validate(X, y, needs_y=True)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("Classifier can't train when only one class is present.")
-        weights = _row_weights(self, sample_weight, y, X.shape[0])
+        weights = _row_weights(self, sample_weight, y, X)
         return self._fit(X, codes, [str(c) for c in self.classes_], text, groups, weights)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -654,9 +653,9 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
         _refuse_fit_params(self, fit_params)
         self._validate_params()
         if self.estimator is not None:
-            return meta.fit(self, X, y, groups, _row_weights(self, sample_weight, y, _num_samples(X)))
+            return meta.fit(self, X, y, groups, _row_weights(self, sample_weight, y, X))
         X, y, text = self._validate(X, y, needs_y=True)
-        return self._fit(X, y, None, text, groups, _row_weights(self, sample_weight, y, X.shape[0]))
+        return self._fit(X, y, None, text, groups, _row_weights(self, sample_weight, y, X))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted values."""

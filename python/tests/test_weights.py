@@ -107,7 +107,7 @@ def test_a_family_without_weighted_fits_refuses_them_by_name(scaled_cancer):
         AgghooClassifier(family="svc", grid=[1e-3], n_splits=2).fit(X, y, sample_weight=np.ones(len(y)) * 2)
     with pytest.raises(Exception, match=r"row 3"):
         AgghooClassifier(family="logistic", n_splits=2).fit(X, y, sample_weight=np.r_[1.0, 1.0, 1.0, -1.0, np.ones(len(y) - 4)])
-    with pytest.raises(ValueError, match="one weight per row"):
+    with pytest.raises(ValueError, match="sample_weight"):
         AgghooClassifier(family="logistic", n_splits=2).fit(X, y, sample_weight=np.ones(3))
     with pytest.raises(ValueError, match="scoring="):
         AgghooClassifier(family="logistic", scoring="f1", n_splits=2).fit(X, y, sample_weight=np.ones(len(y)) * 2)
@@ -135,7 +135,8 @@ def test_metadata_routing_brings_sample_weight(diabetes):
         scaler = StandardScaler().set_fit_request(sample_weight=False)
         pipe = make_pipeline(scaler, AgghooRegressor(**est).set_fit_request(sample_weight=True))
         pipe.fit(X, y, sample_weight=w)
-        scores = cross_validate(AgghooRegressor(**est).set_fit_request(sample_weight=True), X, y, cv=KFold(3), params={"sample_weight": w})
+        routed = AgghooRegressor(**est).set_fit_request(sample_weight=True).set_score_request(sample_weight=True)
+        scores = cross_validate(routed, X, y, cv=KFold(3), params={"sample_weight": w})
     direct = AgghooRegressor(**est).fit(StandardScaler().fit_transform(X), y, sample_weight=w)
     np.testing.assert_allclose(pipe.predict(X), direct.predict(StandardScaler().fit_transform(X)), rtol=1e-12)
     assert len(scores["test_score"]) == 3
