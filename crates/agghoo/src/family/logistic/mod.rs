@@ -353,8 +353,8 @@ impl Problem {
                 n as f64
             }
             Some(w) => {
-                for i in 0..n {
-                    x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += w[i] * v);
+                for (i, wi) in w.iter().enumerate() {
+                    x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += wi * v);
                 }
                 w.iter().sum()
             }
