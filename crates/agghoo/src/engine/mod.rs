@@ -54,3 +54,5 @@ pub type Progress = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod weights_tests;
