@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._available_if import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta, plotting
@@ -70,16 +70,45 @@ def _all_in(family, kinds):
 
 
 def _refuse_fit_params(estimator, fit_params):
-    """``fit``'s keywords other than ``groups``: refused by name (weighted fits are not supported)."""
+    """``fit``'s keywords other than ``groups`` and ``sample_weight``: refused by name."""
     if not fit_params:
         return
     names = ", ".join(sorted(fit_params))
-    if "sample_weight" in fit_params:
-        raise TypeError(
-            f"{type(estimator).__name__}.fit: sample_weight is not supported yet (no family fits weighted "
-            "rows); fit without it, or duplicate rows in proportion to integer weights"
+    raise TypeError(
+        f"{type(estimator).__name__}.fit got unexpected keyword argument(s) {names}: only X, y, groups and sample_weight"
+    )
+
+
+def _row_weights(estimator, sample_weight, y, X):
+    """The weight of every row (float64), or ``None`` when neither ``sample_weight`` nor a
+    classifier's ``class_weight`` is given: ``sample_weight`` (one non-negative number per row)
+    times the weight of each row's class (``"balanced"``: ``n_samples / (n_classes ·
+    bincount(y))``, scikit-learn's ``compute_class_weight``; a dict: class → weight, 1 for a class
+    it leaves out)."""
+    class_weight = getattr(estimator, "class_weight", None)
+    if class_weight is not None and estimator._task != "classification":
+        raise ValueError(f"class_weight={class_weight!r}: a regressor has no classes (use sample_weight)")
+    if sample_weight is None and class_weight is None:
+        return None
+    # scikit-learn's checks: one finite weight per row (a scalar for all), not all zero; the
+    # library refuses a negative weight naming its row.
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if estimator._task != "classification":
+        return weights
+    y = np.asarray(y)
+    classes = np.unique(y)
+    if class_weight is not None:
+        from sklearn.utils.class_weight import compute_class_weight
+
+        per_class = compute_class_weight(class_weight, classes=classes, y=y)
+        weights = weights * per_class[np.searchsorted(classes, y)]
+    weighted = classes[[bool(np.any(weights[y == c] > 0)) for c in classes]]
+    if len(classes) >= 2 and len(weighted) < 2:
+        raise ValueError(
+            f"sample_weight leaves one class with a positive weight ({weighted.tolist()} of {classes.tolist()}): "
+            "a classifier needs at least two classes"
         )
-    raise TypeError(f"{type(estimator).__name__}.fit got unexpected keyword argument(s) {names}: only X, y and groups")
+    return weights
 
 
 def _group_ids(plan, groups, n_rows):
@@ -139,6 +168,7 @@ class _Agghoo(BaseEstimator):
         cv: Any = None,
         scoring: str | Callable[..., float] | None = None,
         verbose: int = 0,
+        class_weight: str | dict[Any, float] | None = None,
     ) -> None:
         self.family = family
         self.grid = grid
@@ -165,6 +195,7 @@ class _Agghoo(BaseEstimator):
         self.cv = cv
         self.scoring = scoring
         self.verbose = verbose
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -194,9 +225,14 @@ class _Agghoo(BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         return [str(c) for c in names] if names is not None else [f"x{j}" for j in range(n_features)]
 
-    def _fit(self, X, y_codes, class_names, text, groups=None):
+    def _fit(self, X, y_codes, class_names, text, groups=None, sample_weight=None):
         self.random_state_ = seed_of(self.random_state)
         scorer = _scoring.scorer_for(self)
+        if sample_weight is not None and scorer is not None:
+            raise ValueError(
+                f"sample_weight (or class_weight) with scoring= for family {self.family!r} is not supported: "
+                "the scorer would see unweighted fits; use loss= (weighted), or estimator="
+            )
         splits = _scoring.folds(self, X, y_codes, groups)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {self.method!r}")
@@ -210,6 +246,7 @@ class _Agghoo(BaseEstimator):
             X, y_codes, text = np.ascontiguousarray(X[keep]), y_codes[keep], _categorical.keep_rows(text, keep)
             splits = _scoring.keep_rows(splits, keep)
             groups = None if groups is None else np.asarray(groups)[keep]
+            sample_weight = None if sample_weight is None else sample_weight[keep]
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
         params = _params(self.params)
@@ -250,6 +287,8 @@ class _Agghoo(BaseEstimator):
             verbose=int(self.verbose),
             groups=group_ids,
         )
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight.tolist()
         if scorer is not None:
             out, be = _scoring.select_scored(self, scorer, splits, X, y_codes, class_names, text, args, kwargs), None
         else:
@@ -454,6 +493,12 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
     verbose : int, default=0
         ``> 0``: one line per finished split on stderr (``> 1``: per started split too), for a
         built-in family. Ctrl-C stops a fit between splits and raises ``KeyboardInterrupt``.
+    class_weight : "balanced", dict or None, default=None
+        Classifier only: per-class weights multiplied into ``fit``'s ``sample_weight`` (as
+        scikit-learn's classifiers do): ``"balanced"`` is ``n_samples / (n_classes ·
+        bincount(y))``, a dict maps a class label to its weight (1 for the others). The fits of
+        ``logistic`` (and the other families that honour weights) and the validation risks (weighted
+        means) follow them; a family without weighted fits refuses them by name.
 
     Attributes
     ----------
@@ -508,20 +553,32 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
 
     _task = "classification"
 
-    def fit(self, X: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, **fit_params: Any) -> AgghooClassifier:
+    def fit(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        **fit_params: Any,
+    ) -> AgghooClassifier:
         """Select and fit on ``X``, ``y``; returns ``self``. ``groups``: a group label per row, for a
         group plan (``plan="group:5"``) or a group splitter ``cv=`` with ``estimator=``
-        (``set_fit_request(groups=True)`` routes it from a Pipeline or a search)."""
+        (``set_fit_request(groups=True)`` routes it from a Pipeline or a search).
+        ``sample_weight``: a non-negative weight per row (times ``class_weight``'s), honoured by
+        the fits of the families that support weights and by the validation risks (weighted
+        means); a family without weighted fits refuses it by name
+        (``set_fit_request(sample_weight=True)`` routes it)."""
         _refuse_fit_params(self, fit_params)
         self._validate_params()
         if self.estimator is not None:
-            return meta.fit(self, X, y, groups)
+            return meta.fit(self, X, y, groups, _row_weights(self, sample_weight, y, X))
         X, y, text = self._validate(X, y, needs_y=True)
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError("Classifier can't train when only one class is present.")
-        return self._fit(X, codes, [str(c) for c in self.classes_], text, groups)
+        weights = _row_weights(self, sample_weight, y, X)
+        return self._fit(X, codes, [str(c) for c in self.classes_], text, groups, weights)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted class labels: ``classes_[argmax(predict_proba(X))]`` where there are
@@ -582,15 +639,22 @@ class AgghooRegressor(RegressorMixin, _Agghoo):
 
     _task = "regression"
 
-    def fit(self, X: ArrayLike, y: ArrayLike, groups: ArrayLike | None = None, **fit_params: Any) -> AgghooRegressor:
-        """Select and fit on ``X``, ``y``; returns ``self``. ``groups`` as
+    def fit(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        **fit_params: Any,
+    ) -> AgghooRegressor:
+        """Select and fit on ``X``, ``y``; returns ``self``. ``groups`` and ``sample_weight`` as
         :meth:`AgghooClassifier.fit`'s."""
         _refuse_fit_params(self, fit_params)
         self._validate_params()
         if self.estimator is not None:
-            return meta.fit(self, X, y, groups)
+            return meta.fit(self, X, y, groups, _row_weights(self, sample_weight, y, X))
         X, y, text = self._validate(X, y, needs_y=True)
-        return self._fit(X, y, None, text, groups)
+        return self._fit(X, y, None, text, groups, _row_weights(self, sample_weight, y, X))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted values."""

@@ -78,6 +78,7 @@ def select(
     splits: Optional[_Folds] = None,
     risks: Optional[Sequence[Sequence[float]]] = None,
     groups: Optional[Sequence[int]] = None,
+    sample_weight: Optional[Sequence[float]] = None,
 ) -> tuple[Model, str] | Job: ...
 def estimate(
     x: npt.NDArray[np.float64],
@@ -99,6 +100,7 @@ def estimate(
     missing_category: str = "level",
     verbose: int = 0,
     folds: Optional[_Folds] = None,
+    sample_weight: Optional[Sequence[float]] = None,
 ) -> str | Job: ...
 def compare(
     x: npt.NDArray[np.float64],

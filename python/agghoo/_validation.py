@@ -101,6 +101,7 @@ ESTIMATOR_CONSTRAINTS = {
     "param_grid": [dict, list, None],
     "cv": ["cv_object"],
     "scoring": [str, callable, None],
+    "class_weight": [StrOptions({"balanced"}), dict, None],
 }
 
 # AgghooSearchCV: GridSearchCV's / RandomizedSearchCV's keywords plus agghoo's method.

@@ -7,12 +7,14 @@ members come from agghoo's engine, so they are the same rules as for the built-i
 """
 
 import time
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.utils.validation import has_fit_parameter
 
 from . import _native
 from . import dask as _dask
@@ -24,16 +26,22 @@ from ._validation import seed_of
 _METHODS = tuple(dict(_native.names())["method"])
 
 
-def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep):
+def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep, sample_weight=None):
     """Fit every candidate on one training set; return the validation risks (−score), the index of
     the winner, when `keep` the winner fitted on the training set, and the seconds each candidate
-    took to fit and to score."""
+    took to fit and to score. With `sample_weight`, the training rows' weights go to the fit when
+    the estimator's ``fit`` takes them, and the validation rows' to the scorer."""
     risks, fitted, times = [], [], []
+    fit_weights, score_weights = {}, {}
+    if sample_weight is not None:
+        score_weights = {"sample_weight": sample_weight[validation]}
+        if has_fit_parameter(estimator, "sample_weight"):
+            fit_weights = {"sample_weight": sample_weight[train]}
     for params in candidates:
         started = time.perf_counter()
-        model = clone(estimator).set_params(**params).fit(_take(X, train), y[train])
+        model = clone(estimator).set_params(**params).fit(_take(X, train), y[train], **fit_weights)
         fitted_at = time.perf_counter()
-        risks.append(-float(scorer(model, _take(X, validation), y[validation])))
+        risks.append(-float(scorer(model, _take(X, validation), y[validation], **score_weights)))
         times.append((fitted_at - started, time.perf_counter() - fitted_at))
         fitted.append(model if keep else None)
     best = _native.argmin(risks, tie)
@@ -48,12 +56,15 @@ def _take(X, rows):
     return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
-def fit(self, X, y, groups=None):
+def fit(self, X, y, groups=None, sample_weight=None):
     """Fit ``self`` (an AgghooClassifier / AgghooRegressor with ``estimator`` set) on ``X``, ``y``;
     ``groups`` go to the splitter (``GroupKFold``, a ``group:V`` plan). The method is the library's
     procedure: it names the splits to evaluate (hold-out: the first; subagging: a hold-out inside
     each training set) and, from the candidates' risks, the members (split models, or candidates
-    refitted on all rows)."""
+    refitted on all rows). ``sample_weight`` (one
+    float per row, ``class_weight`` included) goes to every fit of an estimator whose ``fit`` takes
+    it (otherwise a ``UserWarning`` says the fits are unweighted) and to the scorer (weighted
+    validation scores)."""
     if self.param_grid is None:
         raise ValueError("estimator= needs param_grid= (a dict of lists, or a list of such dicts)")
     grid = ParameterGrid(self.param_grid)
@@ -81,9 +92,22 @@ def fit(self, X, y, groups=None):
     )
     scorer = check_scoring(self.estimator, scoring=self.scoring)
     be = _dask.active_client()
+    fit_weights = {}
+    if sample_weight is not None:
+        if be is not None:
+            raise ValueError("sample_weight (or class_weight) with estimator= inside agghoo.dask.backend is not supported")
+        if has_fit_parameter(self.estimator, "sample_weight"):
+            fit_weights = {"sample_weight": sample_weight}
+        else:
+            warnings.warn(
+                f"{type(self.estimator).__name__}.fit takes no sample_weight: its fits are unweighted, "
+                "only the validation scores are weighted",
+                UserWarning,
+                stacklevel=3,
+            )
     if be is None:
         results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_evaluate_split)(self.estimator, candidates, scorer, X, y, train, validation, self.tie, keep)
+            delayed(_evaluate_split)(self.estimator, candidates, scorer, X, y, train, validation, self.tie, keep, sample_weight)
             for train, validation in splits
         )
     else:
@@ -103,7 +127,7 @@ def fit(self, X, y, groups=None):
     refits = {}
     for split, candidate, _ in choice["members"]:
         if split is None and candidate not in refits:
-            refits[candidate] = clone(self.estimator).set_params(**candidates[candidate]).fit(X, y)
+            refits[candidate] = clone(self.estimator).set_params(**candidates[candidate]).fit(X, y, **fit_weights)
     self.members_ = [refits[c] if split is None else results[split][2] for split, c, _ in choice["members"]]
     self.member_risks_ = [risk for _, _, risk in choice["members"]]
     self.member_splits_ = [split for split, _, _ in choice["members"]]

@@ -256,6 +256,17 @@ pub(crate) fn call_data(
     with_text(dataset(values, feature_names, y, class_names)?, categorical)
 }
 
+/// The data set of a call with the caller's `sample_weight` (one per row), when given. A job for
+/// a cluster (`job=True`) does not carry weights, so weights with a job are refused rather than
+/// dropped.
+fn with_sample_weight(data: Dataset, sample_weight: Option<Vec<f64>>, job: bool) -> Outcome<Dataset> {
+    match sample_weight {
+        None => Ok(data),
+        Some(_) if job => Err(invalid("sample_weight", "no weights with a cluster job (job=True / Dask)", "weights")),
+        Some(w) => Ok(data.with_weights(w)?),
+    }
+}
+
 /// The missing-value tokens of a `na_values=` list (the default ones for `None`).
 fn na_values(list: Option<Vec<String>>) -> Outcome<NaValues> {
     Ok(list.map(NaValues::parse).transpose()?.unwrap_or_default())
@@ -340,7 +351,7 @@ fn plan_or_group(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan
 /// the caller (a scorer on [`paths::path_outputs`]) replace the loss's, on the splits the method
 /// evaluates (the first one for hold-out).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0, splits=None, risks=None, groups=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0, splits=None, risks=None, groups=None, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 fn select<'py>(
     py: Python<'py>,
@@ -371,10 +382,12 @@ fn select<'py>(
     splits: Option<Folds<'py>>,
     risks: Option<Vec<Vec<f64>>>,
     groups: Option<Vec<u32>>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (values, n_rows, _) = matrix(&x)?;
     let user_splits = splits.map(|pairs| paths::user_splits(n_rows, pairs)).transpose()?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
+    let data = with_sample_weight(data, sample_weight, job)?;
     // The tokens the Python layer read the text columns with, when given, recorded in the model's
     // schema (none recorded reads as the default ones, as a Dask job's model has).
     let data = match na_values {
@@ -430,7 +443,7 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 /// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
 /// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0, folds=None))]
+#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0, folds=None, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 fn estimate<'py>(
     py: Python<'py>,
@@ -453,10 +466,12 @@ fn estimate<'py>(
     missing_category: &str,
     verbose: u8,
     folds: Option<Folds<'py>>,
+    sample_weight: Option<Vec<f64>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
+    let data = with_sample_weight(data, sample_weight, job)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     if family.contains(',') {
         return Err(invalid("family", "one family (a union is selected among with select, or compared with compare)", family).into());
@@ -836,7 +851,8 @@ impl Model {
 }
 
 /// The registered families: name → capabilities (`probabilities`: classifiers give class
-/// probabilities; `decision_scores`: binary classifiers give real scores), from the library's registry.
+/// probabilities; `decision_scores`: binary classifiers give real scores; `sample_weight`: the
+/// fits honour per-row weights), from the library's registry.
 #[pyfunction]
 fn families() -> std::collections::BTreeMap<&'static str, std::collections::BTreeMap<&'static str, bool>> {
     FamilyKind::ALL
@@ -844,7 +860,8 @@ fn families() -> std::collections::BTreeMap<&'static str, std::collections::BTre
         .iter()
         .map(|info| {
             let c = info.capabilities;
-            (info.name, [("probabilities", c.probabilities), ("decision_scores", c.decision_scores)].into_iter().collect())
+            let flags = [("probabilities", c.probabilities), ("decision_scores", c.decision_scores), ("sample_weight", info.sample_weight)];
+            (info.name, flags.into_iter().collect())
         })
         .collect()
 }

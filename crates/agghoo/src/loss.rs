@@ -191,14 +191,31 @@ impl Loss {
         }
     }
 
-    /// Empirical risk `R_B(f) = (1/|B|) Σ γ(f(x_i), y_i)` on the rows of `truth`.
+    /// Empirical risk `R_B(f) = (1/|B|) Σ γ(f(x_i), y_i)` on the rows of `truth`; on weighted
+    /// data ([`Dataset::with_weights`](crate::data::Dataset::with_weights)) the weighted mean
+    /// `Σ wᵢ γ(f(x_i), y_i) / Σ wᵢ`.
     ///
     /// # Errors
-    /// As [`Loss::per_row`].
+    /// As [`Loss::per_row`]; [`Error::InvalidParameter`] when every weight of `truth`'s rows is 0.
     pub fn risk(&self, predictions: &Predictions, truth: &View<'_>) -> Result<f64> {
         let l = self.per_row(predictions, truth)?;
-        Ok(l.iter().sum::<f64>() / l.len().max(1) as f64)
+        match truth.weights() {
+            None => Ok(l.iter().sum::<f64>() / l.len().max(1) as f64),
+            Some(w) => weighted_mean(&l, &w),
+        }
     }
+}
+
+/// `Σ wᵢ xᵢ / Σ wᵢ`: a risk on weighted rows.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when the weights sum to 0 (every row of a validation set weighs 0).
+pub(crate) fn weighted_mean(x: &[f64], w: &[f64]) -> Result<f64> {
+    let total: f64 = w.iter().sum();
+    if total <= 0.0 {
+        return Err(Error::invalid("sample_weight", "a positive weight among the rows a risk is computed on", "every weight is 0"));
+    }
+    Ok(x.iter().zip(w).map(|(x, w)| w * x).sum::<f64>() / total)
 }
 
 impl std::str::FromStr for Loss {

@@ -31,7 +31,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::data::View;
+use crate::data::{Dataset, View};
 use crate::family::{Family, FittedPath, Predictor, RefitPath};
 use crate::loss::Loss;
 use crate::predictions::{PathPredictions, Predictions};
@@ -168,6 +168,42 @@ pub fn empty_training_set_is_an_error(family: &dyn Family, train: &View<'_>) {
     }
     let outcome = catch_unwind(AssertUnwindSafe(|| family.fit_path(&empty).and_then(|p| p.model(0)).map(|_| ())));
     assert!(!matches!(outcome, Err(_) | Ok(Ok(()))), "{name}: fit_path on an empty training set must return a typed error");
+}
+
+/// Sample weights, for a family that honours them ([`Family::sample_weight`]): on `data`, unit
+/// weights predict like no weights at every grid point (to `tol`; bit for bit when `tol` is 0).
+///
+/// # Panics
+/// When they differ, or a fit fails.
+pub fn unit_weights_change_nothing(family: &dyn Family, data: &Dataset, train: &[usize], validation: &[usize], tol: f64) {
+    let weighted = data.clone().with_weights(vec![1.0; data.n_rows()]).unwrap_or_else(|e| panic!("unit weights refused: {e}"));
+    for m in 0..family.grid().len() {
+        let context = format!("{}: unit weights at grid point {m}", family.name());
+        let fit = |d: &Dataset| family.fit(&d.view(train), m).and_then(|f| f.predict(&data.view(validation)));
+        let plain = fit(data).unwrap_or_else(|e| panic!("{context}: unweighted fit failed: {e}"));
+        let unit = fit(&weighted).unwrap_or_else(|e| panic!("{context}: weighted fit failed: {e}"));
+        assert_predictions_agree(&unit, &plain, tol, &context);
+    }
+}
+
+/// Sample weights, for a family that honours them ([`Family::sample_weight`]): with `counts[i]`
+/// as the weight of row `i`, every grid point's fit on the `train` rows predicts the
+/// `validation` rows like the unweighted fit on the `train` rows each repeated `counts[i]` times
+/// (0: left out), to `tol`. Weights of 0 and 1 only check that a zero weight removes the row.
+///
+/// # Panics
+/// When they differ, or a fit fails.
+pub fn weights_are_row_counts(family: &dyn Family, data: &Dataset, train: &[usize], validation: &[usize], counts: &[u32], tol: f64) {
+    let weights = counts.iter().map(|&c| f64::from(c)).collect();
+    let weighted = data.clone().with_weights(weights).unwrap_or_else(|e| panic!("weights refused: {e}"));
+    let repeated: Vec<usize> = train.iter().flat_map(|&i| std::iter::repeat_n(i, counts[i] as usize)).collect();
+    for m in 0..family.grid().len() {
+        let context = format!("{}: integer weights vs repeated rows at grid point {m}", family.name());
+        let predict = |d: &Dataset, rows: &[usize]| family.fit(&d.view(rows), m).and_then(|f| f.predict(&data.view(validation)));
+        let by_weight = predict(&weighted, train).unwrap_or_else(|e| panic!("{context}: weighted fit failed: {e}"));
+        let by_rows = predict(data, &repeated).unwrap_or_else(|e| panic!("{context}: fit on repeated rows failed: {e}"));
+        assert_predictions_agree(&by_weight, &by_rows, tol, &context);
+    }
 }
 
 /// Asserts two predictions of the same rows agree: the same kind and length; labels exactly;

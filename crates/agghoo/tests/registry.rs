@@ -69,6 +69,7 @@ static SLOPE: FamilyInfo = FamilyInfo {
     default_grid: "lambda = 0, 1, 10, 100",
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: false },
+    sample_weight: false,
 };
 
 /// Its typed configuration.

@@ -94,6 +94,9 @@ pub struct Dataset {
     /// schema of a model fitted on them, so that prediction rows are read alike).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     na_values: Option<super::na::NaValues>,
+    /// Per-row sample weights (`None`: every row weighs 1, the unweighted code paths).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    weights: Option<Vec<f64>>,
 }
 
 fn next_uid() -> u64 {
@@ -109,6 +112,7 @@ impl PartialEq for Dataset {
             && self.target == other.target
             && self.target_name == other.target_name
             && self.levels == other.levels
+            && self.weights == other.weights
     }
 }
 
@@ -173,7 +177,18 @@ impl Dataset {
                 }
             }
         }
-        Ok(Self { uid: next_uid(), x, n_rows, feature_names, target, target_name, has_missing, levels: Vec::new(), na_values: None })
+        Ok(Self {
+            uid: next_uid(),
+            x,
+            n_rows,
+            feature_names,
+            target,
+            target_name,
+            has_missing,
+            levels: Vec::new(),
+            na_values: None,
+            weights: None,
+        })
     }
 
     /// The data set with categorical columns: `levels[j]` names the levels of column `j` (whose
@@ -241,6 +256,72 @@ impl Dataset {
     pub fn with_na_values(mut self, na_values: super::na::NaValues) -> Self {
         self.na_values = Some(na_values);
         self
+    }
+
+    /// The data set with per-row sample weights: `weights[i]` is how much row `i` counts in a
+    /// fit (a family that honours weights: [`FamilyInfo::sample_weight`](crate::family::FamilyInfo))
+    /// and in a validation risk (`Σ wᵢ Lᵢ / Σ wᵢ`). Weights are relative: an integer weight `k`
+    /// counts as the row repeated `k` times, weight 0 as the row left out.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless there is one weight per row, for a negative weight
+    /// (naming its row) or when every weight is 0; [`Error::NonFinite`] naming the row of a NaN
+    /// or infinite weight.
+    ///
+    /// ```
+    /// use agghoo::data::{Dataset, Target};
+    /// let d = Dataset::new(vec![1.0, 2.0, 3.0], vec!["a".into()], Target::Real(vec![0.5, 1.5, 2.0]), "y")?;
+    /// let w = d.clone().with_weights(vec![1.0, 0.0, 2.5])?;
+    /// assert_eq!(w.weights(), Some(&[1.0, 0.0, 2.5][..]));
+    /// assert_eq!(w.view(&[2, 0]).weight(0), 2.5);
+    /// assert!(d.clone().with_weights(vec![1.0, -1.0, 1.0]).unwrap_err().to_string().contains("row 1"));
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    pub fn with_weights(mut self, weights: Vec<f64>) -> Result<Self> {
+        if weights.len() != self.n_rows {
+            return Err(Error::invalid(
+                "sample_weight",
+                "one weight per row",
+                format!("{} weights for {} rows", weights.len(), self.n_rows),
+            ));
+        }
+        if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
+            return Err(Error::NonFinite { row: i, column: "sample_weight".into(), value: weights[i] });
+        }
+        if let Some(i) = weights.iter().position(|&w| w < 0.0) {
+            return Err(Error::invalid("sample_weight", "non-negative weights", format!("{} at row {i}", weights[i])));
+        }
+        if weights.iter().all(|&w| w == 0.0) {
+            return Err(Error::invalid("sample_weight", "at least one positive weight", "every weight is 0"));
+        }
+        self.weights = Some(weights);
+        self.uid = next_uid();
+        Ok(self)
+    }
+
+    /// The per-row sample weights, `None` when the data are unweighted.
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+
+    /// The weights of `rows` (in that order), `None` when the data are unweighted.
+    fn weights_of(&self, rows: &[usize]) -> Option<Vec<f64>> {
+        self.weights.as_ref().map(|w| rows.iter().map(|&i| w[i]).collect())
+    }
+
+    /// Refuses weighted data where `what` (a procedure) does not read sample weights, so that
+    /// weights are never silently ignored.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] naming `sample_weight` and `what`.
+    pub fn check_unweighted(&self, what: &str) -> Result<()> {
+        if self.weights.is_some() {
+            return Err(Error::Unsupported {
+                what: format!("sample_weight in {what}"),
+                reason: "it does not read per-row weights; leave the weights out".into(),
+            });
+        }
+        Ok(())
     }
 
     /// The missing-value tokens the data were read with (`None` when not read from text).
@@ -350,7 +431,8 @@ impl Dataset {
             x.extend(columns.iter().map(|&c| r[c]));
         }
         let names = columns.iter().map(|&c| self.feature_names[c].clone()).collect();
-        let data = Dataset::new_with_missing(x, names, self.target.clone(), self.target_name.clone())?;
+        let mut data = Dataset::new_with_missing(x, names, self.target.clone(), self.target_name.clone())?;
+        data.weights = self.weights.clone();
         if !self.has_categorical() {
             return Ok(data);
         }
@@ -369,6 +451,7 @@ impl Dataset {
             Target::Real(y) => Target::Real(rows.iter().map(|&i| y[i]).collect()),
         };
         let mut data = Dataset::new_with_missing(x, self.feature_names.clone(), target, self.target_name.clone())?;
+        data.weights = self.weights_of(rows);
         if self.has_categorical() {
             data.levels = self.levels.clone();
             data.has_missing = data.numeric_nan();
@@ -442,7 +525,8 @@ impl Dataset {
     /// Replaces the features (same rows, other columns, all numeric), used by the categorical
     /// encoding.
     pub(crate) fn with_features(&self, x: Vec<f64>, feature_names: Vec<String>) -> Result<Dataset> {
-        Dataset::new_with_missing(x, feature_names, self.target.clone(), self.target_name.clone())
+        let data = Dataset::new_with_missing(x, feature_names, self.target.clone(), self.target_name.clone())?;
+        Ok(Dataset { weights: self.weights.clone(), ..data })
     }
     /// Checks that the data are usable for learning: at least one feature column, a target that
     /// is not constant (at least two classes).
@@ -521,6 +605,18 @@ impl<'a> View<'a> {
     /// The task.
     pub fn task(&self) -> Task {
         self.data.task()
+    }
+    /// True when the underlying data set has sample weights.
+    pub fn is_weighted(&self) -> bool {
+        self.data.weights.is_some()
+    }
+    /// Sample weight of the view's `i`-th row (1 when the data are unweighted).
+    pub fn weight(&self, i: usize) -> f64 {
+        self.data.weights.as_ref().map_or(1.0, |w| w[self.rows[i]])
+    }
+    /// The view's sample weights in view order, `None` when the data are unweighted.
+    pub fn weights(&self) -> Option<Vec<f64>> {
+        self.data.weights_of(&self.rows)
     }
     /// Gathers the view's rows into a contiguous row-major matrix.
     pub fn gather_x(&self) -> Vec<f64> {

@@ -106,6 +106,7 @@ pub fn check_evaluation(family: &dyn Family, data: &Dataset, splits: &Splits, op
         loss.check_task(data.task())?;
         loss.check_classes(data.target().n_classes())?;
     }
+    crate::family::check_sample_weight(family, data)?;
     if family.task() != data.task() {
         return Err(Error::TaskMismatch(format!(
             "family `{}` was built for {:?}, the data are {:?}",
@@ -196,6 +197,7 @@ fn evaluate_one(
 ) -> Result<SplitOutcome> {
     let train_view = data.view(train_rows);
     let validation_view = data.view(validation_rows);
+    check_training_weight(&train_view)?;
     if options.preprocess.is_identity() {
         run_path(family, &train_view, &validation_view, options, None)
     } else {
@@ -264,8 +266,23 @@ pub(crate) fn refit_all(
     preprocess: &Preprocess,
     fit: impl Fn(&View<'_>) -> Result<Model>,
 ) -> Result<Model> {
-    let _ = family;
+    crate::family::check_sample_weight(family, data)?;
     fit_on(&data.all(), preprocess, fit)
+}
+
+/// Refuses a weighted training set whose rows all weigh 0 (there is nothing to fit).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `sample_weight`.
+pub(crate) fn check_training_weight(train: &View<'_>) -> Result<()> {
+    match train.weights() {
+        Some(w) if w.iter().sum::<f64>() <= 0.0 => Err(Error::invalid(
+            "sample_weight",
+            "a positive weight in every training set",
+            format!("every weight of the {} training rows is 0", train.len()),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `fit` on the rows of `rows`, with the preprocessing fitted on those rows (kept in the model).
@@ -318,6 +335,7 @@ pub fn outcomes_from_risks(
     executor: &dyn Executor,
 ) -> Result<Vec<SplitOutcome>> {
     splits.check_rows(data.n_rows())?;
+    crate::family::check_sample_weight(family, data)?;
     let grid = family.grid().len();
     if risks.len() != splits.len() || risks.iter().any(|r| r.len() != grid) {
         let shape = risks.iter().map(|r| r.len().to_string()).collect::<Vec<_>>().join(", ");

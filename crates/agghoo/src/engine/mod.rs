@@ -52,3 +52,5 @@ pub use stats::summarize;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod weights_tests;

@@ -136,6 +136,7 @@ pub fn bootstrap_risk_on(
     config: &BootstrapConfig,
     executor: &dyn Executor,
 ) -> Result<BootstrapEstimate> {
+    data.check_unweighted("the bootstrap estimators")?;
     let rule = OnePoint::new(family, grid_index)?;
     resamples.check_rows(data.n_rows())?;
     let n = data.n_rows();

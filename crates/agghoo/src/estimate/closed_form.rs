@@ -120,12 +120,14 @@ pub(crate) fn lemma_holds(family: &dyn Family) -> bool {
 /// row), so the result is the leave-one-out of the rule *after* that fixed transform.
 ///
 /// # Errors
-/// [`Error::TaskMismatch`] for classification data; the family's fit errors;
-/// [`Error::Numerical`] naming the row and grid point where `1 − S_ii` or `1 − tr(S)/n` vanishes.
+/// [`Error::TaskMismatch`] for classification data; [`Error::Unsupported`] for weighted data; the
+/// family's fit errors; [`Error::Numerical`] naming the row and grid point where `1 − S_ii` or
+/// `1 − tr(S)/n` vanishes.
 pub fn smoother_risks(family: &dyn Family, data: &Dataset, preprocess: &Preprocess) -> Result<Option<SmootherRisks>> {
     if data.task() != Task::Regression {
         return Err(Error::TaskMismatch("closed-form leave-one-out needs a real target (squared loss)".into()));
     }
+    data.check_unweighted("closed-form leave-one-out and GCV")?;
     let transformed;
     let data = if preprocess.is_identity() {
         data
@@ -170,6 +172,7 @@ pub(crate) struct OneRule {
 
 /// Closed form of grid point 0 of `family` on all rows (identity preprocessing).
 pub(crate) fn one_rule(family: &dyn Family, data: &Dataset) -> Result<Option<OneRule>> {
+    data.check_unweighted("closed-form leave-one-out and GCV")?;
     let Some(path) = family.linear_smoother(&data.all()) else { return Ok(None) };
     let SmootherPath { fitted, leverage } = path?;
     let (Some(f), Some(s)) = (fitted.first(), leverage.first()) else { return Ok(None) };

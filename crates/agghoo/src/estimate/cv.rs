@@ -522,6 +522,9 @@ impl Family for OnePoint<'_> {
     fn exact_loo(&self) -> bool {
         self.inner.exact_loo()
     }
+    fn sample_weight(&self) -> bool {
+        self.inner.sample_weight()
+    }
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
         let m = self.grid_index;
         self.inner.linear_smoother(train).map(|r| {

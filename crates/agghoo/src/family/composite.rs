@@ -588,6 +588,9 @@ impl Family for Composite {
     fn path_memory(&self, shape: &super::FitShape) -> u128 {
         self.parts.iter().map(|p| p.family.path_memory(shape)).fold(0, u128::saturating_add)
     }
+    fn sample_weight(&self) -> bool {
+        self.parts.iter().all(|p| p.family.sample_weight())
+    }
     fn composite(&self) -> Option<&Composite> {
         Some(self)
     }

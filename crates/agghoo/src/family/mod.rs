@@ -37,7 +37,7 @@ pub use grid::{Grid, Scale};
 pub use model::{CustomModel, CustomPredictor, Model, Predictor};
 pub use params::{FamilyParams, GridSpec};
 pub(crate) use registry::family_config;
-pub use registry::{Capabilities, FamilyConfig, FamilyInfo, Setting};
+pub use registry::{Capabilities, FamilyConfig, FamilyInfo, Setting, check_sample_weight};
 pub use spec::{CompositeSpec, FamilyKind, FamilySpec, Rule};
 pub use width::KernelWidth;
 
@@ -110,6 +110,12 @@ pub trait Family: Send + Sync {
     fn path_memory(&self, shape: &FitShape) -> u128 {
         let _ = shape;
         0
+    }
+    /// True when the fits honour per-row sample weights. The default reads the registry
+    /// ([`FamilyInfo::sample_weight`]) under [`name`](Family::name); a family defined outside
+    /// this crate that honours [`View::weight`] overrides it.
+    fn sample_weight(&self) -> bool {
+        FamilyKind::ALL.iter().find(|k| k.name() == self.name()).is_some_and(|k| k.info().sample_weight)
     }
     /// The composite family (a multi-axis grid or a union of families) this is, if it is one:
     /// procedures read its axes for the one-standard-error rule, EKCV and reports.

@@ -58,6 +58,10 @@ pub struct FamilyInfo {
     pub encoding: Encoding,
     /// What its fitted models give besides predictions.
     pub capabilities: Capabilities,
+    /// True when its fits honour per-row sample weights ([`Dataset::with_weights`]); weighted
+    /// data are refused by name for a family without it ([`check_sample_weight`]), never
+    /// silently fitted unweighted.
+    pub sample_weight: bool,
 }
 
 impl FamilyInfo {
@@ -69,6 +73,25 @@ impl FamilyInfo {
     pub fn setting_axes(&self) -> impl Iterator<Item = (&'static str, AxisKind)> + '_ {
         self.settings.iter().filter_map(|s| s.axis.map(|a| (s.name, a)))
     }
+}
+
+/// Refuses weighted `data` for a family whose fits do not honour sample weights
+/// ([`Family::sample_weight`]); unweighted data pass.
+///
+/// # Errors
+/// [`Error::Unsupported`](crate::Error::Unsupported) naming the family and `sample_weight`.
+pub fn check_sample_weight(family: &dyn Family, data: &Dataset) -> Result<()> {
+    if data.weights().is_none() || family.sample_weight() {
+        return Ok(());
+    }
+    let honouring: Vec<&str> = super::FamilyKind::ALL.iter().filter(|k| k.info().sample_weight).map(|k| k.name()).collect();
+    Err(crate::Error::Unsupported {
+        what: format!("sample_weight with family `{}`", family.name()),
+        reason: format!(
+            "its fit does not honour per-row weights (families that do: {})",
+            if honouring.is_empty() { "none".to_string() } else { honouring.join(", ") }
+        ),
+    })
 }
 
 /// The trait each family's typed configuration implements; one line of the `families!`

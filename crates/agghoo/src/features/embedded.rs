@@ -90,6 +90,7 @@ pub struct EmbeddedReport {
 /// the number of features.
 pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> Result<EmbeddedReport> {
     data.check_numeric("feature selection")?;
+    data.check_unweighted("feature selection")?;
     data.check_learnable()?;
     match method {
         EmbeddedMethod::LassoSupport { elastic_net, config, plan, standardize } => {

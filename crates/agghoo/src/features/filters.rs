@@ -116,6 +116,7 @@ pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
 /// As [`rank_features`].
 pub fn rank_features_with(data: &Dataset, filter: &Filter, executor: &dyn Executor) -> Result<FilterReport> {
     data.check_numeric("feature selection")?;
+    data.check_unweighted("feature selection")?;
     data.check_learnable()?;
     let data = &*impute_own_medians(data)?;
     let skipped = constant_columns(data);

@@ -29,6 +29,7 @@ pub(crate) static CART: FamilyInfo = FamilyInfo {
     default_grid: "alpha: the cost-complexity pruning sequence of the tree grown on all rows",
     encoding: Encoding::Ordinal,
     capabilities: Capabilities { probabilities: true, decision_scores: false },
+    sample_weight: true,
 };
 
 /// Sets one of the tree settings `criterion`, `min_samples_leaf`, `max_depth` from its text;

@@ -15,6 +15,10 @@
 //! fraction (ties: the lowest class index), the leaf's class fractions as `proba` and, for two
 //! classes, `decision = p_1 − p_0` (positive for class 1).
 //!
+//! Sample weights (weighted data): impurities, leaf values and the node weights `n_t` of the
+//! pruning are weighted, `min_samples_leaf` counts rows, as scikit-learn's `sample_weight`
+//! (`README.md`, "Sample weights").
+//!
 //! Default grid: the distinct α's of the pruning sequence of the tree grown on the *full* sample
 //! given to [`CartConfig::build`], so every split is evaluated on the same grid (as in the papers); a split's
 //! own tree may have other breakpoints, and `T(α)` is defined at any α ≥ 0.

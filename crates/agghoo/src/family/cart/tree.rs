@@ -7,8 +7,12 @@
 //! root. The alternative, sorting each node's rows per feature as scikit-learn does, costs a
 //! `log n_t` factor more and was not kept.
 //!
-//! Rows carry integer weights (1 for CART, bootstrap multiplicities for forests): a weight-w row
-//! counts exactly as w copies, so a bootstrap never copies data.
+//! Rows carry integer multiplicities (1 for CART, bootstrap counts for forests): a row drawn c
+//! times counts exactly as c copies, so a bootstrap never copies data. They may also carry sample
+//! weights (as scikit-learn's `sample_weight`): a row's weight is its multiplicity times its sample
+//! weight, and every impurity, leaf value and node weight is weighted, while `min_samples_leaf`
+//! and the two-row minimum of a split still count rows (copies), as scikit-learn's
+//! `min_samples_leaf` counts samples. A row of weight 0 is left out, as if absent.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -97,7 +101,7 @@ pub(crate) fn check_preorder_tree(
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct GrowConfig {
     pub criterion: Criterion,
-    /// Minimal total weight of a leaf (≥ 1).
+    /// Minimal number of rows of a leaf (≥ 1), counting bootstrap copies, not sample weights.
     pub min_samples_leaf: usize,
     /// Maximal depth (root = 0), `None` = unlimited.
     pub max_depth: Option<usize>,
@@ -237,16 +241,22 @@ pub(crate) struct Presorted {
     order: Vec<u32>,
     /// Class index (classification) or value (regression) per position.
     y: Vec<f64>,
+    /// Sample weight per position (`None`: all 1).
+    sample_weight: Option<Vec<f64>>,
 }
 
 impl Presorted {
-    /// Sorts the rows of `train`.
+    /// Sorts the rows of `train`, with their sample weights when the data are weighted.
     ///
     /// # Errors
-    /// [`Error::TooFewRows`] for an empty view; [`Error::InvalidParameter`] without features; [`Error::NonFinite`] on a NaN feature (missing
+    /// [`Error::TooFewRows`] for an empty view or one whose rows all weigh 0; [`Error::InvalidParameter`] without features; [`Error::NonFinite`] on a NaN feature (missing
     /// values must be imputed before trees see them).
     pub fn new(train: &View<'_>) -> Result<Self> {
         let (n, d) = (train.len(), train.n_features());
+        let weights = train.weights();
+        if weights.as_ref().is_some_and(|w| !w.iter().any(|&v| v > 0.0)) {
+            return Err(Error::TooFewRows { what: "a tree (rows of positive weight)".into(), needed: 1, found: 0 });
+        }
         if n == 0 {
             return Err(Error::TooFewRows { what: "a tree".into(), needed: 1, found: 0 });
         }
@@ -274,7 +284,7 @@ impl Presorted {
             order.extend(pairs.iter().map(|p| p.1));
         }
         let y = (0..n).map(|i| train.y(i)).collect();
-        Ok(Self { n, d, x, order, y })
+        Ok(Self { n, d, x, order, y, sample_weight: weights })
     }
     /// Number of rows.
     pub fn n_rows(&self) -> usize {
@@ -292,6 +302,8 @@ pub(crate) struct FeatureSampler<'r> {
 #[derive(Clone)]
 struct Stats {
     weight: f64,
+    /// Number of rows (copies), whatever their sample weights.
+    count: f64,
     /// Classification: weighted class counts; regression: [Σ w y, Σ w y²].
     sums: Vec<f64>,
     /// Classification, Gini: Σ_k c_k² (exact: integer-valued counts).
@@ -302,26 +314,28 @@ struct Stats {
 
 impl Stats {
     fn new(width: usize) -> Self {
-        Self { weight: 0.0, sums: vec![0.0; width], square: 0.0, right_square: 0.0 }
+        Self { weight: 0.0, count: 0.0, sums: vec![0.0; width], square: 0.0, right_square: 0.0 }
     }
     fn clear(&mut self) {
         self.weight = 0.0;
+        self.count = 0.0;
         self.sums.iter_mut().for_each(|s| *s = 0.0);
         self.square = 0.0;
         self.right_square = 0.0;
     }
     /// Moves a row from the right side of a split to the left (`self`), keeping the right
     /// side's `square` exact for Gini: `(r − w)² − r² = w² − 2 w r` with `r = parent_k − c_k`.
-    fn move_left(&mut self, parent: &Stats, regression: bool, y: f64, w: f64) {
+    fn move_left(&mut self, parent: &Stats, regression: bool, y: f64, w: f64, copies: f64) {
         if !regression {
             let k = y as usize;
             let r = parent.sums[k] - self.sums[k];
             self.right_square += w * w - 2.0 * w * r;
         }
-        self.add(regression, y, w);
+        self.add(regression, y, w, copies);
     }
-    fn add(&mut self, regression: bool, y: f64, w: f64) {
+    fn add(&mut self, regression: bool, y: f64, w: f64, copies: f64) {
         self.weight += w;
+        self.count += copies;
         if regression {
             self.sums[0] += w * y;
             self.sums[1] += w * y * y;
@@ -370,14 +384,15 @@ struct BestSplit {
     threshold: f64,
 }
 
-/// Grows one tree on the rows of `data` with weights `weights` (`None` = all 1; a zero weight
-/// leaves the row out), splitting each node on the best split among all features or, with a
-/// sampler, among `mtry` random ones.
+/// Grows one tree on the rows of `data` with multiplicities `copies` (`None` = all 1; a zero
+/// leaves the row out) and `data`'s sample weights (a row weighs its multiplicity times its
+/// sample weight; a zero weight leaves the row out), splitting each node on the best split among
+/// all features or, with a sampler, among `mtry` random ones.
 ///
 /// Exact rules (as scikit-learn's `BestSplitter`, without its 1e-7 feature tolerance):
-/// - a node is a leaf when its depth reaches `max_depth`, its weight is below
-///   `max(2, 2 · min_samples_leaf)`, its impurity is ≤ `f64::EPSILON`, or no split leaves a
-///   weight ≥ `min_samples_leaf` on both sides; a valid split is taken even when it does not
+/// - a node is a leaf when its depth reaches `max_depth`, it has fewer than
+///   `max(2, 2 · min_samples_leaf)` rows (copies), its impurity is ≤ `f64::EPSILON`, or no split
+///   leaves `min_samples_leaf` rows on both sides; a valid split is taken even when it does not
 ///   decrease the impurity (pruning removes it at α = 0);
 /// - thresholds are midpoints `a/2 + b/2` of consecutive distinct values (`a` if that rounds
 ///   to `b`); a row goes left when `x ≤ threshold`;
@@ -385,19 +400,24 @@ struct BestSplit {
 ///   (strict improvement is needed to replace the current best while scanning features in
 ///   ascending order and thresholds ascending). Classification scores are functions of integer
 ///   counts, so equal splits score exactly equal.
-pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfig, mut sampler: Option<FeatureSampler<'_>>) -> Tree {
+pub(crate) fn grow(data: &Presorted, copies: Option<&[u32]>, config: &GrowConfig, mut sampler: Option<FeatureSampler<'_>>) -> Tree {
     let (n, d) = (data.n, data.d);
     let regression = config.criterion == Criterion::SquaredError;
     let width = if regression { 2 } else { config.n_classes };
-    let row_weight: Vec<f64> = match weights {
+    let row_copies: Vec<f64> = match copies {
         None => vec![1.0; n],
-        Some(w) => w.iter().map(|&c| f64::from(c)).collect(),
+        Some(c) => c.iter().map(|&c| f64::from(c)).collect(),
+    };
+    let row_weight: Vec<f64> = match &data.sample_weight {
+        None => row_copies.clone(),
+        Some(w) => row_copies.iter().zip(w).map(|(c, w)| c * w).collect(),
     };
     let weight_of = |i: usize| row_weight[i];
+    let copies_of = |i: usize| row_copies[i];
     // Working copy of the sorted lists, restricted to rows of positive weight.
-    let mut work: Vec<u32> = match weights {
-        None => data.order.clone(),
-        Some(w) => data.order.iter().copied().filter(|&i| w[i as usize] > 0).collect(),
+    let mut work: Vec<u32> = match (copies, &data.sample_weight) {
+        (None, None) => data.order.clone(),
+        _ => data.order.iter().copied().filter(|&i| row_weight[i as usize] > 0.0).collect(),
     };
     let n_in = work.len() / d.max(1);
     let mut tree = Tree { nodes: Vec::new(), values: Vec::new(), width: if regression { 1 } else { config.n_classes } };
@@ -412,7 +432,12 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
         let id = tree.push_child_link(parent);
         node_stats.clear();
         for &i in &work[start..end] {
-            node_stats.add(regression, data.y[i as usize], weight_of(i as usize));
+            node_stats.add(regression, data.y[i as usize], weight_of(i as usize), copies_of(i as usize));
+        }
+        // Σ_k c_k² afresh: the same integer as the running sum for integer weights, and exactly
+        // `weight²` for a pure node whatever the weights (so its Gini index is exactly 0).
+        if !regression {
+            node_stats.square = node_stats.sums.iter().map(|c| c * c).sum();
         }
         let impurity = node_stats.impurity(config.criterion);
         if regression {
@@ -422,7 +447,7 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
         }
         tree.nodes.push(Node { split: None, weight: node_stats.weight, impurity });
         let is_leaf =
-            config.max_depth.is_some_and(|m| depth >= m) || node_stats.weight < (2.0 * min_leaf).max(2.0) || impurity <= f64::EPSILON;
+            config.max_depth.is_some_and(|m| depth >= m) || node_stats.count < (2.0 * min_leaf).max(2.0) || impurity <= f64::EPSILON;
         if is_leaf {
             continue;
         }
@@ -458,11 +483,11 @@ pub(crate) fn grow(data: &Presorted, weights: Option<&[u32]>, config: &GrowConfi
             left.clear();
             left.right_square = node_stats.square;
             for (p, &i) in seg[..seg.len() - 1].iter().enumerate() {
-                left.move_left(&node_stats, regression, data.y[i as usize], weight_of(i as usize));
-                if left.weight < min_leaf {
+                left.move_left(&node_stats, regression, data.y[i as usize], weight_of(i as usize), copies_of(i as usize));
+                if left.count < min_leaf {
                     continue;
                 }
-                if node_stats.weight - left.weight < min_leaf {
+                if node_stats.count - left.count < min_leaf {
                     break;
                 }
                 let (a, b) = (col[i as usize], col[seg[p + 1] as usize]);

@@ -29,6 +29,7 @@ pub(crate) static FOREST: FamilyInfo = FamilyInfo {
                    (--param grid=min_samples_leaf: 1, 2, 5, 10, 20, 50)",
     encoding: Encoding::Ordinal,
     capabilities: Capabilities { probabilities: true, decision_scores: false },
+    sample_weight: true,
 };
 
 /// The hyperparameter a forest family's grid sweeps (`--param grid=…`).

@@ -8,6 +8,12 @@
 //! and ties more often); `decision = p̄_1 − p̄_0` for two classes. Regression averages the leaf
 //! means.
 //!
+//! Sample weights (weighted data): the bootstrap draws are the same as without weights; each
+//! tree is grown with row weight = bootstrap count × sample weight (as scikit-learn's forests
+//! multiply the counts by `sample_weight`), so its impurities and leaf values are weighted, while
+//! `min_samples_leaf` counts bootstrap copies (scikit-learn counts distinct rows). The out-of-bag
+//! error is the weighted risk of the out-of-bag predictions.
+//!
 //! Determinism: tree b draws its bootstrap and its feature subsets from
 //! `Seed(seed).rng(Purpose::Learner, b)` only, trees are collected in index order and every
 //! average is summed serially in tree order, so a forest is bit-identical for any number of
@@ -49,7 +55,7 @@ pub struct ForestOptions {
     /// Candidate features per node (1 ≤ mtry ≤ d); `None` = ⌊√d⌋ for classification,
     /// max(1, ⌊d/3⌋) for regression.
     pub mtry: Option<usize>,
-    /// Minimal bootstrap weight of a leaf (≥ 1; default 1).
+    /// Minimal number of rows of a leaf, bootstrap copies counted (≥ 1; default 1).
     pub min_samples_leaf: usize,
     /// Maximal depth, `None` = unlimited.
     pub max_depth: Option<usize>,

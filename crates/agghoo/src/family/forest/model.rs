@@ -139,7 +139,8 @@ impl ForestModel {
     }
 
     /// Out-of-bag risk: each training row is predicted by the trees whose bootstrap missed it;
-    /// rows no tree missed are left out; `None` when every row was in every bootstrap.
+    /// rows no tree missed are left out, and so are rows of sample weight 0 (the risk is weighted
+    /// on weighted data); `None` when no row is left.
     fn out_of_bag_error(&self, train: &View<'_>, weights: &[Vec<u32>]) -> Result<Option<f64>> {
         let width = self.width();
         let per_row: Vec<Option<Vec<f64>>> = (0..train.len())
@@ -156,11 +157,11 @@ impl ForestModel {
                 Ok((count > 0).then(|| sum.into_iter().map(|s| s / count as f64).collect()))
             })
             .collect::<Result<_>>()?;
-        let positions: Vec<usize> = (0..train.len()).filter(|&i| per_row[i].is_some()).collect();
+        let positions: Vec<usize> = (0..train.len()).filter(|&i| per_row[i].is_some() && train.weight(i) > 0.0).collect();
         if positions.is_empty() {
             return Ok(None);
         }
-        let values = per_row.into_iter().flatten().flatten().collect();
+        let values = positions.iter().flat_map(|&i| per_row[i].iter().flatten().copied()).collect();
         let predictions = predictions_from_values(self.task, self.n_classes, values);
         Loss::default_for(self.task).risk(&predictions, &train.subview(&positions)).map(Some)
     }

@@ -117,3 +117,60 @@ fn a_forest_fits_a_training_set_narrower_than_the_build_data() {
     let default_mtry = ForestModel::fit(&narrow.all(), &small(20)).unwrap();
     assert_eq!(by_default.fit(&narrow.all(), 0).unwrap(), Model::Forest(default_mtry));
 }
+
+/// The trees of a forest, as its model file stores them.
+fn trees(forest: &ForestModel) -> serde_json::Value {
+    serde_json::to_value(forest).unwrap()["trees"].clone()
+}
+
+#[test]
+fn unit_and_power_of_two_weights_give_the_same_forest() {
+    for data in [genuer(120, 8, Seed(8), 0).unwrap(), regression_data()] {
+        let n = data.n_rows();
+        let plain = ForestModel::fit(&data.all(), &small(40)).unwrap();
+        for w in [1.0, 4.0] {
+            let weighted = ForestModel::fit(&data.clone().with_weights(vec![w; n]).unwrap().all(), &small(40)).unwrap();
+            assert_eq!(trees(&weighted), trees(&plain), "weights {w}");
+            assert_eq!(
+                weighted.importances(Importance::Impurity).unwrap(),
+                plain.importances(Importance::Impurity).unwrap(),
+                "weights {w}"
+            );
+            let (a, b) = (weighted.oob_error().unwrap(), plain.oob_error().unwrap());
+            assert!((a - b).abs() <= 1e-12 * b.abs(), "weights {w}: out-of-bag error {a} vs {b}");
+        }
+    }
+}
+
+/// `y = 2 x₀ − x₁ + noise` on 150 rows.
+fn regression_data() -> Dataset {
+    let data = genuer(150, 6, Seed(9), 0).unwrap();
+    let all = data.all();
+    let y = (0..150).map(|i| 2.0 * all.x(i)[0] - all.x(i)[1] + 0.1 * (i % 7) as f64).collect();
+    Dataset::new(data.x().to_vec(), data.feature_names().to_vec(), crate::data::Target::Real(y), "y").unwrap()
+}
+
+#[test]
+fn zero_weight_rows_do_not_matter_and_weights_change_the_forest() {
+    let data = genuer(120, 8, Seed(10), 0).unwrap();
+    let weights: Vec<f64> = (0..120).map(|i| [0.0, 0.5, 1.0, 2.5][i % 4]).collect();
+    let weighted = data.clone().with_weights(weights.clone()).unwrap();
+    // The same data with every zero-weight row's class flipped.
+    let crate::data::Target::Classes { labels, names } = data.target().clone() else { unreachable!() };
+    let flipped: Vec<u32> = labels.iter().enumerate().map(|(i, &c)| if weights[i] == 0.0 { 1 - c } else { c }).collect();
+    let other =
+        Dataset::new(data.x().to_vec(), data.feature_names().to_vec(), crate::data::Target::Classes { labels: flipped, names }, "y")
+            .unwrap()
+            .with_weights(weights)
+            .unwrap();
+    let (a, b) = (ForestModel::fit(&weighted.all(), &small(30)).unwrap(), ForestModel::fit(&other.all(), &small(30)).unwrap());
+    assert_eq!(trees(&a), trees(&b));
+    assert_ne!(trees(&a), trees(&ForestModel::fit(&data.all(), &small(30)).unwrap()));
+    // The family reads the training view's weights and declares it.
+    let fam = build(&FamilyParams::default().set("trees", 30), &data).unwrap();
+    assert!(fam.sample_weight());
+    let default_mtry = ForestModel::fit(&weighted.all(), &ForestOptions { mtry: Some(2), ..small(30) }).unwrap();
+    let path = fam.fit_path(&weighted.all()).unwrap();
+    let m = fam.grid().values().iter().position(|&v| v == 2.0).unwrap();
+    assert_eq!(path.model(m).unwrap(), Model::Forest(default_mtry));
+}

@@ -789,7 +789,7 @@ impl FittedPath for KnnPath<'_> {
     /// or neighbour means, without building class probabilities.
     fn risks(&self, validation: &View<'_>, losses: &[Loss]) -> Option<Result<Vec<Vec<f64>>>> {
         let supported = |l: &Loss| if self.model.task == Task::Classification { *l == Loss::ZeroOne } else { l.task() == Task::Regression };
-        if !losses.iter().all(supported) {
+        if validation.is_weighted() || !losses.iter().all(supported) {
             return None;
         }
         if let Err(e) = self.model.check_features(validation) {

@@ -56,13 +56,14 @@ use crate::family::numerics::vector::{dot, soft_threshold};
 pub(super) struct Problem {
     n: usize,
     d: usize,
-    /// Centred features, column-major (`x[j * n + i]`); empty in covariance mode.
+    /// Centred features, column-major (`x[j * n + i]`), each row times `√w̃_i`; empty in
+    /// covariance mode.
     x: Vec<f64>,
-    /// Centred target.
+    /// Centred target, each row times `√w̃_i`.
     y: Vec<f64>,
-    /// Column means of the training features.
+    /// (Weighted) column means of the training features.
     pub x_mean: Vec<f64>,
-    /// Mean of the training target.
+    /// (Weighted) mean of the training target.
     pub y_mean: f64,
     /// `a_j = ‖x_j‖²/n`.
     col_sq: Vec<f64>,
@@ -112,15 +113,19 @@ pub(super) struct State {
 
 impl Problem {
     /// Centres the rows of `train` and their targets; computes the Gram matrix when `gram`.
-    pub fn new(train: &View<'_>, gram: bool) -> Self {
+    /// `weights` (one per row of `train`, finite, ≥ 0, positive sum; `None` = all 1) weight the
+    /// squared errors (see [`RowWeights`]).
+    pub fn new(train: &View<'_>, gram: bool, weights: Option<&[f64]>) -> Self {
         let (n, d) = (train.len(), train.n_features());
         let inv_n = 1.0 / n as f64;
+        let weights = weights.map(|w| RowWeights::new(w, n));
+        let weights = weights.as_ref();
         let y = train.gather_y();
-        let y_mean = y.iter().sum::<f64>() * inv_n;
-        let yc: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
+        let y_mean = y.iter().enumerate().map(|(i, v)| scaled(weights, i, *v)).sum::<f64>() * inv_n;
+        let yc: Vec<f64> = y.iter().enumerate().map(|(i, v)| root_scaled(weights, i, v - y_mean)).collect();
         let y_var = dot(&yc, &yc) * inv_n;
         if gram {
-            let (g, xty, x_mean) = gram_matrix(train, &yc);
+            let (g, xty, x_mean) = gram_matrix(train, &yc, weights);
             let col_sq = (0..d).map(|j| g[j * d + j]).collect();
             return Self { n, d, x: Vec::new(), y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: Some(g) };
         }
@@ -129,7 +134,7 @@ impl Problem {
         let partial: Vec<Vec<f64>> = map_in_order(row_chunks(n, d), |rows| {
             let mut sum = vec![0.0; d];
             for i in rows {
-                sum.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
+                sum.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += scaled(weights, i, *v));
             }
             sum
         });
@@ -145,8 +150,8 @@ impl Problem {
             let rows: Vec<&[f64]> = (i0..i1).map(|i| train.x(i)).collect();
             for (j, mean) in x_mean.iter().enumerate() {
                 let column = &mut x[j * n + i0..j * n + i1];
-                for (row, out) in rows.iter().zip(column) {
-                    *out = row[j] - mean;
+                for (i, (row, out)) in (i0..).zip(rows.iter().zip(column)) {
+                    *out = root_scaled(weights, i, row[j] - mean);
                 }
             }
         }
@@ -537,7 +542,10 @@ fn map_in_order<I: Send, T: Send>(items: Vec<I>, f: impl Fn(I) -> T + Sync) -> V
 }
 
 /// Covariance mode's one pass over the data: the column means `m`, `G = X_cᵀX_c / n`
-/// (column-major `d × d`) and `c = X_cᵀy_c / n` (`y_c` already centred).
+/// (column-major `d × d`) and `c = X_cᵀy_c / n` (`y_c` already centred). With row weights every
+/// row of `X_c` and `y_c` is scaled by `√w̃_i` ([`RowWeights`]: `yc` comes scaled, the rows are
+/// scaled here), the sums `Σ (x_i − s)` become `Σ w̃_i (x_i − s)` and the formulas below hold as
+/// written, because `Σ w̃_i = n`.
 ///
 /// The means are not known before the pass, so the rows are centred on a shift `s`, the mean of
 /// the first (up to) `ROWS` rows, and corrected at the end: with `δ = m − s = Σ(x_i − s)/n`,
@@ -559,7 +567,7 @@ fn map_in_order<I: Send, T: Send>(items: Vec<I>, f: impl Fn(I) -> T + Sync) -> V
 /// are then added in chunk order. Every entry is the same sequence of sequential faer products
 /// and additions whatever the thread count (the row partition is fixed), so the result is
 /// bit-identical on any number of threads.
-fn gram_matrix(train: &View<'_>, yc: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+fn gram_matrix(train: &View<'_>, yc: &[f64], weights: Option<&RowWeights>) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let (n, d) = (train.len(), train.n_features());
     let inv_n = 1.0 / n as f64;
     let head = n.min(GRAM_ROWS);
@@ -568,16 +576,16 @@ fn gram_matrix(train: &View<'_>, yc: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         shift.iter_mut().zip(train.x(i)).for_each(|(s, v)| *s += v);
     }
     shift.iter_mut().for_each(|s| *s /= head.max(1) as f64);
-    let partial: Vec<ChunkSums> = map_in_order(row_chunks(n, d), |rows| gram_chunk(train, &shift, yc, rows));
+    let partial: Vec<ChunkSums> = map_in_order(row_chunks(n, d), |rows| gram_chunk(train, &shift, yc, weights, rows));
     let mut partial = partial.into_iter();
-    let mut total = partial.next().unwrap_or_else(|| gram_chunk(train, &shift, yc, 0..0));
+    let mut total = partial.next().unwrap_or_else(|| gram_chunk(train, &shift, yc, weights, 0..0));
     for more in partial {
         total.gram += &more.gram;
         total.sum.iter_mut().zip(&more.sum).for_each(|(a, b)| *a += b);
         total.xty.iter_mut().zip(&more.xty).for_each(|(a, b)| *a += b);
     }
     let delta: Vec<f64> = total.sum.iter().map(|v| v * inv_n).collect();
-    let y_sum: f64 = yc.iter().sum();
+    let y_sum: f64 = yc.iter().enumerate().map(|(i, v)| root_scaled(weights, i, *v)).sum();
     let xty = total.xty.iter().zip(&delta).map(|(c, dj)| (c - dj * y_sum) * inv_n).collect();
     let mut out = vec![0.0; d * d];
     for k in 0..d {
@@ -602,6 +610,38 @@ const GRADIENT_COLUMNS: usize = 512;
 /// leave the cache).
 const GRAM_ROWS: usize = 128;
 
+/// Row weights normalised as scikit-learn's `ElasticNet` does: `w̃_i = w_i · n / Σ w`, so that
+/// `Σ w̃_i = n` and the objective is `(1/(2n)) Σ w̃_i (y_i − x_iᵀw − b)²` + penalty. Centring on
+/// the weighted means and scaling every centred row by `√w̃_i` turns it into the unweighted
+/// problem on the scaled rows, which is what the rest of the kernel solves. Unit weights give
+/// `w̃_i = 1` exactly, so the same bits as without weights; a zero weight gives a zero row.
+pub(super) struct RowWeights {
+    /// `w̃_i`.
+    normalised: Vec<f64>,
+    /// `√w̃_i`.
+    root: Vec<f64>,
+}
+
+impl RowWeights {
+    fn new(weights: &[f64], n: usize) -> Self {
+        debug_assert_eq!(weights.len(), n);
+        let total: f64 = weights.iter().sum();
+        let normalised: Vec<f64> = weights.iter().map(|w| w * n as f64 / total).collect();
+        let root = normalised.iter().map(|w| w.sqrt()).collect();
+        Self { normalised, root }
+    }
+}
+
+/// `w̃_i · v` (`v` without weights).
+fn scaled(weights: Option<&RowWeights>, i: usize, v: f64) -> f64 {
+    weights.map_or(v, |w| w.normalised[i] * v)
+}
+
+/// `√w̃_i · v` (`v` without weights).
+fn root_scaled(weights: Option<&RowWeights>, i: usize, v: f64) -> f64 {
+    weights.map_or(v, |w| w.root[i] * v)
+}
+
 /// One chunk's sums in covariance mode, on rows shifted by `s` (`gram_matrix`).
 struct ChunkSums {
     /// Upper triangle of `Σ (x_i − s)(x_i − s)ᵀ` (the lower part stays zero).
@@ -613,7 +653,7 @@ struct ChunkSums {
 }
 
 /// The sums of one chunk of rows (`gram_matrix`).
-fn gram_chunk(train: &View<'_>, shift: &[f64], yc: &[f64], rows: std::ops::Range<usize>) -> ChunkSums {
+fn gram_chunk(train: &View<'_>, shift: &[f64], yc: &[f64], weights: Option<&RowWeights>, rows: std::ops::Range<usize>) -> ChunkSums {
     use faer::linalg::matmul::triangular::BlockStructure;
     let d = shift.len();
     let mut out = ChunkSums { gram: faer::Mat::<f64>::zeros(d, d), sum: vec![0.0; d], xty: vec![0.0; d] };
@@ -623,9 +663,9 @@ fn gram_chunk(train: &View<'_>, shift: &[f64], yc: &[f64], rows: std::ops::Range
         buffer.clear();
         for (i, yi) in (i0..i1).zip(&yc[i0..i1]) {
             let start = buffer.len();
-            buffer.extend(train.x(i).iter().zip(shift).map(|(v, s)| v - s));
+            buffer.extend(train.x(i).iter().zip(shift).map(|(v, s)| root_scaled(weights, i, v - s)));
             for ((a, c), v) in out.sum.iter_mut().zip(out.xty.iter_mut()).zip(&buffer[start..]) {
-                *a += v;
+                *a += root_scaled(weights, i, *v);
                 *c += v * yi;
             }
         }

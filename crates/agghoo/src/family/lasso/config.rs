@@ -22,6 +22,7 @@ pub(crate) static LASSO: FamilyInfo = FamilyInfo {
     default_grid: LASSO_GRID,
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: false },
+    sample_weight: true,
 };
 
 /// The registration of `enet`: the Lasso's settings, `l1_ratio` also a grid axis.
@@ -38,6 +39,7 @@ pub(crate) static ENET: FamilyInfo = FamilyInfo {
     default_grid: LASSO_GRID,
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: false },
+    sample_weight: true,
 };
 
 /// Which of the two families a [`LassoConfig`] builds.

@@ -9,6 +9,10 @@
 //! ```
 //!
 //! with the intercept b unpenalised (fitted by centring: `b = ȳ − x̄ᵀw` on the training rows).
+//! With weighted data (scikit-learn's `sample_weight`) the squared errors are weighted as
+//! scikit-learn's `ElasticNet` does: `(1/(2n)) Σ w̃_i (y_i − x_iᵀw − b)²` with the weights rescaled
+//! to `w̃_i = w_i n / Σ w` (so integer weights equal duplicated rows, unit weights change no bit),
+//! the means `x̄`, `ȳ` weighted; λ_max and the default grid are computed on the weighted data.
 //! scikit-learn's `alpha` is our λ. `lasso` has ρ = 1 by default, `enet` ρ = 0.5; both accept
 //! `--param l1_ratio=ρ`, ρ ∈ [0, 1]. The features are **not** standardised inside the family
 //! (glmnet standardises by default, scikit-learn does not): use the CLI's `--standardize`, which
@@ -160,12 +164,17 @@ impl LassoFamily {
         Settings { l1_ratio: self.l1_ratio.get(), tol: self.tol, max_passes: self.max_passes }
     }
 
-    fn problem(&self, train: &View<'_>) -> Result<Problem> {
+    /// The centred problem on `train`, its squared errors weighted by `weights` (one per row).
+    fn problem(&self, train: &View<'_>, weights: Option<&[f64]>) -> Result<Problem> {
         check_regression(train.task(), self.name)?;
         if train.is_empty() {
             return Err(Error::TooFewRows { what: format!("family `{}`", self.name), needed: 1, found: 0 });
         }
-        Ok(Problem::new(train, self.precompute.use_gram(train.len(), train.n_features())))
+        if weights.is_some_and(|w| !w.iter().any(|&v| v > 0.0)) {
+            let what = format!("family `{}` (rows of positive weight)", self.name);
+            return Err(Error::TooFewRows { what, needed: 1, found: 0 });
+        }
+        Ok(Problem::new(train, self.precompute.use_gram(train.len(), train.n_features()), weights))
     }
 
     fn model_at(&self, problem: &Problem, w: Vec<f64>, lambda: f64) -> LassoModel {
@@ -174,12 +183,29 @@ impl LassoFamily {
     }
 
     /// Cold-start coordinate descent at one λ.
-    fn fit_lambda(&self, train: &View<'_>, lambda: f64) -> Result<LassoModel> {
-        let problem = self.problem(train)?;
+    fn fit_lambda(&self, train: &View<'_>, lambda: f64, weights: Option<&[f64]>) -> Result<LassoModel> {
+        let problem = self.problem(train, weights)?;
         let mut state = problem.zero_state();
         let lambda_max = problem.lambda_max(self.l1_ratio.get());
         problem.solve(&mut state, lambda, lambda_max, &self.settings())?;
         Ok(self.model_at(&problem, state.w, lambda))
+    }
+
+    /// The whole grid from the largest λ down, warm-started.
+    fn path(&self, train: &View<'_>, weights: Option<&[f64]>) -> Result<LassoPath> {
+        let problem = self.problem(train, weights)?;
+        let settings = self.settings();
+        let mut state = problem.zero_state();
+        let mut lambda_prev = problem.lambda_max(settings.l1_ratio);
+        let mut models = vec![None; self.grid.len()];
+        for m in (0..self.grid.len()).rev() {
+            let lambda = self.grid.value(m);
+            problem.solve(&mut state, lambda, lambda_prev, &settings)?;
+            models[m] = Some(self.model_at(&problem, state.w.clone(), lambda));
+            lambda_prev = lambda;
+        }
+        let models = models.into_iter().flatten().collect();
+        Ok(LassoPath { models })
     }
 }
 
@@ -194,7 +220,7 @@ fn check_regression(task: Task, name: &'static str) -> Result<()> {
 
 /// 100 log-spaced values from λ_max down to λ_max · 10⁻³ (see the module doc).
 fn default_grid(data: &Dataset, l1_ratio: L1Ratio) -> Vec<f64> {
-    let problem = Problem::new(&data.all(), false);
+    let problem = Problem::new(&data.all(), false, data.weights());
     let lambda_max = problem.lambda_max(l1_ratio.get().max(1e-3));
     // A constant target or constant features give λ_max = 0: any positive grid is then equivalent.
     let lambda_max = if lambda_max > 0.0 && lambda_max.is_finite() { lambda_max } else { 1.0 };
@@ -212,31 +238,19 @@ impl Family for LassoFamily {
         Task::Regression
     }
     fn fit(&self, train: &View<'_>, grid_index: usize) -> Result<Model> {
-        Ok(Model::Lasso(self.fit_lambda(train, self.grid.value(grid_index))?))
+        Ok(Model::Lasso(self.fit_lambda(train, self.grid.value(grid_index), train.weights().as_deref())?))
     }
     fn fit_value(&self, train: &View<'_>, value: f64) -> Result<Model> {
         if !(value > 0.0 && value.is_finite()) {
             return Err(Error::invalid("lambda", "positive and finite", value));
         }
-        Ok(Model::Lasso(self.fit_lambda(train, value)?))
+        Ok(Model::Lasso(self.fit_lambda(train, value, train.weights().as_deref())?))
     }
     fn fitted_value(&self, value: f64) -> f64 {
         value
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> Result<Box<dyn FittedPath + 'a>> {
-        let problem = self.problem(train)?;
-        let settings = self.settings();
-        let mut state = problem.zero_state();
-        let mut lambda_prev = problem.lambda_max(settings.l1_ratio);
-        let mut models = vec![None; self.grid.len()];
-        for m in (0..self.grid.len()).rev() {
-            let lambda = self.grid.value(m);
-            problem.solve(&mut state, lambda, lambda_prev, &settings)?;
-            models[m] = Some(self.model_at(&problem, state.w.clone(), lambda));
-            lambda_prev = lambda;
-        }
-        let models = models.into_iter().flatten().collect();
-        Ok(Box::new(LassoPath { models }))
+        Ok(Box::new(self.path(train, train.weights().as_deref())?))
     }
 }
 

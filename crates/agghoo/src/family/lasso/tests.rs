@@ -65,7 +65,7 @@ fn gram_and_residual_modes_agree() {
 #[test]
 fn lambda_max_is_the_first_all_zero_point() {
     let data = sparse_data(100, 5, 1);
-    let problem = Problem::new(&data.all(), false);
+    let problem = Problem::new(&data.all(), false, None);
     let lambda_max = problem.lambda_max(1.0);
     let fam = LassoFamily::new("lasso", vec![lambda_max * 0.999, lambda_max * 1.0001], L1Ratio::new(1.0).unwrap()).unwrap();
     let path = fam.fit_path(&data.all()).unwrap();
@@ -129,7 +129,7 @@ fn chunked_gram_is_bit_identical_on_any_thread_count_and_equals_the_centred_prod
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {
-            let p = Problem::new(&data.all(), true);
+            let p = Problem::new(&data.all(), true, None);
             (p.gram.clone().unwrap(), p.xty.clone(), p.x_mean.clone())
         })
     };
@@ -170,7 +170,7 @@ fn shifted_one_pass_gram_is_exact_on_offset_rows_in_trending_order() {
         x.extend(row);
     }
     let data = Dataset::new(x, (0..d).map(|j| format!("x{j}")).collect(), Target::Real(y), "y").unwrap();
-    let p = Problem::new(&data.all(), true);
+    let p = Problem::new(&data.all(), true, None);
     let (gram, xty) = (p.gram.clone().unwrap(), p.xty.clone());
     // Two passes, each sum directly: the reference.
     let all = data.all();
@@ -196,7 +196,7 @@ fn shifted_one_pass_gram_is_exact_on_offset_rows_in_trending_order() {
 /// intercept, the number of features the KKT check re-admitted along the path and the number of
 /// direct steps on the non-zero coordinates.
 fn raw_path(data: &Dataset, lambdas: &[f64], rho: f64, gram: bool, tol: f64) -> (Vec<(Vec<f64>, f64)>, usize, usize) {
-    let problem = Problem::new(&data.all(), gram);
+    let problem = Problem::new(&data.all(), gram, None);
     let settings = Settings { l1_ratio: rho, tol, max_passes: 1_000_000 };
     let mut state = problem.zero_state();
     let mut previous = problem.lambda_max(rho);
@@ -233,7 +233,7 @@ fn kkt_violation(data: &Dataset, w: &[f64], b: f64, lambda: f64, rho: f64) -> f6
 fn gram_path_equals_residual_path_tall_and_wide() {
     for (n, d) in [(300, 12), (40, 90)] {
         let data = sparse_data(n, d, 11);
-        let lambda_max = Problem::new(&data.all(), false).lambda_max(1.0);
+        let lambda_max = Problem::new(&data.all(), false, None).lambda_max(1.0);
         let lambdas: Vec<f64> = (0..30).map(|k| lambda_max * 10f64.powf(-3.0 * f64::from(k) / 29.0)).collect();
         for rho in [1.0, 0.5, 0.1] {
             let (gram, _, face_steps) = raw_path(&data, &lambdas, rho, true, 1e-14);
@@ -257,7 +257,7 @@ fn strong_rule_misses_are_readmitted_and_kkt_holds_at_every_lambda() {
     // Correlated features and a coarse grid (ratio 0.6): the sequential strong rule discards a
     // feature that is active at the next λ (found by scanning seeds; fixed here).
     let data = sparse_data(60, 30, 0);
-    let lambda_max = Problem::new(&data.all(), false).lambda_max(1.0);
+    let lambda_max = Problem::new(&data.all(), false, None).lambda_max(1.0);
     let lambdas: Vec<f64> = (0..12).map(|k| lambda_max * 0.6f64.powi(k)).collect();
     for gram in [true, false] {
         let (path, readmitted, _) = raw_path(&data, &lambdas, 1.0, gram, 1e-12);
@@ -306,6 +306,104 @@ fn shifting_features_and_target_changes_only_the_intercept() {
             }
             let expected = p.intercept() - 50.0 - dot(&shift, q.coefficients());
             assert!((q.intercept() - expected).abs() < 1e-5, "{mode}: intercept {} vs {expected}", q.intercept());
+        }
+    }
+}
+
+/// Weights in {0, 1, 2, 3} (about a quarter zero), fixed by `seed`.
+fn integer_weights(n: usize, seed: u64) -> Vec<u32> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| rng.random_range(0..4u32)).collect()
+}
+
+/// Row `i` listed `counts[i]` times (a zero count drops it), for `Dataset::select_rows`.
+fn repeated(counts: &[u32]) -> Vec<usize> {
+    counts.iter().enumerate().flat_map(|(i, &c)| std::iter::repeat_n(i, c as usize)).collect()
+}
+
+/// Every grid point's model of `family`'s path on all rows of `data`.
+fn path_models(family: &dyn Family, data: &Dataset) -> Vec<Model> {
+    let path = family.fit_path(&data.all()).unwrap();
+    (0..family.grid().len()).map(|m| path.model(m).unwrap()).collect()
+}
+
+fn lasso_family(lambdas: Vec<f64>, rho: f64, precompute: Precompute) -> LassoFamily {
+    LassoFamily::new("enet", lambdas, L1Ratio::new(rho).unwrap()).unwrap().with_tol(1e-14).unwrap().with_precompute(precompute)
+}
+
+#[test]
+fn unit_weights_give_the_same_bits_in_both_modes() {
+    let data = sparse_data(90, 7, 12);
+    let ones = data.clone().with_weights(vec![1.0; 90]).unwrap();
+    for precompute in [Precompute::Gram, Precompute::Residual] {
+        let fam = lasso_family(default_grid(&data, L1Ratio::new(0.7).unwrap()), 0.7, precompute);
+        assert_eq!(path_models(&fam, &ones), path_models(&fam, &data), "{precompute:?}");
+        assert_eq!(fam.fit_value(&ones.all(), 0.01).unwrap(), fam.fit_value(&data.all(), 0.01).unwrap());
+    }
+    assert_eq!(default_grid(&ones, L1Ratio::new(1.0).unwrap()), default_grid(&data, L1Ratio::new(1.0).unwrap()));
+}
+
+#[test]
+fn integer_weights_equal_row_duplication_and_zero_weights_drop_rows() {
+    for (n, d) in [(80, 6), (30, 50)] {
+        let data = sparse_data(n, d, 13);
+        let counts = integer_weights(n, 14);
+        assert!(counts.contains(&0) && counts.contains(&3));
+        let copies = data.select_rows(&repeated(&counts)).unwrap();
+        let weighted = data.clone().with_weights(counts.iter().map(|&c| f64::from(c)).collect()).unwrap();
+        let grid = default_grid(&weighted, L1Ratio::new(0.6).unwrap());
+        let from_copies = default_grid(&copies, L1Ratio::new(0.6).unwrap());
+        assert!(grid.iter().zip(&from_copies).all(|(a, b)| (a - b).abs() <= 1e-12 * b), "the default grid is duplication-invariant");
+        let lambdas = grid.into_iter().step_by(11).collect::<Vec<_>>();
+        for precompute in [Precompute::Gram, Precompute::Residual] {
+            let fam = lasso_family(lambdas.clone(), 0.6, precompute);
+            for (a, b) in path_models(&fam, &weighted).iter().zip(&path_models(&fam, &copies)) {
+                let (Model::Lasso(a), Model::Lasso(b)) = (a, b) else { unreachable!() };
+                let diff = a
+                    .coefficients()
+                    .iter()
+                    .zip(b.coefficients())
+                    .fold((a.intercept() - b.intercept()).abs(), |m, (u, v)| m.max((u - v).abs()));
+                assert!(diff < 1e-8, "n = {n}, d = {d}, {precompute:?}, lambda = {}: {diff:e}", a.lambda());
+            }
+        }
+    }
+}
+
+#[test]
+fn weights_change_the_fit_and_all_zero_weights_are_refused() {
+    let data = sparse_data(60, 5, 15);
+    let all = data.all();
+    let fam = lasso_family(vec![0.01], 1.0, Precompute::Auto);
+    let weights: Vec<f64> = (0..60).map(|i| if i < 30 { 3.0 } else { 0.5 }).collect();
+    let weighted = data.clone().with_weights(weights).unwrap();
+    assert_ne!(fam.fit(&weighted.all(), 0).unwrap(), fam.fit(&all, 0).unwrap());
+    // A training set whose rows all weigh 0 (the data as a whole have positive weight).
+    let half: Vec<f64> = (0..60).map(|i| if i < 30 { 0.0 } else { 1.0 }).collect();
+    let half = data.clone().with_weights(half).unwrap();
+    let rows: Vec<usize> = (0..30).collect();
+    assert!(matches!(fam.fit(&half.view(&rows), 0), Err(Error::TooFewRows { found: 0, .. })));
+    assert!(matches!(fam.fit_path(&half.view(&rows)).map(|_| ()), Err(Error::TooFewRows { found: 0, .. })));
+}
+
+#[test]
+fn weighted_fits_equal_scikit_learn() {
+    let golden: serde_json::Value = serde_json::from_str(include_str!("../../../tests/golden/weights_sklearn.json")).unwrap();
+    let floats = |v: &serde_json::Value| v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect::<Vec<f64>>();
+    let g = &golden["linear"];
+    let d = g["d"].as_u64().unwrap() as usize;
+    let data = Dataset::new(floats(&g["x"]), (0..d).map(|j| format!("x{j}")).collect(), Target::Real(floats(&g["y"])), "y").unwrap();
+    let data = data.with_weights(floats(&g["weights"])).unwrap();
+    for fit in g["fits"].as_array().unwrap() {
+        let (rho, alpha) = (fit["l1_ratio"].as_f64().unwrap(), fit["alpha"].as_f64().unwrap());
+        for precompute in [Precompute::Gram, Precompute::Residual] {
+            let Model::Lasso(model) = lasso_family(vec![alpha], rho, precompute).fit(&data.all(), 0).unwrap() else { unreachable!() };
+            let expected = floats(&fit["coef"]);
+            for (j, (a, b)) in model.coefficients().iter().zip(&expected).enumerate() {
+                assert!((a - b).abs() < 1e-7, "rho = {rho}, alpha = {alpha}, {precompute:?}: coef[{j}] {a} vs {b}");
+            }
+            let b = fit["intercept"].as_f64().unwrap();
+            assert!((model.intercept() - b).abs() < 1e-7, "rho = {rho}, alpha = {alpha}: intercept {} vs {b}", model.intercept());
         }
     }
 }

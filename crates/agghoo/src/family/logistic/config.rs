@@ -19,6 +19,7 @@ pub(crate) static LOGISTIC: FamilyInfo = FamilyInfo {
                    lambda0 the gradient's size at w = 0",
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: true, decision_scores: false },
+    sample_weight: true,
 };
 
 /// The logistic-regression family's configuration (`--family logistic`).

@@ -144,6 +144,12 @@ impl LogisticFamily {
     /// previous λ's, shifted to this λ by `lbfgs::shift_memory`).
     fn solve(&self, problem: &Problem, theta: &mut [f64], memory: &mut lbfgs::Memory, guess: Option<&[f64]>, lambda: f64) -> Result<()> {
         if self.penalty == Penalty::L1 {
+            if problem.weights.is_some() {
+                return Err(Error::Unsupported {
+                    what: "sample_weight with family `logistic` and penalty=l1".into(),
+                    reason: "the weighted fit is implemented for the l2 penalty".into(),
+                });
+            }
             let columns = problem.columns();
             if problem.n_free() == 1 {
                 let y: Vec<f64> = problem.y.iter().map(|&c| c as f64).collect();
@@ -305,6 +311,10 @@ struct Problem {
     /// The row sweep compiled for the widest instruction set available (`false`: the baseline
     /// copy; the tests compare the two).
     vector: bool,
+    /// Per-row sample weights (`None`: unweighted, the mean loss over n rows).
+    weights: Option<Vec<f64>>,
+    /// `Σ wᵢ` with weights, n without: the loss is `Σ wᵢ lossᵢ / Σ wᵢ`.
+    total_weight: f64,
 }
 
 impl Problem {
@@ -314,9 +324,15 @@ impl Problem {
         if n == 0 {
             return Err(Error::TooFewRows { what: "family `logistic`".into(), needed: 2, found: 0 });
         }
+        // Unit weights are no weights: the same code path, so the same bits.
+        let weights = train.weights().filter(|w| w.iter().any(|&v| v != 1.0));
         let mut seen = vec![false; n_classes];
-        (0..n).for_each(|i| seen[train.class(i) as usize] = true);
+        // A row of weight 0 counts as absent: its class alone does not make the class present.
+        (0..n).filter(|&i| weights.as_ref().is_none_or(|w| w[i] > 0.0)).for_each(|i| seen[train.class(i) as usize] = true);
         let classes: Vec<u32> = (0..n_classes as u32).filter(|&c| seen[c as usize]).collect();
+        if classes.is_empty() {
+            return Err(Error::invalid("sample_weight", "a positive weight in the training set", "every weight is 0"));
+        }
         if classes.len() < 2 {
             let name = match train.data().target() {
                 Target::Classes { names, .. } => names[classes[0] as usize].clone(),
@@ -329,10 +345,21 @@ impl Problem {
         let y: Vec<usize> = (0..n).map(|i| position[train.class(i) as usize]).collect();
         let y_float = if classes.len() == 2 { y.iter().map(|&c| c as f64).collect() } else { Vec::new() };
         let mut x_mean = vec![0.0; d];
-        for i in 0..n {
-            x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
-        }
-        x_mean.iter_mut().for_each(|m| *m /= n as f64);
+        let total_weight = match &weights {
+            None => {
+                for i in 0..n {
+                    x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += v);
+                }
+                n as f64
+            }
+            Some(w) => {
+                for (i, wi) in w.iter().enumerate() {
+                    x_mean.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += wi * v);
+                }
+                w.iter().sum()
+            }
+        };
+        x_mean.iter_mut().for_each(|m| *m /= total_weight);
         // Straight from the view's rows: one copy of the data, not two.
         let mut x = Vec::with_capacity(n * (d + 1));
         for i in 0..n {
@@ -340,15 +367,16 @@ impl Problem {
             x.push(1.0);
         }
         let mut mean_squares = vec![0.0; d];
-        for row in x.chunks_exact(d + 1) {
-            mean_squares.iter_mut().zip(row).for_each(|(s, v)| *s += v * v);
+        for (i, row) in x.chunks_exact(d + 1).enumerate() {
+            let wi = weights.as_ref().map_or(1.0, |w| w[i]);
+            mean_squares.iter_mut().zip(row).for_each(|(s, v)| *s += wi * v * v);
         }
-        mean_squares.iter_mut().for_each(|s| *s /= n as f64);
+        mean_squares.iter_mut().for_each(|s| *s /= total_weight);
         let range = 1.0 / (PRECONDITION * PRECONDITION)..=PRECONDITION * PRECONDITION;
         if mean_squares.iter().all(|s| *s == 0.0 || range.contains(s)) {
             mean_squares.clear();
         }
-        Ok(Self { n, d, x, x_mean, mean_squares, y, y_float, classes, n_classes, vector: true })
+        Ok(Self { n, d, x, x_mean, mean_squares, y, y_float, classes, n_classes, vector: true, weights, total_weight })
     }
 
     /// The Hessian-diagonal estimate L-BFGS is preconditioned with at `lambda` (empty when the
@@ -388,8 +416,11 @@ impl Problem {
         let columns = MatRef::from_column_major_slice(&self.x, d + 1, n);
         let parameters = MatRef::from_column_major_slice(theta, d + 1, k_free);
         product(MatMut::from_column_major_slice_mut(&mut work.logits, k_free, n), Accum::Replace, parameters.transpose(), columns, 1.0);
-        let loss = sweep::Sweep { z: &mut work.logits, y: &self.y, y_float: &self.y_float, buffer: &mut work.buffer }.run(self.vector);
-        let inv_n = 1.0 / n as f64;
+        let loss = match &self.weights {
+            None => sweep::Sweep { z: &mut work.logits, y: &self.y, y_float: &self.y_float, buffer: &mut work.buffer }.run(self.vector),
+            Some(w) => weighted_sweep(&mut work.logits, &self.y, w),
+        };
+        let inv_n = 1.0 / self.total_weight;
         let residuals = MatRef::from_column_major_slice(&work.logits, k_free, n);
         product(MatMut::from_column_major_slice_mut(grad, d + 1, k_free), Accum::Replace, columns, residuals.transpose(), inv_n);
         let mut penalty = 0.0;
@@ -423,6 +454,29 @@ impl Problem {
         }
         LogisticModel { n_features: d, n_classes: self.n_classes, classes: self.classes.clone(), coefficients, intercepts, lambda }
     }
+}
+
+/// The sweep of [`Problem::value_gradient`] with sample weights, row by row: the logits `z`
+/// (`K` per row; `K = 1` for two classes, the logit of class 1) become the weighted residuals
+/// `wᵢ (pᵢ − yᵢ)`, and the weighted loss `Σ wᵢ [log Σ_k exp(z_ik) − z_{i,y_i}]` is returned.
+fn weighted_sweep(z: &mut [f64], y: &[usize], w: &[f64]) -> f64 {
+    let k = z.len() / y.len().max(1);
+    let mut loss = 0.0;
+    for ((row, &yi), &wi) in z.chunks_exact_mut(k.max(1)).zip(y).zip(w) {
+        if k == 1 {
+            let (v, target) = (row[0], yi as f64);
+            let e = (-v.abs()).exp();
+            loss += wi * (v.max(0.0) - target * v + e.ln_1p());
+            let sigma = if v >= 0.0 { 1.0 / (1.0 + e) } else { e / (1.0 + e) };
+            row[0] = wi * (sigma - target);
+        } else {
+            let normaliser = log_sum_exp(row);
+            loss += wi * (normaliser - row[yi]);
+            row.iter_mut().for_each(|v| *v = wi * (*v - normaliser).exp());
+            row[yi] -= wi;
+        }
+    }
+    loss
 }
 
 fn log_sum_exp(z: &[f64]) -> f64 {

@@ -23,6 +23,7 @@ pub(crate) static RIDGE: FamilyInfo = FamilyInfo {
     default_grid: RIDGE_GRID,
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: false },
+    sample_weight: true,
 };
 
 /// The registration of `kernel-ridge`.
@@ -40,6 +41,7 @@ pub(crate) static KERNEL_RIDGE: FamilyInfo = FamilyInfo {
     default_grid: RIDGE_GRID,
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: false },
+    sample_weight: true,
 };
 
 /// The ridge family's configuration (`--family ridge`): a grid only.

@@ -150,7 +150,7 @@ impl RidgeFamily {
             }
             (form, _) => form,
         };
-        let problem = Problem::new(form, &x, train.gather_y(), train.n_features())?;
+        let problem = Problem::new(form, &x, train.gather_y(), train.n_features(), train.weights())?;
         Ok((problem, x, form))
     }
 }
@@ -227,7 +227,7 @@ impl Family for RidgeFamily {
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
         // With γ = `scale` leaving a row out changes γ, hence the kernel: the hat matrix of the
         // whole training set no longer gives leave-one-out exactly, so there is no shortcut.
-        if self.width == Some(KernelWidth::Scale) {
+        if self.width == Some(KernelWidth::Scale) || train.is_weighted() {
             return None;
         }
         Some(self.problem(train).and_then(|(problem, _, _)| {

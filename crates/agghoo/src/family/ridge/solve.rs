@@ -49,9 +49,12 @@ pub(super) struct Problem {
     n_rows: usize,
     /// `ȳ` with an intercept, 0 without.
     y_offset: f64,
-    /// `y − y_offset`.
+    /// `y − y_offset` (times `√wᵢ` with sample weights).
     targets: Vec<f64>,
     design: Design,
+    /// `√wᵢ` of each row with sample weights (the weighted problem is the unweighted one on rows
+    /// scaled by `√wᵢ` after the weighted centring); `None` without.
+    root_weights: Option<Vec<f64>>,
 }
 
 enum Design {
@@ -77,14 +80,20 @@ pub(super) struct Solution {
 }
 
 impl Problem {
-    /// Centres the training set (`x` is its row-major feature matrix).
+    /// Centres the training set (`x` is its row-major feature matrix), with its sample weights
+    /// when it has some: `Σ wᵢ (yᵢ − f(xᵢ))²` in place of the sum of squares, the intercept by
+    /// weighted centring (scikit-learn's `Ridge` / `KernelRidge` with `sample_weight`).
     ///
     /// # Errors
-    /// [`Error::TooFewRows`] for an empty training set.
-    pub(super) fn new(form: Form, x: &[f64], y: Vec<f64>, n_features: usize) -> Result<Self> {
+    /// [`Error::TooFewRows`] for an empty training set; [`Error::Unsupported`] for weights with
+    /// kernel ridge's intercept.
+    pub(super) fn new(form: Form, x: &[f64], y: Vec<f64>, n_features: usize, weights: Option<Vec<f64>>) -> Result<Self> {
         let n = y.len();
         if n == 0 {
             return Err(Error::TooFewRows { what: "ridge regression".into(), needed: 1, found: 0 });
+        }
+        if let Some(w) = weights {
+            return Self::weighted(form, x, &y, n_features, w);
         }
         let points = MatRef::from_row_major_slice(x, n, n_features);
         let intercept = !matches!(form, Form::Kernel { intercept: false, .. });
@@ -101,7 +110,43 @@ impl Problem {
                 Design::Kernel { gram, row_means }
             }
         };
-        Ok(Self { n_rows: n, y_offset, targets, design })
+        Ok(Self { n_rows: n, y_offset, targets, design, root_weights: None })
+    }
+
+    /// [`Problem::new`] with sample weights `w`: weighted means, then rows and targets scaled
+    /// by `√wᵢ`, so that the normal matrix is `X_cᵀ W X_c` (or `W½ K W½`) and the solvers are
+    /// the unweighted ones. Dual coefficients come back as `W½ α̃` ([`Problem::solution`]).
+    fn weighted(form: Form, x: &[f64], y: &[f64], n_features: usize, w: Vec<f64>) -> Result<Self> {
+        let n = y.len();
+        let points = MatRef::from_row_major_slice(x, n, n_features);
+        let root: Vec<f64> = w.iter().map(|v| v.sqrt()).collect();
+        let design = match form {
+            Form::Kernel { intercept: true, .. } => {
+                return Err(Error::Unsupported {
+                    what: "sample_weight with family `kernel-ridge` and intercept=true".into(),
+                    reason: "the weighted fit is implemented for scikit-learn's KernelRidge form (intercept=false)".into(),
+                });
+            }
+            Form::Kernel { kernel, .. } => {
+                let mut gram = kernel.gram(points, points);
+                for j in 0..n {
+                    for i in 0..n {
+                        gram[(i, j)] *= root[i] * root[j];
+                    }
+                }
+                Design::Kernel { gram, row_means: None }
+            }
+            Form::Linear => {
+                let total: f64 = w.iter().sum();
+                let means: Vec<f64> = (0..n_features).map(|j| (0..n).map(|i| w[i] * points[(i, j)]).sum::<f64>() / total).collect();
+                let y_offset = y.iter().zip(&w).map(|(v, w)| w * v).sum::<f64>() / total;
+                let targets = y.iter().zip(&root).map(|(v, r)| r * (v - y_offset)).collect();
+                let centred = Mat::from_fn(n, n_features, |i, j| root[i] * (points[(i, j)] - means[j]));
+                return Ok(Self { n_rows: n, y_offset, targets, design: Design::Linear { centred, means }, root_weights: Some(root) });
+            }
+        };
+        let targets = y.iter().zip(&root).map(|(v, r)| r * v).collect();
+        Ok(Self { n_rows: n, y_offset: 0.0, targets, design, root_weights: Some(root) })
     }
 
     fn has_intercept(&self) -> bool {
@@ -132,6 +177,11 @@ impl Problem {
     /// rounding error of `1ᵀα`, times the uncentred kernel values, dominates the prediction error
     /// for small λ, where `‖α‖ = ‖y_c − K_c α‖ / λ` is large.
     fn solution(&self, mut coefficients: Mat<f64>) -> Solution {
+        if let (Design::Kernel { .. }, Some(root)) = (&self.design, &self.root_weights) {
+            for m in 0..coefficients.ncols() {
+                coefficients.col_mut(m).iter_mut().zip(root).for_each(|(a, r)| *a *= r);
+            }
+        }
         let offsets: Option<&[f64]> = match &self.design {
             Design::Linear { means, .. } => Some(means),
             Design::Kernel { row_means, .. } => row_means.as_deref(),
