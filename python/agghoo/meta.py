@@ -61,10 +61,9 @@ def fit(self, X, y, groups=None, sample_weight=None):
     ``groups`` go to the splitter (``GroupKFold``, a ``group:V`` plan). The method is the library's
     procedure: it names the splits to evaluate (hold-out: the first; subagging: a hold-out inside
     each training set) and, from the candidates' risks, the members (split models, or candidates
-    refitted on all rows). ``sample_weight`` (one
-    float per row, ``class_weight`` included) goes to every fit of an estimator whose ``fit`` takes
-    it (otherwise a ``UserWarning`` says the fits are unweighted) and to the scorer (weighted
-    validation scores)."""
+    refitted on all rows). ``sample_weight`` (one float per row, ``class_weight`` included) goes
+    to every fit of an estimator whose ``fit`` takes it (otherwise a ``UserWarning`` says the fits
+    are unweighted) and to the scorer (weighted validation scores)."""
     if self.param_grid is None:
         raise ValueError("estimator= needs param_grid= (a dict of lists, or a list of such dicts)")
     grid = ParameterGrid(self.param_grid)
