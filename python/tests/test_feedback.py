@@ -57,7 +57,7 @@ _LONG_FIT = textwrap.dedent(
     X = rng.normal(size=(3000, 8))
     y = (X[:, 0] + rng.normal(size=3000) > 0).astype(int)
     try:
-        AgghooClassifier(family="knn", grid="1:99:2", plan="mc:400:0.8", n_jobs=1, verbose=1).fit(X, y)
+        AgghooClassifier(family="logistic", plan="mc:400:0.8", n_jobs=1, verbose=1).fit(X, y)
         print("finished", flush=True)
     except KeyboardInterrupt:
         print("interrupted", flush=True)

@@ -113,7 +113,7 @@ def _same_results(a, b):
 SEARCHES = [
     # a path family, a round path, a forest grown by warm start, generic refits (weights="distance")
     (KNeighborsRegressor(), {"n_neighbors": [1, 4, 9], "weights": ["uniform", "distance"]}, "cv"),
-    (GradientBoostingRegressor(random_state=0, subsample=0.7), {"n_estimators": [2, 5, 9]}, "majhoo"),
+    (GradientBoostingRegressor(random_state=0, subsample=0.7), {"n_estimators": [2, 5, 9]}, "acv"),
     (ExtraTreesRegressor(random_state=0), {"n_estimators": [1, 3]}, "agghoo"),
 ]
 
