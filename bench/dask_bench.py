@@ -98,14 +98,15 @@ def main():
 
     def nested(client):
         return agghoo.compare(
-            X, y, family="knn", grid=range(1, 40, 2), methods=["agghoo", "cv"], outer="vfold:10", inner="mc:10:0.8", client=client
+            X, y, family="knn", grid=range(1, 40, 2), methods=["agghoo", "cv"], outer="vfold:10", inner="mc:10:0.8", client=client, n_jobs=-1
         ).to_dict()
 
     overhead("nested_10x10", nested)
     Xf, yf = classification(5_000 if QUICK else 20_000, 10, 3)
 
     def forest(client):
-        kwargs = dict(family="forest", method="agghoo", grid=[2, 5], params={"trees": 50}, random_state=4)
+        # n_jobs=-1: the local run uses every core, as the cluster's workers do.
+        kwargs = dict(family="forest", method="agghoo", grid=[2, 5], params={"trees": 50}, random_state=4, n_jobs=-1)
         if client is None:
             return agghoo.AgghooClassifier(**kwargs).fit(Xf, yf).model_.to_json()
         with adask.backend(client):
