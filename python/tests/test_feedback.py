@@ -92,3 +92,21 @@ def test_classifier_accepts_verbose_and_clones_it():
     from sklearn.base import clone
 
     assert clone(AgghooClassifier(verbose=3)).get_params()["verbose"] == 3
+
+
+class _InterruptedStderr:
+    """A stderr whose write raises what a Ctrl-C handler raises (writing to a pipe runs the
+    pending signal handlers, so a real Ctrl-C can land exactly there)."""
+
+    def write(self, text):
+        raise KeyboardInterrupt
+
+    def flush(self):
+        pass
+
+
+def test_an_interrupt_raised_while_writing_progress_is_not_swallowed(monkeypatch):
+    X, y = _data()
+    monkeypatch.setattr(sys, "stderr", _InterruptedStderr())
+    with pytest.raises(KeyboardInterrupt):
+        AgghooRegressor(family="knn", grid="1:9:2", n_splits=4, verbose=1).fit(X, y)

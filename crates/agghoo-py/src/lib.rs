@@ -81,20 +81,24 @@ fn compute_with<T: Send>(
                 }
                 worker.is_finished()
             });
-            write_lines(py, &lines);
-            if finished {
-                break;
-            }
+            let raised = write_lines(py, &lines);
             if signal.is_none()
-                && let Err(e) = py.check_signals()
+                && let Some(e) = raised.map_or_else(|| py.check_signals().err(), Some)
             {
                 signal = Some(e);
                 watch.cancelled.store(true, Ordering::SeqCst);
             }
+            if finished {
+                break;
+            }
         }
         worker.join().unwrap_or_else(|payload| Err(Failure::panic(payload)))
     });
-    write_lines(py, &lines);
+    if let Some(e) = write_lines(py, &lines)
+        && signal.is_none()
+    {
+        signal = Some(e);
+    }
     match signal {
         Some(e) => Err(Failure::python(e)),
         None => out,
@@ -138,17 +142,25 @@ impl Observer for Watch {
 }
 
 /// Writes the queued verbose lines to `sys.stderr` (to the process's stderr if it is gone).
-fn write_lines(py: Python<'_>, lines: &std::sync::mpsc::Receiver<String>) {
+///
+/// Returns the exception a signal handler raised during the write: writing to a pipe runs the
+/// pending handlers, so a Ctrl-C landing then surfaces here (a `KeyboardInterrupt`, not an
+/// `Exception`), and must not be swallowed with the failed write.
+fn write_lines(py: Python<'_>, lines: &std::sync::mpsc::Receiver<String>) -> Option<PyErr> {
     let text: String = lines.try_iter().collect();
     if text.is_empty() {
-        return;
+        return None;
     }
     let written = py.import("sys").and_then(|sys| sys.getattr("stderr")).and_then(|err| {
         err.call_method1("write", (text.as_str(),))?;
         err.call_method0("flush")
     });
-    if written.is_err() {
-        eprint!("{text}");
+    match written {
+        Ok(_) => None,
+        Err(e) => {
+            eprint!("{text}");
+            (!e.is_instance_of::<pyo3::exceptions::PyException>(py)).then_some(e)
+        }
     }
 }
 
