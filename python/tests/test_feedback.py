@@ -51,6 +51,10 @@ def test_verbose_is_validated():
 
 _LONG_FIT = textwrap.dedent(
     """
+    import signal
+    # A terminal's Ctrl-C: Python keeps SIGINT ignored when its parent ignored it (as a process
+    # started from inside a test session may be), so the child restores the default handler.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     from agghoo import AgghooClassifier
     rng = np.random.default_rng(0)
