@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use agghoo::data::{MissingCategory, MissingPolicy, TaskHint};
 use agghoo::names::Named;
 use agghoo::resample::PlanKind;
-use agghoo::select::{Aggregation, Method, TieRule};
+use agghoo::select::{Aggregation, Method, TieRule, VoteTies};
 use agghoo::treecv::{LearnerKind, Method as TreeMethod, Order};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -519,6 +519,12 @@ pub struct SelectArgs {
     /// Majhoo: average class probabilities instead of hard votes (= --aggregate soft).
     #[arg(long)]
     pub soft: bool,
+    /// How the vote breaks ties between classes: lowest-risk = the class of the tied member with
+    /// the lowest validation risk; first-class = the first class in class order (scikit-learn's
+    /// hard vote, the Python estimators' rule). Recorded in the model. Refused without a vote.
+    #[arg(long = "vote-ties", value_parser = by_name::<VoteTies>(), default_value_t = VoteTies::LowestRisk)]
+    #[serde(with = "name", default)]
+    pub vote_ties: VoteTies,
     /// CV: one-standard-error rule (refused with other methods: it picks a point of the CV curve).
     #[arg(long = "one-se")]
     pub one_se: bool,
@@ -557,7 +563,7 @@ pub struct SelectArgs {
 
 /// The flags a select spec replaces.
 fn select_spec_flags() -> Vec<&'static str> {
-    replaced_by_spec(&["method", "tie", "aggregate", "soft", "one_se", "inner_tau", "report_splits"])
+    replaced_by_spec(&["method", "tie", "aggregate", "soft", "vote_ties", "one_se", "inner_tau", "report_splits"])
 }
 
 /// The flags every spec replaces (the family's, the plan's, the loss, the seed) and `own`: all

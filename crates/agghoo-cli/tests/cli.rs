@@ -698,6 +698,12 @@ fn options_that_change_nothing_are_refused() {
     assert_error(&select(&["--plan", "vfold", "--group", "a"]), 2, &["--group", "--plan vfold"]);
     assert_error(&select(&["--method", "cv", "--inner-tau", "0.5"]), 2, &["--inner-tau", "subagging"]);
     assert_error(&select(&["--method", "cv", "--aggregate", "vote"]), 2, &["aggregate", "cv"]);
+    assert_error(&select(&["--method", "cv", "--vote-ties", "first-class"]), 2, &["vote-ties", "first-class"]);
+    assert_error(&select(&["--method", "majhoo", "--soft", "--vote-ties", "first-class"]), 2, &["vote-ties", "vote"]);
+    let model = dir.join("tied.json").display().to_string();
+    let o = select(&["--method", "majhoo", "--vote-ties", "first-class", "--out", &model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&model).expect("model").contains(r#""vote_ties":"first-class""#));
     let treecv = |extra: &[&str]| agghoo(&[&["treecv", "--data", &data, "--target", "y", "--folds", "4"], extra].concat());
     assert_error(&treecv(&["--learner", "gaussian-nb", "--lambda", "0.1"]), 2, &["--lambda", "gaussian-nb", "pegasos"]);
     assert_error(&treecv(&["--learner", "density", "--centres", "3"]), 2, &["--centres", "kmeans"]);

@@ -29,7 +29,8 @@ use crate::family::{Family, FamilyKind, FamilySpec, Rule};
 use crate::loss::Loss;
 use crate::resample::{HoldOut, MonteCarlo, Plan, PlanContext, PlanKind, Splits, TrainFraction, VFold};
 use crate::seed::Seed;
-use crate::select::{Aggregation, FittedModel, Method, Report, SelectConfig};
+use crate::names::Named;
+use crate::select::{Aggregation, FittedModel, Method, Report, SelectConfig, VoteTies};
 
 /// The rows of a run, apart from its spec: the data set and what a plan may read from it.
 #[derive(Clone, Debug)]
@@ -106,6 +107,10 @@ pub struct SelectSpec {
     pub seed: Seed,
     /// Keep the split indices in the report.
     pub keep_split_indices: bool,
+    /// How a hard vote breaks ties (recorded in the model): the lowest-risk member's class
+    /// (default), or the first class (scikit-learn's hard vote).
+    #[serde(with = "by_name", skip_serializing_if = "VoteTies::is_default")]
+    pub vote_ties: VoteTies,
 }
 
 impl Default for SelectSpec {
@@ -123,6 +128,7 @@ impl Default for SelectSpec {
             inner_fraction: None,
             seed: Seed(0),
             keep_split_indices: false,
+            vote_ties: VoteTies::LowestRisk,
         }
     }
 }
@@ -136,6 +142,9 @@ impl SelectSpec {
     pub fn validate(&self) -> Result<()> {
         if self.inner_fraction.is_some() && self.method != Method::Subagging {
             return Err(Error::invalid("inner-tau", "used with subagging only (its inner hold-out)", self.method.name()));
+        }
+        if !self.vote_ties.is_default() && self.aggregation.is_some_and(|a| a != Aggregation::Vote) {
+            return Err(Error::invalid("vote-ties", "used with the vote only (aggregation vote or auto)", self.vote_ties.name()));
         }
         self.config(Preprocess::default()).check()
     }
@@ -158,6 +167,7 @@ impl SelectSpec {
             preprocess,
             seed: self.seed,
             keep_split_indices: self.keep_split_indices,
+            vote_ties: self.vote_ties,
         }
     }
 
