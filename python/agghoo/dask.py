@@ -206,16 +206,18 @@ def run_job(be, job, X, y):
     return job.assemble(X, y, outcomes)
 
 
-def map_splits(be, fn, X, y, splits, *args):
-    """``[fn(*args_before, X, y, train, validation, *args_after) ...]`` — helper of the
-    meta-estimator: one task per split, the data scattered once, results in split order."""
+def map_splits(be, fn, X, y, splits, *args, sample_weight=None):
+    """``[fn(X, y, train, validation, *args) ...]`` (with ``sample_weight=`` when given) — helper
+    of the meta-estimator: one task per split, the data and the weights scattered once, results
+    in split order."""
     client = be.client
-    X_f, y_f = client.scatter([X, y], broadcast=True, hash=False)
-    futures = [client.submit(fn, X_f, y_f, train, validation, *args, pure=False) for train, validation in splits]
+    shared = client.scatter([X, y] if sample_weight is None else [X, y, sample_weight], broadcast=True, hash=False)
+    weights = {} if sample_weight is None else {"sample_weight": shared[2]}
+    futures = [client.submit(fn, shared[0], shared[1], train, validation, *args, **weights, pure=False) for train, validation in splits]
     try:
         return client.gather(futures)
     finally:
-        client.cancel(futures + [X_f, y_f])
+        client.cancel(futures + shared)
 
 
 # ---- distributed TreeCV -------------------------------------------------------------------
