@@ -268,13 +268,11 @@ pub(crate) fn call_data(
     with_text(dataset(values, feature_names, y, class_names)?, categorical)
 }
 
-/// The data set of a call with the caller's `sample_weight` (one per row), when given. A job for
-/// a cluster (`job=True`) does not carry weights, so weights with a job are refused rather than
-/// dropped.
-fn with_sample_weight(data: Dataset, sample_weight: Option<Vec<f64>>, job: bool) -> Outcome<Dataset> {
+/// The data set of a call with the caller's `sample_weight` (one per row), when given (a job for
+/// a cluster, `job=True`, carries them to the workers).
+fn with_sample_weight(data: Dataset, sample_weight: Option<Vec<f64>>) -> Outcome<Dataset> {
     match sample_weight {
         None => Ok(data),
-        Some(_) if job => Err(invalid("sample_weight", "no weights with a cluster job (job=True / Dask)", "weights")),
         Some(w) => Ok(data.with_weights(w)?),
     }
 }
@@ -399,7 +397,7 @@ fn select<'py>(
     let (values, n_rows, _) = matrix(&x)?;
     let user_splits = splits.map(|pairs| paths::user_splits(n_rows, pairs)).transpose()?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
-    let data = with_sample_weight(data, sample_weight, job)?;
+    let data = with_sample_weight(data, sample_weight)?;
     // The tokens the Python layer read the text columns with, when given, recorded in the model's
     // schema (none recorded reads as the default ones, as a Dask job's model has).
     let data = match na_values {
@@ -425,9 +423,9 @@ fn select<'py>(
     if job && risks.is_none() {
         let made = compute(py, threads, move || {
             let splits = instantiate(&data)?;
-            Ok(SelectJob::new(spec, config, &data, &splits)?)
+            Ok(jobs::Made::job(jobs::Kind::Select(SelectJob::new(spec, config, &data, &splits)?), &data))
         })?;
-        return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names, categorical).into_py(py);
+        return made.into_py(py, feature_names, class_names, categorical);
     }
     let (model, report) = compute_with(py, threads, verbose, move |executor| {
         let fam = spec.build_for(&data, &config.preprocess)?;
@@ -483,7 +481,7 @@ fn estimate<'py>(
     use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
     let (values, _, _) = matrix(&x)?;
     let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
-    let data = with_sample_weight(data, sample_weight, job)?;
+    let data = with_sample_weight(data, sample_weight)?;
     let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
     if family.contains(',') {
         return Err(invalid("family", "one family (a union is selected among with select, or compared with compare)", family).into());
@@ -504,7 +502,7 @@ fn estimate<'py>(
         };
         if job {
             let estimate_job = EstimateJob::new(spec, 0, config, &data, &splits)?;
-            return Ok(jobs::Made::job(jobs::Kind::Estimate { job: estimate_job, bootstrap }));
+            return Ok(jobs::Made::job(jobs::Kind::Estimate { job: estimate_job, bootstrap }, &data));
         }
         let rule = spec.build_for(&data, &config.preprocess)?;
         let estimate = agghoo::estimate::estimate_risk_with(rule.as_ref(), 0, &data, &splits, &config, executor)?;
@@ -570,7 +568,7 @@ fn compare<'py>(
         if job {
             let nested = NestedJob { config, outer };
             nested.prepare(&data)?;
-            return Ok(jobs::Made::job(jobs::Kind::Nested(nested)));
+            return Ok(jobs::Made::job(jobs::Kind::Nested(nested), &data));
         }
         Ok(jobs::Made::Text(jobs::to_json(&nested_cv_with(&data, &outer, &config, executor)?)?))
     })?;
@@ -627,7 +625,7 @@ fn select_features<'py>(
         if job {
             let honest = HonestJob { config, outer };
             honest.prepare(&data)?;
-            return Ok(jobs::Made::job(jobs::Kind::Honest(honest)));
+            return Ok(jobs::Made::job(jobs::Kind::Honest(honest), &data));
         }
         Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
     })?;
