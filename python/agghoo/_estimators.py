@@ -125,12 +125,9 @@ def _group_ids(plan, groups, n_rows):
     return np.unique(groups, return_inverse=True)[1].astype(np.uint32).tolist()
 
 
-def _default_plan(method, n_splits, tau):
-    if method == "cv":
-        return f"vfold:{n_splits}"
-    if method == "holdout":
-        return f"holdout:{tau}"
-    return f"mc:{n_splits}:{tau}"
+def _loss_spec(loss):
+    """The spec's loss: the library's value of the loss named ``loss`` (the task's for ``None``)."""
+    return None if loss is None else json.loads(_native.loss_spec_json(loss))
 
 
 class _Agghoo(BaseEstimator):
@@ -249,8 +246,7 @@ class _Agghoo(BaseEstimator):
             sample_weight = None if sample_weight is None else sample_weight[keep]
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
-        params = _params(self.params)
-        plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
+        plan = self.plan if self.plan is not None else _native.default_plan(self.method, self.n_splits, self.tau)
         group_ids = _group_ids(plan, groups, X.shape[0])
         be = _dask.active_client()
         stratify = None if self.stratify is None else bool(self.stratify)
@@ -258,42 +254,38 @@ class _Agghoo(BaseEstimator):
             strata = None if class_names is None else [int(c) for c in y_codes]
             splits = _native.splits(plan, X.shape[0], seed=self.random_state_, stratify=stratify, strata=strata, groups=group_ids)
         started = time.perf_counter()
-        args = (
-            X,
-            np.ascontiguousarray(y_codes, dtype=np.float64),
-            self._feature_names(X.shape[1]),
-            class_names,
-            self.family,
-            _grid_text(self.grid),
-            params,
-            self.method,
-            plan,
-        )
-        kwargs = dict(
-            stratify=stratify,
-            loss=self.loss,
-            tie=self.tie,
-            aggregation=self._aggregation(),
-            one_se=bool(self.one_se),
-            standardize=bool(self.standardize),
-            inner_tau=self.inner_tau,
-            seed=self.random_state_,
-            threads=threads_of(self.n_jobs),
-            job=be is not None,
-            categorical=text,
-            missing_category=missing_category,
-            axes=_axes(self.grid),
-            na_values=_categorical.check_na_values(self.na_values),
-            verbose=int(self.verbose),
-            groups=group_ids,
-        )
+        family = (self.family, _grid_text(self.grid), _params(self.params), _axes(self.grid))
+        spec = {
+            "family": json.loads(_native.family_spec_json(*family)),
+            "standardize": bool(self.standardize),
+            "missing_category": missing_category,
+            "method": self.method,
+            "plan": json.loads(_native.plan_spec_json(plan, stratify, class_names is not None)),
+            "loss": _loss_spec(self.loss),
+            "tie": self.tie,
+            "aggregation": self._aggregation() or "auto",
+            "one_standard_error": bool(self.one_se),
+            "inner_fraction": self.inner_tau,
+            "seed": self.random_state_,
+            "keep_split_indices": False,
+        }
+        y_float = np.ascontiguousarray(y_codes, dtype=np.float64)
+        data = {
+            "feature_names": self._feature_names(X.shape[1]),
+            "class_names": class_names,
+            "categorical": text,
+            "na_values": _categorical.check_na_values(self.na_values),
+            "groups": group_ids,
+            "splits": splits,
+        }
         if sample_weight is not None:
-            kwargs["sample_weight"] = sample_weight.tolist()
+            data["sample_weight"] = sample_weight.tolist()
+        run = {"threads": threads_of(self.n_jobs), "job": be is not None, "verbose": int(self.verbose)}
         if scorer is not None:
-            out, be = _scoring.select_scored(self, scorer, splits, X, y_codes, class_names, text, args, kwargs), None
+            out, be = _scoring.select_scored(self, scorer, X, y_float, family, spec, data, run), None
         else:
-            out = _native.select(*args, **kwargs, splits=splits)
-        model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
+            out = _native.select(X, y_float, json.dumps(spec), data, run)
+        model, report = out if be is None else _dask.run_job(be, out, X, y_float)
         seconds = time.perf_counter() - started
         self.model_ = model
         self.report_ = json.loads(report)

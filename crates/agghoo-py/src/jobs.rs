@@ -29,18 +29,21 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> 
     serde_json::from_str(text).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("{what}: {e}"))))
 }
 
-/// What a binding made: a job for a cluster, or the result of a local run (JSON text).
-pub(crate) enum Made {
+/// What a binding made: a job for a cluster, or the result of a local run (JSON text; for a
+/// selection, the model and its report).
+pub(crate) enum Made<T = String> {
     Job(Box<Kind>),
-    Text(String),
+    Text(T),
 }
 
-impl Made {
+impl<T> Made<T> {
     /// A job for a cluster.
     pub(crate) fn job(kind: Kind) -> Self {
         Made::Job(Box::new(kind))
     }
+}
 
+impl Made {
     /// The Python value: the [`Job`] (with the data's names and text columns) or the JSON text.
     pub(crate) fn into_py(
         self,
@@ -175,7 +178,12 @@ pub(crate) fn estimate_json(
         }
         None => None,
     };
-    Ok(serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }).to_string())
+    estimate_text(&estimate, bootstrap.as_ref())
+}
+
+/// The `estimate` result as JSON: the estimate and the bootstrap estimators, when made.
+pub(crate) fn estimate_text(estimate: &RiskEstimate, bootstrap: Option<&agghoo::estimate::BootstrapEstimate>) -> Outcome<String> {
+    to_json(&serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }))
 }
 
 enum Output {
