@@ -433,9 +433,23 @@ impl Rows {
     }
 }
 
-/// A spec from its JSON text, its errors naming the field.
-fn spec_from<T: serde::de::DeserializeOwned>(text: &str) -> Outcome<T> {
-    serde_json::from_str(text).map_err(|e| invalid("spec", "a spec of the command (JSON)", e))
+/// A call's spec read from its JSON text (its errors naming the field) and checked by
+/// `validate`, its run options (a call with the caller's risks runs here, never as a job) and
+/// its rows.
+fn prepare<S: serde::de::DeserializeOwned>(
+    spec: &str,
+    validate: fn(&S) -> agghoo::Result<()>,
+    x: &PyReadonlyArray2<'_, f64>,
+    y: &PyReadonlyArray1<'_, f64>,
+    data: CallData<'_>,
+    run: Option<RunOptions>,
+) -> Outcome<(S, RunOptions, Rows)> {
+    let spec: S = serde_json::from_str(spec).map_err(|e| invalid("spec", "a spec of the command (JSON)", e))?;
+    validate(&spec)?;
+    let mut run = run.unwrap_or_default();
+    run.job &= data.risks.is_none();
+    let rows = Rows::new(x, y, data, run.job)?;
+    Ok((spec, run, rows))
 }
 
 /// Runs the selection procedure of `spec` (the JSON text of a [`SelectSpec`], as `agghoo select
@@ -453,11 +467,7 @@ fn select<'py>(
     data: CallData<'py>,
     run: Option<RunOptions>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let spec: SelectSpec = spec_from(spec)?;
-    spec.validate().map_err(Failure::from)?;
-    let mut run = run.unwrap_or_default();
-    run.job &= data.risks.is_none();
-    let mut rows = Rows::new(&x, &y, data, run.job)?;
+    let (spec, run, mut rows) = prepare(spec, SelectSpec::validate, &x, &y, data, run)?;
     let risks = rows.risks.take();
     rows.run(
         py,
@@ -501,10 +511,7 @@ fn estimate<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::EstimateJob;
     use agghoo::spec::EstimateSpec;
-    let spec: EstimateSpec = spec_from(spec)?;
-    spec.validate().map_err(Failure::from)?;
-    let run = run.unwrap_or_default();
-    let rows = Rows::new(&x, &y, data, run.job)?;
+    let (spec, run, rows) = prepare(spec, EstimateSpec::validate, &x, &y, data, run)?;
     rows.run(
         py,
         &run,
@@ -538,10 +545,7 @@ fn compare<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::estimate::NestedJob;
     use agghoo::spec::CompareSpec;
-    let spec: CompareSpec = spec_from(spec)?;
-    spec.validate().map_err(Failure::from)?;
-    let run = run.unwrap_or_default();
-    let rows = Rows::new(&x, &y, data, run.job)?;
+    let (spec, run, rows) = prepare(spec, CompareSpec::validate, &x, &y, data, run)?;
     rows.run(
         py,
         &run,
