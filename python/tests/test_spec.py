@@ -58,3 +58,21 @@ def test_a_bad_spec_names_its_field():
     x, y = np.zeros((4, 1)), np.zeros(4)
     with pytest.raises(agghoo.AgghooError, match="metod"):
         agghoo._native.select(x, y, json.dumps({"metod": "cv"}), {"feature_names": ["a"]})
+
+
+def test_inner_tau_outside_subagging_is_refused_by_name(diabetes):
+    X, y = diabetes
+    with pytest.raises(agghoo.exceptions.ParameterError, match="inner-tau.*subagging"):
+        agghoo.AgghooRegressor(family="ridge", method="agghoo", inner_tau=0.5).fit(X, y)
+
+
+def test_the_attributes_built_on_first_access_follow_a_refit(breast_cancer):
+    X, y = breast_cancer
+    clf = AgghooClassifier(grid=[1, 5], method="cv", plan="vfold:3")
+    clf.fit(X, y)
+    first = (clf.cv_results_["params"], clf.best_params_, clf.selected_params_, clf.n_splits_)
+    assert [p["k"] for p in first[0]] == [1, 5] and first[3] == 3
+    clf.set_params(grid=[3, 7, 9], plan="vfold:4").fit(X, y)
+    assert [p["k"] for p in clf.cv_results_["params"]] == [3, 7, 9] and clf.n_splits_ == 4
+    assert clf.best_params_["k"] in (3, 7, 9) and len(clf.selected_params_) == 4
+    assert clf.best_params_ == clf.cv_results_["params"][clf.best_index_]
