@@ -80,9 +80,7 @@ def fit(self, X, y, groups=None, sample_weight=None):
     splitter = self.cv
     if splitter is None:
         from .model_selection import AgghooSplitter
-        from ._estimators import _default_plan
-
-        plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
+        plan = self.plan if self.plan is not None else _native.default_plan(self.method, self.n_splits, self.tau)
         splitter = AgghooSplitter(plan, stratify=self.stratify, random_state=self.random_state_)
     splitter = check_cv(splitter, y, classifier=classifier)
     folds = index_pairs(splitter.split(X, y, groups))

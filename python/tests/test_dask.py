@@ -303,9 +303,12 @@ def test_jobs_pickle_and_report_their_units(data):
     import pickle
 
     X, y = data
+    family = json.loads(agghoo._native.family_spec_json("knn", "1:9:2"))
+    plan = lambda text: json.loads(agghoo._native.plan_spec_json(text, None, True))  # noqa: E731
+    spec = {"family": family, "methods": ["agghoo", "cv"], "outer": plan("vfold:4"), "inner": plan("mc:3:0.8")}
     job = agghoo._native.compare(
-        np.ascontiguousarray(X, dtype=np.float64), y.astype(np.float64), ["a", "b", "c", "d", "e"], ["0", "1"],
-        "knn", "1:9:2", [], ["agghoo", "cv"], "vfold:4", "mc:3:0.8", job=True,
+        np.ascontiguousarray(X, dtype=np.float64), y.astype(np.float64), json.dumps(spec),
+        {"feature_names": ["a", "b", "c", "d", "e"], "class_names": ["0", "1"]}, {"threads": None, "job": True, "verbose": 0},
     )
     assert job.kind == "nested" and job.n_units == 4
     again = pickle.loads(pickle.dumps(job))
@@ -320,12 +323,14 @@ def test_a_forest_split_outcome_travels_as_binary_and_reads_back_exactly(data):
     X, y = data
     X, yf = np.ascontiguousarray(X, dtype=np.float64), y.astype(np.float64)
     names, classes = [f"x{j}" for j in range(X.shape[1])], [str(c) for c in np.unique(y)]
-    job = agghoo._native.select(X, yf, names, classes, "forest", None, [], "agghoo", "mc:2:0.8", seed=3, job=True)
+    spec = json.dumps({"family": {"family": "forest"}, "plan": json.loads(agghoo._native.plan_spec_json("mc:2:0.8")), "seed": 3})
+    data = {"feature_names": names, "class_names": classes}
+    job = agghoo._native.select(X, yf, spec, data, {"threads": None, "job": True, "verbose": 0})
     outcomes = job.evaluate(X, yf, [0, 1], threads=1)
     assert all(isinstance(o, bytes) and len(o) < len(job.outcome_json(o)) for o in outcomes)
     assert all(json.loads(job.outcome_json(o))["model"]["kind"] == "forest" for o in outcomes)
     model, report = job.assemble(X, yf, outcomes)
-    local_model, local_report = agghoo._native.select(X, yf, names, classes, "forest", None, [], "agghoo", "mc:2:0.8", seed=3)
+    local_model, local_report = agghoo._native.select(X, yf, spec, data)
     assert report == local_report and model.to_json() == local_model.to_json()
     # a damaged outcome is a typed error naming it, not a crash
     with pytest.raises(agghoo.exceptions.CorruptFileError, match="a unit's outcome"):

@@ -30,18 +30,20 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> 
 }
 
 /// What a binding made: a job for a cluster (with the data's row weights), or the result of a
-/// local run (JSON text).
-pub(crate) enum Made {
+/// local run (JSON text; for a selection, the model and its report).
+pub(crate) enum Made<T = String> {
     Job(Box<Kind>, Option<Vec<f64>>),
-    Text(String),
+    Text(T),
 }
 
-impl Made {
+impl<T> Made<T> {
     /// A job for a cluster over `data`: the data's row weights, when it has them, travel with it.
     pub(crate) fn job(kind: Kind, data: &Dataset) -> Self {
         Made::Job(Box::new(kind), data.weights().map(<[f64]>::to_vec))
     }
+}
 
+impl Made {
     /// The Python value: the [`Job`] (with the data's names and text columns) or the JSON text.
     pub(crate) fn into_py(
         self,
@@ -96,7 +98,7 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    fn new(
+    pub(crate) fn new(
         kind: Kind,
         feature_names: Vec<String>,
         class_names: Option<Vec<String>>,
@@ -186,7 +188,12 @@ pub(crate) fn estimate_json(
         }
         None => None,
     };
-    Ok(serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }).to_string())
+    estimate_text(&estimate, bootstrap.as_ref())
+}
+
+/// The `estimate` result as JSON: the estimate and the bootstrap estimators, when made.
+pub(crate) fn estimate_text(estimate: &RiskEstimate, bootstrap: Option<&agghoo::estimate::BootstrapEstimate>) -> Outcome<String> {
+    to_json(&serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }))
 }
 
 enum Output {

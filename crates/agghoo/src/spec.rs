@@ -322,6 +322,16 @@ impl EstimateSpec {
         self.family.preprocess(data, self.standardize, self.missing_category)
     }
 
+    /// The estimation configuration on `data` (its preprocessing).
+    pub fn config(&self, data: &Dataset) -> EstimateConfig {
+        EstimateConfig {
+            losses: self.losses.clone(),
+            preprocess: self.preprocess(data),
+            keep_predictions: self.keep_predictions,
+            closed_form: self.closed_form,
+        }
+    }
+
     /// The one-point family of the rule, built for `data`.
     ///
     /// # Errors
@@ -373,13 +383,8 @@ impl EstimateSpec {
     pub fn run_on(&self, rule: &dyn Family, inputs: &Inputs<'_>, splits: &Splits, executor: &dyn Executor) -> Result<EstimateOutcome> {
         self.validate()?;
         let data = inputs.data;
-        let preprocess = self.preprocess(data);
-        let config = EstimateConfig {
-            losses: self.losses.clone(),
-            preprocess,
-            keep_predictions: self.keep_predictions,
-            closed_form: self.closed_form,
-        };
+        let config = self.config(data);
+        let preprocess = config.preprocess;
         let estimate = crate::estimate::estimate_risk_with(rule, 0, data, splits, &config, executor)?;
         let bootstrap = if self.is_bootstrap(inputs) {
             let b =
