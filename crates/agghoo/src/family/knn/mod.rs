@@ -929,68 +929,64 @@ fn path_values(
     let mut counts = vec![0u32; count_len];
     // Class indices as integers once, rather than converting a float per neighbour.
     let classes: Vec<u32> = if classification { y.iter().map(|&c| c as u32).collect() } else { Vec::new() };
-    values
-        .par_chunks_mut(BLOCK * m)
-        .zip(counts.par_chunks_mut(count_block))
-        .with_min_len(par.min_len(n.div_ceil(BLOCK)))
-        .enumerate()
-        .for_each_init(
-            || (Scratch::default(), Vec::<u32>::new(), vec![0u32; kc], vec![u32::MAX; kc]),
-            |(scratch, buf, tally, first), (block, (values, counts))| {
-                for (b, out) in values.chunks_mut(m).enumerate() {
-                    search(block * BLOCK + b, scratch, buf);
-                    let mut taken = 0;
-                    if classification && kc == 2 && !keep_counts {
-                        // Two classes: count the ones; the tie rule needs each class's first position.
-                        let first_one = buf.iter().position(|&id| classes[id as usize] == 1).unwrap_or(usize::MAX);
-                        let first_zero = buf.iter().position(|&id| classes[id as usize] == 0).unwrap_or(usize::MAX);
-                        let mut ones = 0usize;
-                        for (g, &k) in ks.iter().enumerate() {
-                            let k = k.min(buf.len());
-                            ones += buf[taken..k].iter().map(|&id| classes[id as usize] as usize).sum::<usize>();
-                            taken = k;
-                            let zeros = k - ones;
-                            out[g] = f64::from(u8::from(ones > zeros || (ones == zeros && first_one < first_zero)));
-                        }
-                    } else if classification {
-                        tally.iter_mut().for_each(|c| *c = 0);
-                        first.iter_mut().for_each(|f| *f = u32::MAX);
-                        for (g, &k) in ks.iter().enumerate() {
-                            let k = k.min(buf.len());
-                            for (t, &id) in (taken..).zip(&buf[taken..k]) {
-                                let c = classes[id as usize] as usize;
-                                tally[c] += 1;
-                                if first[c] == u32::MAX {
-                                    first[c] = t as u32;
-                                }
-                            }
-                            taken = k;
-                            // The leader: most votes, ties to the class whose nearest member came first.
-                            let mut best = 0;
-                            for c in 1..kc {
-                                if tally[c] > tally[best] || (tally[c] == tally[best] && first[c] < first[best]) {
-                                    best = c;
-                                }
-                            }
-                            out[g] = best as f64;
-                            if keep_counts {
-                                counts[(b * m + g) * kc..(b * m + g + 1) * kc].copy_from_slice(tally);
+    let min_blocks = par.min_len(n.div_ceil(BLOCK));
+    values.par_chunks_mut(BLOCK * m).zip(counts.par_chunks_mut(count_block)).with_min_len(min_blocks).enumerate().for_each_init(
+        || (Scratch::default(), Vec::<u32>::new(), vec![0u32; kc], vec![u32::MAX; kc]),
+        |(scratch, buf, tally, first), (block, (values, counts))| {
+            for (b, out) in values.chunks_mut(m).enumerate() {
+                search(block * BLOCK + b, scratch, buf);
+                let mut taken = 0;
+                if classification && kc == 2 && !keep_counts {
+                    // Two classes: count the ones; the tie rule needs each class's first position.
+                    let first_one = buf.iter().position(|&id| classes[id as usize] == 1).unwrap_or(usize::MAX);
+                    let first_zero = buf.iter().position(|&id| classes[id as usize] == 0).unwrap_or(usize::MAX);
+                    let mut ones = 0usize;
+                    for (g, &k) in ks.iter().enumerate() {
+                        let k = k.min(buf.len());
+                        ones += buf[taken..k].iter().map(|&id| classes[id as usize] as usize).sum::<usize>();
+                        taken = k;
+                        let zeros = k - ones;
+                        out[g] = f64::from(u8::from(ones > zeros || (ones == zeros && first_one < first_zero)));
+                    }
+                } else if classification {
+                    tally.iter_mut().for_each(|c| *c = 0);
+                    first.iter_mut().for_each(|f| *f = u32::MAX);
+                    for (g, &k) in ks.iter().enumerate() {
+                        let k = k.min(buf.len());
+                        for (t, &id) in (taken..).zip(&buf[taken..k]) {
+                            let c = classes[id as usize] as usize;
+                            tally[c] += 1;
+                            if first[c] == u32::MAX {
+                                first[c] = t as u32;
                             }
                         }
-                    } else {
-                        let mut sum = 0.0;
-                        for (g, &k) in ks.iter().enumerate() {
-                            let k = k.min(buf.len());
-                            for &id in &buf[taken..k] {
-                                sum += y[id as usize];
+                        taken = k;
+                        // The leader: most votes, ties to the class whose nearest member came first.
+                        let mut best = 0;
+                        for c in 1..kc {
+                            if tally[c] > tally[best] || (tally[c] == tally[best] && first[c] < first[best]) {
+                                best = c;
                             }
-                            taken = k;
-                            out[g] = sum / k.max(1) as f64;
+                        }
+                        out[g] = best as f64;
+                        if keep_counts {
+                            counts[(b * m + g) * kc..(b * m + g + 1) * kc].copy_from_slice(tally);
                         }
                     }
+                } else {
+                    let mut sum = 0.0;
+                    for (g, &k) in ks.iter().enumerate() {
+                        let k = k.min(buf.len());
+                        for &id in &buf[taken..k] {
+                            sum += y[id as usize];
+                        }
+                        taken = k;
+                        out[g] = sum / k.max(1) as f64;
+                    }
                 }
-            },
-        );
+            }
+        },
+    );
     PathValues { values, counts: keep_counts.then_some(counts), proba: None, m, n_classes: kc, classification }
 }
 
