@@ -47,6 +47,7 @@ pub use self::model::KnnModel;
 use self::model::check_scale;
 use self::neighbors::{NeighborIndex, Scratch, Strategy, by_column, distances_by_column, sort_by_distance, spatial_order};
 use super::{Family, FittedPath, Grid, Model, Scale, SmootherPath};
+use crate::Par;
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -353,7 +354,7 @@ impl SharedNeighbors {
             let budget = self.budget.unwrap_or_else(|| {
                 let max_memory = crate::limits::Limits::global().max_memory;
                 let split = split.unwrap_or(SplitSize { n_train: 0, n_validation: 0, grid: 0, classes: 0 });
-                table_budget(max_memory, self.rows(), self.d, rayon::current_num_threads(), split)
+                table_budget(max_memory, self.rows(), self.d, Par::pool().n_threads(), split)
             });
             let block_bytes = (QUERY_BLOCK * width * size_of::<u32>()).max(1);
             TableShape { width, kept: (budget / block_bytes).min(blocks.len()) }
@@ -447,12 +448,12 @@ impl SharedNeighbors {
     }
 
     /// Computes every kept table block no caller has computed yet (the shape set by `want`, see
-    /// [`SharedNeighbors::table_shape`]), on all of rayon's threads: each thread claims the next
+    /// [`SharedNeighbors::table_shape`]), on `par`'s threads: each thread claims the next
     /// unclaimed block (a shared counter) until none is left, so callers that arrive together
     /// (splits evaluated in parallel) share the work instead of waiting on each other's blocks. A
     /// no-op for per-row lists. The lists are those a lazy computation would give: which thread
     /// computes a block changes, its lists do not.
-    fn fill_table(&self, want: usize, split: Option<SplitSize>) {
+    fn fill_table(&self, want: usize, split: Option<SplitSize>, par: Par) {
         let Lists::Table { index, blocks, next, .. } = &self.lists else { return };
         let Some(TableShape { width, kept }) = self.table_shape(want, split) else { return };
         if next.load(Ordering::Relaxed) >= kept {
@@ -461,7 +462,7 @@ impl SharedNeighbors {
         let index = self.init_index(index);
         // Claims happen outside any lock; a thread that steals other work while it waits here
         // never holds a block's lock.
-        (0..rayon::current_num_threads()).into_par_iter().for_each_init(Scratch::default, |scratch, _| {
+        (0..par.n_threads()).into_par_iter().for_each_init(Scratch::default, |scratch, _| {
             loop {
                 let b = next.fetch_add(1, Ordering::Relaxed);
                 if b >= kept {
@@ -611,7 +612,7 @@ impl KnnFamily {
         // Rank of each model row in its own neighbour list (kmax when absent).
         let self_rank: Vec<usize> = (0..train.len())
             .into_par_iter()
-            .with_min_len(32)
+            .with_min_len(train.par().min_len(train.len()).max(32))
             .map_init(
                 || (Scratch::default(), Vec::new()),
                 |(scratch, buf), p| {
@@ -675,7 +676,7 @@ impl KnnPath<'_> {
             // A validation set of a sixteenth of the rows or more asks for most blocks of 32 rows
             // (all but (15/16)³² ≈ 13 % of them): compute the missing ones now, in parallel.
             if validation.len().saturating_mul(16) >= shared.rows() {
-                shared.fill_table(want, Some(split));
+                shared.fill_table(want, Some(split), validation.par());
             }
             // Rows beyond the table's kept blocks: this split computes their lists itself, a
             // block of 32 of its validation rows at a time (in the table's order, so a block's
@@ -765,7 +766,7 @@ impl KnnPath<'_> {
             };
             let query = |j: usize| validation.x(at(j));
             let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &shared.x, query: &query });
-            let values = path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts, distance);
+            let values = path_values(&ks, validation, &self.model, &shared.y, &search, with_counts, distance);
             return match &order {
                 Some(order) => values.reordered(order),
                 None => values,
@@ -776,7 +777,7 @@ impl KnnPath<'_> {
         let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, validation.len(), i, kmax, scratch, out);
         let query = |i: usize| validation.x(i);
         let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &self.model.x, query: &query });
-        path_values(&ks, validation.len(), &self.model, &self.model.y, &search, with_counts, distance)
+        path_values(&ks, validation, &self.model, &self.model.y, &search, with_counts, distance)
     }
 }
 
@@ -812,7 +813,7 @@ fn predict_path(
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     distance: Option<Coordinates<'_, '_>>,
 ) -> PathPredictions {
-    path_values(ks, rows.len(), model, y, search, true, distance).into_predictions(ks, model.y.len())
+    path_values(ks, rows, model, y, search, true, distance).into_predictions(ks, model.y.len())
 }
 
 /// The k-NN path's raw output: per (row, grid point) the winning class (as f64) or the mean,
@@ -897,14 +898,15 @@ impl PathValues {
     }
 }
 
-/// Winning class or mean of every k in `ks` (ascending) for `n` rows. `search(i, scratch, out)`
-/// writes the ids of row i's nearest training points, nearest first; `y[id]` is their target.
+/// Winning class or mean of every k in `ks` (ascending) for the `n` rows of `rows`.
+/// `search(i, scratch, out)` writes the ids of row i's nearest training points, nearest first;
+/// `y[id]` is their target.
 ///
-/// Rows are processed in parallel blocks writing into flat, preallocated buffers (row-major
-/// `[row][grid]` values, `[row][grid][class]` vote counts when `with_counts`).
+/// Rows are processed in parallel blocks (by `rows`' [`Par`]) writing into flat, preallocated
+/// buffers (row-major `[row][grid]` values, `[row][grid][class]` vote counts when `with_counts`).
 fn path_values(
     ks: &[usize],
-    n: usize,
+    rows: &View<'_>,
     model: &KnnModel,
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
@@ -912,8 +914,9 @@ fn path_values(
     distance: Option<Coordinates<'_, '_>>,
 ) -> PathValues {
     if let Some(coordinates) = distance {
-        return weighted_values(ks, n, model, y, search, with_counts, coordinates);
+        return weighted_values(ks, rows, model, y, search, with_counts, coordinates);
     }
+    let (n, par) = (rows.len(), rows.par());
     // One block of rows per product search (`NeighborIndex::query_row`).
     const BLOCK: usize = QUERY_BLOCK;
     let m = ks.len();
@@ -926,7 +929,8 @@ fn path_values(
     let mut counts = vec![0u32; count_len];
     // Class indices as integers once, rather than converting a float per neighbour.
     let classes: Vec<u32> = if classification { y.iter().map(|&c| c as u32).collect() } else { Vec::new() };
-    values.par_chunks_mut(BLOCK * m).zip(counts.par_chunks_mut(count_block)).enumerate().for_each_init(
+    let min_blocks = par.min_len(n.div_ceil(BLOCK));
+    values.par_chunks_mut(BLOCK * m).zip(counts.par_chunks_mut(count_block)).with_min_len(min_blocks).enumerate().for_each_init(
         || (Scratch::default(), Vec::<u32>::new(), vec![0u32; kc], vec![u32::MAX; kc]),
         |(scratch, buf, tally, first), (block, (values, counts))| {
             for (b, out) in values.chunks_mut(m).enumerate() {
@@ -999,19 +1003,20 @@ struct Coordinates<'x, 'q> {
 /// class whose nearest member comes first, as for uniform votes.
 fn weighted_values(
     ks: &[usize],
-    n: usize,
+    rows: &View<'_>,
     model: &KnnModel,
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     with_proba: bool,
     at: Coordinates<'_, '_>,
 ) -> PathValues {
+    let (n, par) = (rows.len(), rows.par());
     let (m, d) = (ks.len(), model.n_features);
     let kc = model.n_classes.max(1);
     let classification = model.task == Task::Classification;
     let rows: Vec<(Vec<f64>, Vec<f64>)> = (0..n)
         .into_par_iter()
-        .with_min_len(32)
+        .with_min_len(par.min_len(n).max(32))
         .map_init(
             || (Scratch::default(), Vec::<u32>::new()),
             |(scratch, buf), i| {

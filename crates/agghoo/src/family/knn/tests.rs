@@ -189,7 +189,7 @@ fn a_table_filled_up_front_on_any_thread_count_equals_the_lazy_one() {
             let filled = family();
             let filled = filled.shared.as_ref().unwrap();
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| filled.fill_table(want, None));
+            pool.install(|| filled.fill_table(want, None, crate::Par::threads(threads)));
             let Lists::Table { blocks, .. } = &filled.lists else { unreachable!("a table was asked for") };
             assert!(blocks.iter().all(|b| b.get().is_some()), "every block computed");
             let lists: Vec<Vec<u32>> = (0..n).rev().map(|r| filled.list(r, want, &mut scratch).to_vec()).collect();

@@ -386,7 +386,7 @@ impl Family for SvmFamily {
             return Ok(Model::OneVsOneSvc(ovo::fit(self, train, c)?));
         }
         let (points, problem) = self.problem(train)?;
-        let mut cache = KernelCache::new(points.clone());
+        let mut cache = KernelCache::new(points.clone(), train.par());
         let sol = self.solve(&problem, c, &mut cache, None)?;
         Ok(Model::Svm(self.model(&points, &problem, &sol)))
     }
@@ -427,7 +427,7 @@ impl Family for SvmFamily {
             return Ok(Box::new(ovo::fit_path(self, train)?));
         }
         let (points, problem) = self.problem(train)?;
-        let mut cache = KernelCache::new(points.clone());
+        let mut cache = KernelCache::new(points.clone(), train.par());
         let (betas, biases) = self.solve_path(&problem, train.len(), &mut cache, Problem::beta)?;
         Ok(Box::new(SvmPath { kind: self.kind, points, betas, biases }))
     }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cache::{KernelCache, Points};
 use super::{Problem, SvmFamily, check_features, check_kernel_model, decision_values, one_class};
+use crate::Par;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::numerics::kernel::Kernel;
@@ -40,12 +41,12 @@ impl Pair {
 
     /// The problem and a kernel cache over the pair's rows: the sub-block of `shared` (the
     /// training set's full matrix, copied, no kernel evaluation) when there is one, else a cache
-    /// of its own.
-    fn problem_and_cache(&self, train: &View<'_>, points: &Points, shared: Option<&KernelCache>) -> (Problem, KernelCache) {
+    /// of its own (computed with parallelism `par`).
+    fn problem_and_cache(&self, train: &View<'_>, points: &Points, shared: Option<&KernelCache>, par: Par) -> (Problem, KernelCache) {
         let cache = shared.and_then(|k| k.sub_block(&self.rows)).unwrap_or_else(|| {
             let mut x = Vec::with_capacity(self.rows.len() * points.d);
             self.rows.iter().for_each(|&i| x.extend_from_slice(points.row(i)));
-            KernelCache::new(Points { x, d: points.d, kernel: points.kernel })
+            KernelCache::new(Points { x, d: points.d, kernel: points.kernel }, par)
         });
         (self.problem(train), cache)
     }
@@ -97,10 +98,12 @@ fn points_of(fam: &SvmFamily, train: &View<'_>) -> Result<Points> {
 pub(super) fn fit(fam: &SvmFamily, train: &View<'_>, c: f64) -> Result<OneVsOneSvc> {
     let (classes, pairs) = pairs(train)?;
     let points = points_of(fam, train)?;
+    let par = train.par();
     let fits: Vec<(Vec<f64>, f64)> = pairs
         .par_iter()
+        .with_min_len(par.min_len(pairs.len()))
         .map(|pair| {
-            let (problem, mut cache) = pair.problem_and_cache(train, &points, None);
+            let (problem, mut cache) = pair.problem_and_cache(train, &points, None, par.split(pairs.len()));
             let sol = fam.solve(&problem, c, &mut cache, None)?;
             Ok((pair_beta(&problem, &sol.alpha), -sol.rho))
         })
@@ -121,11 +124,13 @@ pub(super) fn fit_path(fam: &SvmFamily, train: &View<'_>) -> Result<OneVsOnePath
     let (classes, pairs) = pairs(train)?;
     let points = points_of(fam, train)?;
     let n_t = train.len();
-    let shared = (n_t <= super::cache::FULL_MATRIX_MAX_ROWS).then(|| KernelCache::new(points.clone()));
+    let par = train.par();
+    let shared = (n_t <= super::cache::FULL_MATRIX_MAX_ROWS).then(|| KernelCache::new(points.clone(), par));
     let per_pair: Vec<(Vec<Vec<f64>>, Vec<f64>)> = pairs
         .par_iter()
+        .with_min_len(par.min_len(pairs.len()))
         .map(|pair| {
-            let (problem, mut cache) = pair.problem_and_cache(train, &points, shared.as_ref());
+            let (problem, mut cache) = pair.problem_and_cache(train, &points, shared.as_ref(), par.split(pairs.len()));
             // the same C for every pair: n_t is the whole training set's size
             fam.solve_path(&problem, n_t, &mut cache, pair_beta)
         })

@@ -1000,7 +1000,7 @@ mod tests {
             for shrinking in [true, false] {
                 for c in [0.05, 1.0, 30.0, 1000.0] {
                     let dual = Dual { y: &y, p: &p, doubled, c, tol: 1e-3, shrinking };
-                    let mut cache = KernelCache::new(points.clone());
+                    let mut cache = KernelCache::new(points.clone(), crate::Par::pool());
                     let a = dual.solve(&mut cache, vec![0.0; y.len()], p.clone()).unwrap();
                     let b = dual.solve_baseline(&mut cache, vec![0.0; y.len()], p.clone()).unwrap();
                     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();

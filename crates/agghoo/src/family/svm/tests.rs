@@ -155,7 +155,7 @@ fn kkt_conditions_hold_at_the_solution() {
     let all = data.all();
     let c = fam.c_value(0, all.len());
     let (points, problem) = fam.problem(&all).unwrap();
-    let mut cache = KernelCache::new(points.clone());
+    let mut cache = KernelCache::new(points.clone(), crate::Par::pool());
     let sol = fam.solve(&problem, c, &mut cache, None).unwrap();
     let model = fam.model(&points, &problem, &sol);
     let f = model.decision(&all).unwrap();
@@ -184,7 +184,7 @@ fn kkt_conditions_hold_at_the_solution() {
     let fam = SvmFamily::new(SvmKind::Svr, vec![1e-3], false, settings(2.0, eps, tol)).unwrap();
     let c = fam.c_value(0, all.len());
     let (points, problem) = fam.problem(&all).unwrap();
-    let mut cache = KernelCache::new(points.clone());
+    let mut cache = KernelCache::new(points.clone(), crate::Par::pool());
     let sol = fam.solve(&problem, c, &mut cache, None).unwrap();
     let f = fam.model(&points, &problem, &sol).decision(&all).unwrap();
     let n = all.len();
@@ -234,8 +234,8 @@ fn lru_cache_gives_the_full_matrix_solution() {
     let all = data.all();
     let (points, problem) = fam.problem(&all).unwrap();
     let c = fam.c_value(0, all.len());
-    let mut full = KernelCache::new(points.clone());
-    let mut lru = KernelCache::with_limit(points.clone(), 0, 8 * 150 * 5); // 5 rows
+    let mut full = KernelCache::new(points.clone(), crate::Par::pool());
+    let mut lru = KernelCache::with_limit(points.clone(), 0, 8 * 150 * 5, crate::Par::pool()); // 5 rows
     assert!(matches!(lru, KernelCache::Lru(_)));
     let a = fam.solve(&problem, c, &mut full, None).unwrap();
     let b = fam.solve(&problem, c, &mut lru, None).unwrap();
@@ -251,7 +251,7 @@ fn shrinking_does_not_change_the_optimum() {
     for shrinking in [true, false] {
         let fam = SvmFamily::new(SvmKind::Svc, vec![1e-4], false, SvmSettings { gamma: 0.5, epsilon: 0.0, tol: 1e-8, shrinking }).unwrap();
         let (points, problem) = fam.problem(&all).unwrap();
-        let mut cache = KernelCache::new(points);
+        let mut cache = KernelCache::new(points, crate::Par::pool());
         let sol = fam.solve(&problem, fam.c_value(0, all.len()), &mut cache, None).unwrap();
         assert!(sol.iterations > 100, "enough iterations for the shrinking (every 10 iterations) to run: {}", sol.iterations);
         objs.push(sol.objective);
@@ -265,7 +265,7 @@ fn warm_start_saves_iterations() {
     let all = data.all();
     let fam = SvmFamily::new(SvmKind::Svr, paper_lambdas(300), false, settings(2.0, 0.25, 1e-3)).unwrap();
     let (points, problem) = fam.problem(&all).unwrap();
-    let mut cache = KernelCache::new(points);
+    let mut cache = KernelCache::new(points, crate::Par::pool());
     let (mut warm, mut cold) = (0, 0);
     let mut prev: Option<(Solution, f64)> = None;
     for m in fam.path_order() {
@@ -588,7 +588,7 @@ fn tight_tolerances_solve_on_the_constraint() {
         let fam = SvmFamily::new(kind, paper_lambdas(300), false, settings(0.5, 0.1, 1e-13)).unwrap();
         let train = data.view(&tr);
         let (points, problem) = fam.problem(&train).unwrap();
-        let mut cache = KernelCache::new(points);
+        let mut cache = KernelCache::new(points, crate::Par::pool());
         let mut prev: Option<(Solution, f64)> = None;
         for m in fam.path_order() {
             let c = fam.c_value(m, tr.len());
