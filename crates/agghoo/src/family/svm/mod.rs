@@ -43,10 +43,9 @@
 //! # Path
 //! [`Family::fit_path`] computes the training set's kernel once and solves the grid in
 //! increasing C (from the most regularised point). Each solve starts from the previous α scaled
-//! by `r = C_new / C_old ≥ 1`: `yᵀ(rα) = 0` still holds and `0 ≤ rα ≤ r C_old = C_new`, so the
-//! start is feasible (variables at the old bound are set to exactly `C_new`; clipping to the box
-//! is a safeguard that never binds in this order), and its gradient is exact without kernel
-//! work: `∇f(rα) = r (∇f(α) − p) + p`. The rejected alternative, a cold start per grid point
+//! by `r = C_new / C_old ≥ 1` (feasible, gradient `r (∇f(α) − p) + p` without kernel work), then
+//! moved by an exact line search towards the previous values of the free variables, which do
+//! not scale with C (see `smo::Dual::warm_start`). The rejected alternative, a cold start per grid point
 //! ([`Family::fit`], kept as the reference), repeats the kernel and most SMO iterations.
 //!
 //! # Classification
@@ -259,7 +258,7 @@ impl SvmFamily {
             Dual { y: &problem.y, p: &problem.p, doubled: problem.doubled, c, tol: self.settings.tol, shrinking: self.settings.shrinking };
         let (alpha, grad) = match start {
             None => (vec![0.0; problem.y.len()], problem.p.clone()),
-            Some((prev, c_old)) => warm_start(prev, c_old, c, &problem.p),
+            Some((prev, c_old)) => dual.warm_start(cache, prev, c_old),
         };
         let sol = dual.solve(cache, alpha, grad)?;
         if !sol.rho.is_finite() || !sol.objective.is_finite() {
@@ -317,14 +316,6 @@ fn one_class(train: &View<'_>) -> Error {
         crate::data::Target::Real(_) => String::new(),
     };
     Error::ConstantTarget { name: format!("{} (training set of {} rows)", data.target_name(), train.len()), value }
-}
-
-/// The scaled warm start of the module doc: `α' = clip(r α)`, `∇' = r (∇ − p) + p`, r = C'/C.
-fn warm_start(prev: &Solution, c_old: f64, c_new: f64, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let r = c_new / c_old;
-    let alpha = prev.alpha.iter().map(|&a| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) }).collect();
-    let grad = prev.grad.iter().zip(p).map(|(g, p)| r * (g - p) + p).collect();
-    (alpha, grad)
 }
 
 /// The checks a deserialized kernel model of either kind starts with: as many features as the

@@ -37,8 +37,12 @@ const TAU: f64 = 1e-12;
 /// SMO iterations between two Newton steps on the free variables.
 const NEWTON_EVERY: usize = 30;
 /// A Newton step runs when its factorisation (`|F|³/6` multiply-adds) costs at most this many
-/// times the `NEWTON_EVERY · l` of the SMO iterations it follows.
+/// times the SMO iterations since the last step (`l` each): on a large free set the steps are
+/// spaced out rather than skipped.
 const NEWTON_COST: usize = 20;
+/// Largest free set a Newton step runs on: its `Q_FF` and factor take `1.5 |F|²` numbers (27 MB
+/// here), and its factorisation `|F|³/6` multiply-adds.
+const NEWTON_MAX_FREE: usize = 1500;
 /// SMO iterations between two shrinkings (LIBSVM: `min(l, 1000)`). The warm-started solves of a
 /// path take tens to hundreds of iterations, a shrinking costs one pass over the active set and
 /// unshrinking costs nothing (the gradient is current everywhere), so we shrink early and often.
@@ -112,6 +116,78 @@ impl Dual<'_> {
             }
         }
     }
+    /// The start at this C from `prev`, the solution at `c_old` (a feasible α and its gradient).
+    ///
+    /// First the scaled start of DeCoste & Wagstaff (2000): `α' = clip(r α)`, r = C/C_old,
+    /// variables at the old bound set to exactly C, gradient `∇' = r (∇ − p) + p` (no kernel work;
+    /// `yᵀα' = 0` and `0 ≤ α' ≤ C`). Scaling is right for the bounded variables but not for the
+    /// free ones: for a fixed partition (free, at 0, at C) the optimal `α_F` is affine in C, and
+    /// once no variable is at C (the hard-margin end of a wide C range) it does not move at all,
+    /// while the scaled start multiplies it by r and leaves SMO thousands of iterations to undo
+    /// that. So the start then moves along the direction `d` that takes each free variable back
+    /// to its old value, the constraint repaired in proportion to the values
+    /// (`d_t = (1 − r) α_t + y_t α_t κ`, `κ = (r − 1) Σ_F y α / Σ_F α`, so `yᵀd = 0`), by the exact
+    /// line minimum of the dual clipped to the box (`|F|` kernel rows for `Qd`). The step is kept
+    /// only when it descends and keeps `yᵀα` to rounding; either start is feasible, and the
+    /// solver's stopping rule decides the answer.
+    pub fn warm_start(&self, cache: &mut KernelCache, prev: &Solution, c_old: f64) -> (Vec<f64>, Vec<f64>) {
+        let (c, y, p) = (self.c, self.y, self.p);
+        let r = c / c_old;
+        let mut alpha: Vec<f64> = prev.alpha.iter().map(|&a| if a >= c_old { c } else { (a * r).clamp(0.0, c) }).collect();
+        let mut grad: Vec<f64> = prev.grad.iter().zip(p).map(|(g, p)| r * (g - p) + p).collect();
+        let free: Vec<usize> = (0..y.len()).filter(|&t| prev.alpha[t] > 0.0 && prev.alpha[t] < c_old).collect();
+        let total: f64 = free.iter().map(|&t| prev.alpha[t]).sum();
+        if free.is_empty() {
+            return (alpha, grad);
+        }
+        let kappa = (r - 1.0) * free.iter().map(|&t| y[t] * prev.alpha[t]).sum::<f64>() / total;
+        let d: Vec<f64> = free.iter().map(|&t| prev.alpha[t] * ((1.0 - r) + y[t] * kappa)).collect();
+        // Qd on every variable, two kernel rows per pass
+        let mut qd = vec![0.0; y.len()];
+        for (vars, dv) in free.chunks(2).zip(d.chunks(2)) {
+            let (ta, da) = (vars[0], y[vars[0]] * dv[0]);
+            let (tb, db) = if vars.len() == 2 { (vars[1], y[vars[1]] * dv[1]) } else { (ta, 0.0) };
+            let (ha, hb) = (cache.load(self.row(ta)), cache.load(self.row(tb)));
+            self.add_to_gradient(&mut qd, cache.row(ha), cache.row(hb), da, db);
+        }
+        let slope: f64 = free.iter().zip(&d).map(|(&t, d)| grad[t] * d).sum();
+        let curvature: f64 = free.iter().zip(&d).map(|(&t, d)| qd[t] * d).sum();
+        if !(slope < 0.0 && curvature > 0.0) {
+            return (alpha, grad);
+        }
+        let (mut theta, mut block) = (-slope / curvature, None);
+        for (k, (&t, &dk)) in free.iter().zip(&d).enumerate() {
+            let room = if dk > 0.0 {
+                (c - alpha[t]) / dk
+            } else if dk < 0.0 {
+                alpha[t] / -dk
+            } else {
+                f64::INFINITY
+            };
+            if room < theta {
+                (theta, block) = (room, Some(k));
+            }
+        }
+        if !(theta > 0.0 && theta.is_finite()) {
+            return (alpha, grad);
+        }
+        let moved: Vec<f64> = free
+            .iter()
+            .zip(&d)
+            .enumerate()
+            .map(|(k, (&t, &dk))| if block == Some(k) { if dk > 0.0 { c } else { 0.0 } } else { (alpha[t] + theta * dk).clamp(0.0, c) })
+            .collect();
+        let drift: f64 = free.iter().zip(&moved).map(|(&t, a)| y[t] * (a - alpha[t])).sum();
+        let size: f64 = free.iter().zip(&moved).map(|(&t, a)| (a - alpha[t]).abs()).sum();
+        // d is tiny when every free variable has the same label (then `κ = ±(r − 1)`): a long step
+        // along rounding noise would move `yᵀα`
+        if drift.abs() > 1e-12 * (size + c) {
+            return (alpha, grad);
+        }
+        free.iter().zip(&moved).for_each(|(&t, &a)| alpha[t] = a);
+        grad.iter_mut().zip(&qd).for_each(|(g, q)| *g += theta * q);
+        (alpha, grad)
+    }
     fn upper(&self, a: f64) -> bool {
         a >= self.c
     }
@@ -147,6 +223,7 @@ impl Dual<'_> {
         let mut counter = shrink_every;
         let mut newton = NewtonWork::default();
         let mut iter = 0;
+        let mut last_newton = 0;
         loop {
             if self.shrinking {
                 counter -= 1;
@@ -236,7 +313,10 @@ impl Dual<'_> {
             // check then have nothing to rebuild)
             self.add_to_gradient(&mut grad, ki, kj, y[i] * (alpha[i] - old_i), y[j] * (alpha[j] - old_j));
             if iter % NEWTON_EVERY == 0 {
-                self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton);
+                let since = iter - last_newton;
+                if self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton, since) {
+                    last_newton = iter;
+                }
             }
         }
         let rho = self.rho(&alpha, &grad);
@@ -251,22 +331,31 @@ impl Dual<'_> {
     /// length is the exact line minimum of the true quadratic, clipped to the box, so f never
     /// increases and feasibility is kept; a variable that blocks the step is fixed at its bound
     /// and the step repeated on the smaller F (the Cholesky factor of A is updated for the
-    /// removal in `O(|F|²)`, not refactored). Skipped when the factorisation (`|F|³/6`) would cost
-    /// more than `NEWTON_COST` times the SMO iterations it follows. This is our addition to
+    /// removal in `O(|F|²)`, not refactored). Deferred (false returned) while the factorisation
+    /// (`|F|³/6`) would cost more than `NEWTON_COST` times the `since` SMO iterations since the last
+    /// step; true when it ran (whether or not the step was kept). This is our addition to
     /// LIBSVM's SMO: on ill-conditioned kernels (1-D data, large C) and on large free sets
     /// (overlapping classes at large C) SMO zig-zags for thousands of pair updates inside a free
     /// set that a few Newton steps settle; the stopping rule is unchanged.
     #[inline(always)]
-    fn newton_step(&self, cache: &mut KernelCache, alpha: &mut [f64], grad: &mut [f64], active: &Active, work: &mut NewtonWork) {
+    fn newton_step(
+        &self,
+        cache: &mut KernelCache,
+        alpha: &mut [f64],
+        grad: &mut [f64],
+        active: &Active,
+        work: &mut NewtonWork,
+        since: usize,
+    ) -> bool {
         let y = self.y;
         let c = self.c;
         let l = y.len();
         let n0 = (0..l).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < c).count();
-        if n0 < 2 || n0 * n0 * n0 > 6 * NEWTON_COST * NEWTON_EVERY * l {
-            return;
+        if !(2..=NEWTON_MAX_FREE).contains(&n0) || n0 * n0 * n0 > 6 * NEWTON_COST * since * l {
+            return false;
         }
         if !work.sync(self, cache, alpha, active) {
-            return;
+            return true;
         }
         let vars = &work.vars;
         let n0 = vars.len();
@@ -326,7 +415,7 @@ impl Dual<'_> {
             change += 0.5 * (grad[t] + g[a]) * step;
         }
         if drift.abs() > 1e-12 * (moved_total + c) || change > 0.0 {
-            return;
+            return true;
         }
         // G += Q_{·,t} Δα_t over the moved variables, two kernel rows per pass over G
         let mut moved: Vec<(usize, f64)> = Vec::with_capacity(vars.len());
@@ -343,6 +432,7 @@ impl Dual<'_> {
             let (ha, hb) = (cache.load(ra), cache.load(rb));
             self.add_to_gradient(grad, cache.row(ha), cache.row(hb), da, db);
         }
+        true
     }
 
     /// WSS 2 over the active variables; `None` when the gap `m − M` is below `tol` (or no pair

@@ -278,6 +278,59 @@ fn warm_start_saves_iterations() {
     assert!(warm < cold, "warm {warm} vs cold {cold} iterations");
 }
 
+/// Two well-separated Gaussian blobs in 2-D: the hard-margin solution has every α well below a
+/// large C.
+fn separated_blobs(n: usize, seed: u64) -> Dataset {
+    let mut rng = Seed(seed).rng(Purpose::Data, 0);
+    let mut x = Vec::with_capacity(2 * n);
+    let mut labels = Vec::with_capacity(n);
+    for i in 0..n {
+        let c = (i % 2) as u32;
+        let shift = if c == 1 { 4.0 } else { -4.0 };
+        x.push(shift + crate::data::generators::normal(&mut rng));
+        x.push(crate::data::generators::normal(&mut rng));
+        labels.push(c);
+    }
+    Dataset::new(x, vec!["a".into(), "b".into()], Target::Classes { labels, names: vec!["neg".into(), "pos".into()] }, "y").unwrap()
+}
+
+/// Past the C where no variable is at the bound the dual solution no longer depends on C: the
+/// warm start returns the free variables to their values instead of scaling them by C'/C (which
+/// left SMO to undo the scaling), so the next grid point needs (almost) no iteration, and its
+/// answer is the cold fit's.
+#[test]
+fn warm_start_keeps_a_solution_that_does_not_depend_on_c() {
+    let data = separated_blobs(200, 4);
+    let all = data.all();
+    let fam = SvmFamily::new(SvmKind::Svc, vec![10.0, 100.0], true, settings(0.5, 0.0, 1e-3)).unwrap();
+    let (points, problem) = fam.problem(&all).unwrap();
+    let mut cache = KernelCache::new(points);
+    let first = fam.solve(&problem, 10.0, &mut cache, None).unwrap();
+    assert!(first.alpha.iter().all(|&a| a < 10.0), "no variable at the bound");
+    assert!(first.alpha.iter().filter(|&&a| a > 0.0).count() >= 2);
+    let warm = fam.solve(&problem, 100.0, &mut cache, Some((&first, 10.0))).unwrap();
+    let cold = fam.solve(&problem, 100.0, &mut cache, None).unwrap();
+    assert!(warm.iterations <= 2, "{} iterations from the start (cold: {})", warm.iterations, cold.iterations);
+    assert!(cold.iterations > 10, "{}", cold.iterations);
+    assert!((warm.objective - cold.objective).abs() <= 1e-2 * cold.objective.abs(), "{} vs {}", warm.objective, cold.objective);
+}
+
+/// On a large free set (overlapping classes, a narrow kernel, large C) the Newton steps are
+/// spaced out by their cost rather than skipped: SMO alone zig-zags for thousands of pair updates.
+#[test]
+fn newton_steps_run_on_large_free_sets() {
+    let data = blobs(300, 5);
+    let all = data.all();
+    let fam = SvmFamily::new(SvmKind::Svc, vec![1e3], true, settings(4.0, 0.0, 1e-3)).unwrap();
+    let (points, problem) = fam.problem(&all).unwrap();
+    let mut cache = KernelCache::new(points);
+    let sol = fam.solve(&problem, 1e3, &mut cache, None).unwrap();
+    let free = sol.alpha.iter().filter(|&&a| a > 0.0 && a < 1e3).count();
+    // the old rule skipped every Newton step above |F|³ = 3600 l
+    assert!(free.pow(3) > 3600 * 300, "a large free set: {free}");
+    assert!(sol.iterations < 1500, "{} iterations", sol.iterations);
+}
+
 #[test]
 fn merged_decision_is_the_mean_of_the_members() {
     for kind in [SvmKind::Svc, SvmKind::Svr] {
