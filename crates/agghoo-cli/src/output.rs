@@ -58,7 +58,7 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
 
 /// Prints `value` as one JSON document on stdout, written at once (stdout is line-buffered: a
 /// document written as it is serialised costs one system call per line, 1 700 for a k-NN grid of
-/// 100 values, about as long as the whole n = 500 selection).
+/// 100 values, about a millisecond).
 pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed: Option<u64>, result: R) -> anyhow::Result<()> {
     let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), spec: SPEC.get(), seed, result };
     let mut text = serde_json::to_string_pretty(&env)?;
