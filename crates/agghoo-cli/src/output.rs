@@ -56,12 +56,14 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
     pub result: R,
 }
 
-/// Prints `value` as one JSON document on stdout.
+/// Prints `value` as one JSON document on stdout, written at once (stdout is line-buffered: a
+/// document written as it is serialised costs one system call per line, 1 700 for a k-NN grid of
+/// 100 values, about a millisecond).
 pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed: Option<u64>, result: R) -> anyhow::Result<()> {
     let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), spec: SPEC.get(), seed, result };
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &env)?;
-    writeln!(out)?;
+    let mut text = serde_json::to_string_pretty(&env)?;
+    text.push('\n');
+    std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }
 

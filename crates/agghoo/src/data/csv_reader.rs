@@ -230,20 +230,24 @@ impl<R: std::io::Read> std::io::Read for CrlfToLf<R> {
             }
             let mut used = 0;
             while used < avail.len() && n < out.len() {
-                let b = avail[used];
-                used += 1;
-                if b == b'\r' {
+                // Up to the next `\r`, the bytes pass unchanged, copied at once.
+                let room = (avail.len() - used).min(out.len() - n);
+                let plain = avail[used..used + room].iter().position(|&b| b == b'\r').unwrap_or(room);
+                out[n..n + plain].copy_from_slice(&avail[used..used + plain]);
+                n += plain;
+                used += plain;
+                if plain < room {
+                    // A `\r`: dropped before a `\n`, held back at the end of the buffer, else kept.
+                    used += 1;
                     match avail.get(used) {
-                        Some(b'\n') => continue,
-                        Some(_) => {}
-                        None => {
-                            self.pending_cr = true;
-                            continue;
+                        Some(b'\n') => {}
+                        Some(_) => {
+                            out[n] = b'\r';
+                            n += 1;
                         }
+                        None => self.pending_cr = true,
                     }
                 }
-                out[n] = b;
-                n += 1;
             }
             self.inner.consume(used);
         }
