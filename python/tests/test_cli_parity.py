@@ -28,14 +28,14 @@ def test_a_saved_hard_vote_predicts_in_the_cli_as_in_python(tmp_path, cli, breas
     `--vote-ties first-class`; the CLI's default rule (the lowest-risk member) differs on ties."""
     X, y = breast_cancer
     data = write_csv(tmp_path / "bc.csv", X, y)
-    clf = AgghooClassifier(method="majhoo", aggregation="vote", plan="mc:4", grid=[1, 3, 5, 7, 9, 11], random_state=5).fit(X, y)
+    clf = AgghooClassifier(method="majhoo", aggregation="vote", plan="mc:4:0.8", grid=[1, 3, 5, 7, 9, 11], random_state=5).fit(X, y)
     proba = clf.predict_proba(X)
     assert (proba.max(axis=1) == 0.5).any(), "no tied row: the test proves nothing"
     clf.save(tmp_path / "py.json")
     cli("predict", "--model", tmp_path / "py.json", "--data", data, "--out", tmp_path / "py-pred.csv")
     labels = lambda name: np.loadtxt(tmp_path / name, delimiter=",", skiprows=1, usecols=1).astype(int)
     np.testing.assert_array_equal(labels("py-pred.csv"), clf.predict(X))
-    common = ("select", "--data", data, "--target", "y", "--method", "majhoo", "--plan", "mc", "-V", 4, "--grid", "1:11:2", "--seed", 5)
+    common = ("select", "--data", data, "--target", "y", "--method", "majhoo", "--plan", "mc", "-V", 4, "--tau", 0.8, "--grid", "1:11:2", "--seed", 5)
     for rule, name in (("first-class", "first"), ("lowest-risk", "lowest")):
         cli(*common, "--vote-ties", rule, "--out", tmp_path / f"{name}.json")
         cli("predict", "--model", tmp_path / f"{name}.json", "--data", data, "--out", tmp_path / f"{name}.csv")

@@ -155,12 +155,13 @@ def test_a_weighted_fit_on_the_cluster_equals_the_local_weighted_fit(client, dat
 def test_a_weighted_estimate_job_equals_the_local_weighted_estimate(regression):
     X, y = regression
     X = np.ascontiguousarray(X, dtype=np.float64)
-    args = (X, y, [f"x{j}" for j in range(X.shape[1])], None, "ridge", 0.3, [], "vfold:5")
+    spec = json.dumps({"family": {"family": "ridge"}, "value": 0.3, "plan": {"plan": "v_fold", "n_folds": 5, "stratify": False, "shuffle": True}, "seed": 1})
+    names = [f"x{j}" for j in range(X.shape[1])]
     w = _row_weights(len(y)).tolist()
-    job = agghoo._native.estimate(*args, seed=1, job=True, sample_weight=w)
+    job = agghoo._native.estimate(X, y, spec, {"feature_names": names, "sample_weight": w}, {"job": True})
     remote = job.assemble(X, y, job.evaluate(X, y, list(range(job.n_units)), threads=1))
-    assert remote == agghoo._native.estimate(*args, seed=1, sample_weight=w)
-    assert remote != agghoo._native.estimate(*args, seed=1)
+    assert remote == agghoo._native.estimate(X, y, spec, {"feature_names": names, "sample_weight": w})
+    assert remote != agghoo._native.estimate(X, y, spec, {"feature_names": names})
 
 
 def test_agghoo_over_a_scikit_learn_estimator_with_weights_on_the_cluster(client, data):

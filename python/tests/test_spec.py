@@ -33,7 +33,7 @@ def test_the_select_spec_python_sends_is_the_one_the_cli_records(tmp_path, cli, 
     ).fit(X, y)
     data = write_csv(tmp_path / "bc.csv", X, y)
     out = json.loads(cli("select", "--data", data, "--target", "y", "--family", "knn", "--grid", "1,5,9", "--method", "majhoo",
-                         "--plan", "vfold", "--splits", 4, "--loss", "logloss", "--tie", "last", "--aggregate", "vote", "--standardize", "--seed", 7,
+                         "--plan", "vfold", "--splits", 4, "--loss", "logloss", "--tie", "last", "--aggregate", "vote", "--vote-ties", "first-class", "--standardize", "--seed", 7,
                          "--json"))
     assert sent == [out["spec"]]
     assert clf.report_ == out["result"]["report"]
