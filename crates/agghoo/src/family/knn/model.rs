@@ -69,10 +69,10 @@ impl KnnModel {
         if self.x.iter().chain(&self.y).any(|v| !v.is_finite()) {
             return bad("a non-finite value".into());
         }
-        if let Some(w) = &self.sample_weights {
-            if w.len() != self.y.len() || w.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
-                return bad(format!("{} sample weights for {} training rows, or one negative or not finite", w.len(), self.y.len()));
-            }
+        if let Some(w) = &self.sample_weights
+            && (w.len() != self.y.len() || w.iter().any(|v| !(v.is_finite() && *v >= 0.0)))
+        {
+            return bad(format!("{} sample weights for {} training rows, or one negative or not finite", w.len(), self.y.len()));
         }
         Ok(())
     }
