@@ -158,7 +158,7 @@ def test_a_weighted_estimate_job_equals_the_local_weighted_estimate(regression):
     spec = json.dumps({"family": {"family": "ridge"}, "value": 0.3, "plan": {"plan": "v_fold", "n_folds": 5, "stratify": False, "shuffle": True}, "seed": 1})
     names = [f"x{j}" for j in range(X.shape[1])]
     w = _row_weights(len(y)).tolist()
-    job = agghoo._native.estimate(X, y, spec, {"feature_names": names, "sample_weight": w}, {"job": True})
+    job = agghoo._native.estimate(X, y, spec, {"feature_names": names, "sample_weight": w}, {"threads": None, "job": True, "verbose": 0})
     remote = job.assemble(X, y, job.evaluate(X, y, list(range(job.n_units)), threads=1))
     assert remote == agghoo._native.estimate(X, y, spec, {"feature_names": names, "sample_weight": w})
     assert remote != agghoo._native.estimate(X, y, spec, {"feature_names": names})

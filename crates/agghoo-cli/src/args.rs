@@ -345,6 +345,14 @@ pub struct DataArgs {
     /// line uses when it has no comma; tabs for `.tsv`).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
+    /// A column of per-row sample weights (CSV data; numbers ≥ 0), not a feature: each row counts
+    /// as much as its weight in the fits and in the validation risks (an integer weight k as the
+    /// row repeated k times, except for k-NN, whose k counts rows; 0 as the row left out).
+    /// Families and procedures that cannot honour weights refuse them by name. A row with a
+    /// missing weight is refused, or dropped as one with a missing target (--missing).
+    #[arg(long = "weight-column", value_name = "COL")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_column: Option<String>,
     /// Rows for generators (an integer, or `1e5`; bounded by `--max-memory`).
     #[arg(long, default_value_t = 500, value_parser = parse_rows)]
     pub n: usize,

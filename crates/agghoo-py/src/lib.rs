@@ -376,11 +376,8 @@ struct CallData<'py> {
 #[derive(Default, FromPyObject)]
 #[pyo3(from_item_all)]
 struct RunOptions {
-    #[pyo3(default)]
     threads: Option<usize>,
-    #[pyo3(default)]
     job: bool,
-    #[pyo3(default)]
     verbose: u8,
 }
 

@@ -25,6 +25,15 @@
 //!
 //! Soft outputs: class probabilities are the vote fractions among the k neighbours.
 //!
+//! Sample weights ([`crate::data::Dataset::with_weights`]): the neighbours are still the k nearest
+//! *rows* (the search and the shared lists are unweighted); each votes with its weight (times
+//! `1 / distance` for [`Weights::Distance`]): the winning class has the largest sum of weights
+//! (ties as above, among neighbours of positive weight), the probabilities are the weighted vote
+//! fractions and a regression prediction is `Σ wⱼ yⱼ / Σ wⱼ`. A neighbourhood whose weights are
+//! all 0 votes as without weights. So scaling every weight by one constant changes nothing, unit
+//! weights are no weights (bit for bit), but an integer weight is **not** the row repeated: k
+//! counts rows, and a repeated row would fill several of the k places.
+//!
 //! Selection needs only the risk curves: [`FittedPath::risks`] computes the 0–1 risk (or any
 //! regression loss) from the winning classes directly, without building probability vectors.
 
@@ -580,7 +589,7 @@ impl Family for KnnFamily {
     /// The leave-one-out formula applied to this smoother is the exact leave-one-out of
     /// (k − 1)-NN, not of k-NN (see `estimate/closed_form.rs`).
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
-        (self.task == Task::Regression && self.weights.is_uniform()).then(|| self.smoother(train))
+        (self.task == Task::Regression && self.weights.is_uniform() && non_unit(train.weights()).is_none()).then(|| self.smoother(train))
     }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let kmax = self.grid.values().last().copied().unwrap_or(1.0) as usize;
@@ -608,7 +617,7 @@ impl KnnFamily {
         let d = model.n_features;
         let rows = |p: usize| &model.x[p * d..(p + 1) * d];
         let search = |p: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, train.len(), p, kmax, scratch, out);
-        let in_model_order = predict_path(&ks, train, &model, &model.y, &search, None);
+        let in_model_order = predict_path(&ks, train, &model, &model.y, &search, None, None);
         // Rank of each model row in its own neighbour list (kmax when absent).
         let self_rank: Vec<usize> = (0..train.len())
             .into_par_iter()
@@ -766,7 +775,9 @@ impl KnnPath<'_> {
             };
             let query = |j: usize| validation.x(at(j));
             let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &shared.x, query: &query });
-            let values = path_values(&ks, validation, &self.model, &shared.y, &search, with_counts, distance);
+            // the shared lists hold data rows: the data's sample weights (when the model has some)
+            let sample = self.model.sample_weights.as_ref().and(validation.data().weights());
+            let values = path_values(&ks, validation, &self.model, &shared.y, &search, with_counts, distance, sample);
             return match &order {
                 Some(order) => values.reordered(order),
                 None => values,
@@ -777,7 +788,8 @@ impl KnnPath<'_> {
         let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, validation.len(), i, kmax, scratch, out);
         let query = |i: usize| validation.x(i);
         let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &self.model.x, query: &query });
-        path_values(&ks, validation, &self.model, &self.model.y, &search, with_counts, distance)
+        let sample = self.model.sample_weights.as_deref();
+        path_values(&ks, validation, &self.model, &self.model.y, &search, with_counts, distance, sample)
     }
 }
 
@@ -812,8 +824,14 @@ fn predict_path(
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     distance: Option<Coordinates<'_, '_>>,
+    sample: Option<&[f64]>,
 ) -> PathPredictions {
-    path_values(ks, rows, model, y, search, true, distance).into_predictions(ks, model.y.len())
+    path_values(ks, rows, model, y, search, true, distance, sample).into_predictions(ks, model.y.len())
+}
+
+/// Sample weights that are not all 1 (unit weights are no weights: the same code path, the same bits).
+pub(super) fn non_unit(weights: Option<Vec<f64>>) -> Option<Vec<f64>> {
+    weights.filter(|w| w.iter().any(|&v| v != 1.0))
 }
 
 /// The k-NN path's raw output: per (row, grid point) the winning class (as f64) or the mean,
@@ -900,10 +918,11 @@ impl PathValues {
 
 /// Winning class or mean of every k in `ks` (ascending) for the `n` rows of `rows`.
 /// `search(i, scratch, out)` writes the ids of row i's nearest training points, nearest first;
-/// `y[id]` is their target.
+/// `y[id]` is their target and `sample[id]` their sample weight (`None`: unweighted).
 ///
 /// Rows are processed in parallel blocks (by `rows`' [`Par`]) writing into flat, preallocated
 /// buffers (row-major `[row][grid]` values, `[row][grid][class]` vote counts when `with_counts`).
+#[allow(clippy::too_many_arguments)]
 fn path_values(
     ks: &[usize],
     rows: &View<'_>,
@@ -912,9 +931,10 @@ fn path_values(
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     with_counts: bool,
     distance: Option<Coordinates<'_, '_>>,
+    sample: Option<&[f64]>,
 ) -> PathValues {
-    if let Some(coordinates) = distance {
-        return weighted_values(ks, rows, model, y, search, with_counts, coordinates);
+    if distance.is_some() || sample.is_some() {
+        return weighted_values(ks, rows, model, y, search, with_counts, distance, sample);
     }
     let (n, par) = (rows.len(), rows.par());
     // One block of rows per product search (`NeighborIndex::query_row`).
@@ -998,9 +1018,13 @@ struct Coordinates<'x, 'q> {
     query: &'q (dyn Fn(usize) -> &'q [f64] + Sync),
 }
 
-/// [`path_values`] with distance weights ([`Weights::Distance`]): each of the k nearest counts
-/// `1 / distance`, or, when some are at distance 0, those only, once each. Vote ties go to the
-/// class whose nearest member comes first, as for uniform votes.
+/// [`path_values`] with distance weights ([`Weights::Distance`], `at`) and/or sample weights
+/// (`sample[id]`): each of the k nearest counts its sample weight times `1 / distance` (or, when
+/// some are at distance 0, times 1 for those only, 0 for the others; times 1 without distance
+/// weights). A neighbourhood whose counts are all 0 (every sample weight 0) counts its rows
+/// without sample weights instead. Vote ties go to the class whose nearest member of positive
+/// count comes first, as for uniform votes.
+#[allow(clippy::too_many_arguments)]
 fn weighted_values(
     ks: &[usize],
     rows: &View<'_>,
@@ -1008,7 +1032,8 @@ fn weighted_values(
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     with_proba: bool,
-    at: Coordinates<'_, '_>,
+    at: Option<Coordinates<'_, '_>>,
+    sample: Option<&[f64]>,
 ) -> PathValues {
     let (n, par) = (rows.len(), rows.par());
     let (m, d) = (ks.len(), model.n_features);
@@ -1021,14 +1046,20 @@ fn weighted_values(
             || (Scratch::default(), Vec::<u32>::new()),
             |(scratch, buf), i| {
                 search(i, scratch, buf);
-                let q = (at.query)(i);
-                let dist: Vec<f64> = buf
-                    .iter()
-                    .map(|&id| {
-                        let p = &at.x[id as usize * d..(id as usize + 1) * d];
-                        p.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
-                    })
-                    .collect();
+                // without distance weights every neighbour is at "distance" 1: weight 1
+                let dist: Vec<f64> = match &at {
+                    Some(at) => {
+                        let q = (at.query)(i);
+                        buf.iter()
+                            .map(|&id| {
+                                let p = &at.x[id as usize * d..(id as usize + 1) * d];
+                                p.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+                            })
+                            .collect()
+                    }
+                    None => vec![1.0; buf.len()],
+                };
+                let sw: Vec<f64> = sample.map_or_else(Vec::new, |s| buf.iter().map(|&id| s[id as usize]).collect());
                 let mut values = Vec::with_capacity(m);
                 let mut proba = Vec::with_capacity(if with_proba { m * kc } else { 0 });
                 let mut tally = vec![0.0f64; kc];
@@ -1036,7 +1067,10 @@ fn weighted_values(
                 for &k in ks {
                     let k = k.min(buf.len());
                     let exact = dist[..k].contains(&0.0);
-                    let weight = |t: usize| if exact { f64::from(u8::from(dist[t] == 0.0)) } else { 1.0 / dist[t] };
+                    let by_distance = |t: usize| if exact { f64::from(u8::from(dist[t] == 0.0)) } else { 1.0 / dist[t] };
+                    // sample weights, unless they give every neighbour a count of 0
+                    let weighted = !sw.is_empty() && (0..k).any(|t| by_distance(t) * sw[t] > 0.0);
+                    let weight = |t: usize| if weighted { by_distance(t) * sw[t] } else { by_distance(t) };
                     if classification {
                         tally.iter_mut().for_each(|c| *c = 0.0);
                         first.iter_mut().for_each(|f| *f = usize::MAX);
