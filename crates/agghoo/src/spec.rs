@@ -610,10 +610,13 @@ pub struct FeaturesSpec {
     /// How many features: `K`, `MIN:MAX`, `best` or `parsimonious` (rankings and forests: `K`).
     #[serde(deserialize_with = "text_or_number")]
     pub n_features: String,
-    /// The inner plan of wrapper scores and of the Lasso's λ (default: 5-fold, unstratified).
+    /// The inner plan of wrapper scores and of the Lasso's λ (default: 5-fold, unstratified);
+    /// also read as the CLI writes it (`"vfold:5"`, unstratified).
+    #[serde(deserialize_with = "plan_or_text")]
     pub inner: Plan,
-    /// The honest evaluation's outer plan; `None`: select on all the data only. Splits given
-    /// with the [`Inputs`] replace it.
+    /// The honest evaluation's outer plan (also read as text, `"vfold:10"`); `None`: select on
+    /// all the data only. Splits given with the [`Inputs`] replace it.
+    #[serde(deserialize_with = "optional_plan_or_text")]
     pub evaluate: Option<Plan>,
     /// The learner of the honest evaluation, `FAMILY:VALUE`; `None`: the wrapper's, or `knn:5`.
     pub learner: Option<String>,
@@ -722,6 +725,31 @@ impl FeaturesSpec {
             None => FeaturesOutcome::Selection(crate::features::select_features_with(&config.selector, data, self.seed, executor)?),
         })
     }
+}
+
+/// A plan, or its text as the CLI's `--outer` reads it (`"vfold:5"`, unstratified).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PlanOrText {
+    Text(String),
+    Plan(Plan),
+}
+
+impl PlanOrText {
+    fn plan(self) -> Result<Plan> {
+        match self {
+            PlanOrText::Text(text) => Plan::parse(&text, false),
+            PlanOrText::Plan(plan) => Ok(plan),
+        }
+    }
+}
+
+fn plan_or_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Plan, D::Error> {
+    PlanOrText::deserialize(deserializer)?.plan().map_err(serde::de::Error::custom)
+}
+
+fn optional_plan_or_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<Plan>, D::Error> {
+    Option::<PlanOrText>::deserialize(deserializer)?.map(PlanOrText::plan).transpose().map_err(serde::de::Error::custom)
 }
 
 /// A text field that may be written as a number (`"n_features": 3`).
@@ -1072,6 +1100,10 @@ mod tests {
             serde_json::from_str(r#"{"method": "pearson", "n_features": 2, "evaluate": {"plan": "v_fold", "n_folds": 3, "stratify": false, "shuffle": true}, "learner": "knn:3", "seed": 4}"#)
                 .unwrap();
         assert_eq!(features.n_features, "2");
+        let text: FeaturesSpec =
+            serde_json::from_str(r#"{"method": "pearson", "n_features": "2", "evaluate": "vfold:3", "learner": "knn:3", "seed": 4}"#)
+                .unwrap();
+        assert_eq!(text, features);
         assert_eq!(serde_json::from_str::<FeaturesSpec>(&serde_json::to_string(&features).unwrap()).unwrap(), features);
         let treecv: TreecvSpec =
             serde_json::from_str(r#"{"learner": "gaussian-nb", "folds": "loo", "order": "random", "shuffle": false}"#).unwrap();
