@@ -1152,4 +1152,30 @@ mod tests {
         let TreecvOutcome::Grid(g) = grid.run(&Inputs::of(&stream), &crate::engine::Rayon).unwrap() else { panic!("a grid") };
         assert_eq!(g.values, [1e-4, 1e-2]);
     }
+
+    /// A job, a report and a model file spell every choice as specs do (`holdout`, `soft`), and
+    /// the spellings written before (`hold-out`, `soft_vote`, `score_mean`) still read.
+    #[test]
+    fn jobs_and_reports_spell_choices_as_specs_do() {
+        let config = SelectConfig { aggregation: Some(Aggregation::SoftVote), ..SelectConfig::new(Method::HoldOut) };
+        let json = serde_json::to_string(&config).unwrap();
+        assert!(json.contains(r#""method":"holdout""#) && json.contains(r#""aggregation":"soft""#), "{json}");
+        let old = json
+            .replace(r#""method":"holdout""#, r#""method":"hold-out""#)
+            .replace(r#""aggregation":"soft""#, r#""aggregation":"soft_vote""#);
+        let back: SelectConfig = serde_json::from_str(&old).unwrap();
+        assert_eq!((back.method, back.aggregation), (Method::HoldOut, Some(Aggregation::SoftVote)));
+        for (a, name, old) in [
+            (Aggregation::SoftVote, "soft", "soft_vote"),
+            (Aggregation::ScoreMean, "score", "score_mean"),
+            (Aggregation::Single, "single", "single"),
+        ] {
+            assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<Aggregation>(&format!("\"{old}\"")).unwrap(), a);
+        }
+        for &(m, name, _) in <Method as crate::names::Named>::CHOICES {
+            assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{name}\""));
+        }
+        assert!(serde_json::from_str::<Aggregation>(r#""auto""#).is_err() && serde_json::from_str::<Method>(r#""holdoot""#).is_err());
+    }
 }
