@@ -771,7 +771,7 @@ def select_features(
         to the naive select-on-all-data estimate.
     learner : str, optional
         ``FAMILY:VALUE`` trained on the selected features in the evaluation (default: the
-        wrapper's learner, or ``knn:5``).
+        wrapper's learner, or ``knn:5``); refused without ``evaluate``.
     standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         With ``evaluate``: one Dask task per outer fold (and one for the naive selection); also

@@ -884,7 +884,8 @@ pub struct FeaturesArgs {
     /// training fold and compared with the naive selection-on-all-data estimate.
     #[arg(long)]
     pub evaluate: Option<String>,
-    /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5).
+    /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5);
+    /// with --evaluate only.
     #[arg(long)]
     pub learner: Option<String>,
     /// Standardise features inside every training set: for the learner, the wrapper's fits and
