@@ -583,6 +583,7 @@ fn compare<'py>(
 /// CLI's `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
 #[pyfunction]
 #[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false))]
+#[allow(clippy::too_many_arguments)] // the data (4), the spec and two run-time arguments
 fn select_features<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,

@@ -633,7 +633,7 @@ impl Default for FeaturesSpec {
             method: "sffs".into(),
             scorer: "cfs".into(),
             n_features: "best".into(),
-            inner: Plan::VFold(VFold::new(5).expect("5 folds")),
+            inner: Plan::VFold(VFold { n_folds: 5, stratify: false, shuffle: true }),
             evaluate: None,
             learner: None,
             standardize: false,
