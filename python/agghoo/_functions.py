@@ -658,22 +658,19 @@ def treecv(
             seed_of(random_state), bool(parallel), method, order,
         )
         return TreeCVResult(result)
-    text = _native.treecv(
-        X,
-        y,
-        names,
-        class_names,
-        learner,
-        k,
-        lambda_=float(lambda_),
-        centres=int(centres),
-        method=method,
-        order=order,
-        shuffle=bool(shuffle),
-        parallel=bool(parallel),
-        seed=seed_of(random_state),
-        threads=threads_of(n_jobs),
-    )
+    spec = {
+        "learner": learner,
+        # The learner's own setting only: the other is ignored, as its default is.
+        "lambda": [float(lambda_)] if learner == "pegasos" else None,
+        "centres": int(centres) if learner == "kmeans" else None,
+        "folds": k,
+        "method": method,
+        "order": order,
+        "shuffle": bool(shuffle),
+        "parallel": bool(parallel),
+        "seed": seed_of(random_state),
+    }
+    text = _native.treecv(X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs))
     return TreeCVResult(json.loads(text))
 
 
@@ -760,7 +757,7 @@ def select_features(
         to the naive select-on-all-data estimate.
     learner : str, optional
         ``FAMILY:VALUE`` trained on the selected features in the evaluation (default: the
-        wrapper's learner, or ``knn:5``).
+        wrapper's learner, or ``knn:5``); refused without ``evaluate``.
     standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         With ``evaluate``: one Dask task per outer fold (and one for the naive selection); also
@@ -782,22 +779,17 @@ def select_features(
     X, y, names, class_names, text = _prepare(X, y, task, missing)
     _refuse_text(text, names, "feature selection")
     be = _dask.active_client(client) if evaluate is not None else None
-    out = _native.select_features(
-        X,
-        y,
-        names,
-        class_names,
-        method=str(method),
-        scorer=str(scorer),
-        n_features=str(n_features),
-        inner=str(inner),
-        evaluate=evaluate,
-        learner=learner,
-        standardize=bool(standardize),
-        seed=seed_of(random_state),
-        threads=threads_of(n_jobs),
-        job=be is not None,
-    )
+    spec = {
+        "method": str(method),
+        "scorer": str(scorer),
+        "n_features": str(n_features),
+        "inner": str(inner),
+        "evaluate": None if evaluate is None else str(evaluate),
+        "learner": None if learner is None else str(learner),
+        "standardize": bool(standardize),
+        "seed": seed_of(random_state),
+    }
+    out = _native.select_features(X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs), job=be is not None)
     text = out if be is None else _dask.run_job(be, out, X, y)
     return FeatureSelection(json.loads(text))
 

@@ -5,7 +5,8 @@ import json
 
 import numpy as np
 
-from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, TimeSeriesSplit, VFold, load_model
+from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, TimeSeriesSplit, VFold, _native, load_model
+from agghoo._functions import _prepare
 from conftest import write_csv
 
 
@@ -140,9 +141,12 @@ def test_select_features_equals_the_cli(tmp_path, cli, breast_cancer, diabetes):
          dict(method="mi", n_features=4, evaluate="vfold:4", learner="logistic:0.1", standardize=True)),
     ]
     for flags, kwargs in cases:
-        out = json.loads(cli("features", "--data", data, "--target", "y", "--seed", 5, "--json", *flags))["result"]
+        doc = json.loads(cli("features", "--data", data, "--target", "y", "--seed", 5, "--json", *flags))
+        out = doc["result"]
         ours = select_features(X, y, random_state=5, **kwargs)
         assert ours.to_dict() == out, flags
+        # The spec the CLI records is the compiled call's whole configuration.
+        assert json.loads(_native.select_features(*_prepare(X, y, "auto", "error")[:4], json.dumps(doc["spec"]))) == out, flags
         assert pickle.loads(pickle.dumps(ours)) == ours
         assert len(ours.to_frame()) > 0
     Xd, yd = diabetes
@@ -163,12 +167,15 @@ def test_treecv_equals_the_cli(tmp_path, cli, breast_cancer):
         (["--learner", "gaussian-nb", "--folds", "loo"], dict(learner="gaussian-nb", folds="loo")),
         (["--learner", "gaussian-nb", "--folds", 7, "--order", "random"], dict(learner="gaussian-nb", folds=7, order="random")),
     ]:
-        out = json.loads(cli("treecv", "--data", data, "--target", "y", "--seed", 9, "--json", *flags))["result"]
+        doc = json.loads(cli("treecv", "--data", data, "--target", "y", "--seed", 9, "--json", *flags))
+        out = doc["result"]
         ours = treecv(X, y, random_state=9, **kwargs).to_dict()
+        # The spec the CLI records is the compiled call's whole configuration.
+        native = json.loads(_native.treecv(*_prepare(X, y, "auto", "error")[:4], json.dumps(doc["spec"])))
         for volatile in ("wall_seconds", "memory"):
-            out.pop(volatile, None)
-            ours.pop(volatile, None)
-        assert ours == out, flags
+            for result in (out, ours, native):
+                result.pop(volatile, None)
+        assert ours == out == native, flags
     standard = treecv(X, y, learner="gaussian-nb", folds=7, method="standard", random_state=9)
     tree = treecv(X, y, learner="gaussian-nb", folds=7, random_state=9)
     assert abs(standard.estimate - tree.estimate) < 1e-12 and tree.n_point_updates < standard.n_point_updates

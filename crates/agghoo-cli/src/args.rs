@@ -615,7 +615,7 @@ fn given_spec<T: Clone + serde::de::DeserializeOwned>(recorded: &Option<T>, file
         return Ok(Some(spec.clone()));
     }
     let Some(path) = file else { return Ok(None) };
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading the spec file {}", path.display()))?;
+    let text = agghoo::limits::read_text(path).with_context(|| format!("reading the spec file {}", path.display()))?;
     let spec = serde_json::from_str(&text).map_err(|e| UsageError(format!("--spec {}: {e}", path.display())))?;
     Ok(Some(spec))
 }
@@ -853,9 +853,26 @@ pub struct TreeCvArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// TreeCV flags, which it replaces; the data flags still say where the rows come from,
+    /// generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = ["learner", "lambda", "folds", "order", "method", "parallel", "no_shuffle", "f32", "centres", "seed"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::TreecvSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+impl TreeCvArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::TreecvSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
 }
 
 /// `agghoo features`.
@@ -881,7 +898,8 @@ pub struct FeaturesArgs {
     /// training fold and compared with the naive selection-on-all-data estimate.
     #[arg(long)]
     pub evaluate: Option<String>,
-    /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5).
+    /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5);
+    /// with --evaluate only.
     #[arg(long)]
     pub learner: Option<String>,
     /// Standardise features inside every training set: for the learner, the wrapper's fits and
@@ -891,9 +909,26 @@ pub struct FeaturesArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// selection flags, which it replaces; the data flags still say where the rows come from,
+    /// generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = ["method", "scorer", "n_features", "inner", "evaluate", "learner", "standardize", "seed"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::FeaturesSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+impl FeaturesArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::FeaturesSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
 }
 
 /// `--aggregate`: `auto` (`None`, the task's default) or an aggregation. An alias, so that clap

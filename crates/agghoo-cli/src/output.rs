@@ -47,7 +47,7 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
     /// The subcommand with every option as parsed, defaults included: what `agghoo replay` reruns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invocation: Option<&'static serde_json::Value>,
-    /// The spec the command ran (select, estimate, compare): what `agghoo replay` reruns.
+    /// The spec the command ran (select, estimate, compare, features, treecv): what `agghoo replay` reruns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<&'static serde_json::Value>,
     /// The seed every random choice came from.

@@ -605,7 +605,7 @@ fn replay_reruns_a_report_to_the_same_document() {
         assert!(first.status.success(), "{run:?}: {}", stderr(&first));
         let doc: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
         assert!(doc["invocation"].is_object(), "{run:?}: no invocation");
-        assert_eq!(doc["spec"].is_object(), i < 3, "{run:?}: select, estimate and compare record their spec");
+        assert!(doc["spec"].is_object(), "{run:?}: every command replay reruns records its spec");
         let report = write(&dir, &format!("report{i}.json"), &stdout(&first));
         let again = agghoo(&["replay", &report]);
         assert!(again.status.success(), "{run:?}: {}", stderr(&again));

@@ -10,7 +10,7 @@ mod jobs;
 mod paths;
 mod procedure;
 
-use agghoo::data::{DEFAULT_NA_VALUES, Dataset, NaValues, Preprocess, Target, Task};
+use agghoo::data::{DEFAULT_NA_VALUES, Dataset, NaValues, Target, Task};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -600,115 +600,71 @@ fn default_plan(method: &str, n_splits: usize, tau: f64) -> PyResult<String> {
 /// The training and validation rows of one split.
 type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>);
 
-/// Feature selection as the CLI's `features` names it (`method`, `scorer`, `n_features`, the
-/// inner plan `inner`); with `evaluate` (an outer plan), its honest evaluation — the selection
-/// redone inside every outer training fold, next to the naive estimate. Returns the CLI's
-/// `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
+/// Feature selection run from `spec` (the JSON of the library's `FeaturesSpec`, as `agghoo
+/// features --json` records it); with its `evaluate` (an outer plan), the honest evaluation — the
+/// selection redone inside every outer training fold, next to the naive estimate. Returns the
+/// CLI's `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, method="sffs", scorer="cfs", n_features="best", inner="vfold:5", evaluate=None, learner=None, standardize=false, seed=0, threads=None, job=false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false))]
+#[allow(clippy::too_many_arguments)] // the data (4), the spec and two run-time arguments
 fn select_features<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
-    method: &str,
-    scorer: &str,
-    n_features: &str,
-    inner: &str,
-    evaluate: Option<&str>,
-    learner: Option<&str>,
-    standardize: bool,
-    seed: u64,
+    spec: &str,
     threads: Option<usize>,
     job: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use agghoo::features::{HonestConfig, HonestJob, Learner, Selector, evaluate_honestly, select_features};
+    use agghoo::features::HonestJob;
+    use agghoo::spec::{FeaturesSpec, Inputs};
+    let spec: FeaturesSpec = spec_of(spec)?;
+    spec.validate().map_err(Failure::from)?;
+    if job && spec.evaluate.is_none() {
+        return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
+    }
     let (values, _, _) = matrix(&x)?;
     let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
-    let seed = Seed(seed);
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize, ..Preprocess::default() };
-    let inner = Plan::parse(inner, false).map_err(Failure::from)?;
-    let selector = Selector::parse(method, scorer, n_features, &inner, preprocess).map_err(Failure::from)?;
-    let Some(outer) = evaluate else {
+    let made = compute_with(py, threads, 0, move |executor| {
+        let inputs = Inputs::of(&data);
         if job {
-            return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
-        }
-        let selection = compute(py, threads, move || Ok(select_features(&selector, &data, seed)?))?;
-        return Ok(jobs::to_json(&selection)?.into_pyobject(py)?.into_any());
-    };
-    let learner = match (learner, selector.wrapper_learner()) {
-        (Some(text), _) => Learner::parse(text).map_err(Failure::from)?,
-        (None, Some(l)) => l.clone(),
-        (None, None) => Learner::parse("knn:5").map_err(Failure::from)?,
-    };
-    let outer = Plan::parse(outer, false).map_err(Failure::from)?;
-    let made = compute(py, threads, move || {
-        let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
-        let config = HonestConfig { selector, learner, loss: None, preprocess, seed };
-        if job {
-            let honest = HonestJob { config, outer };
+            let outer = spec.outer_splits(&inputs)?.ok_or_else(|| Failure::internal("an evaluation without its outer splits".into()))?;
+            let honest = HonestJob { config: spec.honest_config(&data)?, outer };
             honest.prepare(&data)?;
             return Ok(jobs::Made::job(jobs::Kind::Honest(honest), &data));
         }
-        Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
+        Ok(jobs::Made::Text(jobs::to_json(&spec.run(&inputs, executor)?)?))
     })?;
     made.into_py(py, feature_names, class_names, Vec::new())
 }
 
-/// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV (`method`
-/// "tree") or by k separate trainings ("standard"), in the fixed or a randomised order. Returns
-/// the CLI's `treecv --json` report as JSON text.
+/// A spec from its JSON text: a field that is unknown or malformed is a `ValueError` naming it.
+fn spec_of<T: serde::de::DeserializeOwned>(text: &str) -> Outcome<T> {
+    serde_json::from_str(text).map_err(|e| invalid("spec", "a spec whose every field the library reads", e))
+}
+
+/// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV or by k
+/// separate trainings, run from `spec` (the JSON of the library's `TreecvSpec`, as `agghoo treecv
+/// --json` records it). Returns the CLI's `treecv --json` report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, learner, folds, lambda_=1e-6, centres=8, method="tree", order="fixed", shuffle=true, parallel=false, seed=0, threads=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None))]
 fn treecv(
     py: Python<'_>,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
-    learner: &str,
-    folds: usize,
-    lambda_: f64,
-    centres: usize,
-    method: &str,
-    order: &str,
-    shuffle: bool,
-    parallel: bool,
-    seed: u64,
+    spec: &str,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, Method as TreeMethod, Order, TreeCvConfig, TreeCvReport};
-
-    struct Run<'a> {
-        data: &'a Dataset,
-        folds: usize,
-        shuffle: Option<Seed>,
-        config: &'a TreeCvConfig,
-    }
-    impl LearnerVisitor for Run<'_> {
-        type Output = agghoo::Result<TreeCvReport>;
-        fn visit<L: agghoo::incremental::Incremental>(self, learner: &L) -> Self::Output {
-            let chunks = ChunkedData::new(learner, self.data, self.folds, self.shuffle)?;
-            treecv::run(learner, &chunks, self.config)
-        }
-    }
-
+    use agghoo::spec::{Inputs, TreecvSpec};
+    let spec: TreecvSpec = spec_of(spec)?;
+    spec.validate().map_err(Failure::from)?;
     let (values, _, _) = matrix(&x)?;
     let data = dataset(values, feature_names, &y, class_names)?;
-    let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
-    let method = TreeMethod::parse_name(method).map_err(Failure::from)?;
-    let order = Order::parse_name(order).map_err(Failure::from)?;
-    let seed = Seed(seed);
-    let config = TreeCvConfig::new().method(method).order(order).parallel(parallel).seed(seed);
-    let report = compute(py, threads, move || {
-        let n_classes = data.target().n_classes();
-        let run = Run { data: &data, folds, shuffle: shuffle.then_some(seed), config: &config };
-        Ok(spec.visit(n_classes, run)??)
-    })?;
-    serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()).into())
+    let outcome = compute_with(py, threads, 0, move |executor| Ok(spec.run(&Inputs::of(&data), executor)?))?;
+    jobs::to_json(&outcome).map_err(Into::into)
 }
 
 /// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by

@@ -9,8 +9,10 @@ use crate::names::named;
 use crate::predictions::Predictions;
 
 /// How the members' predictions are combined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// Serialised by its name (`soft`, `score`; `single` for the one member of hold-out, CV and
+/// EKCV); files written before that (`soft_vote`, `score_mean`) still read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Aggregation {
     /// A single member, used as it is (hold-out, CV, EKCV).
     Single,
@@ -73,6 +75,39 @@ named!(Option<Aggregation>, "aggregation", [
     Some(Aggregation::SoftVote) => "soft": "Average of class probabilities",
     Some(Aggregation::ScoreMean) => "score": "Sign of the averaged decision scores (binary)",
 ]);
+
+impl Aggregation {
+    /// The name users write (`mean`, `vote`, `soft`, `score`), `single` for one member.
+    pub fn name(self) -> &'static str {
+        match self {
+            Aggregation::Single => "single",
+            other => crate::names::Named::name(Some(other)),
+        }
+    }
+}
+
+impl Serialize for Aggregation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Aggregation {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use crate::names::Named;
+        match String::deserialize(deserializer)?.as_str() {
+            "single" => Ok(Aggregation::Single),
+            // The spellings of model files and jobs written before one name per choice.
+            "soft_vote" => Ok(Aggregation::SoftVote),
+            "score_mean" => Ok(Aggregation::ScoreMean),
+            name => match <Option<Aggregation>>::parse_name(name) {
+                Ok(Some(a)) => Ok(a),
+                Ok(None) => Err(serde::de::Error::custom("aggregation `auto` is a choice, not a combination of members")),
+                Err(e) => Err(serde::de::Error::custom(e)),
+            },
+        }
+    }
+}
 
 /// Combines member predictions (`predictions[j]` for member j, all for the same rows).
 /// `member_risks[j]` is member j's validation risk, used by the vote's tie rule.
