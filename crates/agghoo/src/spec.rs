@@ -27,9 +27,9 @@ use crate::estimate::{
 };
 use crate::family::{Family, FamilyKind, FamilySpec, Rule};
 use crate::loss::Loss;
+use crate::names::Named;
 use crate::resample::{HoldOut, MonteCarlo, Plan, PlanContext, PlanKind, Splits, TrainFraction, VFold};
 use crate::seed::Seed;
-use crate::names::Named;
 use crate::select::{Aggregation, FittedModel, Method, Report, SelectConfig, VoteTies};
 use crate::treecv::{ChunkedData, GridReport, LearnerKind, LearnerSpec, Method as TreeMethod, Order, Storage, TreeCvConfig, TreeCvReport};
 

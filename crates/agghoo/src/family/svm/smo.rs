@@ -141,8 +141,12 @@ impl Dual<'_> {
         let (c, y, p, upper) = (self.c, self.y, self.p, self.upper);
         // r = C/C_old: the ratio of the first positive bound (every variable's: the weights stay)
         let r = old.iter().zip(upper).find(|(o, _)| **o > 0.0).map_or(1.0, |(o, n)| n / o);
-        let mut alpha: Vec<f64> =
-            prev.alpha.iter().zip(old.iter().zip(upper)).map(|(&a, (&c_old, &c_new))| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) }).collect();
+        let mut alpha: Vec<f64> = prev
+            .alpha
+            .iter()
+            .zip(old.iter().zip(upper))
+            .map(|(&a, (&c_old, &c_new))| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) })
+            .collect();
         let mut grad: Vec<f64> = prev.grad.iter().zip(p).map(|(g, p)| r * (g - p) + p).collect();
         let free: Vec<usize> = (0..y.len()).filter(|&t| prev.alpha[t] > 0.0 && prev.alpha[t] < old[t]).collect();
         let total: f64 = free.iter().map(|&t| prev.alpha[t]).sum();
@@ -184,7 +188,11 @@ impl Dual<'_> {
             .iter()
             .zip(&d)
             .enumerate()
-            .map(|(k, (&t, &dk))| if block == Some(k) { if dk > 0.0 { upper[t] } else { 0.0 } } else { (alpha[t] + theta * dk).clamp(0.0, upper[t]) })
+            .map(
+                |(k, (&t, &dk))| {
+                    if block == Some(k) { if dk > 0.0 { upper[t] } else { 0.0 } } else { (alpha[t] + theta * dk).clamp(0.0, upper[t]) }
+                },
+            )
             .collect();
         let drift: f64 = free.iter().zip(&moved).map(|(&t, a)| y[t] * (a - alpha[t])).sum();
         let size: f64 = free.iter().zip(&moved).map(|(&t, a)| (a - alpha[t]).abs()).sum();
