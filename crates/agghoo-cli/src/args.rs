@@ -531,7 +531,7 @@ pub struct SelectArgs {
     /// the lowest validation risk; first-class = the first class in class order (scikit-learn's
     /// hard vote, the Python estimators' rule). Recorded in the model. Refused without a vote.
     #[arg(long = "vote-ties", value_parser = by_name::<VoteTies>(), default_value_t = VoteTies::LowestRisk)]
-    #[serde(with = "name", default)]
+    #[serde(with = "name", default, skip_serializing_if = "VoteTies::is_default")]
     pub vote_ties: VoteTies,
     /// CV: one-standard-error rule (refused with other methods: it picks a point of the CV curve).
     #[arg(long = "one-se")]
@@ -1042,6 +1042,7 @@ mod tests {
                     "method" => Some("cv"),
                     "plan" => Some("vfold"),
                     "tie" => Some("last"),
+                    "vote_ties" => Some("first-class"),
                     "aggregate" => Some("mean"),
                     "missing_category" => Some("level"),
                     "params" => Some("weights=distance"),
