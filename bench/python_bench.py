@@ -7,6 +7,7 @@ any failure or when the two sides disagree on the CV curve.
 Usage: python bench/python_bench.py [--reps R] [--quick]
 """
 
+import json
 import statistics
 import sys
 import time
@@ -95,17 +96,15 @@ def overhead(tag, make, X, y):
         names, yc = [str(c) for c in classes], codes.astype(np.float64)
     else:
         names, yc = None, np.ascontiguousarray(y, dtype=np.float64)
-    feature_names = [f"x{j}" for j in range(X.shape[1])]
-    grid = est.grid
-    from agghoo._estimators import _grid_text
-    from agghoo._validation import threads_of
+    from agghoo._estimators import _axes, _grid_text, _params
+    from agghoo._validation import seed_of, threads_of
 
-    native_s, _ = timed(
-        lambda: agghoo._native.select(
-            Xc, yc, feature_names, names, est.family, _grid_text(grid), [], est.method, est.plan, stratify=None, seed=1,
-            threads=threads_of(est.n_jobs), aggregation=est._aggregation(),
-        )
-    )
+    est.random_state_ = seed_of(est.random_state)
+    family = (est.family, _grid_text(est.grid), _params(est.params), _axes(est.grid))
+    spec = json.dumps(est._spec(family, est.plan, names is not None))
+    data = {"feature_names": [f"x{j}" for j in range(X.shape[1])], "class_names": names}
+    run = {"threads": threads_of(est.n_jobs), "job": False, "verbose": 0}
+    native_s, _ = timed(lambda: agghoo._native.select(Xc, yc, spec, data, run))
     out(f"{tag}_fit_seconds", f"{fit_s:.4f}")
     out(f"{tag}_native_seconds", f"{native_s:.4f}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -125,12 +126,9 @@ def _group_ids(plan, groups, n_rows):
     return np.unique(groups, return_inverse=True)[1].astype(np.uint32).tolist()
 
 
-def _default_plan(method, n_splits, tau):
-    if method == "cv":
-        return f"vfold:{n_splits}"
-    if method == "holdout":
-        return f"holdout:{tau}"
-    return f"mc:{n_splits}:{tau}"
+def _loss_spec(loss):
+    """The spec's loss: the library's value of the loss named ``loss`` (the task's for ``None``)."""
+    return None if loss is None else json.loads(_native.loss_spec_json(loss))
 
 
 class _Agghoo(BaseEstimator):
@@ -238,7 +236,7 @@ class _Agghoo(BaseEstimator):
             raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {self.method!r}")
         if self.missing not in ("error", "median", "drop"):
             raise ValueError(f"missing must be 'error', 'median' or 'drop', got {self.missing!r}")
-        missing_category = _categorical.check_missing_category(self.missing_category)
+        _categorical.check_missing_category(self.missing_category)
         if self.missing == "error":
             _categorical.refuse_missing(text, self._feature_names(X.shape[1]))
         if self.missing == "drop":
@@ -249,8 +247,7 @@ class _Agghoo(BaseEstimator):
             sample_weight = None if sample_weight is None else sample_weight[keep]
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
-        params = _params(self.params)
-        plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
+        plan = self.plan if self.plan is not None else _native.default_plan(self.method, self.n_splits, self.tau)
         group_ids = _group_ids(plan, groups, X.shape[0])
         be = _dask.active_client()
         stratify = None if self.stratify is None else bool(self.stratify)
@@ -258,52 +255,92 @@ class _Agghoo(BaseEstimator):
             strata = None if class_names is None else [int(c) for c in y_codes]
             splits = _native.splits(plan, X.shape[0], seed=self.random_state_, stratify=stratify, strata=strata, groups=group_ids)
         started = time.perf_counter()
-        args = (
-            X,
-            np.ascontiguousarray(y_codes, dtype=np.float64),
-            self._feature_names(X.shape[1]),
-            class_names,
-            self.family,
-            _grid_text(self.grid),
-            params,
-            self.method,
-            plan,
-        )
-        kwargs = dict(
-            stratify=stratify,
-            loss=self.loss,
-            tie=self.tie,
-            aggregation=self._aggregation(),
-            one_se=bool(self.one_se),
-            standardize=bool(self.standardize),
-            inner_tau=self.inner_tau,
-            seed=self.random_state_,
-            threads=threads_of(self.n_jobs),
-            job=be is not None,
-            categorical=text,
-            missing_category=missing_category,
-            axes=_axes(self.grid),
-            na_values=_categorical.check_na_values(self.na_values),
-            verbose=int(self.verbose),
-            groups=group_ids,
-        )
+        family = (self.family, _grid_text(self.grid), _params(self.params), _axes(self.grid))
+        spec = self._spec(family, plan, class_names is not None)
+        y_float = np.ascontiguousarray(y_codes, dtype=np.float64)
+        data = {
+            "feature_names": self._feature_names(X.shape[1]),
+            "class_names": class_names,
+            "categorical": text,
+            "na_values": _categorical.check_na_values(self.na_values),
+            "groups": group_ids,
+            "splits": splits,
+        }
         if sample_weight is not None:
-            kwargs["sample_weight"] = sample_weight.tolist()
+            data["sample_weight"] = sample_weight.tolist()
+        run = {"threads": threads_of(self.n_jobs), "job": be is not None, "verbose": int(self.verbose)}
         if scorer is not None:
-            out, be = _scoring.select_scored(self, scorer, splits, X, y_codes, class_names, text, args, kwargs), None
+            out, be = _scoring.select_scored(self, scorer, X, y_float, family, spec, data, run), None
         else:
-            out = _native.select(*args, **kwargs, splits=splits)
-        model, report = out if be is None else _dask.run_job(be, out, X, np.ascontiguousarray(y_codes, dtype=np.float64))
+            out = _native.select(X, y_float, json.dumps(spec), data, run)
+        model, report = out if be is None else _dask.run_job(be, out, X, y_float)
         seconds = time.perf_counter() - started
         self.model_ = model
-        self.report_ = json.loads(report)
-        candidates = _candidates(self.report_)
-        self.selected_params_ = [_selected(self.report_, candidates, s) for s in self.report_["splits"]]
         self.member_values_ = list(model.member_values)
-        self.cv_results_ = _cv_results(self.report_, candidates, seconds)
-        single = self.method in ("cv", "holdout")
-        self._set_best(self.report_["member_grid_indices"][0] if single else None, len(self.report_["splits"]))
+        # The report and what is read from it are decoded and built on first access (see _LAZY).
+        for name in _LAZY:
+            self.__dict__.pop(name, None)
+        self._report_text = report
+        self._fit_seconds = seconds
+        self._single = self.method in ("cv", "holdout")
         return self
+
+    @functools.cached_property
+    def report_(self):
+        return json.loads(self._report_text)
+
+    @functools.cached_property
+    def selected_params_(self):
+        report = self.report_
+        candidates = _candidates(report)
+        return [_selected(report, candidates, s) for s in report["splits"]]
+
+    @functools.cached_property
+    def n_splits_(self):
+        return len(self.report_["splits"])
+
+    @functools.cached_property
+    def cv_results_(self):
+        report = self.report_
+        return _cv_results(report, _candidates(report), self._fit_seconds)
+
+    @functools.cached_property
+    def best_index_(self):
+        return int(self.report_["member_grid_indices"][0]) if self._single else best_index(self.cv_results_)
+
+    @functools.cached_property
+    def best_params_(self):
+        return dict(self.cv_results_["params"][self.best_index_])
+
+    @functools.cached_property
+    def best_score_(self):
+        return float(self.cv_results_["mean_test_score"][self.best_index_])
+
+    def _spec(self, family, plan, classification):
+        """The library's ``SelectSpec`` of the parameters (a dict), for ``family`` (name, grid
+        text, params, axes) and the plan written ``plan``, with the seed ``random_state_``."""
+        stratify = None if self.stratify is None else bool(self.stratify)
+        aggregation = self._aggregation()
+        # A hard vote breaks ties as `predict` does (the first class of the vote fractions'
+        # maximum), and the model records it, so `agghoo predict` gives the same classes.
+        votes = classification and aggregation in (None, "vote") and _native.procedure_info(self.method)["combines_members"]
+        spec = {
+            "family": json.loads(_native.family_spec_json(*family)),
+            "standardize": bool(self.standardize),
+            "missing_category": _categorical.check_missing_category(self.missing_category),
+            "method": self.method,
+            "plan": json.loads(_native.plan_spec_json(plan, stratify, classification)),
+            "loss": _loss_spec(self.loss),
+            "tie": self.tie,
+            "aggregation": aggregation or "auto",
+            "one_standard_error": bool(self.one_se),
+            "inner_fraction": self.inner_tau,
+            "seed": self.random_state_,
+            "keep_split_indices": False,
+        }
+        if votes:
+            spec["vote_ties"] = "first-class"
+        return spec
 
     def _set_best(self, index, n_splits):
         """``best_index_`` (``index``, or when ``None`` the first grid point of rank 1),
@@ -350,6 +387,11 @@ class _Agghoo(BaseEstimator):
         if self.missing == "error":
             _categorical.refuse_missing(text, self._feature_names(rows.shape[1]))
         return rows, text
+
+
+#: The fitted attributes a built-in family's fit computes on first access, from the report's JSON
+#: text (``functools.cached_property``; ``estimator=`` fits set them directly).
+_LAZY = ("report_", "selected_params_", "n_splits_", "cv_results_", "best_index_", "best_params_", "best_score_")
 
 
 def _typed(name, value):
@@ -434,9 +476,10 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         estimator with ``predict_proba``), else takes the hard vote; a regressor averages. The
         CLI's default is the vote (``--soft`` for the mean). In every mode ``predict`` is the
         argmax of ``predict_proba`` (a tie goes to the first class of ``classes_``); with
-        ``vote``, ``predict_proba`` gives the fractions of the members voting for each class (so
-        a tie can go to another class than the CLI's vote, which gives it to the member of
-        lowest validation risk). Measured with Majhoo over k-NN (10 members) on a stratified 70 / 30
+        ``vote``, ``predict_proba`` gives the fractions of the members voting for each class, and
+        the saved model records that rule (the CLI's ``--vote-ties first-class``; the CLI's own
+        default gives a tie to the member of lowest validation risk), so ``agghoo predict`` on a
+        saved model gives these classes. Measured with Majhoo over k-NN (10 members) on a stratified 70 / 30
         split (seed 0): on scikit-learn's breast-cancer data, held-out ROC AUC 0.941 with the vote,
         0.970 soft, log loss 1.56 and 0.39; on ``hpc_jobs`` (``data/study``, 4 classes,
         ``standardize=True``), log loss 4.08 and 1.71; accuracy the same (0.912 / 0.918, 0.754 /

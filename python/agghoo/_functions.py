@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, plotting
 from .exceptions import ParameterError
-from ._estimators import _grid_text, _params
+from ._estimators import _grid_text, _loss_spec, _params
 from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, RandomStateLike, seed_of, threads_of, validate
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
@@ -335,27 +335,20 @@ def estimate_risk(
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     losses = [loss] if isinstance(loss, str) else list(loss or [])
     be = _dask.active_client(client)
-    out = _native.estimate(
-        X,
-        y,
-        names,
-        class_names,
-        family,
-        float(value),
-        _params(params),
-        plan,
-        stratify=None if stratify is None else bool(stratify),
-        losses=losses,
-        standardize=bool(standardize),
-        closed_form=bool(closed_form),
-        seed=seed_of(random_state),
-        threads=threads_of(n_jobs),
-        job=be is not None,
-        categorical=columns,
-        missing_category=_categorical.check_missing_category(missing_category),
-        verbose=int(verbose),
-        folds=folds,
-    )
+    stratify = None if stratify is None else bool(stratify)
+    spec = {
+        "family": json.loads(_native.family_spec_json(family, None, _params(params))),
+        "value": float(value),
+        "standardize": bool(standardize),
+        "missing_category": _categorical.check_missing_category(missing_category),
+        "plan": None if folds is not None else json.loads(_native.plan_spec_json(plan, stratify, class_names is not None)),
+        "losses": [json.loads(_native.loss_spec_json(name)) for name in losses],
+        "closed_form": "auto" if closed_form else "never",
+        "seed": seed_of(random_state),
+    }
+    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds}
+    run = {"threads": threads_of(n_jobs), "job": be is not None, "verbose": int(verbose)}
+    out = _native.estimate(X, y, json.dumps(spec), data, run)
     text = out if be is None else _dask.run_job(be, out, X, y)
     return RiskEstimate(json.loads(text))
 
@@ -520,28 +513,21 @@ def compare(
     outer, folds = _plan_or_folds(outer, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client)
-    out = _native.compare(
-        X,
-        y,
-        names,
-        class_names,
-        family,
-        _grid_text(grid),
-        _params(params),
-        [str(m) for m in methods],
-        outer,
-        inner,
-        stratify=None if stratify is None else bool(stratify),
-        loss=loss,
-        standardize=bool(standardize),
-        seed=seed_of(random_state),
-        threads=threads_of(n_jobs),
-        job=be is not None,
-        categorical=columns,
-        missing_category=_categorical.check_missing_category(missing_category),
-        verbose=int(verbose),
-        folds=folds,
-    )
+    stratify = None if stratify is None else bool(stratify)
+    classification = class_names is not None
+    spec = {
+        "family": json.loads(_native.family_spec_json(family, _grid_text(grid), _params(params))),
+        "standardize": bool(standardize),
+        "missing_category": _categorical.check_missing_category(missing_category),
+        "methods": [str(m) for m in methods],
+        "outer": None if folds is not None else json.loads(_native.plan_spec_json(outer, stratify, classification)),
+        "inner": json.loads(_native.plan_spec_json(inner, stratify, classification)),
+        "loss": _loss_spec(loss),
+        "seed": seed_of(random_state),
+    }
+    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds}
+    run = {"threads": threads_of(n_jobs), "job": be is not None, "verbose": int(verbose)}
+    out = _native.compare(X, y, json.dumps(spec), data, run)
     text = out if be is None else _dask.run_job(be, out, X, y)
     return Comparison(json.loads(text))
 
@@ -672,22 +658,19 @@ def treecv(
             seed_of(random_state), bool(parallel), method, order,
         )
         return TreeCVResult(result)
-    text = _native.treecv(
-        X,
-        y,
-        names,
-        class_names,
-        learner,
-        k,
-        lambda_=float(lambda_),
-        centres=int(centres),
-        method=method,
-        order=order,
-        shuffle=bool(shuffle),
-        parallel=bool(parallel),
-        seed=seed_of(random_state),
-        threads=threads_of(n_jobs),
-    )
+    spec = {
+        "learner": learner,
+        # The learner's own setting only: the other is ignored, as its default is.
+        "lambda": [float(lambda_)] if learner == "pegasos" else None,
+        "centres": int(centres) if learner == "kmeans" else None,
+        "folds": k,
+        "method": method,
+        "order": order,
+        "shuffle": bool(shuffle),
+        "parallel": bool(parallel),
+        "seed": seed_of(random_state),
+    }
+    text = _native.treecv(X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs))
     return TreeCVResult(json.loads(text))
 
 
@@ -774,7 +757,7 @@ def select_features(
         to the naive select-on-all-data estimate.
     learner : str, optional
         ``FAMILY:VALUE`` trained on the selected features in the evaluation (default: the
-        wrapper's learner, or ``knn:5``).
+        wrapper's learner, or ``knn:5``); refused without ``evaluate``.
     standardize, missing, task, random_state, n_jobs : as :func:`estimate_risk`.
     client : dask.distributed.Client, optional
         With ``evaluate``: one Dask task per outer fold (and one for the naive selection); also
@@ -796,22 +779,17 @@ def select_features(
     X, y, names, class_names, text = _prepare(X, y, task, missing)
     _refuse_text(text, names, "feature selection")
     be = _dask.active_client(client) if evaluate is not None else None
-    out = _native.select_features(
-        X,
-        y,
-        names,
-        class_names,
-        method=str(method),
-        scorer=str(scorer),
-        n_features=str(n_features),
-        inner=str(inner),
-        evaluate=evaluate,
-        learner=learner,
-        standardize=bool(standardize),
-        seed=seed_of(random_state),
-        threads=threads_of(n_jobs),
-        job=be is not None,
-    )
+    spec = {
+        "method": str(method),
+        "scorer": str(scorer),
+        "n_features": str(n_features),
+        "inner": str(inner),
+        "evaluate": None if evaluate is None else str(evaluate),
+        "learner": None if learner is None else str(learner),
+        "standardize": bool(standardize),
+        "seed": seed_of(random_state),
+    }
+    out = _native.select_features(X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs), job=be is not None)
     text = out if be is None else _dask.run_job(be, out, X, y)
     return FeatureSelection(json.loads(text))
 

@@ -1,7 +1,7 @@
 # Type stubs of the compiled module agghoo._native (crates/agghoo-py), written by hand and checked
 # against the module by mypy's stubtest (python/tests/test_stub.py says how to update them).
 from os import PathLike
-from typing import Any, Optional, Sequence, final
+from typing import Any, Optional, Sequence, TypedDict, final
 
 import numpy as np
 import numpy.typing as npt
@@ -21,6 +21,10 @@ __all__ = [
     "splits",
     "estimate",
     "compare",
+    "family_spec_json",
+    "plan_spec_json",
+    "loss_spec_json",
+    "default_plan",
     "treecv",
     "select_features",
     "version",
@@ -50,93 +54,46 @@ _Indices = npt.NDArray[np.uintp]
 _Folds = Sequence[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]]
 
 def version() -> str: ...
+# What a call passes besides X, y and its spec (keys left out take their defaults).
+class _CallNames(TypedDict):
+    feature_names: Sequence[str]
+
+class _CallData(_CallNames, total=False):
+    class_names: Optional[Sequence[str]]
+    categorical: _TextColumns
+    na_values: Optional[Sequence[str]]
+    groups: Optional[Sequence[int]]
+    sample_weight: Optional[Sequence[float]]
+    splits: Optional[_Folds]
+    risks: Optional[Sequence[Sequence[float]]]
+
+# How a call runs.
+class _RunOptions(TypedDict):
+    threads: Optional[int]
+    job: bool
+    verbose: int
+
 def select(
-    x: npt.NDArray[np.float64],
-    y: npt.NDArray[np.float64],
-    feature_names: Sequence[str],
-    class_names: Optional[Sequence[str]],
-    family: str,
-    grid: Optional[str],
-    params: Sequence[tuple[str, str]],
-    method: str,
-    plan: str,
-    stratify: Optional[bool] = None,
-    loss: Optional[str] = None,
-    tie: str = "first",
-    aggregation: Optional[str] = None,
-    one_se: bool = False,
-    standardize: bool = False,
-    inner_tau: Optional[float] = None,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    job: bool = False,
-    categorical: _TextColumns = ...,
-    missing_category: str = "level",
-    axes: Sequence[tuple[str, str]] = ...,
-    na_values: Optional[Sequence[str]] = None,
-    verbose: int = 0,
-    splits: Optional[_Folds] = None,
-    risks: Optional[Sequence[Sequence[float]]] = None,
-    groups: Optional[Sequence[int]] = None,
-    sample_weight: Optional[Sequence[float]] = None,
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], spec: str, data: _CallData, run: Optional[_RunOptions] = None
 ) -> tuple[Model, str] | Job: ...
 def estimate(
-    x: npt.NDArray[np.float64],
-    y: npt.NDArray[np.float64],
-    feature_names: Sequence[str],
-    class_names: Optional[Sequence[str]],
-    family: str,
-    value: float,
-    params: Sequence[tuple[str, str]],
-    plan: str,
-    stratify: Optional[bool] = None,
-    losses: Sequence[str] = ...,
-    standardize: bool = False,
-    closed_form: bool = True,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    job: bool = False,
-    categorical: _TextColumns = ...,
-    missing_category: str = "level",
-    verbose: int = 0,
-    folds: Optional[_Folds] = None,
-    sample_weight: Optional[Sequence[float]] = None,
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], spec: str, data: _CallData, run: Optional[_RunOptions] = None
 ) -> str | Job: ...
 def compare(
-    x: npt.NDArray[np.float64],
-    y: npt.NDArray[np.float64],
-    feature_names: Sequence[str],
-    class_names: Optional[Sequence[str]],
-    family: str,
-    grid: Optional[str],
-    params: Sequence[tuple[str, str]],
-    methods: Sequence[str],
-    outer: str,
-    inner: str,
-    stratify: Optional[bool] = None,
-    loss: Optional[str] = None,
-    standardize: bool = False,
-    seed: int = 0,
-    threads: Optional[int] = None,
-    job: bool = False,
-    categorical: _TextColumns = ...,
-    missing_category: str = "level",
-    verbose: int = 0,
-    folds: Optional[_Folds] = None,
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], spec: str, data: _CallData, run: Optional[_RunOptions] = None
 ) -> str | Job: ...
+def family_spec_json(
+    family: str, grid: Optional[str] = None, params: Sequence[tuple[str, str]] = ..., axes: Sequence[tuple[str, str]] = ...
+) -> str: ...
+def plan_spec_json(text: str, stratify: Optional[bool] = None, classification: bool = False) -> str: ...
+def loss_spec_json(name: str) -> str: ...
+def default_plan(method: str, n_splits: int, tau: float) -> str: ...
 def select_features(
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
     feature_names: Sequence[str],
     class_names: Optional[Sequence[str]],
-    method: str = "sffs",
-    scorer: str = "cfs",
-    n_features: str = "best",
-    inner: str = "vfold:5",
-    evaluate: Optional[str] = None,
-    learner: Optional[str] = None,
-    standardize: bool = False,
-    seed: int = 0,
+    spec: str,
     threads: Optional[int] = None,
     job: bool = False,
 ) -> str | Job: ...
@@ -145,15 +102,7 @@ def treecv(
     y: npt.NDArray[np.float64],
     feature_names: Sequence[str],
     class_names: Optional[Sequence[str]],
-    learner: str,
-    folds: int,
-    lambda_: float = 1e-06,
-    centres: int = 8,
-    method: str = "tree",
-    order: str = "fixed",
-    shuffle: bool = True,
-    parallel: bool = False,
-    seed: int = 0,
+    spec: str,
     threads: Optional[int] = None,
 ) -> str: ...
 def treecv_chunks(n_rows: int, folds: int, shuffle: bool = True, seed: int = 0) -> list[_Indices]: ...
@@ -294,6 +243,7 @@ class Job:
     def assemble(
         self, x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], outcomes: Sequence[bytes], threads: Optional[int] = None
     ) -> tuple[Model, str] | str: ...
+    def outcome_json(self, outcome: bytes) -> str: ...
     def __dask_tokenize__(self) -> str: ...
 
 def study(

@@ -8,6 +8,8 @@ through a stand-in estimator (:class:`PathPoint`) that answers ``predict`` / ``p
 selects and aggregates as it does with its own losses.
 """
 
+import json
+
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.metrics import check_scoring
@@ -157,29 +159,33 @@ def path_scores(scorer, outputs, y, splits, classes, what):
     return scores
 
 
-def select_scored(est, scorer, splits, X, y_codes, class_names, text, args, kwargs):
+def select_scored(est, scorer, X, y, family, spec, data, run):
     """``_native.select`` with the risks (−score) of ``scorer`` on the path outputs of the
     splits the method evaluates (the library's procedure names them: the first one for hold-out,
-    a hold-out inside each training set for subagging, drawn as ``select`` draws them)."""
-    splits = index_pairs(splits)
-    evaluated, _ = _native.procedure_splits(est.method, X.shape[0], splits, seed=kwargs["seed"], inner_tau=kwargs["inner_tau"])
+    a hold-out inside each training set for subagging, drawn as ``select`` draws them);
+    ``family`` is the family's (name, grid text, params, axes), ``spec``, ``data`` and ``run``
+    what ``_native.select`` takes."""
+    splits = index_pairs(data["splits"])
+    evaluated, _ = _native.procedure_splits(est.method, X.shape[0], splits, seed=spec["seed"], inner_tau=spec["inner_fraction"])
+    name, grid, params, axes = family
+    class_names = data["class_names"]
     grid, outputs = _native.path_outputs(
         X,
-        args[1],
-        args[2],
+        y,
+        data["feature_names"],
         class_names,
-        args[4],
-        args[5],
-        args[6],
+        name,
+        grid,
+        params,
         evaluated,
-        standardize=kwargs["standardize"],
-        threads=kwargs["threads"],
-        categorical=text,
-        missing_category=kwargs["missing_category"],
-        axes=kwargs["axes"],
+        standardize=spec["standardize"],
+        threads=run["threads"],
+        categorical=data["categorical"],
+        missing_category=spec["missing_category"],
+        axes=axes,
     )
     classes = None if class_names is None else est.classes_
-    y = y_codes if classes is None else classes[np.asarray(y_codes, dtype=np.intp)]
-    scores = path_scores(scorer, outputs, y, evaluated, classes, f"scoring={est.scoring!r}: family {est.family!r}")
+    labels = y if classes is None else classes[np.asarray(y, dtype=np.intp)]
+    scores = path_scores(scorer, outputs, labels, evaluated, classes, f"scoring={est.scoring!r}: family {est.family!r}")
     risks = [[-s for s in row] for row in scores]
-    return _native.select(*args, **{**kwargs, "job": False}, splits=splits, risks=risks)
+    return _native.select(X, y, json.dumps(spec), {**data, "splits": splits, "risks": risks}, {**run, "job": False})

@@ -188,10 +188,9 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         classifier = is_classifier(self.estimator)
         cv = self.cv
         if cv is None and self.method != "cv":
-            from ._estimators import _default_plan
             from .model_selection import AgghooSplitter
 
-            cv = AgghooSplitter(_default_plan(self.method, 10, self.tau), random_state=self.random_state_)
+            cv = AgghooSplitter(_native.default_plan(self.method, 10, self.tau), random_state=self.random_state_)
         folds = index_pairs(check_cv(cv, y, classifier=classifier).split(X, y, groups))
         # The splits the library's procedure scores (hold-out: the first; subagging: inner hold-outs).
         splits, _ = _native.procedure_splits(self.method, _num_samples(X), folds, seed=self.random_state_, candidates_only=True)

@@ -16,13 +16,14 @@ everything inside a ``with`` block::
 What runs where (the data are sent to the cluster once, never per split or per candidate):
 
 - selection (the estimators) and risk estimation: the splits are instantiated on the client
-  from (plan, seed); the data and the job (specs, splits and the text of categorical
-  columns) are scattered once to every worker; one task evaluates a block of splits over the whole grid path; the outcomes are
-  gathered by split index and assembled by the same engine code as a local run;
+  from (plan, seed); the data and the job (specs, splits, the text of categorical columns and
+  the row weights of a weighted fit) are scattered once to every worker; one task evaluates a
+  block of splits over the whole grid path; the outcomes (binary, a split's kept member
+  included) are gathered by split index and assembled by the same engine code as a local run;
 - ``compare`` / ``nested_cv``: one task per outer split (its inner seed is derived from the
   outer split's global index, so a task's result does not depend on where it ran);
 - Agghoo over a scikit-learn ``estimator=``: one task per split, the estimator shipped with
-  cloudpickle, the data scattered once;
+  cloudpickle, the data (and ``sample_weight``) scattered once;
 - ``treecv`` (the TreeCV paper's distributed variant): consecutive chunks are scattered once to
   the worker that owns them and never move; a task feeds a model with the chunks of one worker
   and passes it on; once a subtree's chunks all sit on one worker, the rest of that subtree runs
@@ -206,16 +207,18 @@ def run_job(be, job, X, y):
     return job.assemble(X, y, outcomes)
 
 
-def map_splits(be, fn, X, y, splits, *args):
-    """``[fn(*args_before, X, y, train, validation, *args_after) ...]`` — helper of the
-    meta-estimator: one task per split, the data scattered once, results in split order."""
+def map_splits(be, fn, X, y, splits, *args, sample_weight=None):
+    """``[fn(X, y, train, validation, *args) ...]`` (with ``sample_weight=`` when given) — helper
+    of the meta-estimator: one task per split, the data and the weights scattered once, results
+    in split order."""
     client = be.client
-    X_f, y_f = client.scatter([X, y], broadcast=True, hash=False)
-    futures = [client.submit(fn, X_f, y_f, train, validation, *args, pure=False) for train, validation in splits]
+    shared = client.scatter([X, y] if sample_weight is None else [X, y, sample_weight], broadcast=True, hash=False)
+    weights = {} if sample_weight is None else {"sample_weight": shared[2]}
+    futures = [client.submit(fn, shared[0], shared[1], train, validation, *args, **weights, pure=False) for train, validation in splits]
     try:
         return client.gather(futures)
     finally:
-        client.cancel(futures + [X_f, y_f])
+        client.cancel(futures + shared)
 
 
 # ---- distributed TreeCV -------------------------------------------------------------------

@@ -48,8 +48,8 @@ def _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie,
     return risks, best, fitted[best], times
 
 
-def _split_task(X, y, train, validation, estimator, candidates, scorer, tie, keep):
-    return _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep)
+def _split_task(X, y, train, validation, estimator, candidates, scorer, tie, keep, sample_weight=None):
+    return _evaluate_split(estimator, candidates, scorer, X, y, train, validation, tie, keep, sample_weight)
 
 
 def _take(X, rows):
@@ -80,9 +80,7 @@ def fit(self, X, y, groups=None, sample_weight=None):
     splitter = self.cv
     if splitter is None:
         from .model_selection import AgghooSplitter
-        from ._estimators import _default_plan
-
-        plan = self.plan if self.plan is not None else _default_plan(self.method, self.n_splits, self.tau)
+        plan = self.plan if self.plan is not None else _native.default_plan(self.method, self.n_splits, self.tau)
         splitter = AgghooSplitter(plan, stratify=self.stratify, random_state=self.random_state_)
     splitter = check_cv(splitter, y, classifier=classifier)
     folds = index_pairs(splitter.split(X, y, groups))
@@ -93,8 +91,6 @@ def fit(self, X, y, groups=None, sample_weight=None):
     be = _dask.active_client()
     fit_weights = {}
     if sample_weight is not None:
-        if be is not None:
-            raise ValueError("sample_weight (or class_weight) with estimator= inside agghoo.dask.backend is not supported")
         if has_fit_parameter(self.estimator, "sample_weight"):
             fit_weights = {"sample_weight": sample_weight}
         else:
@@ -110,8 +106,11 @@ def fit(self, X, y, groups=None, sample_weight=None):
             for train, validation in splits
         )
     else:
-        # One task per split: the data scattered once, the estimator shipped with cloudpickle.
-        results = _dask.map_splits(be, _split_task, X, y, splits, self.estimator, candidates, scorer, self.tie, keep)
+        # One task per split: the data (weights included) scattered once, the estimator shipped
+        # with cloudpickle.
+        results = _dask.map_splits(
+            be, _split_task, X, y, splits, self.estimator, candidates, scorer, self.tie, keep, sample_weight=sample_weight
+        )
     risks = [r for r, _, _, _ in results]
     times = np.array([t for _, _, _, t in results], dtype=float).reshape(len(splits), len(candidates), 2)
     sizes = [len(validation) for _, validation in splits]

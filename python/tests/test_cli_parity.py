@@ -5,7 +5,8 @@ import json
 
 import numpy as np
 
-from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, TimeSeriesSplit, VFold, load_model
+from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, TimeSeriesSplit, VFold, _native, load_model
+from agghoo._functions import _prepare
 from conftest import write_csv
 
 
@@ -20,6 +21,27 @@ def test_same_seed_same_selection_and_predictions_as_the_cli(tmp_path, cli, brea
     cli("predict", "--model", tmp_path / "cli.json", "--data", data, "--out", tmp_path / "pred.csv")
     cli_labels = np.loadtxt(tmp_path / "pred.csv", delimiter=",", skiprows=1, usecols=1)
     np.testing.assert_array_equal(clf.predict(X), cli_labels.astype(int))
+
+
+def test_a_saved_hard_vote_predicts_in_the_cli_as_in_python(tmp_path, cli, breast_cancer):
+    """Four members tie often: Python's tie rule (the first class, argmax of the vote fractions)
+    travels in the model file, so `agghoo predict` gives Python's classes, and it is the CLI's
+    `--vote-ties first-class`; the CLI's default rule (the lowest-risk member) differs on ties."""
+    X, y = breast_cancer
+    data = write_csv(tmp_path / "bc.csv", X, y)
+    clf = AgghooClassifier(method="majhoo", aggregation="vote", plan="mc:4:0.8", grid=[1, 3, 5, 7, 9, 11], random_state=5).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert (proba.max(axis=1) == 0.5).any(), "no tied row: the test proves nothing"
+    clf.save(tmp_path / "py.json")
+    cli("predict", "--model", tmp_path / "py.json", "--data", data, "--out", tmp_path / "py-pred.csv")
+    labels = lambda name: np.loadtxt(tmp_path / name, delimiter=",", skiprows=1, usecols=1).astype(int)
+    np.testing.assert_array_equal(labels("py-pred.csv"), clf.predict(X))
+    common = ("select", "--data", data, "--target", "y", "--method", "majhoo", "--plan", "mc", "-V", 4, "--tau", 0.8, "--grid", "1:11:2", "--seed", 5)
+    for rule, name in (("first-class", "first"), ("lowest-risk", "lowest")):
+        cli(*common, "--vote-ties", rule, "--out", tmp_path / f"{name}.json")
+        cli("predict", "--model", tmp_path / f"{name}.json", "--data", data, "--out", tmp_path / f"{name}.csv")
+    np.testing.assert_array_equal(labels("first.csv"), clf.predict(X))
+    assert (labels("lowest.csv") != clf.predict(X)).any()
 
 
 def test_model_files_travel_both_ways(tmp_path, cli, diabetes):
@@ -119,9 +141,12 @@ def test_select_features_equals_the_cli(tmp_path, cli, breast_cancer, diabetes):
          dict(method="mi", n_features=4, evaluate="vfold:4", learner="logistic:0.1", standardize=True)),
     ]
     for flags, kwargs in cases:
-        out = json.loads(cli("features", "--data", data, "--target", "y", "--seed", 5, "--json", *flags))["result"]
+        doc = json.loads(cli("features", "--data", data, "--target", "y", "--seed", 5, "--json", *flags))
+        out = doc["result"]
         ours = select_features(X, y, random_state=5, **kwargs)
         assert ours.to_dict() == out, flags
+        # The spec the CLI records is the compiled call's whole configuration.
+        assert json.loads(_native.select_features(*_prepare(X, y, "auto", "error")[:4], json.dumps(doc["spec"]))) == out, flags
         assert pickle.loads(pickle.dumps(ours)) == ours
         assert len(ours.to_frame()) > 0
     Xd, yd = diabetes
@@ -142,12 +167,15 @@ def test_treecv_equals_the_cli(tmp_path, cli, breast_cancer):
         (["--learner", "gaussian-nb", "--folds", "loo"], dict(learner="gaussian-nb", folds="loo")),
         (["--learner", "gaussian-nb", "--folds", 7, "--order", "random"], dict(learner="gaussian-nb", folds=7, order="random")),
     ]:
-        out = json.loads(cli("treecv", "--data", data, "--target", "y", "--seed", 9, "--json", *flags))["result"]
+        doc = json.loads(cli("treecv", "--data", data, "--target", "y", "--seed", 9, "--json", *flags))
+        out = doc["result"]
         ours = treecv(X, y, random_state=9, **kwargs).to_dict()
+        # The spec the CLI records is the compiled call's whole configuration.
+        native = json.loads(_native.treecv(*_prepare(X, y, "auto", "error")[:4], json.dumps(doc["spec"])))
         for volatile in ("wall_seconds", "memory"):
-            out.pop(volatile, None)
-            ours.pop(volatile, None)
-        assert ours == out, flags
+            for result in (out, ours, native):
+                result.pop(volatile, None)
+        assert ours == out == native, flags
     standard = treecv(X, y, learner="gaussian-nb", folds=7, method="standard", random_state=9)
     tree = treecv(X, y, learner="gaussian-nb", folds=7, random_state=9)
     assert abs(standard.estimate - tree.estimate) < 1e-12 and tree.n_point_updates < standard.n_point_updates

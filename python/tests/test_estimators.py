@@ -18,15 +18,8 @@ from conftest import write_csv
 def _weight_checks_that_fail(estimator):
     """The sample-weight checks these estimators fail, with why. Repeating rows changes the splits a
     selection draws over the rows (as for ``GridSearchCV``), so weights cannot equal repeated rows
-    for the whole procedure (they do on a fixed split: ``test_weights.py``); ``knn`` does not
-    honour weights yet and refuses them by name."""
-    failing = {"check_sample_weight_equivalence_on_dense_data": "the splits are drawn over rows: repeated rows change them"}
-    if estimator.family == "knn":
-        reason = "family knn refuses sample_weight by name (no weighted k-NN fit yet)"
-        names = ["pandas_series", "not_an_array", "list", "not_overwritten", "shape"]
-        failing.update({f"check_sample_weights_{n}": reason for n in names})
-        failing["check_class_weight_classifiers"] = reason
-    return failing
+    for the whole procedure (they do on a fixed split: ``test_weights.py``)."""
+    return {"check_sample_weight_equivalence_on_dense_data": "the splits are drawn over rows: repeated rows change them"}
 
 
 @parametrize_with_checks(

@@ -9,6 +9,7 @@ from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import KFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, SVR
 from sklearn.utils.class_weight import compute_sample_weight
 
 from agghoo import AgghooClassifier, AgghooRegressor
@@ -71,6 +72,38 @@ def test_weighted_logistic_is_scikit_learns(scaled_cancer, n_classes):
     np.testing.assert_allclose(clf.predict_proba(X), theirs.predict_proba(X), atol=1e-6)
 
 
+def test_weighted_svms_are_scikit_learns(scaled_cancer, scaled_diabetes):
+    # per-sample C: row i's box bound is C wᵢ, scikit-learn's SVC / SVR(sample_weight=)
+    X, y = scaled_cancer
+    X, y = X[:200], y[:200]
+    w = _weights(len(y), 3)
+    params = {"grid": "C", "gamma": 0.05, "tol": 1e-10}
+    clf = AgghooClassifier(family="svc", grid=[2.0], params=params, method="cv", plan="vfold:3").fit(X, y, sample_weight=w)
+    theirs = SVC(C=2.0, gamma=0.05, tol=1e-10).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(clf.predict(X), theirs.predict(X))
+    plain = AgghooClassifier(family="svc", grid=[2.0], params=params, method="cv", plan="vfold:3").fit(X, y)
+    np.testing.assert_array_equal(plain.predict(X), SVC(C=2.0, gamma=0.05, tol=1e-10).fit(X, y).predict(X))
+    X, y = scaled_diabetes
+    X, y = X[:150], y[:150]
+    w = _weights(len(y), 4)
+    params = {"grid": "C", "gamma": 0.1, "epsilon": 5.0, "tol": 1e-10}
+    reg = AgghooRegressor(family="svr", grid=[50.0], params=params, method="cv", plan="vfold:3").fit(X, y, sample_weight=w)
+    theirs = SVR(C=50.0, gamma=0.1, epsilon=5.0, tol=1e-10).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(reg.predict(X), theirs.predict(X), rtol=1e-6, atol=1e-6)
+
+
+def test_weighted_knn_votes(scaled_cancer):
+    # k-NN: weighted votes among the k nearest rows; scaling all weights changes nothing
+    X, y = scaled_cancer
+    w = np.round(_weights(len(y), 5) * 4) / 4
+    est = dict(family="knn", grid=[9], method="cv", plan="vfold:3")
+    a = AgghooClassifier(**est).fit(X, y, sample_weight=w)
+    b = AgghooClassifier(**est).fit(X, y, sample_weight=4 * w)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    plain = AgghooClassifier(**est).fit(X, y)
+    assert np.abs(plain.predict_proba(X) - a.predict_proba(X)).max() > 0.05
+
+
 def test_unit_weights_change_nothing(scaled_diabetes, scaled_cancer):
     X, y = scaled_diabetes
     reg = dict(family="ridge", grid="log:1e-3:1e2:6", method="agghoo", n_splits=4)
@@ -103,8 +136,8 @@ def test_integer_weights_are_repeated_rows_on_a_fixed_split(scaled_diabetes):
 
 def test_a_family_without_weighted_fits_refuses_them_by_name(scaled_cancer):
     X, y = scaled_cancer
-    with pytest.raises(Exception, match=r"sample_weight.*svc"):
-        AgghooClassifier(family="svc", grid=[1e-3], n_splits=2).fit(X, y, sample_weight=np.ones(len(y)) * 2)
+    with pytest.raises(Exception, match=r"sample_weight.*logistic.*l1"):
+        AgghooClassifier(family="logistic", grid=[1e-3], params={"penalty": "l1"}, n_splits=2).fit(X, y, sample_weight=np.ones(len(y)) * 2)
     with pytest.raises(Exception, match=r"row 3"):
         AgghooClassifier(family="logistic", n_splits=2).fit(X, y, sample_weight=np.r_[1.0, 1.0, 1.0, -1.0, np.ones(len(y) - 4)])
     with pytest.raises(ValueError, match="sample_weight"):

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use agghoo::data::{MissingCategory, MissingPolicy, TaskHint};
 use agghoo::names::Named;
 use agghoo::resample::PlanKind;
-use agghoo::select::{Aggregation, Method, TieRule};
+use agghoo::select::{Aggregation, Method, TieRule, VoteTies};
 use agghoo::treecv::{LearnerKind, Method as TreeMethod, Order};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
@@ -345,6 +345,14 @@ pub struct DataArgs {
     /// line uses when it has no comma; tabs for `.tsv`).
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
+    /// A column of per-row sample weights (CSV data; numbers ≥ 0), not a feature: each row counts
+    /// as much as its weight in the fits and in the validation risks (an integer weight k as the
+    /// row repeated k times, except for k-NN, whose k counts rows; 0 as the row left out).
+    /// Families and procedures that cannot honour weights refuse them by name. A row with a
+    /// missing weight is refused, or dropped as one with a missing target (--missing).
+    #[arg(long = "weight-column", value_name = "COL")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_column: Option<String>,
     /// Rows for generators (an integer, or `1e5`; bounded by `--max-memory`).
     #[arg(long, default_value_t = 500, value_parser = parse_rows)]
     pub n: usize,
@@ -519,6 +527,12 @@ pub struct SelectArgs {
     /// Majhoo: average class probabilities instead of hard votes (= --aggregate soft).
     #[arg(long)]
     pub soft: bool,
+    /// How the vote breaks ties between classes: lowest-risk = the class of the tied member with
+    /// the lowest validation risk; first-class = the first class in class order (scikit-learn's
+    /// hard vote, the Python estimators' rule). Recorded in the model. Refused without a vote.
+    #[arg(long = "vote-ties", value_parser = by_name::<VoteTies>(), default_value_t = VoteTies::LowestRisk)]
+    #[serde(with = "name", default, skip_serializing_if = "VoteTies::is_default")]
+    pub vote_ties: VoteTies,
     /// CV: one-standard-error rule (refused with other methods: it picks a point of the CV curve).
     #[arg(long = "one-se")]
     pub one_se: bool,
@@ -557,7 +571,7 @@ pub struct SelectArgs {
 
 /// The flags a select spec replaces.
 fn select_spec_flags() -> Vec<&'static str> {
-    replaced_by_spec(&["method", "tie", "aggregate", "soft", "one_se", "inner_tau", "report_splits"])
+    replaced_by_spec(&["method", "tie", "aggregate", "soft", "vote_ties", "one_se", "inner_tau", "report_splits"])
 }
 
 /// The flags every spec replaces (the family's, the plan's, the loss, the seed) and `own`: all
@@ -601,7 +615,7 @@ fn given_spec<T: Clone + serde::de::DeserializeOwned>(recorded: &Option<T>, file
         return Ok(Some(spec.clone()));
     }
     let Some(path) = file else { return Ok(None) };
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading the spec file {}", path.display()))?;
+    let text = agghoo::limits::read_text(path).with_context(|| format!("reading the spec file {}", path.display()))?;
     let spec = serde_json::from_str(&text).map_err(|e| UsageError(format!("--spec {}: {e}", path.display())))?;
     Ok(Some(spec))
 }
@@ -839,9 +853,26 @@ pub struct TreeCvArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// TreeCV flags, which it replaces; the data flags still say where the rows come from,
+    /// generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = ["learner", "lambda", "folds", "order", "method", "parallel", "no_shuffle", "f32", "centres", "seed"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::TreecvSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+impl TreeCvArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::TreecvSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
 }
 
 /// `agghoo features`.
@@ -867,7 +898,8 @@ pub struct FeaturesArgs {
     /// training fold and compared with the naive selection-on-all-data estimate.
     #[arg(long)]
     pub evaluate: Option<String>,
-    /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5).
+    /// Learner evaluated on the selected features: FAMILY:VALUE (default: the wrapper's, or knn:5);
+    /// with --evaluate only.
     #[arg(long)]
     pub learner: Option<String>,
     /// Standardise features inside every training set: for the learner, the wrapper's fits and
@@ -877,9 +909,26 @@ pub struct FeaturesArgs {
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
+    /// selection flags, which it replaces; the data flags still say where the rows come from,
+    /// generated data with the spec's seed.
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = ["method", "scorer", "n_features", "inner", "evaluate", "learner", "standardize", "seed"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PathBuf>,
+    /// The spec a replayed report records (it replaces the flags as `--spec` does).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub recorded_spec: Option<agghoo::spec::FeaturesSpec>,
     #[command(flatten)]
     /// Output.
     pub output: OutputArgs,
+}
+
+impl FeaturesArgs {
+    /// The spec to run instead of the flags: a replayed report's, or `--spec FILE`'s.
+    pub fn given_spec(&self) -> anyhow::Result<Option<agghoo::spec::FeaturesSpec>> {
+        given_spec(&self.recorded_spec, self.spec.as_deref())
+    }
 }
 
 /// `--aggregate`: `auto` (`None`, the task's default) or an aggregation. An alias, so that clap
@@ -993,6 +1042,7 @@ mod tests {
                     "method" => Some("cv"),
                     "plan" => Some("vfold"),
                     "tie" => Some("last"),
+                    "vote_ties" => Some("first-class"),
                     "aggregate" => Some("mean"),
                     "missing_category" => Some("level"),
                     "params" => Some("weights=distance"),

@@ -47,7 +47,7 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
     /// The subcommand with every option as parsed, defaults included: what `agghoo replay` reruns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invocation: Option<&'static serde_json::Value>,
-    /// The spec the command ran (select, estimate, compare): what `agghoo replay` reruns.
+    /// The spec the command ran (select, estimate, compare, features, treecv): what `agghoo replay` reruns.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<&'static serde_json::Value>,
     /// The seed every random choice came from.
@@ -56,12 +56,14 @@ pub struct Envelope<'a, P: Serialize, R: Serialize> {
     pub result: R,
 }
 
-/// Prints `value` as one JSON document on stdout.
+/// Prints `value` as one JSON document on stdout, written at once (stdout is line-buffered: a
+/// document written as it is serialised costs one system call per line, 1 700 for a k-NN grid of
+/// 100 values, about a millisecond).
 pub fn print_json<P: Serialize, R: Serialize>(command: &str, parameters: P, seed: Option<u64>, result: R) -> anyhow::Result<()> {
     let env = Envelope { schema_version: SCHEMA_VERSION, command, parameters, invocation: invocation(), spec: SPEC.get(), seed, result };
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &env)?;
-    writeln!(out)?;
+    let mut text = serde_json::to_string_pretty(&env)?;
+    text.push('\n');
+    std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
 }
 

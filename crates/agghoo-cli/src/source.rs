@@ -41,7 +41,10 @@ pub fn parse_grid(text: &str) -> Result<GridSpec> {
 /// Loads `--data`, with the plan's group / fold columns kept aside.
 pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Loaded> {
     let (missing, missing_category) = (args.missing, args.missing_category);
-    let csv_flag = (!args.categorical.is_empty()).then_some("--categorical").or(args.na_values.is_some().then_some("--na-values"));
+    let csv_flag = (!args.categorical.is_empty())
+        .then_some("--categorical")
+        .or(args.na_values.is_some().then_some("--na-values"))
+        .or(args.weight_column.is_some().then_some("--weight-column"));
     let na_values = match &args.na_values {
         Some(list) => NaValues::parse(list).map_err(|e| usage(format!("--na-values: {e}")))?,
         None => NaValues::default(),
@@ -78,6 +81,7 @@ pub fn load(args: &DataArgs, plan: Option<&PlanArgs>, seed: Seed) -> Result<Load
         categorical: args.categorical.clone(),
         detect_categorical: true,
         na_values,
+        weight_column: args.weight_column.clone(),
         ..Default::default()
     };
     let (csv, description) = if let Some(name) = args.data.strip_prefix("bundled:") {

@@ -605,7 +605,7 @@ fn replay_reruns_a_report_to_the_same_document() {
         assert!(first.status.success(), "{run:?}: {}", stderr(&first));
         let doc: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
         assert!(doc["invocation"].is_object(), "{run:?}: no invocation");
-        assert_eq!(doc["spec"].is_object(), i < 3, "{run:?}: select, estimate and compare record their spec");
+        assert!(doc["spec"].is_object(), "{run:?}: every command replay reruns records its spec");
         let report = write(&dir, &format!("report{i}.json"), &stdout(&first));
         let again = agghoo(&["replay", &report]);
         assert!(again.status.success(), "{run:?}: {}", stderr(&again));
@@ -698,6 +698,12 @@ fn options_that_change_nothing_are_refused() {
     assert_error(&select(&["--plan", "vfold", "--group", "a"]), 2, &["--group", "--plan vfold"]);
     assert_error(&select(&["--method", "cv", "--inner-tau", "0.5"]), 2, &["--inner-tau", "subagging"]);
     assert_error(&select(&["--method", "cv", "--aggregate", "vote"]), 2, &["aggregate", "cv"]);
+    assert_error(&select(&["--method", "cv", "--vote-ties", "first-class"]), 2, &["vote-ties", "first-class"]);
+    assert_error(&select(&["--method", "majhoo", "--soft", "--vote-ties", "first-class"]), 2, &["vote-ties", "vote"]);
+    let model = dir.join("tied.json").display().to_string();
+    let o = select(&["--method", "majhoo", "--vote-ties", "first-class", "--out", &model]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&model).expect("model").contains(r#""vote_ties":"first-class""#));
     let treecv = |extra: &[&str]| agghoo(&[&["treecv", "--data", &data, "--target", "y", "--folds", "4"], extra].concat());
     assert_error(&treecv(&["--learner", "gaussian-nb", "--lambda", "0.1"]), 2, &["--lambda", "gaussian-nb", "pegasos"]);
     assert_error(&treecv(&["--learner", "density", "--centres", "3"]), 2, &["--centres", "kmeans"]);
@@ -1436,5 +1442,67 @@ fn a_columns_kind_and_missing_text_cells_do_not_depend_on_order_or_command() {
         1,
         &["row 1, column `c`: missing value", "without missing values"],
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--weight-column COL`: read as per-row weights, not as a feature, on `select`, `estimate` and
+/// `compare`; unit weights give the run without the column, other weights change it; a bad
+/// weight names the file, line and column; the invocation records the flag.
+#[test]
+fn weight_column_weighs_the_rows() {
+    let dir = scratch("weight-column");
+    let row = |i: usize| {
+        let (a, b) = (((i * 37) % 23) as f64 / 7.0 - 1.5, ((i * 53) % 19) as f64 / 6.0 - 1.5);
+        (a, b, 2.0 * a - b + ((i * 29) % 11) as f64 / 10.0)
+    };
+    let table = |weight: &dyn Fn(usize) -> String| {
+        let mut plain = String::from("a,b,y\n");
+        let mut weighted = String::from("a,w,b,y\n");
+        for i in 0..80 {
+            let (a, b, y) = row(i);
+            plain += &format!("{a},{b},{y}\n");
+            weighted += &format!("{a},{},{b},{y}\n", weight(i));
+        }
+        (plain, weighted)
+    };
+    let (plain, unit) = table(&|_| "1".into());
+    let (_, heavy) = table(&|i| ["0", "2.5", "1", "3"][i % 4].into());
+    let plain = write(&dir, "plain.csv", &plain);
+    let unit = write(&dir, "unit.csv", &unit);
+    let heavy = write(&dir, "heavy.csv", &heavy);
+    let run = |data: &str, command: &[&str], weighted: bool| {
+        let mut args = vec![command[0], "--data", data, "--target", "y", "-V", "3", "--json"];
+        args.extend(&command[1..]);
+        if weighted {
+            args.extend(["--weight-column", "w"]);
+        }
+        let o = agghoo(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+        (v["result"].to_string().replace(data, "DATA"), v["invocation"].to_string())
+    };
+    for command in [
+        &["select", "--family", "ridge"][..],
+        &["estimate", "--family", "ridge", "--value", "1"],
+        &["compare", "--family", "ridge,svr", "--loss", "absolute"],
+    ] {
+        let (without, _) = run(&plain, command, false);
+        let (with_unit, invocation) = run(&unit, command, true);
+        assert_eq!(with_unit, without, "{command:?}: unit weights");
+        assert!(invocation.contains(r#""weight_column":"w""#), "{invocation}");
+        let (with_heavy, _) = run(&heavy, command, true);
+        assert_ne!(with_heavy, without, "{command:?}: weights change the result");
+    }
+    // without the flag, `w` is a feature
+    assert_ne!(run(&unit, &["select", "--family", "ridge"], false).0, run(&plain, &["select", "--family", "ridge"], false).0);
+    // bad weights name the file, line and column
+    let bad = |cell: &str| write(&dir, "bad.csv", &format!("a,w,y\n1,1,0.5\n2,1,1.5\n3,{cell},2.5\n4,1,3\n"));
+    let select = |data: &str| agghoo(&["select", "--data", data, "--target", "y", "--family", "ridge", "-V", "2", "--weight-column", "w"]);
+    assert_error(&select(&bad("x")), 1, &["bad.csv", "line 4", "`w`", "`x` is not a number"]);
+    assert_error(&select(&bad("-2")), 1, &["bad.csv", "line 4", "`w`", "negative"]);
+    assert_error(&select(&bad("")), 1, &["bad.csv", "line 4", "`w`", "missing"]);
+    assert_error(&select(&bad("1")), 0, &[]);
+    let o = agghoo(&["select", "--data", "gen:knn", "--weight-column", "w"]);
+    assert_error(&o, 2, &["--weight-column", "CSV"]);
     std::fs::remove_dir_all(&dir).ok();
 }

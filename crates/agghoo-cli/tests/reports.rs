@@ -352,3 +352,66 @@ fn a_recorded_spec_runs_again_to_the_same_result() {
     assert_error(&o, 2, &["--spec", "--method"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `features` and `treecv` reports record the spec they ran: `--spec FILE` runs it again to the
+/// same result, replay reruns the recorded spec (whatever the invocation's flags say), and a
+/// spec file beyond the memory budget is refused by name and size before it is read.
+#[test]
+fn features_and_treecv_specs_run_again_to_the_same_result() {
+    let dir = scratch("spec-features-treecv");
+    let runs: [(&[&str], &[&str]); 2] = [
+        (
+            &["features", "--data", "bundled:breast-cancer", "--missing", "drop"],
+            &[
+                "--method",
+                "sfs",
+                "--scorer",
+                "wrapper:knn:5",
+                "--features",
+                "2",
+                "--inner",
+                "vfold:3",
+                "--evaluate",
+                "vfold:3",
+                "--seed",
+                "4",
+            ],
+        ),
+        (
+            &["treecv", "--data", "gen:covertype", "--n", "400"],
+            &["--learner", "gaussian-nb", "--folds", "loo", "--order", "random", "--seed", "6"],
+        ),
+    ];
+    // TreeCV's timings and memory differ from run to run.
+    let result = |doc: &Value| {
+        let mut r = doc["result"].clone();
+        if let Some(m) = r.as_object_mut() {
+            m.retain(|k, _| !["wall_seconds", "memory"].contains(&k.as_str()));
+        }
+        r
+    };
+    for (data, flags) in runs {
+        let first = json_of(&agghoo_in(&dir, &[data, flags, &["--json"]].concat()));
+        assert!(first["spec"].is_object(), "{data:?}: no spec in {first}");
+        let spec = write(&dir, "spec.json", &first["spec"].to_string());
+        let again = json_of(&agghoo_in(&dir, &[data, &["--spec", &spec, "--json"]].concat()));
+        assert_eq!((result(&again), &again["spec"]), (result(&first), &first["spec"]), "{data:?}");
+        let mut edited = first.clone();
+        edited["invocation"][data[0]]["seed"] = json!(77);
+        let report = write(&dir, "edited.json", &edited.to_string());
+        let replayed = json_of(&agghoo_in(&dir, &["replay", &report]));
+        assert_eq!(result(&replayed), result(&first), "{data:?}");
+        // The flags a spec replaces are refused beside it.
+        assert_error(&agghoo_in(&dir, &[data, &["--spec", &spec, "--seed", "1"]].concat()), 2, &["--spec", "--seed"]);
+    }
+    let bad = write(&dir, "bad.json", r#"{"learner": "density", "lambda": [0.1]}"#);
+    assert_error(&agghoo_in(&dir, &["treecv", "--data", "gen:covertype", "--n", "50", "--spec", &bad]), 2, &["lambda", "pegasos"]);
+    let text = format!("{{\"seed\": 1{}}}", " ".repeat(4096));
+    let (big, size) = (write(&dir, "big.json", &text), format!("{} bytes", text.len()));
+    for command in ["features", "treecv", "select", "estimate"] {
+        let o = agghoo_in(&dir, &["--max-memory", "1K", command, "--data", "gen:knn", "--spec", &big]);
+        assert_error(&o, 1, &["big.json", &size, "--max-memory"]);
+    }
+    assert_error(&agghoo_in(&dir, &["--max-memory", "1K", "replay", &big]), 1, &["big.json", &size]);
+    std::fs::remove_dir_all(&dir).ok();
+}

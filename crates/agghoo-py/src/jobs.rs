@@ -29,18 +29,21 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &'static str, text: &str) -> 
     serde_json::from_str(text).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("{what}: {e}"))))
 }
 
-/// What a binding made: a job for a cluster, or the result of a local run (JSON text).
-pub(crate) enum Made {
-    Job(Box<Kind>),
-    Text(String),
+/// What a binding made: a job for a cluster (with the data's row weights), or the result of a
+/// local run (JSON text; for a selection, the model and its report).
+pub(crate) enum Made<T = String> {
+    Job(Box<Kind>, Option<Vec<f64>>),
+    Text(T),
+}
+
+impl<T> Made<T> {
+    /// A job for a cluster over `data`: the data's row weights, when it has them, travel with it.
+    pub(crate) fn job(kind: Kind, data: &Dataset) -> Self {
+        Made::Job(Box::new(kind), data.weights().map(<[f64]>::to_vec))
+    }
 }
 
 impl Made {
-    /// A job for a cluster.
-    pub(crate) fn job(kind: Kind) -> Self {
-        Made::Job(Box::new(kind))
-    }
-
     /// The Python value: the [`Job`] (with the data's names and text columns) or the JSON text.
     pub(crate) fn into_py(
         self,
@@ -50,7 +53,7 @@ impl Made {
         categorical: TextColumns,
     ) -> PyResult<Bound<'_, PyAny>> {
         match self {
-            Made::Job(kind) => Job::new(*kind, feature_names, class_names, categorical).into_py(py),
+            Made::Job(kind, weights) => Job::new(*kind, feature_names, class_names, categorical, weights).into_py(py),
             Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
         }
     }
@@ -80,6 +83,10 @@ struct State {
     /// with the job, so that every worker encodes them inside each training set as a local run.
     #[serde(default)]
     categorical: TextColumns,
+    /// The row weights of a weighted call (`sample_weight`): shipped with the job, so that every
+    /// worker fits and scores with them as a local run does.
+    #[serde(default)]
+    weights: Option<Vec<f64>>,
 }
 
 /// The units of a selection, an estimate or a nested CV, evaluable anywhere the data are: a
@@ -91,8 +98,14 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    pub(crate) fn new(kind: Kind, feature_names: Vec<String>, class_names: Option<Vec<String>>, categorical: TextColumns) -> Self {
-        Self::of(State { kind, feature_names, class_names, categorical })
+    pub(crate) fn new(
+        kind: Kind,
+        feature_names: Vec<String>,
+        class_names: Option<Vec<String>>,
+        categorical: TextColumns,
+        weights: Option<Vec<f64>>,
+    ) -> Self {
+        Self::of(State { kind, feature_names, class_names, categorical, weights })
     }
 
     fn of(state: State) -> Self {
@@ -108,34 +121,32 @@ impl Job {
 
     fn data(&self, x: &PyReadonlyArray2<'_, f64>, y: &PyReadonlyArray1<'_, f64>) -> Outcome<Dataset> {
         let (values, _, _) = matrix(x)?;
-        with_text(dataset(values, self.state.feature_names.clone(), y, self.state.class_names.clone())?, &self.state.categorical)
+        let data =
+            with_text(dataset(values, self.state.feature_names.clone(), y, self.state.class_names.clone())?, &self.state.categorical)?;
+        Ok(match &self.state.weights {
+            Some(w) => data.with_weights(w.clone())?,
+            None => data,
+        })
     }
 }
 
-/// A unit's outcome as it travels from a worker to the client: its JSON text (every `f64` bit for
-/// bit), zlib-compressed. A split's kept model is most of an outcome, and its JSON (a forest's
-/// trees, a kernel model's support vectors) is repetitive text that shrinks several times over.
+/// A unit's outcome as it travels from a worker to the client: MessagePack, a binary
+/// self-describing serde format (every `f64` as its 8 bytes, so bit for bit; fields by name, as
+/// the library's tagged enums need). A split's kept member is most of an outcome (a forest's
+/// trees, a kernel model's support vectors): as JSON text its numbers cost more to write and to
+/// read than the member costs to move.
 fn pack<T: Serialize>(value: &T) -> Outcome<Vec<u8>> {
-    use std::io::Write;
-    // The text whole, then one write: serde_json's many small writes straight into the encoder
-    // cost more than the compression itself. The fastest level: on a forest's outcome it gives
-    // about 3.5× (the default level 5.6×, at a cost that doubled the cluster's overhead on one
-    // machine, where transfers are cheap).
-    let text = serde_json::to_vec(value).map_err(|e| Failure::internal(e.to_string()))?;
-    let mut z = flate2::write::ZlibEncoder::new(Vec::with_capacity(text.len() / 4), flate2::Compression::fast());
-    z.write_all(&text).map_err(|e| Failure::internal(e.to_string()))?;
-    z.finish().map_err(|e| Failure::internal(e.to_string()))
+    rmp_serde::to_vec_named(value).map_err(|e| Failure::internal(format!("a unit's outcome could not be serialized: {e}")))
 }
 
 /// The outcome [`pack`] made.
 fn unpack<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Outcome<T> {
-    use std::io::Read;
-    // Inflated whole, then parsed from the slice: `serde_json::from_reader` reads byte by byte
-    // through the decoder, which made a forest's outcome take a second to read.
-    let corrupt = |e: &dyn std::fmt::Display| Failure::from(agghoo::Error::CorruptModel(format!("a unit's outcome: {e}")));
-    let mut text = Vec::new();
-    flate2::read::ZlibDecoder::new(bytes).read_to_end(&mut text).map_err(|e| corrupt(&e))?;
-    serde_json::from_slice(&text).map_err(|e| corrupt(&e))
+    rmp_serde::from_slice(bytes).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("a unit's outcome: {e}"))))
+}
+
+/// An outcome of `J` as JSON text (what [`Job::outcome_json`] shows).
+fn outcome_json<J: engine::Job>(bytes: &[u8]) -> Outcome<String> {
+    to_json(&unpack::<J::Outcome>(bytes)?)
 }
 
 /// Evaluates `units` of `job` on `data` (in parallel on the current pool), as packed outcomes.
@@ -145,7 +156,9 @@ fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> O
 }
 
 fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[Vec<u8>]) -> Outcome<J::Output> {
-    let outcomes = outcomes.iter().map(|b| unpack(b)).collect::<Outcome<Vec<J::Outcome>>>()?;
+    use rayon::prelude::*;
+    // Read on the client's pool (a forest member is megabytes), kept in unit order.
+    let outcomes = outcomes.par_iter().map(|b| unpack(b)).collect::<Outcome<Vec<J::Outcome>>>()?;
     let prepared = job.prepare(data)?;
     Ok(job.assemble(&prepared, data, outcomes)?)
 }
@@ -175,7 +188,12 @@ pub(crate) fn estimate_json(
         }
         None => None,
     };
-    Ok(serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }).to_string())
+    estimate_text(&estimate, bootstrap.as_ref())
+}
+
+/// The `estimate` result as JSON: the estimate and the bootstrap estimators, when made.
+pub(crate) fn estimate_text(estimate: &RiskEstimate, bootstrap: Option<&agghoo::estimate::BootstrapEstimate>) -> Outcome<String> {
+    to_json(&serde_json::json!({ "estimate": estimate, "bootstrap": bootstrap }))
 }
 
 enum Output {
@@ -208,8 +226,8 @@ impl Job {
     }
 
     /// Evaluates the units `units` (global indices) on `x`, `y` with `threads` threads (all cores
-    /// when `None`), GIL released; one outcome per unit, in the order given: its JSON text,
-    /// zlib-compressed (`json.loads(zlib.decompress(outcome))` reads it).
+    /// when `None`), GIL released; one outcome per unit, in the order given, as MessagePack bytes
+    /// ([`Job::outcome_json`] shows one as JSON).
     #[pyo3(signature = (x, y, units, threads=None))]
     fn evaluate<'py>(
         &self,
@@ -261,6 +279,16 @@ impl Job {
             Output::Select(done) => select_output(py, done.0, &done.1),
             Output::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
         }
+    }
+
+    /// An outcome `evaluate` returned, as JSON text (to inspect it).
+    fn outcome_json(&self, outcome: &[u8]) -> PyResult<String> {
+        Ok(match &self.state.kind {
+            Kind::Select(_) => outcome_json::<SelectJob>(outcome),
+            Kind::Estimate { .. } => outcome_json::<EstimateJob>(outcome),
+            Kind::Nested(_) => outcome_json::<NestedJob>(outcome),
+            Kind::Honest(_) => outcome_json::<HonestJob>(outcome),
+        }?)
     }
 
     /// The job as JSON text (what pickling ships).

@@ -10,16 +10,17 @@ mod jobs;
 mod paths;
 mod procedure;
 
-use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingCategory, NaValues, Preprocess, Target, Task};
+use agghoo::data::{DEFAULT_NA_VALUES, Dataset, NaValues, Target, Task};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use agghoo::engine::{Executor, Job as _, Observed, Observer, Rayon};
-use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec, Rule};
+use agghoo::family::{FamilyKind, FamilyParams, FamilySpec, GridSpec};
 use agghoo::loss::Loss;
 use agghoo::names::Named;
-use agghoo::resample::{Plan, PlanContext, Splits, TrainFraction};
-use agghoo::select::{Aggregation, FittedModel, Method, SelectConfig, SelectJob, TieRule};
+use agghoo::resample::{Plan, PlanContext, Splits};
+use agghoo::select::{Aggregation, FittedModel, Method, SelectJob, TieRule};
+use agghoo::spec::{Inputs, SelectSpec};
 use agghoo::{Predictions, Seed};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -268,13 +269,11 @@ pub(crate) fn call_data(
     with_text(dataset(values, feature_names, y, class_names)?, categorical)
 }
 
-/// The data set of a call with the caller's `sample_weight` (one per row), when given. A job for
-/// a cluster (`job=True`) does not carry weights, so weights with a job are refused rather than
-/// dropped.
-fn with_sample_weight(data: Dataset, sample_weight: Option<Vec<f64>>, job: bool) -> Outcome<Dataset> {
+/// The data set of a call with the caller's `sample_weight` (one per row), when given (a job for
+/// a cluster, `job=True`, carries them to the workers).
+fn with_sample_weight(data: Dataset, sample_weight: Option<Vec<f64>>) -> Outcome<Dataset> {
     match sample_weight {
         None => Ok(data),
-        Some(_) if job => Err(invalid("sample_weight", "no weights with a cluster job (job=True / Dask)", "weights")),
         Some(w) => Ok(data.with_weights(w)?),
     }
 }
@@ -326,16 +325,6 @@ fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
 /// output), checked and turned into splits by [`paths::user_splits`].
 pub(crate) type Folds<'py> = Vec<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>;
 
-/// The splits of a call: the user's `folds` when given, else `plan` instantiated on `data` (with
-/// the rows' `groups` for a group plan).
-fn call_splits(plan: Option<&Plan>, folds: Option<Splits>, data: &Dataset, seed: Seed, groups: Option<&[u32]>) -> agghoo::Result<Splits> {
-    match (folds, plan) {
-        (Some(folds), _) => Ok(folds),
-        (None, Some(plan)) => plan.instantiate(&PlanContext { groups, ..PlanContext::of(data) }, seed),
-        (None, None) => Err(agghoo::Error::invalid("plan", "a plan or folds", "neither")),
-    }
-}
-
 /// The paired comparison of procedures `a` and `b` from their test risks on the outer `folds` of
 /// `n_rows` rows (the differences, the Nadeau–Bengio corrected t-test, Dietterich's 5×2cv test on
 /// 5 × 2 folds), as JSON text: what `compare` reports for each pair.
@@ -355,337 +344,327 @@ fn plan_or_group(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan
     Ok(Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v }))
 }
 
-/// Runs a selection procedure on `x`, `y` (class indices when `class_names` is given; `groups`:
-/// a group id per row, for group plans) and
-/// returns the fitted model with the report as JSON; with `job=True`, returns instead the
-/// [`Job`] whose units a cluster evaluates (`agghoo.dask`). `splits` (the caller's (train,
-/// validation) index arrays) replace the plan's; with them, `risks[split][grid point]` computed by
-/// the caller (a scorer on [`paths::path_outputs`]) replace the loss's, on the splits the method
-/// evaluates (the first one for hold-out).
+/// A run's data as Python passes it besides `X` and `y` (a dict whose keys are these fields'
+/// names): the names of the columns and classes (class indices in `y` when `class_names` is
+/// given), the text of the categorical columns, the missing-value tokens they were read with,
+/// a group id per row (group plans), a weight per row, the caller's (train, validation) index
+/// arrays (any scikit-learn splitter's output: they replace the spec's plan) and, for `select`,
+/// the caller's `risks[split][grid point]` on them (a scorer on [`paths::path_outputs`]).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct CallData<'py> {
+    feature_names: Vec<String>,
+    #[pyo3(default)]
+    class_names: Option<Vec<String>>,
+    #[pyo3(default)]
+    categorical: TextColumns,
+    #[pyo3(default)]
+    na_values: Option<Vec<String>>,
+    #[pyo3(default)]
+    groups: Option<Vec<u32>>,
+    #[pyo3(default)]
+    sample_weight: Option<Vec<f64>>,
+    #[pyo3(default)]
+    splits: Option<Folds<'py>>,
+    #[pyo3(default)]
+    risks: Option<Vec<Vec<f64>>>,
+}
+
+/// How a call runs (a dict of these keys): `threads` (all cores when `None`), `job` (return the
+/// [`jobs::Job`] whose units a cluster evaluates, `agghoo.dask`, instead of running here),
+/// `verbose` (see [`compute_with`]).
+#[derive(Default, FromPyObject)]
+#[pyo3(from_item_all)]
+struct RunOptions {
+    threads: Option<usize>,
+    job: bool,
+    verbose: u8,
+}
+
+/// A call's rows, ready for the library: the data set (with its weights and missing-value
+/// tokens), the groups and the caller's splits, and what a [`jobs::Job`] carries besides.
+struct Rows {
+    data: Dataset,
+    groups: Option<Vec<u32>>,
+    splits: Option<Splits>,
+    risks: Option<Vec<Vec<f64>>>,
+    names: (Vec<String>, Option<Vec<String>>, TextColumns),
+}
+
+impl Rows {
+    /// The rows of `x`, `y` and `call` (a job carries their weights).
+    fn new(x: &PyReadonlyArray2<'_, f64>, y: &PyReadonlyArray1<'_, f64>, call: CallData<'_>) -> Outcome<Self> {
+        let (values, n_rows, _) = matrix(x)?;
+        let splits = call.splits.map(|pairs| paths::user_splits(n_rows, pairs)).transpose()?;
+        let data = call_data(values, call.feature_names.clone(), y, call.class_names.clone(), &call.categorical)?;
+        let data = with_sample_weight(data, call.sample_weight)?;
+        // The tokens the Python layer read the text columns with, when given, recorded in the
+        // model's schema (none recorded reads as the default ones, as a Dask job's model has).
+        let data = match call.na_values {
+            Some(list) => data.with_na_values(NaValues::parse(list).map_err(Failure::from)?),
+            None => data,
+        };
+        Ok(Self { data, groups: call.groups, splits, risks: call.risks, names: (call.feature_names, call.class_names, call.categorical) })
+    }
+
+    /// Runs a call with the GIL released (as [`compute_with`]): with `job`, makes the job whose
+    /// units a cluster evaluates (`make_job`); otherwise computes the result here (`local`, its
+    /// units on the executor) and gives it to Python with `output`.
+    fn run<'py, T: Send>(
+        self,
+        py: Python<'py>,
+        run: &RunOptions,
+        make_job: impl FnOnce(&Inputs<'_>) -> Outcome<jobs::Kind> + Send,
+        local: impl FnOnce(&Inputs<'_>, &dyn Executor) -> Outcome<T> + Send,
+        output: impl FnOnce(T) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Self { data, groups, splits, risks: _, names } = self;
+        let job = run.job;
+        let made = compute_with(py, run.threads, run.verbose, move |executor| {
+            let inputs = Inputs { data: &data, groups: groups.as_deref(), folds: None, splits };
+            Ok(if job { jobs::Made::job(make_job(&inputs)?, inputs.data) } else { jobs::Made::Text(local(&inputs, executor)?) })
+        })?;
+        match made {
+            jobs::Made::Job(kind, weights) => jobs::Job::new(*kind, names.0, names.1, names.2, weights).into_py(py),
+            jobs::Made::Text(result) => output(result),
+        }
+    }
+}
+
+/// A call's spec read from its JSON text (its errors naming the field) and checked by
+/// `validate`, its run options (a call with the caller's risks runs here, never as a job) and
+/// its rows.
+fn prepare<S: serde::de::DeserializeOwned>(
+    spec: &str,
+    validate: fn(&S) -> agghoo::Result<()>,
+    x: &PyReadonlyArray2<'_, f64>,
+    y: &PyReadonlyArray1<'_, f64>,
+    data: CallData<'_>,
+    run: Option<RunOptions>,
+) -> Outcome<(S, RunOptions, Rows)> {
+    let spec: S = serde_json::from_str(spec).map_err(|e| invalid("spec", "a spec of the command (JSON)", e))?;
+    validate(&spec)?;
+    let mut run = run.unwrap_or_default();
+    run.job &= data.risks.is_none();
+    let rows = Rows::new(x, y, data)?;
+    Ok((spec, run, rows))
+}
+
+/// Runs the selection procedure of `spec` (the JSON text of a [`SelectSpec`], as `agghoo select
+/// --json` records it) on `x`, `y` and the rest of `data` ([`CallData`]) and returns the fitted
+/// model with the report as JSON; with `run["job"]` ([`RunOptions`]), the [`jobs::Job`] instead.
+/// With the caller's `risks`, those replace the loss's on the splits the method evaluates (the
+/// first one for hold-out), and the call runs here.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, method, plan, stratify=None, loss=None, tie="first", aggregation=None, one_se=false, standardize=false, inner_tau=None, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", axes=Vec::new(), na_values=None, verbose=0, splits=None, risks=None, groups=None, sample_weight=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, spec, data, run=None))]
 fn select<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    family: &str,
-    grid: Option<String>,
-    params: Vec<(String, String)>,
-    method: &str,
-    plan: &str,
-    stratify: Option<bool>,
-    loss: Option<&str>,
-    tie: &str,
-    aggregation: Option<&str>,
-    one_se: bool,
-    standardize: bool,
-    inner_tau: Option<f64>,
-    seed: u64,
-    threads: Option<usize>,
-    job: bool,
-    categorical: TextColumns,
-    missing_category: &str,
-    axes: Vec<(String, String)>,
-    na_values: Option<Vec<String>>,
-    verbose: u8,
-    splits: Option<Folds<'py>>,
-    risks: Option<Vec<Vec<f64>>>,
-    groups: Option<Vec<u32>>,
-    sample_weight: Option<Vec<f64>>,
+    spec: &str,
+    data: CallData<'py>,
+    run: Option<RunOptions>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (values, n_rows, _) = matrix(&x)?;
-    let user_splits = splits.map(|pairs| paths::user_splits(n_rows, pairs)).transpose()?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
-    let data = with_sample_weight(data, sample_weight, job)?;
-    // The tokens the Python layer read the text columns with, when given, recorded in the model's
-    // schema (none recorded reads as the default ones, as a Dask job's model has).
-    let data = match na_values {
-        Some(list) => data.with_na_values(NaValues::parse(list).map_err(Failure::from)?),
-        None => data,
-    };
-    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    // Named axes of a multi-axis grid (`grid={"lambda": …, "gamma": …}` in Python).
-    let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
-    let method = Method::parse_name(method).map_err(Failure::from)?;
-    let plan = plan_or_group(plan, stratify, data.task())?;
-    let mut config = SelectConfig::new(method);
-    config.loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    config.tie = TieRule::parse_name(tie).map_err(Failure::from)?;
-    config.aggregation = <Option<Aggregation>>::parse_name(aggregation.unwrap_or("auto")).map_err(Failure::from)?;
-    config.one_standard_error = one_se;
-    if let Some(tau) = inner_tau {
-        config.inner_fraction = TrainFraction::new(tau).map_err(Failure::from)?;
-    }
-    config.seed = Seed(seed);
-    config.preprocess = spec.preprocess(&data, standardize, missing_category);
-    let instantiate = move |data: &Dataset| call_splits(Some(&plan), user_splits, data, config.seed, groups.as_deref());
-    if job && risks.is_none() {
-        let made = compute(py, threads, move || {
-            let splits = instantiate(&data)?;
-            Ok(SelectJob::new(spec, config, &data, &splits)?)
-        })?;
-        return jobs::Job::new(jobs::Kind::Select(made), feature_names, class_names, categorical).into_py(py);
-    }
-    let (model, report) = compute_with(py, threads, verbose, move |executor| {
-        let fam = spec.build_for(&data, &config.preprocess)?;
-        let splits = instantiate(&data)?;
-        Ok(match risks {
-            None => agghoo::select::select_with(fam.as_ref(), &data, &splits, &config, executor)?,
-            Some(risks) => {
-                use agghoo::select::{conclude, evaluation_options, evaluation_splits};
-                let options = evaluation_options(&config, &data)?;
-                let units = evaluation_splits(&splits, &config)?;
-                let outcomes = agghoo::engine::outcomes_from_risks(fam.as_ref(), &data, &units, &risks, &options, executor)?;
-                conclude(fam.as_ref(), &data, &units, &config, outcomes)?
-            }
-        })
-    })?;
-    jobs::select_output(py, model, &report)
+    let (spec, run, mut rows) = prepare(spec, SelectSpec::validate, &x, &y, data, run)?;
+    let risks = rows.risks.take();
+    rows.run(
+        py,
+        &run,
+        |inputs| {
+            let config = spec.config(spec.preprocess(inputs.data));
+            Ok(jobs::Kind::Select(SelectJob::new(spec.family.clone(), config, inputs.data, &spec.splits(inputs)?)?))
+        },
+        |inputs, executor| {
+            let family = spec.family(inputs.data)?;
+            let splits = spec.splits(inputs)?;
+            let Some(risks) = risks else {
+                return Ok(spec.run_on(family.as_ref(), inputs.data, &splits, executor)?);
+            };
+            use agghoo::select::{conclude, evaluation_options, evaluation_splits};
+            let (data, config) = (inputs.data, spec.config(spec.preprocess(inputs.data)));
+            let options = evaluation_options(&config, data)?;
+            let units = evaluation_splits(&splits, &config)?;
+            let outcomes = agghoo::engine::outcomes_from_risks(family.as_ref(), data, &units, &risks, &options, executor)?;
+            Ok(conclude(family.as_ref(), data, &units, &config, outcomes)?)
+        },
+        |(model, report)| jobs::select_output(py, model, &report),
+    )
+}
+
+/// The risk of one rule (`spec`: the JSON text of an [`EstimateSpec`], its family at its
+/// `value`) estimated on the spec's plan or the caller's splits, with the standard error, for
+/// each of its losses; closed-form leave-one-out / GCV where the family has it (unless the
+/// spec says `never`) and, for a bootstrap plan, the bootstrap estimators (.632, .632+).
+/// Returns the CLI's `--json` result (`estimate`, `bootstrap`) as JSON text, or with
+/// `run["job"]` the [`jobs::Job`].
+#[pyfunction]
+#[pyo3(signature = (x, y, spec, data, run=None))]
+fn estimate<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    spec: &str,
+    data: CallData<'py>,
+    run: Option<RunOptions>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use agghoo::estimate::EstimateJob;
+    use agghoo::spec::EstimateSpec;
+    let (spec, run, rows) = prepare(spec, EstimateSpec::validate, &x, &y, data, run)?;
+    rows.run(
+        py,
+        &run,
+        |inputs| {
+            let bootstrap = spec.is_bootstrap(inputs).then_some(spec.seed);
+            let job = EstimateJob::new(spec.rule().spec()?, 0, spec.config(inputs.data), inputs.data, &spec.splits(inputs)?)?;
+            Ok(jobs::Kind::Estimate { job, bootstrap })
+        },
+        |inputs, executor| {
+            let outcome = spec.run(inputs, executor)?;
+            jobs::estimate_text(&outcome.estimate, outcome.bootstrap.as_ref())
+        },
+        |text| Ok(text.into_pyobject(py)?.into_any()),
+    )
+}
+
+/// Nested cross-validation of selection procedures (`spec`: the JSON text of a [`CompareSpec`])
+/// on identical outer splits of its outer plan (or the caller's splits), each selecting over
+/// the family's grid on inner splits of its inner plan; with the paired comparisons. Returns
+/// the CLI's `compare --json` result as JSON text, or with `run["job"]` the [`jobs::Job`] (one
+/// unit per outer split).
+#[pyfunction]
+#[pyo3(signature = (x, y, spec, data, run=None))]
+fn compare<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray1<'py, f64>,
+    spec: &str,
+    data: CallData<'py>,
+    run: Option<RunOptions>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use agghoo::estimate::NestedJob;
+    use agghoo::spec::CompareSpec;
+    let (spec, run, rows) = prepare(spec, CompareSpec::validate, &x, &y, data, run)?;
+    rows.run(
+        py,
+        &run,
+        |inputs| {
+            let nested = NestedJob { config: spec.config(inputs.data)?, outer: spec.outer_splits(inputs)? };
+            nested.prepare(inputs.data)?;
+            Ok(jobs::Kind::Nested(nested))
+        },
+        |inputs, executor| jobs::to_json(&spec.run(inputs, executor)?),
+        |text| Ok(text.into_pyobject(py)?.into_any()),
+    )
+}
+
+/// The [`FamilySpec`] (JSON text) of Python's `family` (a union of families separated by
+/// commas, such as `knn,logistic`), `grid` (the CLI's `--grid` text), `params` (its `--param
+/// KEY=VALUE` pairs) and `axes` (named axes of a multi-axis grid, `--grid NAME=VALUES`): the
+/// `family` of the spec a call passes.
+#[pyfunction]
+#[pyo3(signature = (family, grid=None, params=Vec::new(), axes=Vec::new()))]
+fn family_spec_json(family: &str, grid: Option<String>, params: Vec<(String, String)>, axes: Vec<(String, String)>) -> PyResult<String> {
+    let grid = grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?;
+    Ok(jobs::to_json(&family_spec(family, grid, params, axes)?)?)
+}
+
+/// The [`Plan`] (JSON text) written `text` (the CLI's forms, and `group:V`), stratified when
+/// `stratify` is true, or by the library's default rule for a `classification` target when it is
+/// `None`: the plan of the spec a call passes.
+#[pyfunction]
+#[pyo3(signature = (text, stratify=None, classification=false))]
+fn plan_spec_json(text: &str, stratify: Option<bool>, classification: bool) -> PyResult<String> {
+    let task = if classification { Task::Classification } else { Task::Regression };
+    Ok(jobs::to_json(&plan_or_group(text, stratify, task)?)?)
+}
+
+/// The [`Loss`] (JSON text) named `name` (`squared`, `01`, `pinball:0.9`, …).
+#[pyfunction]
+fn loss_spec_json(name: &str) -> PyResult<String> {
+    Ok(jobs::to_json(&Loss::parse(name).map_err(Failure::from)?)?)
+}
+
+/// The plan `method` uses when none is given (the library's [`Method::default_plan`]), written
+/// with `n_splits` splits and training fraction `tau` where the plan has them.
+#[pyfunction]
+fn default_plan(method: &str, n_splits: usize, tau: f64) -> PyResult<String> {
+    use agghoo::resample::PlanKind;
+    Ok(match Method::parse_name(method).map_err(Failure::from)?.default_plan() {
+        PlanKind::VFold => format!("vfold:{n_splits}"),
+        PlanKind::HoldOut => format!("holdout:{tau}"),
+        PlanKind::MonteCarlo => format!("mc:{n_splits}:{tau}"),
+        other => other.name().to_string(),
+    })
 }
 
 /// The training and validation rows of one split.
 type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>);
 
-/// The risk of one rule (`family` at hyperparameter `value`) estimated on the splits of `plan`
-/// (or on the user's `folds`), with the standard error, for each of `losses` (the task's default when empty); closed-form
-/// leave-one-out / GCV where the family has it (unless `closed_form` is false) and, for a
-/// `bootstrap:B` plan, the bootstrap estimators (.632, .632+). Returns the CLI's `--json`
-/// result (`estimate`, `bootstrap`) as JSON text, or with `job=True` the [`Job`].
+/// Feature selection run from `spec` (the JSON of the library's `FeaturesSpec`, as `agghoo
+/// features --json` records it); with its `evaluate` (an outer plan), the honest evaluation — the
+/// selection redone inside every outer training fold, next to the naive estimate. Returns the
+/// CLI's `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, value, params, plan, stratify=None, losses=Vec::new(), standardize=false, closed_form=true, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0, folds=None, sample_weight=None))]
-#[allow(clippy::too_many_arguments)]
-fn estimate<'py>(
-    py: Python<'py>,
-    x: PyReadonlyArray2<'py, f64>,
-    y: PyReadonlyArray1<'py, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    family: &str,
-    value: f64,
-    params: Vec<(String, String)>,
-    plan: &str,
-    stratify: Option<bool>,
-    losses: Vec<String>,
-    standardize: bool,
-    closed_form: bool,
-    seed: u64,
-    threads: Option<usize>,
-    job: bool,
-    categorical: TextColumns,
-    missing_category: &str,
-    verbose: u8,
-    folds: Option<Folds<'py>>,
-    sample_weight: Option<Vec<f64>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    use agghoo::estimate::{ClosedFormPolicy, EstimateConfig, EstimateJob};
-    let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
-    let data = with_sample_weight(data, sample_weight, job)?;
-    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    if family.contains(',') {
-        return Err(invalid("family", "one family (a union is selected among with select, or compared with compare)", family).into());
-    }
-    let spec = Rule { family: family_spec(family, None, params, Vec::new())?, value }.spec().map_err(Failure::from)?;
-    let losses = losses.iter().map(|l| Loss::parse(l)).collect::<agghoo::Result<Vec<_>>>().map_err(Failure::from)?;
-    let bootstrap = (folds.is_none() && plan.trim().starts_with("bootstrap")).then_some(Seed(seed));
-    let plan = if folds.is_none() { Some(plan_for(plan, stratify, data.task())?) } else { None };
-    let folds = folds.map(|pairs| paths::user_splits(data.n_rows(), pairs)).transpose()?;
-    let made = compute_with(py, threads, verbose, move |executor| {
-        let preprocess = spec.preprocess(&data, standardize, missing_category);
-        let splits = call_splits(plan.as_ref(), folds, &data, Seed(seed), None)?;
-        let config = EstimateConfig {
-            losses,
-            preprocess,
-            keep_predictions: false,
-            closed_form: if closed_form { ClosedFormPolicy::Auto } else { ClosedFormPolicy::Never },
-        };
-        if job {
-            let estimate_job = EstimateJob::new(spec, 0, config, &data, &splits)?;
-            return Ok(jobs::Made::job(jobs::Kind::Estimate { job: estimate_job, bootstrap }));
-        }
-        let rule = spec.build_for(&data, &config.preprocess)?;
-        let estimate = agghoo::estimate::estimate_risk_with(rule.as_ref(), 0, &data, &splits, &config, executor)?;
-        Ok(jobs::Made::Text(jobs::estimate_json(&data, &splits, &config, estimate, bootstrap.map(|seed| (seed, rule.as_ref())))?))
-    })?;
-    made.into_py(py, feature_names, class_names, categorical)
-}
-
-/// Nested cross-validation of selection procedures (`methods`, the names of
-/// `SelectConfig::for_procedure`) on identical outer splits of `outer` (or the user's `folds`), each selecting over the
-/// family's grid on inner splits of `inner`; with the paired comparisons. Returns the CLI's
-/// `compare --json` result as JSON text, or with `job=True` the [`Job`] (one unit per outer split).
-#[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, methods, outer, inner, stratify=None, loss=None, standardize=false, seed=0, threads=None, job=false, categorical=Vec::new(), missing_category="level", verbose=0, folds=None))]
-#[allow(clippy::too_many_arguments)]
-fn compare<'py>(
-    py: Python<'py>,
-    x: PyReadonlyArray2<'py, f64>,
-    y: PyReadonlyArray1<'py, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    family: &str,
-    grid: Option<String>,
-    params: Vec<(String, String)>,
-    methods: Vec<String>,
-    outer: &str,
-    inner: &str,
-    stratify: Option<bool>,
-    loss: Option<&str>,
-    standardize: bool,
-    seed: u64,
-    threads: Option<usize>,
-    job: bool,
-    categorical: TextColumns,
-    missing_category: &str,
-    verbose: u8,
-    folds: Option<Folds<'py>>,
-) -> PyResult<Bound<'py, PyAny>> {
-    use agghoo::estimate::{NestedConfig, NestedJob, nested_cv_with};
-    let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
-    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, Vec::new())?;
-    let seed = Seed(seed);
-    let loss = loss.map(Loss::parse).transpose().map_err(Failure::from)?;
-    let preprocess = spec.preprocess(&data, standardize, missing_category);
-    let procedures = methods
-        .iter()
-        .map(|m| {
-            let mut c = SelectConfig::for_procedure(m, seed)?;
-            c.preprocess = preprocess;
-            c.loss = loss;
-            Ok(c)
-        })
-        .collect::<Outcome<Vec<_>>>()?;
-    // As the CLI's `compare`: the stratification choice applies to the inner and outer plans.
-    let inner = plan_for(inner, stratify, data.task())?;
-    let outer = if folds.is_none() { Some(plan_for(outer, stratify, data.task())?) } else { None };
-    let folds = folds.map(|pairs| paths::user_splits(data.n_rows(), pairs)).transpose()?;
-    let made = compute_with(py, threads, verbose, move |executor| {
-        let outer = call_splits(outer.as_ref(), folds, &data, seed, None)?;
-        let config = NestedConfig { loss, seed, keep_inner_splits: false, ..NestedConfig::new(spec, inner, procedures) };
-        if job {
-            let nested = NestedJob { config, outer };
-            nested.prepare(&data)?;
-            return Ok(jobs::Made::job(jobs::Kind::Nested(nested)));
-        }
-        Ok(jobs::Made::Text(jobs::to_json(&nested_cv_with(&data, &outer, &config, executor)?)?))
-    })?;
-    made.into_py(py, feature_names, class_names, categorical)
-}
-
-/// Feature selection as the CLI's `features` names it (`method`, `scorer`, `n_features`, the
-/// inner plan `inner`); with `evaluate` (an outer plan), its honest evaluation — the selection
-/// redone inside every outer training fold, next to the naive estimate. Returns the CLI's
-/// `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
-#[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, method="sffs", scorer="cfs", n_features="best", inner="vfold:5", evaluate=None, learner=None, standardize=false, seed=0, threads=None, job=false))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false))]
+#[allow(clippy::too_many_arguments)] // the data (4), the spec and two run-time arguments
 fn select_features<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
-    method: &str,
-    scorer: &str,
-    n_features: &str,
-    inner: &str,
-    evaluate: Option<&str>,
-    learner: Option<&str>,
-    standardize: bool,
-    seed: u64,
+    spec: &str,
     threads: Option<usize>,
     job: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use agghoo::features::{HonestConfig, HonestJob, Learner, Selector, evaluate_honestly, select_features};
+    use agghoo::features::HonestJob;
+    use agghoo::spec::{FeaturesSpec, Inputs};
+    let spec: FeaturesSpec = spec_of(spec)?;
+    spec.validate().map_err(Failure::from)?;
+    if job && spec.evaluate.is_none() {
+        return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
+    }
     let (values, _, _) = matrix(&x)?;
     let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
-    let seed = Seed(seed);
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize, ..Preprocess::default() };
-    let inner = Plan::parse(inner, false).map_err(Failure::from)?;
-    let selector = Selector::parse(method, scorer, n_features, &inner, preprocess).map_err(Failure::from)?;
-    let Some(outer) = evaluate else {
+    let made = compute_with(py, threads, 0, move |executor| {
+        let inputs = Inputs::of(&data);
         if job {
-            return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
-        }
-        let selection = compute(py, threads, move || Ok(select_features(&selector, &data, seed)?))?;
-        return Ok(jobs::to_json(&selection)?.into_pyobject(py)?.into_any());
-    };
-    let learner = match (learner, selector.wrapper_learner()) {
-        (Some(text), _) => Learner::parse(text).map_err(Failure::from)?,
-        (None, Some(l)) => l.clone(),
-        (None, None) => Learner::parse("knn:5").map_err(Failure::from)?,
-    };
-    let outer = Plan::parse(outer, false).map_err(Failure::from)?;
-    let made = compute(py, threads, move || {
-        let outer = outer.instantiate(&PlanContext::of(&data), seed)?;
-        let config = HonestConfig { selector, learner, loss: None, preprocess, seed };
-        if job {
-            let honest = HonestJob { config, outer };
+            let outer = spec.outer_splits(&inputs)?.ok_or_else(|| Failure::internal("an evaluation without its outer splits".into()))?;
+            let honest = HonestJob { config: spec.honest_config(&data)?, outer };
             honest.prepare(&data)?;
-            return Ok(jobs::Made::job(jobs::Kind::Honest(honest)));
+            return Ok(jobs::Made::job(jobs::Kind::Honest(honest), &data));
         }
-        Ok(jobs::Made::Text(jobs::to_json(&evaluate_honestly(&data, &outer, &config)?)?))
+        Ok(jobs::Made::Text(jobs::to_json(&spec.run(&inputs, executor)?)?))
     })?;
     made.into_py(py, feature_names, class_names, Vec::new())
 }
 
-/// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV (`method`
-/// "tree") or by k separate trainings ("standard"), in the fixed or a randomised order. Returns
-/// the CLI's `treecv --json` report as JSON text.
+/// A spec from its JSON text: a field that is unknown or malformed is a `ValueError` naming it.
+fn spec_of<T: serde::de::DeserializeOwned>(text: &str) -> Outcome<T> {
+    serde_json::from_str(text).map_err(|e| invalid("spec", "a spec whose every field the library reads", e))
+}
+
+/// k-fold (`folds = n` for leave-one-out) CV of an incremental learner by TreeCV or by k
+/// separate trainings, run from `spec` (the JSON of the library's `TreecvSpec`, as `agghoo treecv
+/// --json` records it). Returns the CLI's `treecv --json` report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, learner, folds, lambda_=1e-6, centres=8, method="tree", order="fixed", shuffle=true, parallel=false, seed=0, threads=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None))]
 fn treecv(
     py: Python<'_>,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
     feature_names: Vec<String>,
     class_names: Option<Vec<String>>,
-    learner: &str,
-    folds: usize,
-    lambda_: f64,
-    centres: usize,
-    method: &str,
-    order: &str,
-    shuffle: bool,
-    parallel: bool,
-    seed: u64,
+    spec: &str,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, Method as TreeMethod, Order, TreeCvConfig, TreeCvReport};
-
-    struct Run<'a> {
-        data: &'a Dataset,
-        folds: usize,
-        shuffle: Option<Seed>,
-        config: &'a TreeCvConfig,
-    }
-    impl LearnerVisitor for Run<'_> {
-        type Output = agghoo::Result<TreeCvReport>;
-        fn visit<L: agghoo::incremental::Incremental>(self, learner: &L) -> Self::Output {
-            let chunks = ChunkedData::new(learner, self.data, self.folds, self.shuffle)?;
-            treecv::run(learner, &chunks, self.config)
-        }
-    }
-
+    use agghoo::spec::{Inputs, TreecvSpec};
+    let spec: TreecvSpec = spec_of(spec)?;
+    spec.validate().map_err(Failure::from)?;
     let (values, _, _) = matrix(&x)?;
     let data = dataset(values, feature_names, &y, class_names)?;
-    let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
-    let method = TreeMethod::parse_name(method).map_err(Failure::from)?;
-    let order = Order::parse_name(order).map_err(Failure::from)?;
-    let seed = Seed(seed);
-    let config = TreeCvConfig::new().method(method).order(order).parallel(parallel).seed(seed);
-    let report = compute(py, threads, move || {
-        let n_classes = data.target().n_classes();
-        let run = Run { data: &data, folds, shuffle: shuffle.then_some(seed), config: &config };
-        Ok(spec.visit(n_classes, run)??)
-    })?;
-    serde_json::to_string(&report).map_err(|e| Failure::internal(e.to_string()).into())
+    let outcome = compute_with(py, threads, 0, move |executor| Ok(spec.run(&Inputs::of(&data), executor)?))?;
+    jobs::to_json(&outcome).map_err(Into::into)
 }
 
 /// The splits of `plan` (the forms of the CLI's `--outer`) on `n_rows` rows, stratified by
@@ -1017,6 +996,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(paths::path_outputs, m)?)?;
     m.add_function(wrap_pyfunction!(splits, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(family_spec_json, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_spec_json, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_spec_json, m)?)?;
+    m.add_function(wrap_pyfunction!(default_plan, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(treecv, m)?)?;
     m.add_function(wrap_pyfunction!(select_features, m)?)?;

@@ -50,6 +50,7 @@ mod json_file;
 pub mod limits;
 pub mod loss;
 pub mod names;
+mod par;
 mod predictions;
 pub mod resample;
 mod seed;
@@ -61,5 +62,6 @@ pub mod treecv;
 
 pub use error::{Error, ErrorKind, Result, one_line};
 pub use loss::Loss;
+pub use par::Par;
 pub use predictions::{PathPredictions, Predictions};
 pub use seed::{Purpose, Seed};

@@ -263,6 +263,27 @@ impl Limits {
         ))
     }
 
+    /// The text of the file at `path`, read whole (a spec, a report), within the memory budget:
+    /// a larger file — or an endless one, such as a device or a pipe — is refused after reading
+    /// at most one byte beyond the budget.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `path` (missing, unreadable, not UTF-8); [`Error::ResourceLimit`]
+    /// naming `path` and its size when it is beyond the budget.
+    pub fn read_text(&self, path: &std::path::Path) -> Result<String> {
+        use std::io::Read;
+        let io = |source| Error::Io { path: path.into(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        if let Ok(meta) = file.metadata() {
+            self.check_memory(format!("reading the file {} ({} bytes)", path.display(), meta.len()), u128::from(meta.len()))?;
+        }
+        let mut text = String::new();
+        file.take(self.max_memory.saturating_add(1)).read_to_string(&mut text).map_err(io)?;
+        let read = text.len() as u128;
+        self.check_memory(format!("reading the file {} (at least {read} bytes: read no further)", path.display()), read)?;
+        Ok(text)
+    }
+
     /// Bytes of an array of `f64` with the given dimensions (saturating, never overflowing).
     pub fn f64_bytes<const N: usize>(dims: [usize; N]) -> u128 {
         product(dims.map(|d| d as u128)).saturating_mul(8)
@@ -288,6 +309,15 @@ pub fn check_count(count: Count, requested: u128, what: impl fmt::Display) -> Re
 /// As [`Limits::check_memory`].
 pub fn check_memory(what: impl fmt::Display, bytes: u128) -> Result<()> {
     Limits::global().check_memory(what, bytes)
+}
+
+/// The text of the file at `path`, read whole (a spec, a report), within the memory budget of
+/// the global limits ([`Limits::read_text`]).
+///
+/// # Errors
+/// As [`Limits::read_text`].
+pub fn read_text(path: &std::path::Path) -> Result<String> {
+    Limits::global().read_text(path)
 }
 
 /// Parses a memory size: bytes, or a number with a binary suffix `K`, `M`, `G`, `T` (optionally
@@ -352,6 +382,29 @@ pub fn format_bytes(bytes: u128) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file within the budget is read whole; a larger one, or an endless one, is a resource
+    /// error naming the file and its size, read no further than one byte beyond the budget.
+    #[test]
+    fn a_file_beyond_the_memory_budget_is_refused_by_name_and_size() {
+        let path = std::env::temp_dir().join(format!("agghoo-read-text-{}.json", std::process::id()));
+        std::fs::write(&path, "x".repeat(2000)).unwrap();
+        let small = Limits { max_memory: 1024, ..Limits::DEFAULT };
+        assert_eq!(Limits::DEFAULT.read_text(&path).unwrap().len(), 2000);
+        let e = small.read_text(&path).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(e, Error::ResourceLimit { .. }) && text.contains(&path.display().to_string()) && text.contains("2000 bytes"),
+            "{text}"
+        );
+        std::fs::remove_file(&path).ok();
+        let endless = std::path::Path::new("/dev/zero");
+        if endless.exists() {
+            let text = small.read_text(endless).unwrap_err().to_string();
+            assert!(text.contains("/dev/zero") && text.contains("at least 1025 bytes"), "{text}");
+        }
+        assert!(matches!(Limits::DEFAULT.read_text(std::path::Path::new("/no/such/spec.json")), Err(Error::Io { .. })));
+    }
 
     #[test]
     fn counts_within_the_cap_pass_and_beyond_it_fail_with_the_key() {

@@ -27,9 +27,11 @@ use crate::estimate::{
 };
 use crate::family::{Family, FamilyKind, FamilySpec, Rule};
 use crate::loss::Loss;
+use crate::names::Named;
 use crate::resample::{HoldOut, MonteCarlo, Plan, PlanContext, PlanKind, Splits, TrainFraction, VFold};
 use crate::seed::Seed;
-use crate::select::{Aggregation, FittedModel, Method, Report, SelectConfig};
+use crate::select::{Aggregation, FittedModel, Method, Report, SelectConfig, VoteTies};
+use crate::treecv::{ChunkedData, GridReport, LearnerKind, LearnerSpec, Method as TreeMethod, Order, Storage, TreeCvConfig, TreeCvReport};
 
 /// The rows of a run, apart from its spec: the data set and what a plan may read from it.
 #[derive(Clone, Debug)]
@@ -106,6 +108,10 @@ pub struct SelectSpec {
     pub seed: Seed,
     /// Keep the split indices in the report.
     pub keep_split_indices: bool,
+    /// How a hard vote breaks ties (recorded in the model): the lowest-risk member's class
+    /// (default), or the first class (scikit-learn's hard vote).
+    #[serde(with = "by_name", skip_serializing_if = "VoteTies::is_default")]
+    pub vote_ties: VoteTies,
 }
 
 impl Default for SelectSpec {
@@ -123,6 +129,7 @@ impl Default for SelectSpec {
             inner_fraction: None,
             seed: Seed(0),
             keep_split_indices: false,
+            vote_ties: VoteTies::LowestRisk,
         }
     }
 }
@@ -136,6 +143,9 @@ impl SelectSpec {
     pub fn validate(&self) -> Result<()> {
         if self.inner_fraction.is_some() && self.method != Method::Subagging {
             return Err(Error::invalid("inner-tau", "used with subagging only (its inner hold-out)", self.method.name()));
+        }
+        if !self.vote_ties.is_default() && self.aggregation.is_some_and(|a| a != Aggregation::Vote) {
+            return Err(Error::invalid("vote-ties", "used with the vote only (aggregation vote or auto)", self.vote_ties.name()));
         }
         self.config(Preprocess::default()).check()
     }
@@ -158,6 +168,7 @@ impl SelectSpec {
             preprocess,
             seed: self.seed,
             keep_split_indices: self.keep_split_indices,
+            vote_ties: self.vote_ties,
         }
     }
 
@@ -312,6 +323,16 @@ impl EstimateSpec {
         self.family.preprocess(data, self.standardize, self.missing_category)
     }
 
+    /// The estimation configuration on `data` (its preprocessing).
+    pub fn config(&self, data: &Dataset) -> EstimateConfig {
+        EstimateConfig {
+            losses: self.losses.clone(),
+            preprocess: self.preprocess(data),
+            keep_predictions: self.keep_predictions,
+            closed_form: self.closed_form,
+        }
+    }
+
     /// The one-point family of the rule, built for `data`.
     ///
     /// # Errors
@@ -363,13 +384,8 @@ impl EstimateSpec {
     pub fn run_on(&self, rule: &dyn Family, inputs: &Inputs<'_>, splits: &Splits, executor: &dyn Executor) -> Result<EstimateOutcome> {
         self.validate()?;
         let data = inputs.data;
-        let preprocess = self.preprocess(data);
-        let config = EstimateConfig {
-            losses: self.losses.clone(),
-            preprocess,
-            keep_predictions: self.keep_predictions,
-            closed_form: self.closed_form,
-        };
+        let config = self.config(data);
+        let preprocess = config.preprocess;
         let estimate = crate::estimate::estimate_risk_with(rule, 0, data, splits, &config, executor)?;
         let bootstrap = if self.is_bootstrap(inputs) {
             let b =
@@ -591,6 +607,396 @@ pub fn default_plan(kind: PlanKind) -> Result<Plan> {
     })
 }
 
+/// The configuration of `agghoo features` (and of Python's `select_features`): a feature
+/// selection, and optionally its honest evaluation (the whole selection redone inside every outer
+/// training fold, next to the naive selection-on-all-data estimate).
+///
+/// `method`, `scorer` and `n_features` are written as the CLI's `--method`, `--scorer` and
+/// `--features` (parsed by [`Selector::parse`](crate::features::Selector::parse)); `n_features`
+/// may also be a number. `{}` is `agghoo features`' spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeaturesSpec {
+    /// A search (`sfs`, `sbs`, `sffs`, `sbfs`, `exhaustive`), a filter ranking (`pearson`, `mi`)
+    /// or an embedded method (`lasso`, `enet`, `forest-impurity`, `forest-permutation`).
+    pub method: String,
+    /// How a search scores a subset: `cfs` or `wrapper:FAMILY:VALUE`.
+    pub scorer: String,
+    /// How many features: `K`, `MIN:MAX`, `best` or `parsimonious` (rankings and forests: `K`).
+    #[serde(deserialize_with = "text_or_number")]
+    pub n_features: String,
+    /// The inner plan of wrapper scores and of the Lasso's λ (default: 5-fold, unstratified);
+    /// also read as the CLI writes it (`"vfold:5"`, unstratified).
+    #[serde(deserialize_with = "plan_or_text")]
+    pub inner: Plan,
+    /// The honest evaluation's outer plan (also read as text, `"vfold:10"`); `None`: select on
+    /// all the data only. Splits given with the [`Inputs`] replace it.
+    #[serde(deserialize_with = "optional_plan_or_text")]
+    pub evaluate: Option<Plan>,
+    /// The learner of the honest evaluation, `FAMILY:VALUE`; `None`: the wrapper's, or `knn:5`.
+    pub learner: Option<String>,
+    /// Standardise the features inside every training set (the learner, the wrapper's fits, the
+    /// Lasso / elastic-net selection).
+    pub standardize: bool,
+    /// Seed of every random choice (inner and outer splits, forests).
+    pub seed: Seed,
+}
+
+impl Default for FeaturesSpec {
+    fn default() -> Self {
+        Self {
+            method: "sffs".into(),
+            scorer: "cfs".into(),
+            n_features: "best".into(),
+            inner: Plan::VFold(VFold { n_folds: 5, stratify: false, shuffle: true }),
+            evaluate: None,
+            learner: None,
+            standardize: false,
+            seed: Seed(0),
+        }
+    }
+}
+
+/// What [`FeaturesSpec::run`] computes: the selection on all the data, or its honest evaluation.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum FeaturesOutcome {
+    /// The features selected on all the data (no `evaluate`).
+    Selection(crate::features::Selection),
+    /// The honest evaluation (with `evaluate`).
+    Honest(crate::features::HonestReport),
+}
+
+impl FeaturesSpec {
+    /// Checks the spec without data: the selection's names and forms, the learner's, and a
+    /// learner only with an evaluation (it is trained there alone).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the field (`method`, `scorer`, `features`, `learner`).
+    pub fn validate(&self) -> Result<()> {
+        let selector = self.selector(Preprocess::default())?;
+        if let (Some(learner), None) = (&self.learner, &self.evaluate) {
+            return Err(Error::invalid("learner", "used with an honest evaluation (`evaluate`) only", learner));
+        }
+        self.learner(&selector).map(drop)
+    }
+
+    /// The preprocessing of `data`: median imputation when it has missing values, standardisation
+    /// when asked.
+    pub fn preprocess(&self, data: &Dataset) -> Preprocess {
+        Preprocess { impute_median: data.has_missing(), standardize: self.standardize, ..Preprocess::default() }
+    }
+
+    /// The selection procedure, its fits preprocessed with `preprocess`.
+    ///
+    /// # Errors
+    /// As [`Selector::parse`](crate::features::Selector::parse).
+    pub fn selector(&self, preprocess: Preprocess) -> Result<crate::features::Selector> {
+        crate::features::Selector::parse(&self.method, &self.scorer, &self.n_features, &self.inner, preprocess)
+    }
+
+    /// The learner of the honest evaluation: the spec's, else the wrapper's, else `knn:5`.
+    ///
+    /// # Errors
+    /// As [`Learner::parse`](crate::features::Learner::parse).
+    pub fn learner(&self, selector: &crate::features::Selector) -> Result<crate::features::Learner> {
+        match (&self.learner, selector.wrapper_learner()) {
+            (Some(text), _) => crate::features::Learner::parse(text),
+            (None, Some(learner)) => Ok(learner.clone()),
+            (None, None) => crate::features::Learner::parse("knn:5"),
+        }
+    }
+
+    /// The honest evaluation's configuration on `data`.
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s.
+    pub fn honest_config(&self, data: &Dataset) -> Result<crate::features::HonestConfig> {
+        self.validate()?;
+        let preprocess = self.preprocess(data);
+        let selector = self.selector(preprocess)?;
+        let learner = self.learner(&selector)?;
+        Ok(crate::features::HonestConfig { selector, learner, loss: None, preprocess, seed: self.seed })
+    }
+
+    /// The outer splits of the honest evaluation (the inputs' own, or `evaluate` drawn with the
+    /// seed); `None` without an evaluation.
+    ///
+    /// # Errors
+    /// The plan's errors.
+    pub fn outer_splits(&self, inputs: &Inputs<'_>) -> Result<Option<Splits>> {
+        self.evaluate.as_ref().map(|plan| inputs.splits(plan, self.seed)).transpose()
+    }
+
+    /// Runs the selection on all the data, or its honest evaluation (units on `executor`).
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s, the plans' and the selection's errors.
+    pub fn run(&self, inputs: &Inputs<'_>, executor: &dyn Executor) -> Result<FeaturesOutcome> {
+        let data = inputs.data;
+        let config = self.honest_config(data)?;
+        Ok(match self.outer_splits(inputs)? {
+            Some(outer) => FeaturesOutcome::Honest(crate::features::evaluate_honestly_with(data, &outer, &config, executor)?),
+            None => FeaturesOutcome::Selection(crate::features::select_features_with(&config.selector, data, self.seed, executor)?),
+        })
+    }
+}
+
+/// A plan, or its text as the CLI's `--outer` reads it (`"vfold:5"`, unstratified).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PlanOrText {
+    Text(String),
+    Plan(Plan),
+}
+
+impl PlanOrText {
+    fn plan(self) -> Result<Plan> {
+        match self {
+            PlanOrText::Text(text) => Plan::parse(&text, false),
+            PlanOrText::Plan(plan) => Ok(plan),
+        }
+    }
+}
+
+fn plan_or_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Plan, D::Error> {
+    PlanOrText::deserialize(deserializer)?.plan().map_err(serde::de::Error::custom)
+}
+
+fn optional_plan_or_text<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<Plan>, D::Error> {
+    Option::<PlanOrText>::deserialize(deserializer)?.map(PlanOrText::plan).transpose().map_err(serde::de::Error::custom)
+}
+
+/// A text field that may be written as a number (`"n_features": 3`).
+fn text_or_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Text(String),
+        Number(u64),
+    }
+    Ok(match Either::deserialize(deserializer)? {
+        Either::Text(text) => text,
+        Either::Number(n) => n.to_string(),
+    })
+}
+
+/// The number of chunks of a TreeCV run: `k`, or one per row (leave-one-out, `"loo"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "FoldsText", into = "FoldsText")]
+pub enum Folds {
+    /// k chunks.
+    K(usize),
+    /// One chunk per row.
+    LeaveOneOut,
+}
+
+/// [`Folds`] as written: a number, or `"loo"` (a number in a string is read too).
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum FoldsText {
+    Count(usize),
+    Text(String),
+}
+
+impl Folds {
+    /// The number of chunks on `n_rows` rows.
+    pub fn on(self, n_rows: usize) -> usize {
+        match self {
+            Folds::K(k) => k,
+            Folds::LeaveOneOut => n_rows,
+        }
+    }
+}
+
+impl std::str::FromStr for Folds {
+    type Err = Error;
+    fn from_str(text: &str) -> Result<Self> {
+        match text.trim() {
+            "loo" => Ok(Folds::LeaveOneOut),
+            t => t.parse().map(Folds::K).map_err(|_| Error::invalid("folds", "a number of chunks or `loo`", text)),
+        }
+    }
+}
+
+impl TryFrom<FoldsText> for Folds {
+    type Error = Error;
+    fn try_from(text: FoldsText) -> Result<Self> {
+        match text {
+            FoldsText::Count(k) => Ok(Folds::K(k)),
+            FoldsText::Text(t) => t.parse(),
+        }
+    }
+}
+
+impl From<Folds> for FoldsText {
+    fn from(folds: Folds) -> Self {
+        match folds {
+            Folds::K(k) => FoldsText::Count(k),
+            Folds::LeaveOneOut => FoldsText::Text("loo".into()),
+        }
+    }
+}
+
+/// The configuration of `agghoo treecv` (and of Python's `treecv`): k-fold or leave-one-out CV
+/// of an incremental learner, by TreeCV or by k separate trainings, or PEGASOS's λ selected over
+/// a grid by it. `{}` is `agghoo treecv`'s spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TreecvSpec {
+    /// The incremental learner.
+    #[serde(with = "by_name")]
+    pub learner: LearnerKind,
+    /// PEGASOS's λ: one value, or a grid (λ then selected by TreeCV); `None`: 1e-6. Refused with
+    /// other learners.
+    pub lambda: Option<Vec<f64>>,
+    /// k-means' number of centres; `None`: 8. Refused with other learners.
+    pub centres: Option<usize>,
+    /// The number of chunks (default 10), or `loo`.
+    pub folds: Folds,
+    /// TreeCV or k separate trainings.
+    #[serde(with = "by_name")]
+    pub method: TreeMethod,
+    /// The order of the points within each update.
+    #[serde(with = "by_name")]
+    pub order: Order,
+    /// Run the two branches of every node in parallel (same result).
+    pub parallel: bool,
+    /// Shuffle the rows into chunks with the seed (`false`: keep their order).
+    pub shuffle: bool,
+    /// Store the features as f32 (the estimate is then exactly that of the data rounded to f32).
+    pub f32: bool,
+    /// Seed of the shuffle and of the random order.
+    pub seed: Seed,
+}
+
+impl Default for TreecvSpec {
+    fn default() -> Self {
+        Self {
+            learner: LearnerKind::Pegasos,
+            lambda: None,
+            centres: None,
+            folds: Folds::K(10),
+            method: TreeMethod::Tree,
+            order: Order::Fixed,
+            parallel: false,
+            shuffle: true,
+            f32: false,
+            seed: Seed(0),
+        }
+    }
+}
+
+/// What [`TreecvSpec::run`] computes: one learner's CV, or λ's TreeCV curve and its argmin.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum TreecvOutcome {
+    /// The CV of one learner.
+    Single(TreeCvReport),
+    /// A λ grid (PEGASOS).
+    Grid(GridReport),
+}
+
+impl TreecvSpec {
+    /// PEGASOS's default λ.
+    pub const DEFAULT_LAMBDA: f64 = 1e-6;
+    /// k-means' default number of centres.
+    pub const DEFAULT_CENTRES: usize = 8;
+
+    /// Checks the spec without data: `lambda` and `centres` only with the learner they apply to,
+    /// a non-empty λ grid (of several values with PEGASOS only).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the field.
+    pub fn validate(&self) -> Result<()> {
+        for (given, name, applies_to) in
+            [(self.lambda.is_some(), "lambda", LearnerKind::Pegasos), (self.centres.is_some(), "centres", LearnerKind::Kmeans)]
+        {
+            if given && self.learner != applies_to {
+                return Err(Error::InvalidParameter {
+                    name,
+                    expected: "given only with the learner it applies to (lambda: pegasos, centres: kmeans)",
+                    got: format!("{name} with learner {}", self.learner),
+                });
+            }
+        }
+        if self.lambda.as_ref().is_some_and(Vec::is_empty) {
+            return Err(Error::invalid("lambda", "at least one value", "an empty grid"));
+        }
+        Ok(())
+    }
+
+    /// The λ values: the spec's, or the default one.
+    pub fn lambdas(&self) -> Vec<f64> {
+        self.lambda.clone().unwrap_or_else(|| vec![Self::DEFAULT_LAMBDA])
+    }
+
+    /// True when λ is selected over a grid (several values).
+    pub fn is_grid(&self) -> bool {
+        self.lambdas().len() > 1
+    }
+
+    /// The learner (PEGASOS at the first λ).
+    pub fn learner_spec(&self) -> LearnerSpec {
+        LearnerSpec::of(self.learner, self.lambdas()[0], self.centres.unwrap_or(Self::DEFAULT_CENTRES))
+    }
+
+    /// The run's configuration.
+    pub fn config(&self) -> TreeCvConfig {
+        TreeCvConfig::new().method(self.method).order(self.order).parallel(self.parallel).seed(self.seed)
+    }
+
+    /// `data` cut into the spec's chunks for `learner` (shuffled with the seed unless `shuffle`
+    /// is off, stored as the spec says).
+    ///
+    /// # Errors
+    /// [`ChunkedData::new`]'s (k against n, the learner's checks of the data).
+    pub fn chunks<L: crate::incremental::Incremental>(&self, learner: &L, data: &Dataset) -> Result<ChunkedData> {
+        let storage = if self.f32 { Storage::F32 } else { Storage::F64 };
+        ChunkedData::new(learner, data, self.folds.on(data.n_rows()), self.shuffle.then_some(self.seed))?.with_storage(storage)
+    }
+
+    /// The TreeCV curve over the λ grid (PEGASOS) and its argmin (first of tied values).
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s; [`Error::InvalidParameter`] (`lambda`) for another
+    /// learner; the chunking's and the runs' errors.
+    pub fn run_grid(&self, data: &Dataset) -> Result<GridReport> {
+        self.validate()?;
+        if self.learner != LearnerKind::Pegasos {
+            return Err(Error::invalid("lambda", "a λ grid with learner pegasos", self.learner));
+        }
+        let lambdas = self.lambdas();
+        let chunks = self.chunks(&crate::incremental::Pegasos::new(lambdas[0])?, data)?;
+        crate::treecv::select_grid(&lambdas, crate::incremental::Pegasos::new, &chunks, &self.config(), TieRule::First)
+    }
+
+    /// Runs the CV (its forks on `executor`), or the λ grid.
+    ///
+    /// # Errors
+    /// [`validate`](Self::validate)'s, the learner's, the chunking's and the run's errors.
+    pub fn run(&self, inputs: &Inputs<'_>, executor: &dyn Executor) -> Result<TreecvOutcome> {
+        struct Run<'a> {
+            spec: &'a TreecvSpec,
+            data: &'a Dataset,
+            executor: &'a dyn Executor,
+        }
+        impl crate::treecv::LearnerVisitor for Run<'_> {
+            type Output = Result<TreeCvReport>;
+            fn visit<L: crate::incremental::Incremental>(self, learner: &L) -> Self::Output {
+                crate::treecv::run_with(learner, &self.spec.chunks(learner, self.data)?, &self.spec.config(), self.executor)
+            }
+        }
+        self.validate()?;
+        let data = inputs.data;
+        if self.is_grid() {
+            return Ok(TreecvOutcome::Grid(self.run_grid(data)?));
+        }
+        let run = Run { spec: self, data, executor };
+        Ok(TreecvOutcome::Single(self.learner_spec().visit(data.target().n_classes(), run)??))
+    }
+}
+
 /// A choice in a spec: its name as users write it (`holdout`, `most-frequent`, `auto`).
 mod by_name {
     use crate::names::Named;
@@ -695,5 +1101,96 @@ mod tests {
         let inputs = Inputs { folds: Some(&folds), ..Inputs::of(&reg) };
         assert_eq!(spec.splits(&inputs).unwrap().len(), 3);
         assert!(spec.splits(&Inputs::of(&reg)).is_err());
+    }
+
+    /// `features` and `treecv` specs: `{}` is the CLI's default, a spec reads back from its JSON
+    /// equal to itself, a misplaced option is an error naming it, and a spec runs as the
+    /// functions it configures.
+    #[test]
+    fn features_and_treecv_specs_default_to_the_cli_and_run_as_configured() {
+        use crate::features::{Learner, select_features};
+        assert_eq!(serde_json::from_str::<FeaturesSpec>("{}").unwrap(), FeaturesSpec::default());
+        assert_eq!(serde_json::from_str::<TreecvSpec>("{}").unwrap(), TreecvSpec::default());
+        let features: FeaturesSpec =
+            serde_json::from_str(r#"{"method": "pearson", "n_features": 2, "evaluate": {"plan": "v_fold", "n_folds": 3, "stratify": false, "shuffle": true}, "learner": "knn:3", "seed": 4}"#)
+                .unwrap();
+        assert_eq!(features.n_features, "2");
+        let text: FeaturesSpec =
+            serde_json::from_str(r#"{"method": "pearson", "n_features": "2", "evaluate": "vfold:3", "learner": "knn:3", "seed": 4}"#)
+                .unwrap();
+        assert_eq!(text, features);
+        assert_eq!(serde_json::from_str::<FeaturesSpec>(&serde_json::to_string(&features).unwrap()).unwrap(), features);
+        let treecv: TreecvSpec =
+            serde_json::from_str(r#"{"learner": "gaussian-nb", "folds": "loo", "order": "random", "shuffle": false}"#).unwrap();
+        assert_eq!((treecv.folds, treecv.folds.on(30)), (Folds::LeaveOneOut, 30));
+        let json = serde_json::to_string(&treecv).unwrap();
+        assert!(json.contains(r#""folds":"loo""#) && json.contains(r#""learner":"gaussian-nb""#), "{json}");
+        assert_eq!(serde_json::from_str::<TreecvSpec>(&json).unwrap(), treecv);
+
+        let named = |r: Result<()>| match r {
+            Err(Error::InvalidParameter { name, .. }) => name,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(named(FeaturesSpec { scorer: "nope".into(), ..FeaturesSpec::default() }.validate()), "scorer");
+        assert_eq!(named(FeaturesSpec { learner: Some("knn:3".into()), ..FeaturesSpec::default() }.validate()), "learner");
+        assert_eq!(named(TreecvSpec { lambda: Some(vec![0.1]), ..treecv.clone() }.validate()), "lambda");
+        assert_eq!(named(TreecvSpec { centres: Some(3), ..TreecvSpec::default() }.validate()), "centres");
+        let e = serde_json::from_str::<TreecvSpec>(r#"{"folds": "many"}"#).unwrap_err().to_string();
+        assert!(e.contains("`folds`"), "{e}");
+        let e = serde_json::from_str::<FeaturesSpec>(r#"{"scorr": "cfs"}"#).unwrap_err().to_string();
+        assert!(e.contains("unknown field `scorr`"), "{e}");
+
+        let data = crate::data::generators::genuer(80, 6, Seed(1), 0).unwrap();
+        let spec = FeaturesSpec { evaluate: None, learner: None, ..features };
+        let FeaturesOutcome::Selection(selection) = spec.run(&Inputs::of(&data), &crate::engine::Rayon).unwrap() else {
+            panic!("a selection")
+        };
+        let direct = select_features(&spec.selector(spec.preprocess(&data)).unwrap(), &data, Seed(4)).unwrap();
+        assert_eq!(selection, direct);
+        let honest = FeaturesSpec { evaluate: Some(Plan::parse("vfold:3", false).unwrap()), learner: Some("knn:3".into()), ..spec };
+        let FeaturesOutcome::Honest(report) = honest.run(&Inputs::of(&data), &crate::engine::Rayon).unwrap() else {
+            panic!("an evaluation")
+        };
+        let config = honest.honest_config(&data).unwrap();
+        assert_eq!(config.learner, Learner::parse("knn:3").unwrap());
+        let outer = Plan::parse("vfold:3", false).unwrap().instantiate(&PlanContext::of(&data), Seed(4)).unwrap();
+        assert_eq!(report, crate::features::evaluate_honestly(&data, &outer, &config).unwrap());
+
+        let stream = crate::data::generators::covertype_like(300, Seed(2)).unwrap();
+        let spec = TreecvSpec { folds: Folds::K(5), seed: Seed(3), ..TreecvSpec::default() };
+        let TreecvOutcome::Single(report) = spec.run(&Inputs::of(&stream), &crate::engine::Rayon).unwrap() else { panic!("one learner") };
+        let learner = crate::incremental::Pegasos::new(TreecvSpec::DEFAULT_LAMBDA).unwrap();
+        let chunks = ChunkedData::new(&learner, &stream, 5, Some(Seed(3))).unwrap();
+        let direct = crate::treecv::run(&learner, &chunks, &TreeCvConfig::new().seed(Seed(3))).unwrap();
+        assert_eq!((report.estimate, &report.chunk_losses), (direct.estimate, &direct.chunk_losses));
+        let grid = TreecvSpec { lambda: Some(vec![1e-4, 1e-2]), ..spec };
+        let TreecvOutcome::Grid(g) = grid.run(&Inputs::of(&stream), &crate::engine::Rayon).unwrap() else { panic!("a grid") };
+        assert_eq!(g.values, [1e-4, 1e-2]);
+    }
+
+    /// A job, a report and a model file spell every choice as specs do (`holdout`, `soft`), and
+    /// the spellings written before (`hold-out`, `soft_vote`, `score_mean`) still read.
+    #[test]
+    fn jobs_and_reports_spell_choices_as_specs_do() {
+        let config = SelectConfig { aggregation: Some(Aggregation::SoftVote), ..SelectConfig::new(Method::HoldOut) };
+        let json = serde_json::to_string(&config).unwrap();
+        assert!(json.contains(r#""method":"holdout""#) && json.contains(r#""aggregation":"soft""#), "{json}");
+        let old = json
+            .replace(r#""method":"holdout""#, r#""method":"hold-out""#)
+            .replace(r#""aggregation":"soft""#, r#""aggregation":"soft_vote""#);
+        let back: SelectConfig = serde_json::from_str(&old).unwrap();
+        assert_eq!((back.method, back.aggregation), (Method::HoldOut, Some(Aggregation::SoftVote)));
+        for (a, name, old) in [
+            (Aggregation::SoftVote, "soft", "soft_vote"),
+            (Aggregation::ScoreMean, "score", "score_mean"),
+            (Aggregation::Single, "single", "single"),
+        ] {
+            assert_eq!(serde_json::to_string(&a).unwrap(), format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<Aggregation>(&format!("\"{old}\"")).unwrap(), a);
+        }
+        for &(m, name, _) in <Method as crate::names::Named>::CHOICES {
+            assert_eq!(serde_json::to_string(&m).unwrap(), format!("\"{name}\""));
+        }
+        assert!(serde_json::from_str::<Aggregation>(r#""auto""#).is_err() && serde_json::from_str::<Method>(r#""holdoot""#).is_err());
     }
 }

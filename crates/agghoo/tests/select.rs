@@ -300,6 +300,35 @@ fn soft_vote_averages_member_probabilities() {
     }
 }
 
+/// Majhoo with 4 members ties often on 2 classes: with `first-class` ties the label is the first
+/// class of the vote fractions' maximum (so it is `argmax(predict_proba)`), with the default the
+/// lowest-risk member's class — which differs on some tied row here; the rule travels in the
+/// model file, and a vote-less selection refuses it.
+#[test]
+fn the_votes_tie_rule_is_recorded_in_the_model() {
+    use agghoo::select::VoteTies;
+    let data = generators::knn_problem(200, Seed(71)).unwrap();
+    let fam = knn(&data, "1:21:2");
+    let splits = MonteCarlo::new(4, 0.8).unwrap().instantiate(200, Seed(1)).unwrap();
+    let test = generators::knn_problem(300, Seed(72)).unwrap();
+    let mut cfg = SelectConfig::new(Method::Majhoo);
+    let (lowest, _) = select::select(fam.as_ref(), &data, &splits, &cfg).unwrap();
+    cfg.vote_ties = VoteTies::FirstClass;
+    let (first, _) = select::select(fam.as_ref(), &data, &splits, &cfg).unwrap();
+    let Predictions::Classes { proba: Some(p), labels, .. } = first.predict(&test).unwrap() else { panic!("a vote gives fractions") };
+    for (i, &l) in labels.iter().enumerate() {
+        assert_eq!(l, u32::from(p[2 * i + 1] > p[2 * i]), "row {i}: {:?}", &p[2 * i..2 * i + 2]);
+    }
+    assert_ne!(lowest.predict(&test).unwrap().labels(), Some(&labels[..]), "no tie broken differently: the test proves nothing");
+    let reread = FittedModel::from_json(&serde_json::to_string(&first).unwrap(), std::path::Path::new("m.json")).unwrap();
+    assert_eq!(reread.vote_ties, VoteTies::FirstClass);
+    assert_eq!(reread.predict(&test).unwrap().labels(), Some(&labels[..]));
+    assert!(!serde_json::to_string(&lowest).unwrap().contains("vote_ties"), "the default is not written: old files stay as they were");
+    cfg.method = Method::Cv;
+    let err = select::select(fam.as_ref(), &data, &splits, &cfg).unwrap_err();
+    assert!(err.to_string().contains("vote-ties"), "{err}");
+}
+
 #[test]
 fn agghoo_merges_linear_and_kernel_members_into_one_equivalent_model() {
     use agghoo::family::Predictor;

@@ -3,9 +3,8 @@
 //! naive selection-on-all-data estimate.
 
 use agghoo::Seed;
-use agghoo::data::Preprocess;
-use agghoo::features::{HonestConfig, Learner, Selector, evaluate_honestly, select_features};
-use agghoo::resample::PlanContext;
+use agghoo::features::Selector;
+use agghoo::spec::{FeaturesOutcome, FeaturesSpec, Inputs};
 
 use crate::args::{FeaturesArgs, UsageError};
 use crate::output::{self, num};
@@ -23,48 +22,58 @@ fn flag_error(e: agghoo::Error) -> anyhow::Error {
     }
 }
 
+/// The spec of the features flags.
+pub fn spec(args: &FeaturesArgs) -> anyhow::Result<FeaturesSpec> {
+    let spec = FeaturesSpec {
+        method: args.method.clone(),
+        scorer: args.scorer.clone(),
+        n_features: args.n_features.clone(),
+        inner: source::outer_plan(&args.inner, false)?,
+        evaluate: args.evaluate.as_deref().map(|text| source::outer_plan(text, false)).transpose()?,
+        learner: args.learner.clone(),
+        standardize: args.standardize,
+        seed: Seed(args.seed),
+    };
+    spec.validate().map_err(flag_error)?;
+    Ok(spec)
+}
+
 pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
-    let seed = Seed(args.seed);
-    let loaded = source::load(&args.data, None, seed)?;
+    let spec = match args.given_spec()? {
+        Some(spec) => spec,
+        None => spec(&args)?,
+    };
+    let loaded = source::load(&args.data, None, spec.seed)?;
     let data = &loaded.data;
-    let inner = source::outer_plan(&args.inner, false)?;
     data.check_numeric("feature selection")?;
-    let preprocess = Preprocess { impute_median: data.has_missing(), standardize: args.standardize, ..Preprocess::default() };
-    let selector = Selector::parse(&args.method, &args.scorer, &args.n_features, &inner, preprocess).map_err(flag_error)?;
-    if let Selector::Search { search, .. } = &selector {
+    spec.validate()?;
+    if let Selector::Search { search, .. } = spec.selector(spec.preprocess(data))? {
         // The work, before it starts (a wrapper scores each subset by a whole inner CV);
         // a search beyond the budget is refused by the library with the same estimate.
         if let (Ok(evaluations), false) = (search.estimated_evaluations(data.n_features()), args.output.json) {
-            let runs = if args.evaluate.is_some() { " per selection (one on all data, one in every outer fold)" } else { "" };
-            eprintln!("agghoo: {} over {} features: about {evaluations} subset evaluations{runs}", args.method, data.n_features());
+            let runs = if spec.evaluate.is_some() { " per selection (one on all data, one in every outer fold)" } else { "" };
+            eprintln!("agghoo: {} over {} features: about {evaluations} subset evaluations{runs}", spec.method, data.n_features());
         }
     }
-    let Some(outer_text) = &args.evaluate else {
-        let selection = select_features(&selector, data, seed)?;
-        if args.output.json {
-            return output::print_json("features", &args.method, Some(seed.0), &selection);
-        }
-        return output::print(&format!(
-            "selected {} of {} features: {}",
-            selection.features.len(),
-            data.n_features(),
-            selection.names.join(", ")
-        ));
-    };
-    let learner = match (&args.learner, selector.wrapper_learner()) {
-        (Some(text), _) => Learner::parse(text).map_err(flag_error)?,
-        (None, Some(l)) => l.clone(),
-        (None, None) => Learner::parse("knn:5")?,
-    };
-    let outer = source::outer_plan(outer_text, false)?.instantiate(&PlanContext::of(data), seed)?;
-    let config = HonestConfig { selector, learner, loss: None, preprocess, seed };
-    let report = evaluate_honestly(data, &outer, &config)?;
+    output::record_spec(&spec)?;
+    let outcome = spec.run(&Inputs::of(data), &agghoo::engine::Rayon)?;
     if args.output.json {
-        return output::print_json("features", &args.method, Some(seed.0), &report);
+        return output::print_json("features", &spec.method, Some(spec.seed.0), &outcome);
     }
+    let report = match outcome {
+        FeaturesOutcome::Selection(selection) => {
+            return output::print(&format!(
+                "selected {} of {} features: {}",
+                selection.features.len(),
+                data.n_features(),
+                selection.names.join(", ")
+            ));
+        }
+        FeaturesOutcome::Honest(report) => report,
+    };
     output::print(&format!(
         "feature selection `{}` evaluated by {} outer folds · learner {} · loss {} · data {} (n = {}, d = {})",
-        args.method,
+        spec.method,
         report.n_folds,
         report.learner,
         report.loss,

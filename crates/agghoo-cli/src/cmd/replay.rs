@@ -4,7 +4,7 @@
 //! elsewhere): only the commands that print a report are rerun, and no output path recorded in it
 //! is written — each is dropped, or with `--out-dir DIR` rebased inside DIR by its file name.
 //! Data paths (`--data`, `--model`, `--splits-file`, `--spec`) are only read. A report that
-//! records the spec its command ran (`spec`: select, estimate, compare) is rerun from that spec, its
+//! records the spec its command ran (`spec`: select, estimate, compare, features, treecv) is rerun from that spec, its
 //! data read as the invocation says.
 
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ const CURVES: &[&str] = &["-learning.csv", "-learning.svg", "-learning.png", "-v
 /// dropped or rebased inside `args.out_dir` (each one said on stderr).
 pub fn recorded(args: &ReplayArgs) -> anyhow::Result<Command> {
     let path = args.report.display();
-    let text = std::fs::read_to_string(&args.report).with_context(|| format!("reading {path}"))?;
+    let text = agghoo::limits::read_text(&args.report).with_context(|| format!("reading {path}"))?;
     let doc: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{path}: not JSON"))?;
     let invocation = doc.get("invocation").ok_or_else(|| {
         UsageError(format!("{path}: no `invocation` field (a report printed by `--json`, or written by `reproduce`, records one)"))
@@ -65,6 +65,8 @@ pub fn recorded(args: &ReplayArgs) -> anyhow::Result<Command> {
             Command::Select(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
             Command::Estimate(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
             Command::Compare(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
+            Command::Features(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
+            Command::Treecv(a) => a.recorded_spec = Some(serde_json::from_value(spec.clone()).map_err(bad)?),
             _ => {}
         }
     }

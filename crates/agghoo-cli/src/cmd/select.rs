@@ -65,6 +65,7 @@ pub fn spec(args: &SelectArgs, loaded: &Loaded) -> anyhow::Result<(SelectSpec, S
         inner_fraction,
         seed: Seed(args.seed),
         keep_split_indices: args.report_splits,
+        vote_ties: args.vote_ties,
     };
     Ok((spec, plan_text, rows))
 }

@@ -10,7 +10,11 @@ use std::time::Instant;
 
 use agghoo::Seed;
 use agghoo::data::study::StudyManifest;
-use agghoo::experiments::study::{self, COMPARISONS, Cell, PROCEDURES, REFERENCE, StudyConfig, StudyFamily, StudyResult, Tally, Verdict};
+use agghoo::experiments::study::{
+    self, COMPARISONS, Cell, PROCEDURES, ProcedureKind, REFERENCE, StudyConfig, StudyFamily, StudyResult, Tally, Verdict,
+};
+use agghoo::resample::PlanKind;
+use agghoo::select::Method;
 use anyhow::{Context, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -382,17 +386,16 @@ fn plot(result: &StudyResult, relative: &Path, tau: &Path) -> anyhow::Result<()>
 
 /// A label short enough for the dot plot's axis: `1se`, `acv`, `ekcv`, `ho .8`, `mc .8`, `a .8/5`, ...
 fn short_label(k: usize) -> String {
-    use agghoo::experiments::study::ProcedureKind;
     let p = PROCEDURES[k].0;
     let tau = p.tau.map_or_else(String::new, |t| format!("{t}").trim_start_matches('0').to_string());
     match p.kind {
-        ProcedureKind::CvOneSe => "1se".into(),
-        ProcedureKind::Holdout => format!("ho {tau}"),
-        ProcedureKind::Mccv => format!("mc {tau}"),
-        ProcedureKind::Agghoo => format!("a {tau}/{}", p.v),
+        ProcedureKind::Select { one_se: true, .. } => "1se".into(),
+        ProcedureKind::Select { method: Method::HoldOut, .. } => format!("ho {tau}"),
+        ProcedureKind::Select { method: Method::Cv, plan: PlanKind::MonteCarlo, .. } => format!("mc {tau}"),
+        ProcedureKind::Select { method: Method::Agghoo, .. } => format!("a {tau}/{}", p.v),
         ProcedureKind::Subagging => format!("sub {tau}"),
         ProcedureKind::Bagging => "bag".into(),
-        other => other.name().into(),
+        other => other.name(),
     }
 }
 
@@ -482,11 +485,11 @@ fn tau_lines<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &StudyRes
 where
     DB::ErrorType: 'static,
 {
-    use agghoo::experiments::study::ProcedureKind;
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e}");
     root.fill(&WHITE).map_err(e)?;
     let fams = families(result);
-    let find = |f: StudyFamily, kind: ProcedureKind, tau: f64, v: usize| {
+    let agghoo = PROCEDURES[study::AGGHOO].0.kind;
+    let find = |f: StudyFamily, kind, tau: f64, v: usize| {
         result
             .summary
             .iter()
@@ -524,7 +527,7 @@ where
     for (i, &f) in fams.iter().enumerate() {
         let c = colour(i);
         for v in [5, 10] {
-            let points: Vec<(f64, f64)> = [0.5, 0.8].iter().filter_map(|&t| find(f, ProcedureKind::Agghoo, t, v).map(|r| (t, r))).collect();
+            let points: Vec<(f64, f64)> = [0.5, 0.8].iter().filter_map(|&t| find(f, agghoo, t, v).map(|r| (t, r))).collect();
             let style = c.stroke_width(if v == 10 { 3 } else { 1 });
             chart
                 .draw_series(LineSeries::new(points.iter().copied(), style))
@@ -533,11 +536,14 @@ where
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
             chart.draw_series(points.iter().map(|&p| Circle::new(p, 4, c.filled()))).map_err(e)?;
         }
-        let marks: Vec<(f64, f64)> = [find(f, ProcedureKind::Mccv, 0.8, 10), find(f, ProcedureKind::Holdout, 0.8, 1)]
-            .into_iter()
-            .flatten()
-            .map(|r| (0.8 + 0.01 * (i as f64 + 1.0), r))
-            .collect();
+        let marks: Vec<(f64, f64)> = [
+            find(f, ProcedureKind::select(Method::Cv, PlanKind::MonteCarlo), 0.8, 10),
+            find(f, ProcedureKind::select(Method::HoldOut, PlanKind::HoldOut), 0.8, 1),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|r| (0.8 + 0.01 * (i as f64 + 1.0), r))
+        .collect();
         chart.draw_series(marks.iter().map(|&p| TriangleMarker::new(p, 5, c.filled()))).map_err(e)?;
     }
     legend_and_present(&mut chart, &root, SeriesLabelPosition::UpperLeft, 12)

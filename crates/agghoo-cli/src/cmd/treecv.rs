@@ -2,9 +2,9 @@
 //! separate trainings, optionally selecting PEGASOS's λ over a grid.
 
 use agghoo::Seed;
-use agghoo::incremental::{Incremental, Pegasos};
-use agghoo::select::TieRule;
-use agghoo::treecv::{self, ChunkedData, LearnerKind, LearnerSpec, LearnerVisitor, Method, Order, Storage, TreeCvConfig, TreeCvReport};
+use agghoo::incremental::Incremental;
+use agghoo::spec::{Folds, TreecvSpec};
+use agghoo::treecv::{self, LearnerVisitor, Method, Order, TreeCvReport};
 use serde::Serialize;
 
 use crate::args::{TreeCvArgs, UsageError};
@@ -31,63 +31,72 @@ struct WithMemory<'a> {
     memory: Option<RunMemory>,
 }
 
-/// Chunks `data` and runs; the data set is dropped once its chunk-ordered copy exists, so the run
-/// holds the data once, not twice.
-/// Runs one learner's CV with a progress bar and the memory it took.
+/// Runs one learner's CV with a progress bar and the memory it took. The data set is dropped
+/// once its chunk-ordered copy exists, so the run holds the data once, not twice.
 struct Cv<'a> {
     data: agghoo::data::Dataset,
-    k: usize,
-    shuffle: Option<Seed>,
-    storage: Storage,
-    cfg: &'a TreeCvConfig,
+    spec: &'a TreecvSpec,
     json: bool,
 }
 
 impl LearnerVisitor for Cv<'_> {
     type Output = anyhow::Result<(TreeCvReport, Option<RunMemory>)>;
     fn visit<L: Incremental>(self, learner: &L) -> Self::Output {
-        let chunks = ChunkedData::new(learner, &self.data, self.k, self.shuffle)?.with_storage(self.storage)?;
+        let chunks = self.spec.chunks(learner, &self.data)?;
         drop(self.data);
-        let bar = output::Bar::new(treecv::expected_updates(&chunks, self.cfg.method), "point updates", self.json);
-        let (report, memory) = memory::measure(|| treecv::run_with(learner, &chunks, self.cfg, &bar.executor()));
+        let cfg = self.spec.config();
+        let bar = output::Bar::new(treecv::expected_updates(&chunks, cfg.method), "point updates", self.json);
+        let (report, memory) = memory::measure(|| treecv::run_with(learner, &chunks, &cfg, &bar.executor()));
         bar.0.finish_and_clear();
         Ok((report?, memory))
     }
 }
 
-pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
-    let seed = Seed(args.seed);
-    let source::Loaded { data, description, .. } = source::load(&args.data, None, seed)?;
-    let (n_rows, n_classes) = (data.n_rows(), data.target().n_classes());
-    let k = if args.folds == "loo" {
-        n_rows
-    } else {
-        args.folds.parse::<usize>().map_err(|_| UsageError(format!("--folds `{}`: a number or `loo`", args.folds)))?
-    };
-    let (method, order) = (args.method, args.order);
-    let cfg = TreeCvConfig::new().method(method).order(order).parallel(args.parallel).seed(seed);
-    let shuffle = (!args.no_shuffle).then_some(seed);
-    let storage = if args.f32 { Storage::F32 } else { Storage::F64 };
-    for (given, flag, applies_to) in
-        [(args.lambda.is_some(), "--lambda", LearnerKind::Pegasos), (args.centres.is_some(), "--centres", LearnerKind::Kmeans)]
-    {
-        if given && args.learner != applies_to {
-            return Err(
-                UsageError(format!("{flag} has no effect with --learner {}: it applies to --learner {applies_to}", args.learner)).into()
-            );
-        }
+/// A spec field that does not apply, named by its flag (`--lambda: …`): a usage error.
+fn flag_error(e: agghoo::Error) -> anyhow::Error {
+    match e {
+        agghoo::Error::InvalidParameter { name, .. } => UsageError(format!("--{name}: {e}")).into(),
+        other => other.into(),
     }
-    let lambda_text = args.lambda.as_deref().unwrap_or("1e-6");
-    let lambdas = crate::source::parse_grid(lambda_text)?.values()?;
-    if lambdas.len() > 1 {
-        if args.learner != LearnerKind::Pegasos {
-            return Err(UsageError("a λ grid is for --learner pegasos".into()).into());
-        }
-        let chunks = ChunkedData::new(&Pegasos::new(lambdas[0])?, &data, k, shuffle)?.with_storage(storage)?;
-        drop(data);
-        let grid = treecv::select_grid(&lambdas, Pegasos::new, &chunks, &cfg, TieRule::First)?;
+}
+
+/// The spec of the treecv flags.
+pub fn spec(args: &TreeCvArgs) -> anyhow::Result<TreecvSpec> {
+    let folds: Folds = args.folds.parse().map_err(|_| UsageError(format!("--folds `{}`: a number or `loo`", args.folds)))?;
+    let lambda = args.lambda.as_deref().map(|text| anyhow::Ok(source::parse_grid(text)?.values()?)).transpose()?;
+    let spec = TreecvSpec {
+        learner: args.learner,
+        lambda,
+        centres: args.centres,
+        folds,
+        method: args.method,
+        order: args.order,
+        parallel: args.parallel,
+        shuffle: !args.no_shuffle,
+        f32: args.f32,
+        seed: Seed(args.seed),
+    };
+    spec.validate().map_err(flag_error)?;
+    Ok(spec)
+}
+
+pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
+    let spec = match args.given_spec()? {
+        Some(spec) => spec,
+        None => spec(&args)?,
+    };
+    spec.validate()?;
+    let source::Loaded { data, description, .. } = source::load(&args.data, None, spec.seed)?;
+    let (n_rows, n_classes) = (data.n_rows(), data.target().n_classes());
+    let k = spec.folds.on(n_rows);
+    let (method, order, parallel) = (spec.method, spec.order, spec.parallel);
+    output::record_spec(&spec)?;
+    if spec.is_grid() {
+        let grid = spec.run_grid(&data)?;
         if args.output.json {
-            return output::print_json("treecv", lambda_text, Some(seed.0), &grid);
+            let lambda_text =
+                args.lambda.clone().unwrap_or_else(|| spec.lambdas().iter().map(f64::to_string).collect::<Vec<_>>().join(","));
+            return output::print_json("treecv", lambda_text, Some(spec.seed.0), &grid);
         }
         let mut t = output::table(&["λ", "TreeCV risk", "standard error"]);
         let rows: Vec<Vec<Option<f64>>> = grid
@@ -103,18 +112,17 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
         output::print(&format!("PEGASOS λ selected by {k}-fold TreeCV on {description} (n = {n_rows})\n{t}"))?;
         return output::print(&format!("selected λ = {}", num(grid.values[grid.best_index])));
     }
-    let spec = LearnerSpec::of(args.learner, lambdas[0], args.centres.unwrap_or(8));
-    let (report, memory) = spec.visit(n_classes, Cv { data, k, shuffle, storage, cfg: &cfg, json: args.output.json })??;
+    let (report, memory) = spec.learner_spec().visit(n_classes, Cv { data, spec: &spec, json: args.output.json })??;
     if args.output.json {
-        let parameters = Parameters { data: &description, learner: &report.learner, folds: k, method, order, parallel: args.parallel };
-        return output::print_json("treecv", parameters, Some(seed.0), &WithMemory { report: &report, memory });
+        let parameters = Parameters { data: &description, learner: &report.learner, folds: k, method, order, parallel };
+        return output::print_json("treecv", parameters, Some(spec.seed.0), &WithMemory { report: &report, memory });
     }
     output::print(&format!(
         "{} · {k}-fold {:?} CV ({:?} order{}) · data {} (n = {})",
         report.learner,
         method,
         order,
-        if args.parallel { ", parallel" } else { "" },
+        if parallel { ", parallel" } else { "" },
         description,
         n_rows
     ))?;

@@ -97,6 +97,10 @@ pub struct CsvOptions {
     /// The fields read as missing (by default empty fields and pandas' NA strings); the data
     /// set records them, and so does a model fitted on it.
     pub na_values: NaValues,
+    /// A column of per-row sample weights (numbers ≥ 0), not a feature: the data set is
+    /// [`Dataset::with_weights`] them. A row whose weight is missing is refused under
+    /// [`MissingPolicy::Error`] and dropped otherwise, as a row whose target is missing.
+    pub weight_column: Option<String>,
 }
 
 /// A CSV file read into a [`Dataset`] plus the requested non-feature columns.
@@ -230,20 +234,24 @@ impl<R: std::io::Read> std::io::Read for CrlfToLf<R> {
             }
             let mut used = 0;
             while used < avail.len() && n < out.len() {
-                let b = avail[used];
-                used += 1;
-                if b == b'\r' {
+                // Up to the next `\r`, the bytes pass unchanged, copied at once.
+                let room = (avail.len() - used).min(out.len() - n);
+                let plain = avail[used..used + room].iter().position(|&b| b == b'\r').unwrap_or(room);
+                out[n..n + plain].copy_from_slice(&avail[used..used + plain]);
+                n += plain;
+                used += plain;
+                if plain < room {
+                    // A `\r`: dropped before a `\n`, held back at the end of the buffer, else kept.
+                    used += 1;
                     match avail.get(used) {
-                        Some(b'\n') => continue,
-                        Some(_) => {}
-                        None => {
-                            self.pending_cr = true;
-                            continue;
+                        Some(b'\n') => {}
+                        Some(_) => {
+                            out[n] = b'\r';
+                            n += 1;
                         }
+                        None => self.pending_cr = true,
                     }
                 }
-                out[n] = b;
-                n += 1;
             }
             self.inner.consume(used);
         }
@@ -277,9 +285,15 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     for name in &options.extra_columns {
         extra_cols.push((name.clone(), find(name)?));
     }
+    let weight_col = options.weight_column.as_deref().map(find).transpose()?;
+    if let Some(w) = weight_col.filter(|&w| Some(w) == target_col) {
+        return Err(Error::invalid("weight column", "a column other than the target", &header[w]));
+    }
     let feature_cols: Vec<usize> = match &options.feature_columns {
         Some(names) => names.iter().map(|n| find(n)).collect::<Result<Vec<_>>>()?,
-        None => (0..header.len()).filter(|c| Some(*c) != target_col && !extra_cols.iter().any(|(_, e)| e == c)).collect(),
+        None => (0..header.len())
+            .filter(|c| Some(*c) != target_col && Some(*c) != weight_col && !extra_cols.iter().any(|(_, e)| e == c))
+            .collect(),
     };
     let p = feature_cols.len();
     let mut levels: Vec<Option<LevelsBuilder>> = (0..p).map(|_| None).collect();
@@ -307,6 +321,7 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     let mut target_text: Vec<String> = Vec::new();
     let mut target_lines: Vec<u64> = Vec::new();
     let mut extras: Vec<Vec<String>> = vec![Vec::new(); extra_cols.len()];
+    let mut weights: Vec<f64> = Vec::new();
     let mut n_dropped = 0usize;
     let mut row_values = Vec::with_capacity(feature_cols.len());
     let mut record = csv::StringRecord::new();
@@ -326,10 +341,14 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         row_infinite.clear();
         // A dropped row's values count for the kinds of their columns, not as levels.
         let target_missing = target_col.is_some_and(|t| options.na_values.is_missing(&record[t]));
+        // a missing weight is handled as a missing target
+        let weight_missing = weight_col.is_some_and(|w| options.na_values.is_missing(&record[w]));
         let dropped_row = match options.missing {
             MissingPolicy::Error => false,
-            MissingPolicy::Median => target_missing,
-            MissingPolicy::Drop => target_missing || feature_cols.iter().any(|&c| options.na_values.is_missing(&record[c])),
+            MissingPolicy::Median => target_missing || weight_missing,
+            MissingPolicy::Drop => {
+                target_missing || weight_missing || feature_cols.iter().any(|&c| options.na_values.is_missing(&record[c]))
+            }
         };
         for (k, &c) in feature_cols.iter().enumerate() {
             let field = &record[c];
@@ -382,9 +401,21 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
             n_dropped += 1;
             continue;
         }
+        if let Some(w) = weight_col
+            && weight_missing
+        {
+            if options.missing == MissingPolicy::Error {
+                return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[w].clone() });
+            }
+            n_dropped += 1;
+            continue;
+        }
         if dropped_row {
             n_dropped += 1;
             continue;
+        }
+        if let Some(w) = weight_col {
+            weights.push(weight(&record[w], line, &header[w], path)?);
         }
         x.extend_from_slice(&row_values);
         if let Some(t) = target_col {
@@ -440,8 +471,32 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     let data = Dataset::new_with_missing(x, feature_names, target, target_name)?;
     let data = if levels.iter().any(Option::is_some) { data.with_levels(levels)? } else { data };
     let data = data.with_na_values(options.na_values.clone());
+    let data = match weight_col {
+        Some(w) => data.with_weights(weights).map_err(|e| bad(format!("weight column `{}`: {e}", header[w])))?,
+        None => data,
+    };
     let extras = extra_cols.into_iter().map(|(n, _)| n).zip(extras).collect();
     Ok(CsvData { data, extras, n_dropped, warnings })
+}
+
+/// A sample weight read from `field` (line `line` of `path`, column `column`): a finite number ≥ 0.
+///
+/// # Errors
+/// [`Error::NotANumber`] for text or an infinite or NaN number, [`Error::BadFile`] for a
+/// negative weight, each naming the file, line and column.
+fn weight(field: &str, line: u64, column: &str, path: &Path) -> Result<f64> {
+    let not_a_number = || Error::NotANumber { path: path.to_path_buf(), line, column: column.to_string(), value: field.to_string() };
+    let w: f64 = field.trim().parse().map_err(|_| not_a_number())?;
+    if !w.is_finite() {
+        return Err(not_a_number());
+    }
+    if w < 0.0 {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            message: format!("line {line}, column `{column}`: weight {field} is negative (sample weights are numbers ≥ 0)"),
+        });
+    }
+    Ok(w)
 }
 
 /// An infinite number read in a column whose kind is not known yet.
@@ -629,6 +684,30 @@ mod tests {
         assert_eq!((d.data.n_rows(), d.n_dropped), (2, 1));
         let d = read(text, &CsvOptions { missing: MissingPolicy::Median, ..opts("y") }).unwrap();
         assert!(d.data.has_missing() && d.data.row(0)[1].is_nan());
+    }
+
+    #[test]
+    fn weight_column_is_read_and_checked() {
+        let with = |missing| CsvOptions { weight_column: Some("w".into()), missing, ..opts("y") };
+        let d = read("a,w,y\n1,2.5,0\n3,0,1\n5,1,0\n", &with(MissingPolicy::Error)).unwrap().data;
+        assert_eq!(d.feature_names(), ["a"]);
+        assert_eq!(d.weights(), Some(&[2.5, 0.0, 1.0][..]));
+        let e = read("a,w,y\n1,2,0\n3,x,1\n", &with(MissingPolicy::Error)).unwrap_err();
+        assert!(matches!(&e, Error::NotANumber { line: 3, column, value, .. } if column == "w" && value == "x"), "{e}");
+        let e = read("a,w,y\n1,inf,0\n3,1,1\n", &with(MissingPolicy::Error)).unwrap_err();
+        assert!(matches!(&e, Error::NotANumber { line: 2, column, .. } if column == "w"), "{e}");
+        let e = read("a,w,y\n1,2,0\n3,-1,1\n", &with(MissingPolicy::Error)).unwrap_err();
+        assert!(e.to_string().contains("line 3, column `w`: weight -1 is negative"), "{e}");
+        let e = read("a,w,y\n1,,0\n3,1,1\n", &with(MissingPolicy::Error)).unwrap_err();
+        assert!(matches!(&e, Error::MissingValue { line: 2, column, .. } if column == "w"), "{e}");
+        let d = read("a,w,y\n1,,0\n3,1,1\n5,2,0\n", &with(MissingPolicy::Drop)).unwrap();
+        assert_eq!((d.data.n_rows(), d.n_dropped, d.data.weights()), (2, 1, Some(&[1.0, 2.0][..])));
+        let e = read("a,w,y\n1,0,0\n3,0,1\n", &with(MissingPolicy::Error)).unwrap_err();
+        assert!(e.to_string().contains("weight column `w`") && e.to_string().contains("every weight is 0"), "{e}");
+        let e = read("a,w,y\n1,2,0\n", &CsvOptions { weight_column: Some("v".into()), ..opts("y") }).unwrap_err();
+        assert!(matches!(&e, Error::MissingColumn { name, .. } if name == "v"), "{e}");
+        let e = read("a,w,y\n1,2,0\n", &CsvOptions { weight_column: Some("y".into()), ..opts("y") }).unwrap_err();
+        assert!(matches!(&e, Error::InvalidParameter { .. }), "{e}");
     }
 
     #[test]

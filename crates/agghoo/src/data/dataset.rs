@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::Par;
 use crate::error::{Error, Result};
 
 /// Whether the target is a class label or a real value.
@@ -413,11 +414,11 @@ impl Dataset {
     }
     /// A view of the given rows (which may repeat, as in a bootstrap resample).
     pub fn view<'a>(&'a self, rows: &'a [usize]) -> View<'a> {
-        View { data: self, rows: std::borrow::Cow::Borrowed(rows) }
+        View { data: self, rows: std::borrow::Cow::Borrowed(rows), par: Par::pool() }
     }
     /// A view of every row, in order.
     pub fn all(&self) -> View<'_> {
-        View { data: self, rows: std::borrow::Cow::Owned((0..self.n_rows).collect()) }
+        View { data: self, rows: std::borrow::Cow::Owned((0..self.n_rows).collect()), par: Par::pool() }
     }
     /// A new data set holding only the given columns (by index), in that order.
     pub fn select_columns(&self, columns: &[usize]) -> Result<Dataset> {
@@ -551,11 +552,13 @@ impl Dataset {
     }
 }
 
-/// Rows of a [`Dataset`] by index: what a learner trains on or predicts for.
+/// Rows of a [`Dataset`] by index: what a learner trains on or predicts for, with the
+/// parallelism its kernels may use on them ([`View::par`]).
 #[derive(Clone, Debug)]
 pub struct View<'a> {
     data: &'a Dataset,
     rows: std::borrow::Cow<'a, [usize]>,
+    par: Par,
 }
 
 impl<'a> View<'a> {
@@ -566,6 +569,19 @@ impl<'a> View<'a> {
     /// Row indices into the data set.
     pub fn rows(&self) -> &[usize] {
         &self.rows
+    }
+    /// The parallelism a fit or prediction on these rows may use: the whole pool for a view
+    /// made by [`Dataset::view`] or [`Dataset::all`], what the executor gave the unit for the
+    /// views of a split it evaluates ([`Executor::par`](crate::engine::Executor::par)). A
+    /// sub-view keeps it.
+    pub fn par(&self) -> Par {
+        self.par
+    }
+    /// The same rows with parallelism `par`.
+    #[must_use]
+    pub fn with_par(mut self, par: Par) -> Self {
+        self.par = par;
+        self
     }
     /// Number of rows in the view.
     pub fn len(&self) -> usize {
@@ -632,10 +648,10 @@ impl<'a> View<'a> {
     }
     /// A sub-view: the rows at the given positions *of this view*.
     pub fn subview(&self, positions: &[usize]) -> View<'a> {
-        View { data: self.data, rows: std::borrow::Cow::Owned(positions.iter().map(|&p| self.rows[p]).collect()) }
+        View { data: self.data, rows: std::borrow::Cow::Owned(positions.iter().map(|&p| self.rows[p]).collect()), par: self.par }
     }
     /// An owned view over explicit dataset rows.
     pub fn from_rows(data: &'a Dataset, rows: Vec<usize>) -> View<'a> {
-        View { data, rows: std::borrow::Cow::Owned(rows) }
+        View { data, rows: std::borrow::Cow::Owned(rows), par: Par::pool() }
     }
 }

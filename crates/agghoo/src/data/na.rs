@@ -104,9 +104,23 @@ impl NaValues {
     }
 }
 
+/// The length of the longest default token (`nan` included): a longer cell (most numbers
+/// written in full) is none of them, whatever its text.
+const DEFAULT_MAX_LEN: usize = {
+    let (mut longest, mut i) = ("nan".len(), 0);
+    while i < DEFAULT_NA_VALUES.len() {
+        if DEFAULT_NA_VALUES[i].len() > longest {
+            longest = DEFAULT_NA_VALUES[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
+
 /// One of [`DEFAULT_NA_VALUES`], or `na` / `nan` in any case.
 fn is_default_token(t: &str) -> bool {
-    t.eq_ignore_ascii_case("na") || t.eq_ignore_ascii_case("nan") || DEFAULT_NA_VALUES.binary_search(&t).is_ok()
+    t.len() <= DEFAULT_MAX_LEN
+        && (t.eq_ignore_ascii_case("na") || t.eq_ignore_ascii_case("nan") || DEFAULT_NA_VALUES.binary_search(&t).is_ok())
 }
 
 impl From<NaValues> for Vec<String> {

@@ -84,10 +84,11 @@ pub fn evaluate_units(
     if let Some(&bad) = units.iter().find(|&&j| j >= splits.len()) {
         return Err(Error::invalid("split", "an index below the number of splits", format!("{bad} (of {})", splits.len())));
     }
+    let par = executor.par(units.len());
     map_ordered(executor, units.len(), |i| {
         let j = units[i];
         let split = &splits.as_slice()[j];
-        evaluate_one(family, data, split.train(), split.validation(), options).map_err(|e| e.at_split(j))
+        evaluate_one(family, data, split.train(), split.validation(), options, par).map_err(|e| e.at_split(j))
     })
 }
 
@@ -132,8 +133,8 @@ pub fn check_evaluation(family: &dyn Family, data: &Dataset, splits: &Splits, op
 /// estimate [`evaluate_splits`] checks against the memory budget before any fit.
 pub fn fit_memory(family: &dyn Family, data: &Dataset, splits: &Splits, options: &EvalOptions) -> (u128, String) {
     use crate::limits::product;
-    let threads = rayon::current_num_threads().max(1);
-    let in_flight = splits.len().clamp(1, threads);
+    let pool = crate::Par::pool();
+    let in_flight = splits.len().clamp(1, pool.n_threads());
     let n_train = splits.iter().map(|s| s.train().len()).max().unwrap_or(0);
     let n_validation = splits.iter().map(|s| s.validation().len()).max().unwrap_or(0);
     let width = options.preprocess.encoded_width(data);
@@ -147,8 +148,14 @@ pub fn fit_memory(family: &dyn Family, data: &Dataset, splits: &Splits, options:
         }
         _ => n_train,
     };
-    let shape =
-        crate::family::FitShape { n_train, n_validation, n_features: width, n_classes, largest_pair, threads: threads.div_ceil(in_flight) };
+    let shape = crate::family::FitShape {
+        n_train,
+        n_validation,
+        n_features: width,
+        n_classes,
+        largest_pair,
+        threads: pool.split(in_flight).n_threads(),
+    };
     let copies = if options.preprocess.is_identity() { 0 } else { product([3, (n_train + n_validation) as u128, width as u128, 8]) };
     let per_row: u128 = if n_classes > 0 { 4 + 8 * (n_classes as u128 + 1) } else { 8 };
     let predictions = product([family.grid().len() as u128, n_validation as u128, per_row]);
@@ -176,7 +183,7 @@ fn check_path_memory(family: &dyn Family, data: &Dataset, splits: &Splits, keep_
     let mut sizes: Vec<usize> = splits.iter().map(|s| s.validation().len()).collect();
     if !keep_all {
         sizes.sort_unstable_by(|a, b| b.cmp(a));
-        sizes.truncate(rayon::current_num_threads());
+        sizes.truncate(crate::Par::pool().n_threads());
     }
     let rows: u128 = sizes.iter().map(|&n| n as u128).sum();
     let grid = family.grid().len();
@@ -186,17 +193,19 @@ fn check_path_memory(family: &dyn Family, data: &Dataset, splits: &Splits, keep_
     )
 }
 
-/// One split: preprocess, fit the path, predict, reduce to risks, select. Its [`Error::Fit`]s
-/// carry no split number yet: [`evaluate_units`] numbers them.
+/// One split: preprocess, fit the path, predict, reduce to risks, select, with kernels of
+/// parallelism `par`. Its [`Error::Fit`]s carry no split number yet: [`evaluate_units`] numbers
+/// them.
 fn evaluate_one(
     family: &dyn Family,
     data: &Dataset,
     train_rows: &[usize],
     validation_rows: &[usize],
     options: &EvalOptions,
+    par: crate::Par,
 ) -> Result<SplitOutcome> {
-    let train_view = data.view(train_rows);
-    let validation_view = data.view(validation_rows);
+    let train_view = data.view(train_rows).with_par(par);
+    let validation_view = data.view(validation_rows).with_par(par);
     check_training_weight(&train_view)?;
     if options.preprocess.is_identity() {
         run_path(family, &train_view, &validation_view, options, None)
@@ -204,7 +213,7 @@ fn evaluate_one(
         let transform = options.preprocess.fit(&train_view);
         let train_data = transform.apply(&train_view)?;
         let validation_data = transform.apply(&validation_view)?;
-        run_path(family, &train_data.all(), &validation_data.all(), options, Some(transform))
+        run_path(family, &train_data.all().with_par(par), &validation_data.all().with_par(par), options, Some(transform))
     }
 }
 
@@ -292,7 +301,7 @@ fn fit_on(rows: &View<'_>, preprocess: &Preprocess, fit: impl Fn(&View<'_>) -> R
     } else {
         let transform = preprocess.fit(rows);
         let transformed = transform.apply(rows)?;
-        Ok(fit(&transformed.all())?.with_transform(Some(transform)))
+        Ok(fit(&transformed.all().with_par(rows.par()))?.with_transform(Some(transform)))
     }
 }
 
@@ -345,6 +354,7 @@ pub fn outcomes_from_risks(
             format!("{} rows of [{shape}] for {} splits × {grid} grid points", risks.len(), splits.len()),
         ));
     }
+    let par = executor.par(splits.len());
     map_ordered(executor, splits.len(), |j| {
         let split = &splits.as_slice()[j];
         let curve = &risks[j];
@@ -354,7 +364,10 @@ pub fn outcomes_from_risks(
         }
         let selected = argmin(curve, options.tie)?;
         let model = if options.keep_selected_model {
-            Some(fit_on(&data.view(split.train()), &options.preprocess, |t| family.fit(t, selected)).map_err(|e| at(selected, e))?)
+            Some(
+                fit_on(&data.view(split.train()).with_par(par), &options.preprocess, |t| family.fit(t, selected))
+                    .map_err(|e| at(selected, e))?,
+            )
         } else {
             None
         };

@@ -4,6 +4,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use crate::Par;
 use crate::error::{Error, Result};
 
 /// Runs independent units `0..n`. An executor may run them in any order, on any threads or
@@ -17,6 +18,13 @@ pub trait Executor: Sync {
     /// default; [`Observed`] attaches one).
     fn observer(&self) -> &dyn Observer {
         &Unobserved
+    }
+
+    /// The parallelism each of `n` units may use inside itself (its fit's kernels, see [`Par`]).
+    /// The default, for executors that run one unit at a time on this machine: the whole pool.
+    fn par(&self, n: usize) -> Par {
+        let _ = n;
+        Par::pool()
     }
 }
 
@@ -88,6 +96,10 @@ impl Executor for Observed<'_> {
         self.executor.for_each(n, unit);
     }
 
+    fn par(&self, n: usize) -> Par {
+        self.executor.par(n)
+    }
+
     fn observer(&self) -> &dyn Observer {
         self.observer
     }
@@ -103,6 +115,10 @@ pub struct Inner<'a>(pub &'a dyn Executor);
 impl Executor for Inner<'_> {
     fn for_each(&self, n: usize, unit: &(dyn Fn(usize) + Sync)) {
         self.0.for_each(n, unit);
+    }
+
+    fn par(&self, n: usize) -> Par {
+        self.0.par(n)
     }
 
     fn observer(&self) -> &dyn Observer {
@@ -137,6 +153,11 @@ pub struct Rayon;
 impl Executor for Rayon {
     fn for_each(&self, n: usize, unit: &(dyn Fn(usize) + Sync)) {
         (0..n).into_par_iter().for_each(unit);
+    }
+
+    /// The pool's threads shared out among the units that run at once ([`Par::split`]).
+    fn par(&self, n: usize) -> Par {
+        Par::pool().split(n)
     }
 }
 

@@ -50,6 +50,10 @@ pub(crate) use job::check_outcome_count;
 pub use job::{Job, run};
 pub use stats::summarize;
 
+pub use crate::par::Par;
+
+#[cfg(test)]
+mod par_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -89,10 +89,13 @@ fn validation_risks_are_weighted_means() {
 fn a_family_or_procedure_without_weights_refuses_them_by_name() {
     let data = weighted(&regression(40), &counts(40));
     let splits = Splits::new(40, vec![Split::new((0..30).collect(), (30..40).collect()).unwrap()]).unwrap();
-    let svr = family::build(FamilyKind::Svr, &FamilyParams::default(), &data).unwrap();
+    let mut params = FamilyParams::default();
+    params.insert_pair("intercept=true").unwrap();
+    let kernel = family::build(FamilyKind::KernelRidge, &params, &data).unwrap();
     let options = EvalOptions { losses: vec![Loss::Squared], ..EvalOptions::default() };
-    let message = evaluate_splits(svr.as_ref(), &data, &splits, &options, &Sequential).unwrap_err().to_string();
-    assert!(message.contains("sample_weight") && message.contains("`svr`"), "{message}");
+    let error = evaluate_splits(kernel.as_ref(), &data, &splits, &options, &Sequential).unwrap_err();
+    let message = format!("{error}: {}", std::error::Error::source(&error).map(ToString::to_string).unwrap_or_default());
+    assert!(message.contains("sample_weight") && message.contains("`kernel-ridge` and intercept=true"), "{message}");
     let ridge = RidgeFamily::linear(vec![1.0]).unwrap();
     let closed = crate::estimate::smoother_risks(&ridge, &data, &Preprocess::default()).unwrap_err().to_string();
     assert!(closed.contains("sample_weight"), "{closed}");

@@ -59,7 +59,7 @@ use crate::family::forest::ForestConfig;
 use crate::family::logistic::LogisticConfig;
 use crate::family::{self, FamilyKind, FamilySpec, GridSpec, Predictor};
 use crate::loss::Loss;
-use crate::resample::{Bootstrap, MonteCarlo, PlanContext, Splits, VFold};
+use crate::resample::{Bootstrap, MonteCarlo, PlanContext, PlanKind, Splits, VFold};
 use crate::seed::{Purpose, Seed};
 use crate::select::{FittedModel, Method, SelectConfig, conclude};
 
@@ -127,25 +127,24 @@ impl StudyFamily {
     }
 }
 
-/// What a procedure of the study does with its splits (each is the library's own procedure).
+/// What a procedure of the study does with its splits: one of the library's procedures, or a
+/// reference that separates ensembling from selection. Its name (in tables and in study.json's
+/// `kind`) is the library's method name ([`Method::name`]), prefixed `mc` when the method reads
+/// Monte-Carlo splits instead of its default V-fold ones (`mccv`), suffixed `+1se` with the
+/// one-standard-error rule (`cv+1se`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(try_from = "String", into = "String")]
 pub enum ProcedureKind {
-    /// CV selection, refit on the outer training rows.
-    Cv,
-    /// CV with the one-standard-error rule.
-    #[serde(rename = "cv+1se")]
-    CvOneSe,
-    /// K-fold averaging CV.
-    Acv,
-    /// Efficient K-fold CV.
-    Ekcv,
-    /// Hold-out selection on the first split.
-    Holdout,
-    /// Monte-Carlo CV selection.
-    Mccv,
-    /// Agghoo (Majhoo's vote on classification).
-    Agghoo,
+    /// The library's procedure `method` (Agghoo is Majhoo's vote on classification), with the
+    /// one-standard-error rule when `one_se`, on a split set of kind `plan`.
+    Select {
+        /// The procedure.
+        method: Method,
+        /// The one-standard-error rule.
+        one_se: bool,
+        /// The kind of split set it reads.
+        plan: PlanKind,
+    },
     /// Reference: subagging at CV's choice — the grid point 10-fold CV selects, trained on each
     /// of the Monte-Carlo training sets Agghoo reads and combined as Agghoo's members are. The
     /// ensemble without the per-split selection.
@@ -156,33 +155,54 @@ pub enum ProcedureKind {
 }
 
 impl ProcedureKind {
+    /// The library's procedure `method` on a split set of kind `plan`, without the
+    /// one-standard-error rule.
+    pub const fn select(method: Method, plan: PlanKind) -> Self {
+        ProcedureKind::Select { method, one_se: false, plan }
+    }
+
     /// The name in tables.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            ProcedureKind::Cv => "cv",
-            ProcedureKind::CvOneSe => "cv+1se",
-            ProcedureKind::Acv => "acv",
-            ProcedureKind::Ekcv => "ekcv",
-            ProcedureKind::Holdout => "holdout",
-            ProcedureKind::Mccv => "mccv",
-            ProcedureKind::Agghoo => "agghoo",
-            ProcedureKind::Subagging => "subagging",
-            ProcedureKind::Bagging => "bagging",
+            ProcedureKind::Select { method, one_se, plan } => {
+                let mc = plan == PlanKind::MonteCarlo && method.default_plan() == PlanKind::VFold;
+                format!("{}{}{}", if mc { "mc" } else { "" }, method.name(), if one_se { "+1se" } else { "" })
+            }
+            ProcedureKind::Subagging => "subagging".into(),
+            ProcedureKind::Bagging => "bagging".into(),
         }
     }
 
     fn config(self) -> SelectConfig {
-        let mut c = SelectConfig::new(match self {
-            ProcedureKind::Cv | ProcedureKind::CvOneSe | ProcedureKind::Mccv => Method::Cv,
-            ProcedureKind::Acv => Method::Acv,
-            ProcedureKind::Ekcv => Method::Ekcv,
-            ProcedureKind::Holdout => Method::HoldOut,
+        match self {
+            ProcedureKind::Select { method, one_se, .. } => {
+                let mut c = SelectConfig::new(method);
+                c.one_standard_error = one_se;
+                c
+            }
             // The references are Agghoo run with a one-point grid (CV's choice): every member
             // is that grid point, fitted on its split's training rows.
-            ProcedureKind::Agghoo | ProcedureKind::Subagging | ProcedureKind::Bagging => Method::Agghoo,
+            ProcedureKind::Subagging | ProcedureKind::Bagging => SelectConfig::new(Method::Agghoo),
+        }
+    }
+}
+
+impl From<ProcedureKind> for String {
+    fn from(kind: ProcedureKind) -> String {
+        kind.name()
+    }
+}
+
+impl TryFrom<String> for ProcedureKind {
+    type Error = Error;
+    /// The procedure of [`PROCEDURES`] of this name.
+    fn try_from(name: String) -> Result<Self> {
+        static EXPECTED: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let mut names: Vec<String> = PROCEDURES.iter().map(|(p, _)| p.kind.name()).collect();
+            names.dedup();
+            format!("one of {}", names.join(", "))
         });
-        c.one_standard_error = self == ProcedureKind::CvOneSe;
-        c
+        PROCEDURES.iter().map(|(p, _)| p.kind).find(|k| k.name() == name).ok_or_else(|| Error::invalid("procedure", &EXPECTED, name))
     }
 }
 
@@ -201,7 +221,7 @@ impl StudyProcedure {
     /// The label in tables: the name with τ and V where they vary.
     pub fn label(&self) -> String {
         match (self.kind, self.tau) {
-            (ProcedureKind::Holdout, Some(t)) => format!("holdout τ={t}"),
+            (ProcedureKind::Select { method: Method::HoldOut, .. }, Some(t)) => format!("holdout τ={t}"),
             (kind, Some(t)) => format!("{} τ={t} V={}", kind.name(), self.v),
             (kind, None) => format!("{} V={}", kind.name(), self.v),
         }
@@ -219,16 +239,16 @@ const SPLITS_PER_SET: usize = 10;
 /// The procedures, each with the split set it reads and how many of its first splits; the last
 /// two are the references that separate ensembling from selection ([`COMPARISONS`]).
 pub const PROCEDURES: [(StudyProcedure, usize); 12] = [
-    (StudyProcedure { kind: ProcedureKind::Cv, tau: None, v: 10 }, VFOLD),
-    (StudyProcedure { kind: ProcedureKind::CvOneSe, tau: None, v: 10 }, VFOLD),
-    (StudyProcedure { kind: ProcedureKind::Acv, tau: None, v: 10 }, VFOLD),
-    (StudyProcedure { kind: ProcedureKind::Ekcv, tau: None, v: 10 }, VFOLD),
-    (StudyProcedure { kind: ProcedureKind::Holdout, tau: Some(0.8), v: 1 }, MC_08),
-    (StudyProcedure { kind: ProcedureKind::Mccv, tau: Some(0.8), v: 10 }, MC_08),
-    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.8), v: 5 }, MC_08),
-    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.8), v: 10 }, MC_08),
-    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.5), v: 5 }, MC_05),
-    (StudyProcedure { kind: ProcedureKind::Agghoo, tau: Some(0.5), v: 10 }, MC_05),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Cv, PlanKind::VFold), tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::Select { method: Method::Cv, one_se: true, plan: PlanKind::VFold }, tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Acv, PlanKind::VFold), tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Ekcv, PlanKind::VFold), tau: None, v: 10 }, VFOLD),
+    (StudyProcedure { kind: ProcedureKind::select(Method::HoldOut, PlanKind::HoldOut), tau: Some(0.8), v: 1 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Cv, PlanKind::MonteCarlo), tau: Some(0.8), v: 10 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Agghoo, PlanKind::MonteCarlo), tau: Some(0.8), v: 5 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Agghoo, PlanKind::MonteCarlo), tau: Some(0.8), v: 10 }, MC_08),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Agghoo, PlanKind::MonteCarlo), tau: Some(0.5), v: 5 }, MC_05),
+    (StudyProcedure { kind: ProcedureKind::select(Method::Agghoo, PlanKind::MonteCarlo), tau: Some(0.5), v: 10 }, MC_05),
     (StudyProcedure { kind: ProcedureKind::Subagging, tau: Some(0.8), v: 10 }, MC_08),
     (StudyProcedure { kind: ProcedureKind::Bagging, tau: None, v: 10 }, BOOTSTRAP),
 ];
@@ -714,12 +734,12 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
                 let cv_seconds: f64 = evaluated[VFOLD].1.iter().sum();
                 (model, report, times.iter().sum::<f64>() + cv_seconds, SPLITS_PER_SET)
             }
-            kind => {
+            ProcedureKind::Select { method, .. } => {
                 let (outcomes, times) = &evaluated[set];
                 let (model, report) = conclude(learner.as_ref(), &train, &units, &select, outcomes[..v].to_vec())?;
-                let refits = match kind {
-                    ProcedureKind::Cv | ProcedureKind::CvOneSe | ProcedureKind::Mccv | ProcedureKind::Ekcv => 1,
-                    ProcedureKind::Acv => {
+                let refits = match method {
+                    Method::Cv | Method::Ekcv => 1,
+                    Method::Acv => {
                         let mut distinct = report.member_grid_indices.clone();
                         distinct.sort_unstable();
                         distinct.dedup();
@@ -730,7 +750,7 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
                 (model, report, times[..v].iter().sum::<f64>(), refits)
             }
         };
-        if procedure.kind == ProcedureKind::Cv {
+        if (procedure, set) == PROCEDURES[REFERENCE] {
             cv_choice = report.member_grid_indices.first().copied();
         }
         let risk = test_risk(&model, &test, loss)?;
@@ -1168,6 +1188,22 @@ mod tests {
         assert_eq!((summary[1].tally.sets, summary[1].tally.wins, summary[2].tally.losses), (2, 2, 2));
     }
 
+    /// The procedures are named by the library's methods, and study.json's `kind` strings are
+    /// the names tables show: each reads back as its procedure; a name no procedure has is a
+    /// typed error listing the names.
+    #[test]
+    fn procedure_names_come_from_the_methods_and_read_back() {
+        let names: Vec<String> = PROCEDURES.iter().map(|(p, _)| p.kind.name()).collect();
+        let expected = ["cv", "cv+1se", "acv", "ekcv", "holdout", "mccv", "agghoo", "agghoo", "agghoo", "agghoo", "subagging", "bagging"];
+        assert_eq!(names, expected);
+        for (p, _) in PROCEDURES {
+            let text = serde_json::to_string(&p).unwrap();
+            assert_eq!(serde_json::from_str::<StudyProcedure>(&text).unwrap(), p, "{text}");
+        }
+        let err = serde_json::from_str::<StudyProcedure>(r#"{"kind":"majhoo","tau":null,"v":10}"#).unwrap_err().to_string();
+        assert!(err.contains("majhoo") && err.contains("cv, cv+1se, acv, ekcv, holdout, mccv, agghoo, subagging, bagging"), "{err}");
+    }
+
     /// The summaries keep the fields of study.json where they were: a document written before
     /// the tally was shared reads, and writes back the same text.
     #[test]
@@ -1175,7 +1211,7 @@ mod tests {
         let row = r#"{"family":"knn","procedure":{"kind":"cv+1se","tau":null,"v":10},"label":"cv+1se V=10","sets":3,"relative":0.98,"wins":1,"ties":2,"losses":0,"fits":11.0,"seconds":0.5}"#;
         let parsed: SummaryRow = serde_json::from_str(row).unwrap();
         assert_eq!(parsed.tally, Tally { sets: 3, relative: 0.98, wins: 1, ties: 2, losses: 0 });
-        assert_eq!(parsed.procedure.kind, ProcedureKind::CvOneSe);
+        assert_eq!(parsed.procedure.kind, PROCEDURES[1].0.kind);
         assert_eq!(serde_json::to_string(&parsed).unwrap(), row);
         let comparison = r#"{"family":"svm","label":"agghoo / cv","sets":2,"relative":1.25,"wins":0,"ties":1,"losses":1}"#;
         let parsed: ComparisonSummary = serde_json::from_str(comparison).unwrap();

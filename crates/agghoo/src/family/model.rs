@@ -91,7 +91,7 @@ impl Predictor for Model {
             Model::Custom(m) => m.0.predict(rows),
             Model::Pipeline { transform, inner } => {
                 let transformed = transform.apply(rows)?;
-                inner.predict(&transformed.all())
+                inner.predict(&transformed.all().with_par(rows.par()))
             }
         }
     }

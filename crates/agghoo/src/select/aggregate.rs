@@ -9,8 +9,10 @@ use crate::names::named;
 use crate::predictions::Predictions;
 
 /// How the members' predictions are combined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+///
+/// Serialised by its name (`soft`, `score`; `single` for the one member of hold-out, CV and
+/// EKCV); files written before that (`soft_vote`, `score_mean`) still read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Aggregation {
     /// A single member, used as it is (hold-out, CV, EKCV).
     Single,
@@ -39,6 +41,32 @@ impl Aggregation {
     }
 }
 
+/// How a hard vote (Majhoo) breaks a tie between classes with the same number of votes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VoteTies {
+    /// The tied class voted for by the member with the lowest validation risk (then the lower
+    /// member index): the CLI's rule.
+    #[default]
+    LowestRisk,
+    /// The tied class that comes first in class order, as `numpy.argmax` over the vote
+    /// fractions and scikit-learn's `VotingClassifier(voting="hard")`: the Python estimators'
+    /// rule, so that `predict` is the argmax of `predict_proba`.
+    FirstClass,
+}
+
+impl VoteTies {
+    /// The CLI's rule (what files written without the field mean).
+    pub fn is_default(&self) -> bool {
+        *self == VoteTies::LowestRisk
+    }
+}
+
+named!(display VoteTies, "vote-ties", [
+    VoteTies::LowestRisk => "lowest-risk": "The tied class voted for by the member with the lowest validation risk",
+    VoteTies::FirstClass => "first-class": "The tied class first in class order (scikit-learn's hard vote)",
+]);
+
 // `auto` (`None`) is the task's default; the single-member aggregation is not a user's choice.
 named!(Option<Aggregation>, "aggregation", [
     None => "auto": "Mean for regression, vote for classification",
@@ -47,6 +75,39 @@ named!(Option<Aggregation>, "aggregation", [
     Some(Aggregation::SoftVote) => "soft": "Average of class probabilities",
     Some(Aggregation::ScoreMean) => "score": "Sign of the averaged decision scores (binary)",
 ]);
+
+impl Aggregation {
+    /// The name users write (`mean`, `vote`, `soft`, `score`), `single` for one member.
+    pub fn name(self) -> &'static str {
+        match self {
+            Aggregation::Single => "single",
+            other => crate::names::Named::name(Some(other)),
+        }
+    }
+}
+
+impl Serialize for Aggregation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Aggregation {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use crate::names::Named;
+        match String::deserialize(deserializer)?.as_str() {
+            "single" => Ok(Aggregation::Single),
+            // The spellings of model files and jobs written before one name per choice.
+            "soft_vote" => Ok(Aggregation::SoftVote),
+            "score_mean" => Ok(Aggregation::ScoreMean),
+            name => match <Option<Aggregation>>::parse_name(name) {
+                Ok(Some(a)) => Ok(a),
+                Ok(None) => Err(serde::de::Error::custom("aggregation `auto` is a choice, not a combination of members")),
+                Err(e) => Err(serde::de::Error::custom(e)),
+            },
+        }
+    }
+}
 
 /// Combines member predictions (`predictions[j]` for member j, all for the same rows).
 /// `member_risks[j]` is member j's validation risk, used by the vote's tie rule.
@@ -65,6 +126,24 @@ named!(Option<Aggregation>, "aggregation", [
 /// [`Error::InvalidParameter`] when the members' predictions disagree in length, task or class
 /// count, or hold a class index out of range.
 pub fn aggregate(predictions: &[Predictions], member_risks: &[f64], how: Aggregation) -> Result<Predictions> {
+    aggregate_with_ties(predictions, member_risks, how, VoteTies::LowestRisk)
+}
+
+/// [`aggregate`] with the vote's tie rule given (it only matters for [`Aggregation::Vote`]).
+///
+/// ```
+/// use agghoo::{Predictions, select::{aggregate_with_ties, Aggregation, VoteTies}};
+/// let (a, b) = (Predictions::classes(vec![1], 2), Predictions::classes(vec![0], 2));
+/// let members = [a, b];
+/// // One vote each: the member with the lower risk (the first) wins, or the first class.
+/// assert_eq!(aggregate_with_ties(&members, &[0.1, 0.2], Aggregation::Vote, VoteTies::LowestRisk)?.labels(), Some(&[1][..]));
+/// assert_eq!(aggregate_with_ties(&members, &[0.1, 0.2], Aggregation::Vote, VoteTies::FirstClass)?.labels(), Some(&[0][..]));
+/// # Ok::<(), agghoo::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`aggregate`].
+pub fn aggregate_with_ties(predictions: &[Predictions], member_risks: &[f64], how: Aggregation, ties: VoteTies) -> Result<Predictions> {
     let first = predictions.first().ok_or_else(|| Error::invalid("members", "at least one", 0))?;
     let n = first.len();
     check_members(predictions)?;
@@ -97,7 +176,10 @@ pub fn aggregate(predictions: &[Predictions], member_risks: &[f64], how: Aggrega
                     counts[l[i] as usize] += 1;
                 }
                 let top = counts.iter().copied().max().unwrap_or(0);
-                let winner = order.iter().map(|&j| labels[j][i]).find(|&c| counts[c as usize] == top).unwrap_or(0);
+                let winner = match ties {
+                    VoteTies::LowestRisk => order.iter().map(|&j| labels[j][i]).find(|&c| counts[c as usize] == top).unwrap_or(0),
+                    VoteTies::FirstClass => counts.iter().position(|&c| c == top).unwrap_or(0) as u32,
+                };
                 out.push(winner);
                 proba.extend(counts.iter().map(|&c| f64::from(c) / v));
             }

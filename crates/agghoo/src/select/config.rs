@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::aggregate::Aggregation;
+use super::aggregate::{Aggregation, VoteTies};
 use super::method::Method;
 use crate::data::Preprocess;
 use crate::engine::TieRule;
@@ -33,6 +33,9 @@ pub struct SelectConfig {
     pub seed: Seed,
     /// Keep the split indices in the report.
     pub keep_split_indices: bool,
+    /// How the fitted model's vote breaks ties (recorded in the model).
+    #[serde(default)]
+    pub vote_ties: VoteTies,
 }
 
 impl SelectConfig {
@@ -48,6 +51,7 @@ impl SelectConfig {
             preprocess: Preprocess::default(),
             seed: Seed(0),
             keep_split_indices: false,
+            vote_ties: VoteTies::LowestRisk,
         }
     }
 }

@@ -8,8 +8,9 @@ use crate::resample::PlanKind;
 /// A selection / aggregation procedure (each implemented by a
 /// [`Procedure`](super::procedure::Procedure), see [`procedure`](super::procedure::procedure));
 /// every one with its name in [`Named::CHOICES`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Hash)]
-#[serde(rename_all = "kebab-case")]
+///
+/// Serialised by its name (`holdout`); files written before that (`hold-out`) still read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Method {
     /// Hold-out selection on the first split.
     HoldOut,
@@ -54,3 +55,19 @@ named!(display Method, "method", [
     Method::Ekcv => "ekcv": "Averaged selected hyperparameter, fitted on all data",
     Method::Subagging => "subagging": "Subagged hold-out",
 ]);
+
+impl Serialize for Method {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Method {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match String::deserialize(deserializer)?.as_str() {
+            // The spelling of reports, model files and jobs written before one name per choice.
+            "hold-out" => Ok(Method::HoldOut),
+            name => Method::parse_name(name).map_err(serde::de::Error::custom),
+        }
+    }
+}

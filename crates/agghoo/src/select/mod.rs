@@ -16,7 +16,7 @@ pub mod procedure;
 mod report;
 mod run;
 
-pub use aggregate::{Aggregation, aggregate};
+pub use aggregate::{Aggregation, VoteTies, aggregate, aggregate_with_ties};
 pub use config::SelectConfig;
 pub use job::{PreparedSelect, SelectJob};
 pub use method::Method;

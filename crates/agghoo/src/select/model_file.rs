@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::aggregate::{Aggregation, aggregate};
+use super::aggregate::{Aggregation, VoteTies, aggregate_with_ties};
 use super::method::Method;
 use crate::data::{Dataset, NaValues, Target, Task};
 use crate::engine::{Executor, Rayon, map_ordered};
@@ -157,6 +157,10 @@ pub struct FittedModel {
     pub method: Method,
     /// How members are combined.
     pub aggregation: Aggregation,
+    /// How the vote breaks ties (absent from files written before it existed, and from the
+    /// CLI's: the lowest-risk member's class).
+    #[serde(default, skip_serializing_if = "VoteTies::is_default")]
+    pub vote_ties: VoteTies,
     members: Vec<Member>,
     /// The members merged into one equivalent model (averaged linear or kernel models), used
     /// for prediction when present; see [`Model::merge_mean`].
@@ -198,10 +202,16 @@ impl FittedModel {
             hyperparameter: hyperparameter.into(),
             method,
             aggregation,
+            vote_ties: VoteTies::default(),
             members,
             merged,
             training: None,
         })
+    }
+
+    /// The same model with the vote's tie rule `ties` (it only matters for a hard vote).
+    pub fn with_vote_ties(self, ties: VoteTies) -> Self {
+        Self { vote_ties: ties, ..self }
     }
 
     /// The same model recording the fingerprint of its training data.
@@ -324,7 +334,7 @@ impl FittedModel {
         }
         let per_member: Vec<Predictions> = map_ordered(executor, self.members.len(), |j| self.members[j].model.predict(&rows))?;
         let risks: Vec<f64> = self.members.iter().map(|m| m.validation_risk.unwrap_or(0.0)).collect();
-        let out = aggregate(&per_member, &risks, self.aggregation)?;
+        let out = aggregate_with_ties(&per_member, &risks, self.aggregation, self.vote_ties)?;
         if out.has_non_finite() {
             return Err(Error::Numerical("a prediction is not finite".into()));
         }

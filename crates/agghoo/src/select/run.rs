@@ -2,6 +2,7 @@
 //! [`choose`](super::Procedure::choose), the chosen members materialised (split models kept by the
 //! evaluation, refits on all rows), and the report.
 
+use super::aggregate::Aggregation;
 use super::config::SelectConfig;
 use super::model_file::{FittedModel, Member, Schema};
 use super::procedure::{ChoiceContext, MemberChoice, procedure, resolve_aggregation};
@@ -144,8 +145,16 @@ pub fn conclude(
         grid_points: composite.map(Composite::points),
         final_point,
     };
+    if !config.vote_ties.is_default() && choice.aggregation != Aggregation::Vote {
+        return Err(Error::invalid(
+            "vote-ties",
+            "used with a vote of several members (a classifier's agghoo/majhoo, acv or subagging with aggregation vote)",
+            format!("{} with aggregation {:?}", config.vote_ties, choice.aggregation),
+        ));
+    }
     let model = FittedModel::new(Schema::of(data), &family_name, &hyperparameter, config.method, choice.aggregation, members)?
-        .with_training_data(data);
+        .with_training_data(data)
+        .with_vote_ties(config.vote_ties);
     Ok((model, report))
 }
 

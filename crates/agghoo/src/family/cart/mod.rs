@@ -216,7 +216,7 @@ impl FittedPath for CartPath<'_> {
         // increase, so the grid is consumed from its largest α.
         let nodes: Vec<Vec<u32>> = (0..validation.len())
             .into_par_iter()
-            .with_min_len(64)
+            .with_min_len(validation.par().min_len(validation.len()).max(64))
             .map(|i| {
                 let x = validation.x(i);
                 let mut at = vec![0u32; alphas.len()];

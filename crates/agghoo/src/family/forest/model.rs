@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{ForestOptions, PERMUTATION_STREAMS, check_mtry, check_trees, default_mtry};
+use crate::Par;
 use crate::data::{Task, View};
 use crate::error::{Error, Result};
 use crate::family::Predictor;
@@ -100,13 +101,14 @@ impl ForestModel {
         let width = output_width(settings.task, settings.config.n_classes);
         let kept_bytes = limits::product([2 * n as u128, 20]) + limits::product([n as u128, 12 + 4]);
         let growing_bytes = limits::product([2 * n as u128, (std::mem::size_of::<Node>() + 8 * width) as u128]);
-        let threads = rayon::current_num_threads().min(n_trees) as u128;
+        let threads = train.par().n_threads().min(n_trees) as u128;
         limits::check_memory(
             format_args!("a forest of {n_trees} trees on {n} rows"),
             limits::product([n_trees as u128, kept_bytes]).saturating_add(limits::product([threads, growing_bytes])),
         )?;
         let grown: Vec<(LeafTree, Vec<u32>, Vec<f64>)> = (0..n_trees)
             .into_par_iter()
+            .with_min_len(train.par().min_len(n_trees))
             .map(|b| {
                 let mut rng = seed.rng(Purpose::Learner, b as u64);
                 let mut weights = vec![0u32; n];
@@ -145,6 +147,7 @@ impl ForestModel {
         let width = self.width();
         let per_row: Vec<Option<Vec<f64>>> = (0..train.len())
             .into_par_iter()
+            .with_min_len(train.par().min_len(train.len()))
             .map(|i| {
                 let mut sum = vec![0.0; width];
                 let mut count = 0usize;
@@ -225,14 +228,15 @@ impl ForestModel {
         (self.task, self.n_classes)
     }
 
-    /// Mean tree values (class probabilities or means) of row-major rows `x`.
-    fn mean_values(&self, x: &[f64]) -> Result<Vec<f64>> {
+    /// Mean tree values (class probabilities or means) of row-major rows `x`, rows in parallel
+    /// by `par`.
+    fn mean_values(&self, x: &[f64], par: Par) -> Result<Vec<f64>> {
         self.check_shape()?;
         let (d, width) = (self.n_features, self.width());
         let n = x.len().checked_div(d).unwrap_or(0);
         let per_row: Vec<Vec<f64>> = (0..n)
             .into_par_iter()
-            .with_min_len(16)
+            .with_min_len(par.min_len(n).max(16))
             .map(|i| {
                 let row = &x[i * d..(i + 1) * d];
                 let mut sum = vec![0.0; width];
@@ -272,7 +276,7 @@ impl ForestModel {
         }
         let loss = Loss::default_for(self.task);
         let x = rows.gather_x();
-        let risk_of = |x: &[f64]| loss.risk(&predictions_from_values(self.task, self.n_classes, self.mean_values(x)?), rows);
+        let risk_of = |x: &[f64]| loss.risk(&predictions_from_values(self.task, self.n_classes, self.mean_values(x, rows.par())?), rows);
         let base = risk_of(&x)?;
         let (n, d) = (rows.len(), self.n_features);
         (0..d)
@@ -292,7 +296,7 @@ impl ForestModel {
 impl Predictor for ForestModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         check_features(self.n_features, rows)?;
-        Ok(predictions_from_values(self.task, self.n_classes, self.mean_values(&rows.gather_x())?))
+        Ok(predictions_from_values(self.task, self.n_classes, self.mean_values(&rows.gather_x(), rows.par())?))
     }
 }
 

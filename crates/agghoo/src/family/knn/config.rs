@@ -18,7 +18,7 @@ pub(crate) static KNN: FamilyInfo = FamilyInfo {
     default_grid: "k = 1, 3, 5, ..., min(99, n/2)",
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: true, decision_scores: false },
-    sample_weight: false,
+    sample_weight: true,
 };
 
 /// The k-NN family's configuration (`--family knn`).

@@ -29,6 +29,9 @@ const TILE_QUERIES: usize = 4;
 /// Vectors of points of one register tile (`TILE_VECTORS ×` the vector's lanes points): with
 /// [`TILE_QUERIES`], 8 accumulators, which leaves registers for the loads on AVX2's 16.
 const TILE_VECTORS: usize = 2;
+/// Register tiles that [`SingleBlock`] runs over the same points before moving to the next
+/// points (a search block's queries: [`QUERY_BLOCK`] / [`TILE_QUERIES`]).
+const GROUP_TILES: usize = QUERY_BLOCK / TILE_QUERIES;
 /// Block widths in [`GemmPoints`]' panels are padded to a multiple of this (a tile holds at most
 /// 32 points: two vectors of 16 lanes); [`POINT_BLOCK`] is a multiple of it.
 const PANEL_PAD: usize = 32;
@@ -347,17 +350,61 @@ impl GemmPoints {
         for (b, list) in candidates[..n_queries].iter_mut().enumerate() {
             compact(list, k, keys);
             let q = query(range.start + b);
-            exact.clear();
+            let distance = |c: &Candidate| dist2(q, &self.x[c.id as usize * d..(c.id as usize + 1) * d]);
             let id = |p: u32| self.ids.as_ref().map_or(p, |ids| ids[p as usize]);
-            exact.extend(list.iter().map(|c| (dist2(q, &self.x[c.id as usize * d..(c.id as usize + 1) * d]).to_bits(), id(c.id))));
-            // Few candidates (k and the near-ties at the boundary): a full sort is cheap.
-            exact.sort_unstable();
+            kth.push(rank(list, k, distance, id, exact));
             let kept = exact.len().min(k);
             lists.extend(exact[..kept].iter().map(|&(_, id)| id));
             lists.resize(lists.len() + k - kept, u32::MAX);
-            kth.push(exact.get(k - 1).map_or(f64::INFINITY, |&(bits, _)| f64::from_bits(bits)));
         }
     }
+}
+
+/// The first `min(k, len)` of `list`'s candidates by `(dist2, id)`, into `exact` (their ids;
+/// the distance is filled only where it was needed), and the k-th smallest exact distance (`+∞`
+/// when fewer than k candidates are left).
+///
+/// The exact distances are computed only where the bounds do not already decide the order.
+/// Sorted by lower bound, the candidates fall into runs: a run ends where the next lower bound
+/// exceeds every upper bound of the run so far. Every distance of a run is then strictly below
+/// every distance of the later runs (`dist2 ≤ upper ≤ reach < lower ≤ dist2`), so the order by
+/// `(dist2, id)` is the runs in turn, each sorted by `(dist2, id)` — which needs the exact
+/// distances of runs of two or more only. Once k candidates are placed the rest is not looked at.
+fn rank(
+    list: &mut [Candidate],
+    k: usize,
+    distance: impl Fn(&Candidate) -> f64,
+    id: impl Fn(u32) -> u32,
+    exact: &mut Vec<(u64, u32)>,
+) -> f64 {
+    exact.clear();
+    list.sort_unstable_by_key(|c| total_order_key(c.lower));
+    let mut kth = f64::INFINITY;
+    let mut start = 0;
+    while start < list.len() && exact.len() < k {
+        let mut end = start + 1;
+        let mut reach = list[start].upper;
+        while end < list.len() && list[end].lower <= reach {
+            reach = reach.max(list[end].upper);
+            end += 1;
+        }
+        let run = &list[start..end];
+        let placed = exact.len();
+        if let [single] = run {
+            exact.push((0, id(single.id)));
+            if placed + 1 == k {
+                kth = distance(single);
+            }
+        } else {
+            exact.extend(run.iter().map(|c| (distance(c).to_bits(), id(c.id))));
+            exact[placed..].sort_unstable();
+            if exact.len() >= k {
+                kth = f64::from_bits(exact[k - 1].0);
+            }
+        }
+        start = end;
+    }
+    kth
 }
 
 /// Margin of [`seed_count`], in standard deviations of the number of sample points within a
@@ -652,35 +699,49 @@ impl Kernel<f32> for SingleBlock<'_> {
         let bound = single_error_bound(d);
         let lanes = L::LANES;
         let step = TILE_VECTORS * lanes;
-        for (t, tile) in tiles.chunks_exact(d.max(1)).enumerate() {
-            let rows = t * TILE_QUERIES..(t + 1) * TILE_QUERIES;
-            let (query_norm, e_max, mut threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows.clone()], bound, max_norm);
-            let mut bar: [f32; TILE_QUERIES] = std::array::from_fn(|r| single_bar(query_norm[r], threshold[r], e_max[r], max_norm));
-            let mut bar_v = bar.map(|v| simd.splat(v));
+        // Every tile of a group against one run of `step` points, then the next run: the run's
+        // coordinates are read by all the group's tiles while they are in cache (at d = 50 the
+        // block's panel, 100 KiB, does not fit the L1 cache). Each query still meets the points
+        // in order, so its candidates and compactions are those of a tile-by-tile sweep.
+        for (g, group) in tiles.chunks((d * GROUP_TILES).max(1)).enumerate() {
+            let first = g * GROUP_TILES * TILE_QUERIES;
+            let mut state = [([0.0; TILE_QUERIES], [0.0; TILE_QUERIES], [0.0; TILE_QUERIES], [0.0f32; TILE_QUERIES]); GROUP_TILES];
+            for (t, state) in state.iter_mut().enumerate().take(group.len() / d.max(1)) {
+                let rows = first + t * TILE_QUERIES..first + (t + 1) * TILE_QUERIES;
+                let (query_norm, e_max, threshold) = tile_bounds(&query_norms[rows.clone()], &thresholds[rows], bound, max_norm);
+                let bar = std::array::from_fn(|r| single_bar(query_norm[r], threshold[r], e_max[r], max_norm));
+                *state = (query_norm, e_max, threshold, bar);
+            }
             for j in (0..width).step_by(step) {
-                let acc = tile_products(simd, panel, width, tile, j);
                 let half: [L::V; TILE_VECTORS] = std::array::from_fn(|v| simd.load(&halves[j..j + step], v * lanes));
-                let pass: [[L::M; TILE_VECTORS]; TILE_QUERIES] =
-                    std::array::from_fn(|r| std::array::from_fn(|v| simd.greater_or_equal(simd.sub(acc[r][v], half[v]), bar_v[r])));
-                // Most tiles hold no candidate once the thresholds are tight.
-                if !any_pass(simd, &pass) {
-                    continue;
-                }
-                for r in 0..TILE_QUERIES {
-                    let list = &mut candidates[rows.start + r];
-                    visit(simd, &pass[r], |v, l| {
-                        let p = j + v * lanes + l;
-                        keep(list, f64::from(simd.lane(acc[r][v], l)), query_norm[r] + norms[p], bound, threshold[r], start + p);
-                    });
-                    // A full list tightens the threshold at once.
-                    if list.len() >= capacity {
-                        threshold[r] = compact(list, k, keys);
-                        bar[r] = single_bar(query_norm[r], threshold[r], e_max[r], max_norm);
-                        bar_v[r] = simd.splat(bar[r]);
+                for (t, tile) in group.chunks_exact(d.max(1)).enumerate() {
+                    let (query_norm, e_max, threshold, bar) = &mut state[t];
+                    let acc = tile_products(simd, panel, width, tile, j);
+                    let bar_v = bar.map(|v| simd.splat(v));
+                    let pass: [[L::M; TILE_VECTORS]; TILE_QUERIES] =
+                        std::array::from_fn(|r| std::array::from_fn(|v| simd.greater_or_equal(simd.sub(acc[r][v], half[v]), bar_v[r])));
+                    // Most tiles hold no candidate once the thresholds are tight.
+                    if !any_pass(simd, &pass) {
+                        continue;
+                    }
+                    for r in 0..TILE_QUERIES {
+                        let list = &mut candidates[first + t * TILE_QUERIES + r];
+                        visit(simd, &pass[r], |v, l| {
+                            let p = j + v * lanes + l;
+                            keep(list, f64::from(simd.lane(acc[r][v], l)), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                        });
+                        // A full list tightens the threshold at once.
+                        if list.len() >= capacity {
+                            threshold[r] = compact(list, k, keys);
+                            bar[r] = single_bar(query_norm[r], threshold[r], e_max[r], max_norm);
+                        }
                     }
                 }
             }
-            thresholds[rows].copy_from_slice(&threshold);
+            for (t, (_, _, threshold, _)) in state.iter().enumerate().take(group.len() / d.max(1)) {
+                let rows = first + t * TILE_QUERIES..first + (t + 1) * TILE_QUERIES;
+                thresholds[rows].copy_from_slice(threshold);
+            }
         }
     }
 }
@@ -866,6 +927,50 @@ mod tests {
                 assert_eq!(w, k.min(n));
                 for (b, i) in range.enumerate() {
                     assert_eq!(scratch.lists[b * w..(b + 1) * w], reference(x, d, query(i), k), "{context} k={k} near={near:?} i={i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lists_at_fifty_dimensions_with_concentrated_distances_and_ties_equal_the_exact_order() {
+        // d = 50: uniform points (distances concentrate: many candidates pass the filter, and
+        // their bounds overlap), exact duplicates, copies with coordinates permuted (distances
+        // to the centre equal up to rounding) and points on a grid around the centre (distances
+        // exactly equal); queries among the points and at the centre. Seeded and unseeded, every
+        // instruction set: the lists, ties and order included, are the reference's.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(71);
+        let mut scratch = GemmScratch::default();
+        let d = 50;
+        for (seed, n) in [3000usize, 1700].into_iter().enumerate() {
+            let mut x: Vec<f64> = Vec::with_capacity(n * d);
+            for j in 0..n {
+                match (j + seed) % 5 {
+                    1 if j > 0 => {
+                        let src = rng.random_range(0..j);
+                        x.extend_from_within(src * d..(src + 1) * d);
+                    }
+                    2 if j > 0 => {
+                        let src = rng.random_range(0..j);
+                        let mut row = x[src * d..(src + 1) * d].to_vec();
+                        row.rotate_left(rng.random_range(1..d));
+                        x.extend(row);
+                    }
+                    3 => x.extend((0..d).map(|_| if rng.random::<bool>() { 0.25 } else { 0.75 })),
+                    _ => x.extend((0..d).map(|_| rng.random::<f64>())),
+                }
+            }
+            let mut queries: Vec<f64> = x[..40 * d].to_vec();
+            queries.extend(std::iter::repeat_n(0.5, 3 * d));
+            let order = super::super::neighbors::spatial_order(&x, d, n);
+            let sampled = GemmPoints::in_order_sampled(&x, d, order, 0);
+            let plain = GemmPoints::new(x.clone(), d);
+            for isa in [Isa::Widest, Isa::Pulp, Isa::Baseline] {
+                scratch.isa = isa;
+                for k in [1, 7, 64, 199, 305] {
+                    let context = format!("n={n} isa={isa:?}");
+                    check_against_reference(&sampled, &x, d, &queries, k, &mut scratch, &context);
+                    check_against_reference(&plain, &x, d, &queries, k, &mut scratch, &context);
                 }
             }
         }

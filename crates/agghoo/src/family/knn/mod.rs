@@ -25,6 +25,15 @@
 //!
 //! Soft outputs: class probabilities are the vote fractions among the k neighbours.
 //!
+//! Sample weights ([`crate::data::Dataset::with_weights`]): the neighbours are still the k nearest
+//! *rows* (the search and the shared lists are unweighted); each votes with its weight (times
+//! `1 / distance` for [`Weights::Distance`]): the winning class has the largest sum of weights
+//! (ties as above, among neighbours of positive weight), the probabilities are the weighted vote
+//! fractions and a regression prediction is `Σ wⱼ yⱼ / Σ wⱼ`. A neighbourhood whose weights are
+//! all 0 votes as without weights. So scaling every weight by one constant changes nothing, unit
+//! weights are no weights (bit for bit), but an integer weight is **not** the row repeated: k
+//! counts rows, and a repeated row would fill several of the k places.
+//!
 //! Selection needs only the risk curves: [`FittedPath::risks`] computes the 0–1 risk (or any
 //! regression loss) from the winning classes directly, without building probability vectors.
 
@@ -47,6 +56,7 @@ pub use self::model::KnnModel;
 use self::model::check_scale;
 use self::neighbors::{NeighborIndex, Scratch, Strategy, by_column, distances_by_column, sort_by_distance, spatial_order};
 use super::{Family, FittedPath, Grid, Model, Scale, SmootherPath};
+use crate::Par;
 use crate::data::{Dataset, Task, View};
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -353,7 +363,7 @@ impl SharedNeighbors {
             let budget = self.budget.unwrap_or_else(|| {
                 let max_memory = crate::limits::Limits::global().max_memory;
                 let split = split.unwrap_or(SplitSize { n_train: 0, n_validation: 0, grid: 0, classes: 0 });
-                table_budget(max_memory, self.rows(), self.d, rayon::current_num_threads(), split)
+                table_budget(max_memory, self.rows(), self.d, Par::pool().n_threads(), split)
             });
             let block_bytes = (QUERY_BLOCK * width * size_of::<u32>()).max(1);
             TableShape { width, kept: (budget / block_bytes).min(blocks.len()) }
@@ -447,12 +457,12 @@ impl SharedNeighbors {
     }
 
     /// Computes every kept table block no caller has computed yet (the shape set by `want`, see
-    /// [`SharedNeighbors::table_shape`]), on all of rayon's threads: each thread claims the next
+    /// [`SharedNeighbors::table_shape`]), on `par`'s threads: each thread claims the next
     /// unclaimed block (a shared counter) until none is left, so callers that arrive together
     /// (splits evaluated in parallel) share the work instead of waiting on each other's blocks. A
     /// no-op for per-row lists. The lists are those a lazy computation would give: which thread
     /// computes a block changes, its lists do not.
-    fn fill_table(&self, want: usize, split: Option<SplitSize>) {
+    fn fill_table(&self, want: usize, split: Option<SplitSize>, par: Par) {
         let Lists::Table { index, blocks, next, .. } = &self.lists else { return };
         let Some(TableShape { width, kept }) = self.table_shape(want, split) else { return };
         if next.load(Ordering::Relaxed) >= kept {
@@ -461,7 +471,7 @@ impl SharedNeighbors {
         let index = self.init_index(index);
         // Claims happen outside any lock; a thread that steals other work while it waits here
         // never holds a block's lock.
-        (0..rayon::current_num_threads()).into_par_iter().for_each_init(Scratch::default, |scratch, _| {
+        (0..par.n_threads()).into_par_iter().for_each_init(Scratch::default, |scratch, _| {
             loop {
                 let b = next.fetch_add(1, Ordering::Relaxed);
                 if b >= kept {
@@ -579,7 +589,7 @@ impl Family for KnnFamily {
     /// The leave-one-out formula applied to this smoother is the exact leave-one-out of
     /// (k − 1)-NN, not of k-NN (see `estimate/closed_form.rs`).
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
-        (self.task == Task::Regression && self.weights.is_uniform()).then(|| self.smoother(train))
+        (self.task == Task::Regression && self.weights.is_uniform() && non_unit(train.weights()).is_none()).then(|| self.smoother(train))
     }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let kmax = self.grid.values().last().copied().unwrap_or(1.0) as usize;
@@ -607,11 +617,11 @@ impl KnnFamily {
         let d = model.n_features;
         let rows = |p: usize| &model.x[p * d..(p + 1) * d];
         let search = |p: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, train.len(), p, kmax, scratch, out);
-        let in_model_order = predict_path(&ks, train, &model, &model.y, &search, None);
+        let in_model_order = predict_path(&ks, train, &model, &model.y, &search, None, None);
         // Rank of each model row in its own neighbour list (kmax when absent).
         let self_rank: Vec<usize> = (0..train.len())
             .into_par_iter()
-            .with_min_len(32)
+            .with_min_len(train.par().min_len(train.len()).max(32))
             .map_init(
                 || (Scratch::default(), Vec::new()),
                 |(scratch, buf), p| {
@@ -675,7 +685,7 @@ impl KnnPath<'_> {
             // A validation set of a sixteenth of the rows or more asks for most blocks of 32 rows
             // (all but (15/16)³² ≈ 13 % of them): compute the missing ones now, in parallel.
             if validation.len().saturating_mul(16) >= shared.rows() {
-                shared.fill_table(want, Some(split));
+                shared.fill_table(want, Some(split), validation.par());
             }
             // Rows beyond the table's kept blocks: this split computes their lists itself, a
             // block of 32 of its validation rows at a time (in the table's order, so a block's
@@ -765,7 +775,9 @@ impl KnnPath<'_> {
             };
             let query = |j: usize| validation.x(at(j));
             let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &shared.x, query: &query });
-            let values = path_values(&ks, validation.len(), &self.model, &shared.y, &search, with_counts, distance);
+            // the shared lists hold data rows: the data's sample weights (when the model has some)
+            let sample = self.model.sample_weights.as_ref().and(validation.data().weights());
+            let values = path_values(&ks, validation, &self.model, &shared.y, &search, with_counts, distance, sample);
             return match &order {
                 Some(order) => values.reordered(order),
                 None => values,
@@ -776,7 +788,8 @@ impl KnnPath<'_> {
         let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&rows, validation.len(), i, kmax, scratch, out);
         let query = |i: usize| validation.x(i);
         let distance = (self.model.weights == Weights::Distance).then_some(Coordinates { x: &self.model.x, query: &query });
-        path_values(&ks, validation.len(), &self.model, &self.model.y, &search, with_counts, distance)
+        let sample = self.model.sample_weights.as_deref();
+        path_values(&ks, validation, &self.model, &self.model.y, &search, with_counts, distance, sample)
     }
 }
 
@@ -811,8 +824,14 @@ fn predict_path(
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     distance: Option<Coordinates<'_, '_>>,
+    sample: Option<&[f64]>,
 ) -> PathPredictions {
-    path_values(ks, rows.len(), model, y, search, true, distance).into_predictions(ks, model.y.len())
+    path_values(ks, rows, model, y, search, true, distance, sample).into_predictions(ks, model.y.len())
+}
+
+/// Sample weights that are not all 1 (unit weights are no weights: the same code path, the same bits).
+pub(super) fn non_unit(weights: Option<Vec<f64>>) -> Option<Vec<f64>> {
+    weights.filter(|w| w.iter().any(|&v| v != 1.0))
 }
 
 /// The k-NN path's raw output: per (row, grid point) the winning class (as f64) or the mean,
@@ -897,23 +916,27 @@ impl PathValues {
     }
 }
 
-/// Winning class or mean of every k in `ks` (ascending) for `n` rows. `search(i, scratch, out)`
-/// writes the ids of row i's nearest training points, nearest first; `y[id]` is their target.
+/// Winning class or mean of every k in `ks` (ascending) for the `n` rows of `rows`.
+/// `search(i, scratch, out)` writes the ids of row i's nearest training points, nearest first;
+/// `y[id]` is their target and `sample[id]` their sample weight (`None`: unweighted).
 ///
-/// Rows are processed in parallel blocks writing into flat, preallocated buffers (row-major
-/// `[row][grid]` values, `[row][grid][class]` vote counts when `with_counts`).
+/// Rows are processed in parallel blocks (by `rows`' [`Par`]) writing into flat, preallocated
+/// buffers (row-major `[row][grid]` values, `[row][grid][class]` vote counts when `with_counts`).
+#[allow(clippy::too_many_arguments)]
 fn path_values(
     ks: &[usize],
-    n: usize,
+    rows: &View<'_>,
     model: &KnnModel,
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     with_counts: bool,
     distance: Option<Coordinates<'_, '_>>,
+    sample: Option<&[f64]>,
 ) -> PathValues {
-    if let Some(coordinates) = distance {
-        return weighted_values(ks, n, model, y, search, with_counts, coordinates);
+    if distance.is_some() || sample.is_some() {
+        return weighted_values(ks, rows, model, y, search, with_counts, distance, sample);
     }
+    let (n, par) = (rows.len(), rows.par());
     // One block of rows per product search (`NeighborIndex::query_row`).
     const BLOCK: usize = QUERY_BLOCK;
     let m = ks.len();
@@ -926,7 +949,8 @@ fn path_values(
     let mut counts = vec![0u32; count_len];
     // Class indices as integers once, rather than converting a float per neighbour.
     let classes: Vec<u32> = if classification { y.iter().map(|&c| c as u32).collect() } else { Vec::new() };
-    values.par_chunks_mut(BLOCK * m).zip(counts.par_chunks_mut(count_block)).enumerate().for_each_init(
+    let min_blocks = par.min_len(n.div_ceil(BLOCK));
+    values.par_chunks_mut(BLOCK * m).zip(counts.par_chunks_mut(count_block)).with_min_len(min_blocks).enumerate().for_each_init(
         || (Scratch::default(), Vec::<u32>::new(), vec![0u32; kc], vec![u32::MAX; kc]),
         |(scratch, buf, tally, first), (block, (values, counts))| {
             for (b, out) in values.chunks_mut(m).enumerate() {
@@ -994,36 +1018,48 @@ struct Coordinates<'x, 'q> {
     query: &'q (dyn Fn(usize) -> &'q [f64] + Sync),
 }
 
-/// [`path_values`] with distance weights ([`Weights::Distance`]): each of the k nearest counts
-/// `1 / distance`, or, when some are at distance 0, those only, once each. Vote ties go to the
-/// class whose nearest member comes first, as for uniform votes.
+/// [`path_values`] with distance weights ([`Weights::Distance`], `at`) and/or sample weights
+/// (`sample[id]`): each of the k nearest counts its sample weight times `1 / distance` (or, when
+/// some are at distance 0, times 1 for those only, 0 for the others; times 1 without distance
+/// weights). A neighbourhood whose counts are all 0 (every sample weight 0) counts its rows
+/// without sample weights instead. Vote ties go to the class whose nearest member of positive
+/// count comes first, as for uniform votes.
+#[allow(clippy::too_many_arguments)]
 fn weighted_values(
     ks: &[usize],
-    n: usize,
+    rows: &View<'_>,
     model: &KnnModel,
     y: &[f64],
     search: &(dyn Fn(usize, &mut Scratch, &mut Vec<u32>) + Sync),
     with_proba: bool,
-    at: Coordinates<'_, '_>,
+    at: Option<Coordinates<'_, '_>>,
+    sample: Option<&[f64]>,
 ) -> PathValues {
+    let (n, par) = (rows.len(), rows.par());
     let (m, d) = (ks.len(), model.n_features);
     let kc = model.n_classes.max(1);
     let classification = model.task == Task::Classification;
     let rows: Vec<(Vec<f64>, Vec<f64>)> = (0..n)
         .into_par_iter()
-        .with_min_len(32)
+        .with_min_len(par.min_len(n).max(32))
         .map_init(
             || (Scratch::default(), Vec::<u32>::new()),
             |(scratch, buf), i| {
                 search(i, scratch, buf);
-                let q = (at.query)(i);
-                let dist: Vec<f64> = buf
-                    .iter()
-                    .map(|&id| {
-                        let p = &at.x[id as usize * d..(id as usize + 1) * d];
-                        p.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
-                    })
-                    .collect();
+                // without distance weights every neighbour is at "distance" 1: weight 1
+                let dist: Vec<f64> = match &at {
+                    Some(at) => {
+                        let q = (at.query)(i);
+                        buf.iter()
+                            .map(|&id| {
+                                let p = &at.x[id as usize * d..(id as usize + 1) * d];
+                                p.iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+                            })
+                            .collect()
+                    }
+                    None => vec![1.0; buf.len()],
+                };
+                let sw: Vec<f64> = sample.map_or_else(Vec::new, |s| buf.iter().map(|&id| s[id as usize]).collect());
                 let mut values = Vec::with_capacity(m);
                 let mut proba = Vec::with_capacity(if with_proba { m * kc } else { 0 });
                 let mut tally = vec![0.0f64; kc];
@@ -1031,7 +1067,10 @@ fn weighted_values(
                 for &k in ks {
                     let k = k.min(buf.len());
                     let exact = dist[..k].contains(&0.0);
-                    let weight = |t: usize| if exact { f64::from(u8::from(dist[t] == 0.0)) } else { 1.0 / dist[t] };
+                    let by_distance = |t: usize| if exact { f64::from(u8::from(dist[t] == 0.0)) } else { 1.0 / dist[t] };
+                    // sample weights, unless they give every neighbour a count of 0
+                    let weighted = !sw.is_empty() && (0..k).any(|t| by_distance(t) * sw[t] > 0.0);
+                    let weight = |t: usize| if weighted { by_distance(t) * sw[t] } else { by_distance(t) };
                     if classification {
                         tally.iter_mut().for_each(|c| *c = 0.0);
                         first.iter_mut().for_each(|f| *f = usize::MAX);

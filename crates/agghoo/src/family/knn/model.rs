@@ -23,6 +23,9 @@ pub struct KnnModel {
     /// How the neighbours vote (absent from files: uniform).
     #[serde(default, skip_serializing_if = "Weights::is_uniform")]
     pub(super) weights: Weights,
+    /// The training rows' sample weights, in the order of `y` (absent: unweighted, or unit weights).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) sample_weights: Option<Vec<f64>>,
 }
 
 impl KnnModel {
@@ -31,7 +34,16 @@ impl KnnModel {
         let mut positions: Vec<usize> = (0..train.len()).collect();
         positions.sort_by_key(|&p| train.rows()[p]);
         let sorted = train.subview(&positions);
-        Self { k, task, n_classes, n_features: train.n_features(), x: sorted.gather_x(), y: sorted.gather_y(), weights: Weights::Uniform }
+        Self {
+            k,
+            task,
+            n_classes,
+            n_features: train.n_features(),
+            x: sorted.gather_x(),
+            y: sorted.gather_y(),
+            weights: Weights::Uniform,
+            sample_weights: super::non_unit(sorted.weights()),
+        }
     }
     /// The number of neighbours k.
     pub fn k(&self) -> usize {
@@ -56,6 +68,11 @@ impl KnnModel {
         }
         if self.x.iter().chain(&self.y).any(|v| !v.is_finite()) {
             return bad("a non-finite value".into());
+        }
+        if let Some(w) = &self.sample_weights
+            && (w.len() != self.y.len() || w.iter().any(|v| !(v.is_finite() && *v >= 0.0)))
+        {
+            return bad(format!("{} sample weights for {} training rows, or one negative or not finite", w.len(), self.y.len()));
         }
         Ok(())
     }
@@ -96,7 +113,7 @@ impl Predictor for KnnModel {
         let features = |i: usize| rows.x(i);
         let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&features, rows.len(), i, kmax, scratch, out);
         let distance = (self.weights == Weights::Distance).then_some(Coordinates { x: &self.x, query: &features });
-        let mut path = predict_path(&[self.k], rows, self, &self.y, &search, distance);
+        let mut path = predict_path(&[self.k], rows, self, &self.y, &search, distance, self.sample_weights.as_deref());
         Ok(path.remove(0))
     }
 }

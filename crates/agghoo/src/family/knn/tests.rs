@@ -189,7 +189,7 @@ fn a_table_filled_up_front_on_any_thread_count_equals_the_lazy_one() {
             let filled = family();
             let filled = filled.shared.as_ref().unwrap();
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| filled.fill_table(want, None));
+            pool.install(|| filled.fill_table(want, None, crate::Par::threads(threads)));
             let Lists::Table { blocks, .. } = &filled.lists else { unreachable!("a table was asked for") };
             assert!(blocks.iter().all(|b| b.get().is_some()), "every block computed");
             let lists: Vec<Vec<u32>> = (0..n).rev().map(|r| filled.list(r, want, &mut scratch).to_vec()).collect();
@@ -495,4 +495,153 @@ fn seeded_table_lists_equal_a_full_sort() {
         assert_eq!(shared.list(r, want, &mut scratch), expected, "row {r}");
     }
     assert!(scratch.gemm.seeded_queries > 0, "the seeded search was used");
+}
+
+/// Weights in {0, ½, 1, 3/2, 2, 3} (some 0) for `n` rows.
+fn some_weights(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| [0.0, 0.5, 1.0, 1.5, 2.0, 3.0][rng.random_range(0..6)]).collect()
+}
+
+/// Sample-weighted votes and means: the path (shared lists or a fresh search, sorted and
+/// repeated training rows) equals a fit per k, and both equal an independent reference (full
+/// sort, votes Σ w · (1/d for distance weights), the unweighted vote when every weight is 0).
+#[test]
+fn sample_weights_equal_a_weighted_reference() {
+    for (classes, seed) in [(Some(2), 41), (Some(3), 42), (None, 43)] {
+        let data = random_data(240, 2, classes, seed);
+        let w = some_weights(240, seed);
+        let data = data.with_weights(w.clone()).unwrap();
+        let ks: Vec<f64> = (1..=12).map(f64::from).collect();
+        let sorted: Vec<usize> = (0..180).collect();
+        let repeated: Vec<usize> = (0..180).map(|i| (i * 7) % 150).collect();
+        let val: Vec<usize> = (180..240).collect();
+        for weights in [Weights::Uniform, Weights::Distance] {
+            let fam = KnnFamily::new(ks.clone(), data.task(), data.target().n_classes()).unwrap().with_weights(weights);
+            for train in [&sorted, &repeated] {
+                path_equals_refit(&fam, &data.view(train), &data.view(&val), 0.0);
+                let shared = fam.clone().sharing_with(&data);
+                path_equals_refit(&shared, &data.view(train), &data.view(&val), 0.0);
+                let (train, val) = (data.view(train), data.view(&val));
+                let path = shared.fit_path(&train).unwrap().predict(&val).unwrap();
+                for (g, &k) in ks.iter().enumerate() {
+                    for i in 0..val.len() {
+                        let q = val.x(i);
+                        let mut all: Vec<(f64, usize)> = (0..train.len())
+                            .map(|t| (train.x(t).iter().zip(q).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt(), t))
+                            .collect();
+                        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(train.rows()[a.1].cmp(&train.rows()[b.1])));
+                        let nearest = &all[..k as usize];
+                        let exact = nearest.iter().any(|n| n.0 == 0.0);
+                        let by_distance = |r: f64| match weights {
+                            Weights::Uniform => 1.0,
+                            Weights::Distance if exact => f64::from(u8::from(r == 0.0)),
+                            Weights::Distance => 1.0 / r,
+                        };
+                        let any = nearest.iter().any(|n| by_distance(n.0) * train.weight(n.1) > 0.0);
+                        let wt = |n: &(f64, usize)| by_distance(n.0) * if any { train.weight(n.1) } else { 1.0 };
+                        match &path[g] {
+                            Predictions::Real(v) => {
+                                let (s, t) = nearest.iter().fold((0.0, 0.0), |(s, t), n| (s + wt(n) * train.y(n.1), t + wt(n)));
+                                assert!((v[i] - s / t).abs() <= 1e-12 * (1.0 + v[i].abs()), "{weights:?} k {k} row {i}");
+                            }
+                            Predictions::Classes { labels, proba, .. } => {
+                                let kc = data.target().n_classes();
+                                let mut tally = vec![0.0; kc];
+                                nearest.iter().for_each(|n| tally[train.class(n.1) as usize] += wt(n));
+                                let top = tally.iter().copied().fold(0.0, f64::max);
+                                let total: f64 = tally.iter().sum();
+                                let p = &proba.as_ref().unwrap()[i * kc..(i + 1) * kc];
+                                assert!(p.iter().zip(&tally).all(|(a, b)| (a - b / total).abs() < 1e-12), "{weights:?} k {k} row {i}");
+                                assert!((tally[labels[i] as usize] - top).abs() <= 1e-12 * top, "{weights:?} k {k} row {i}");
+                                // ties go to the class whose nearest member of positive weight comes first
+                                let first =
+                                    nearest.iter().find(|n| wt(n) > 0.0 && (tally[train.class(n.1) as usize] - top).abs() <= 1e-12 * top);
+                                if weights == Weights::Uniform {
+                                    assert_eq!(labels[i], train.class(first.unwrap().1), "{weights:?} k {k} row {i}: tie rule");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Unit weights are no weights, bit for bit; scaling every weight by one constant changes
+/// nothing (votes exactly here: weights and sums are small multiples of ½; means and
+/// distance-weighted votes to rounding); other weights change the fit.
+#[test]
+fn unit_and_scaled_weights_change_nothing() {
+    for (classes, seed) in [(Some(2), 51), (Some(3), 52), (None, 53)] {
+        let data = random_data(200, 2, classes, seed);
+        let w = some_weights(200, seed);
+        let unit = data.clone().with_weights(vec![1.0; 200]).unwrap();
+        let weighted = data.clone().with_weights(w.clone()).unwrap();
+        let scaled = data.clone().with_weights(w.iter().map(|v| 3.0 * v).collect()).unwrap();
+        let (tr, va): (Vec<usize>, Vec<usize>) = ((0..150).collect(), (150..200).collect());
+        for weights in [Weights::Uniform, Weights::Distance] {
+            for share in [false, true] {
+                let fam = KnnFamily::new((1..=12).map(f64::from).collect(), data.task(), data.target().n_classes())
+                    .unwrap()
+                    .with_weights(weights);
+                let predict = |d: &Dataset| {
+                    let fam = if share { fam.clone().sharing_with(d) } else { fam.clone() };
+                    fam.fit_path(&d.view(&tr)).unwrap().predict(&d.view(&va)).unwrap()
+                };
+                assert_eq!(predict(&unit), predict(&data), "{weights:?} shared {share}");
+                assert_ne!(predict(&weighted), predict(&data), "{weights:?} shared {share}");
+                if weights == Weights::Uniform && classes.is_some() {
+                    assert_eq!(predict(&scaled), predict(&weighted), "{weights:?} shared {share}");
+                }
+                // means round their products differently: equal to rounding
+                if classes.is_none() {
+                    for (a, b) in predict(&scaled).iter().zip(&predict(&weighted)) {
+                        for i in 0..a.len() {
+                            assert!((a.value(i) - b.value(i)).abs() <= 1e-12, "{weights:?} shared {share} row {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn proba(p: &Predictions) -> Vec<f64> {
+    let Predictions::Classes { proba: Some(p), .. } = p else { panic!("no probabilities") };
+    p.clone()
+}
+
+#[test]
+fn hand_computed_weighted_example() {
+    // x: 0, 1, 2, 10 with classes a, a, b, b; query 1.6 → neighbours 2 (0.4), 1 (0.6), 0, 10.
+    let x = vec![0.0, 1.0, 2.0, 10.0, 1.6];
+    let classes = |w: Vec<f64>| {
+        let target = Target::Classes { labels: vec![0, 0, 1, 1, 0], names: vec!["a".into(), "b".into()] };
+        Dataset::new(x.clone(), vec!["x".into()], target, "y").unwrap().with_weights(w).unwrap()
+    };
+    let fam = KnnFamily::new(vec![1.0, 2.0, 3.0, 4.0], Task::Classification, 2).unwrap();
+    let predict = |d: &Dataset| fam.fit_path(&d.view(&[0, 1, 2, 3])).unwrap().predict(&d.view(&[4])).unwrap();
+    // weights 1, 1, 3, 1: b weighs 3 of 3, 4; a 2 of 5 (k=3), a 2 vs b 4 (k=4)
+    let p = predict(&classes(vec![1.0, 1.0, 3.0, 1.0, 1.0]));
+    assert_eq!(p.iter().map(|q| q.labels().unwrap()[0]).collect::<Vec<_>>(), [1, 1, 1, 1]);
+    assert_eq!(proba(&p[2]), [2.0 / 5.0, 3.0 / 5.0]);
+    // weights 4, 1, 0, 1: k=1 has only weight 0 → the unweighted vote (b); k=2: a (1 vs 0);
+    // k=3: a (5 vs 0); k=4: a 5 vs b 1
+    let p = predict(&classes(vec![4.0, 1.0, 0.0, 1.0, 1.0]));
+    assert_eq!(p.iter().map(|q| q.labels().unwrap()[0]).collect::<Vec<_>>(), [1, 0, 0, 0]);
+    assert_eq!(proba(&p[0]), [0.0, 1.0]);
+    assert_eq!(proba(&p[3]), [5.0 / 6.0, 1.0 / 6.0]);
+    // regression, y = class index, weights 1, 1, 3, 1: k=3 → (3·1 + 1·0 + 1·0) / 5
+    let target = Target::Real(vec![0.0, 0.0, 1.0, 1.0, 0.0]);
+    let r = Dataset::new(x.clone(), vec!["x".into()], target, "y").unwrap().with_weights(vec![1.0, 1.0, 3.0, 1.0, 1.0]).unwrap();
+    let fam = KnnFamily::new(vec![3.0], Task::Regression, 0).unwrap();
+    let p = fam.fit_path(&r.view(&[0, 1, 2, 3])).unwrap().predict(&r.view(&[4])).unwrap();
+    assert!((p[0].value(0) - 0.6).abs() < 1e-15);
+    // the fitted model keeps its weights through a file
+    let model = fam.fit(&r.view(&[0, 1, 2, 3]), 0).unwrap();
+    let Model::Knn(knn) = &model else { unreachable!() };
+    let back: KnnModel = serde_json::from_str(&serde_json::to_string(knn).unwrap()).unwrap();
+    assert_eq!(back.predict(&r.view(&[4])).unwrap().value(0), p[0].value(0));
 }

@@ -47,6 +47,7 @@
 //! The gap costs the full gradient: O(d) in covariance mode, O(n d) in residual mode, the same
 //! product the KKT check needs, so it is computed once per convergence, not per pass.
 
+use crate::Par;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::numerics::linalg::{cholesky_solve, product, triangular_product};
@@ -73,6 +74,8 @@ pub(super) struct Problem {
     y_var: f64,
     /// `G = X_cᵀ X_c / n`, column-major, in covariance mode.
     pub(super) gram: Option<Vec<f64>>,
+    /// The parallelism of the training view (row chunks, gradient blocks).
+    par: Par,
 }
 
 /// A direct solve on |A| non-zero coordinates is tried once coordinate descent at this λ has done
@@ -127,11 +130,11 @@ impl Problem {
         if gram {
             let (g, xty, x_mean) = gram_matrix(train, &yc, weights);
             let col_sq = (0..d).map(|j| g[j * d + j]).collect();
-            return Self { n, d, x: Vec::new(), y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: Some(g) };
+            return Self { n, d, x: Vec::new(), y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: Some(g), par: train.par() };
         }
         // Column sums per fixed chunk of rows (in parallel), added in chunk order.
         let mut x_mean = vec![0.0; d];
-        let partial: Vec<Vec<f64>> = map_in_order(row_chunks(n, d), |rows| {
+        let partial: Vec<Vec<f64>> = train.par().map(row_chunks(n, d), |rows| {
             let mut sum = vec![0.0; d];
             for i in rows {
                 sum.iter_mut().zip(train.x(i)).for_each(|(m, v)| *m += scaled(weights, i, *v));
@@ -157,7 +160,7 @@ impl Problem {
         }
         let col_sq = (0..d).map(|j| dot(&x[j * n..(j + 1) * n], &x[j * n..(j + 1) * n]) * inv_n).collect();
         let xty = (0..d).map(|j| dot(&x[j * n..(j + 1) * n], &yc) * inv_n).collect();
-        Self { n, d, x, y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: None }
+        Self { n, d, x, y: yc, x_mean, y_mean, col_sq, xty, y_var, gram: None, par: train.par() }
     }
 
     /// The smallest λ at which w = 0 solves the problem: `max_j |c_j| / ρ` (∞ when ρ = 0).
@@ -194,12 +197,13 @@ impl Problem {
         let r = faer::MatRef::from_column_major_slice(&state.aux, self.n, 1);
         let blocks: Vec<std::ops::Range<usize>> =
             (0..self.d).step_by(GRADIENT_COLUMNS).map(|c0| c0..(c0 + GRADIENT_COLUMNS).min(self.d)).collect();
-        map_in_order(blocks, |columns| {
-            let mut out = faer::Mat::<f64>::zeros(columns.len(), 1);
-            product(out.as_mut(), faer::Accum::Replace, x.subcols(columns.start, columns.len()).transpose(), r, 1.0 / self.n as f64);
-            (0..columns.len()).map(|j| out[(j, 0)]).collect::<Vec<f64>>()
-        })
-        .concat()
+        self.par
+            .map(blocks, |columns| {
+                let mut out = faer::Mat::<f64>::zeros(columns.len(), 1);
+                product(out.as_mut(), faer::Accum::Replace, x.subcols(columns.start, columns.len()).transpose(), r, 1.0 / self.n as f64);
+                (0..columns.len()).map(|j| out[(j, 0)]).collect::<Vec<f64>>()
+            })
+            .concat()
     }
 
     /// One coordinate step from `w_j = old` with gradient `g_j`: the new `w_j`.
@@ -528,19 +532,6 @@ pub(super) fn row_chunks(n: usize, d: usize) -> Vec<std::ops::Range<usize>> {
     (0..chunks).map(|c| (c * size).min(n)..((c + 1) * size).min(n)).collect()
 }
 
-/// `f` of every item, in order: in parallel on rayon's threads, or on the calling thread when
-/// there is one thread or one item (handing work to rayon's pool from outside it costs a wake-up
-/// and moves the results to another core's cache: measured 15–25 % on the wide path). The same
-/// items either way, so the same results on any thread count.
-fn map_in_order<I: Send, T: Send>(items: Vec<I>, f: impl Fn(I) -> T + Sync) -> Vec<T> {
-    use rayon::prelude::*;
-    if items.len() > 1 && rayon::current_num_threads() > 1 {
-        items.into_par_iter().map(&f).collect()
-    } else {
-        items.into_iter().map(f).collect()
-    }
-}
-
 /// Covariance mode's one pass over the data: the column means `m`, `G = X_cᵀX_c / n`
 /// (column-major `d × d`) and `c = X_cᵀy_c / n` (`y_c` already centred). With row weights every
 /// row of `X_c` and `y_c` is scaled by `√w̃_i` ([`RowWeights`]: `yc` comes scaled, the rows are
@@ -576,7 +567,7 @@ fn gram_matrix(train: &View<'_>, yc: &[f64], weights: Option<&RowWeights>) -> (V
         shift.iter_mut().zip(train.x(i)).for_each(|(s, v)| *s += v);
     }
     shift.iter_mut().for_each(|s| *s /= head.max(1) as f64);
-    let partial: Vec<ChunkSums> = map_in_order(row_chunks(n, d), |rows| gram_chunk(train, &shift, yc, weights, rows));
+    let partial: Vec<ChunkSums> = train.par().map(row_chunks(n, d), |rows| gram_chunk(train, &shift, yc, weights, rows));
     let mut partial = partial.into_iter();
     let mut total = partial.next().unwrap_or_else(|| gram_chunk(train, &shift, yc, weights, 0..0));
     for more in partial {

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::Par;
 use crate::family::numerics::kernel::Kernel;
 
 /// Largest training set whose kernel matrix is stored in full.
@@ -64,20 +65,24 @@ pub(crate) enum KernelCache {
 }
 
 impl KernelCache {
-    /// The cache suited to the size of `points` (full matrix up to [`FULL_MATRIX_MAX_ROWS`]).
-    pub fn new(points: Points) -> Self {
-        Self::with_limit(points, FULL_MATRIX_MAX_ROWS, LRU_BUDGET_BYTES)
+    /// The cache suited to the size of `points` (full matrix up to [`FULL_MATRIX_MAX_ROWS`],
+    /// its rows computed with parallelism `par`).
+    pub fn new(points: Points, par: Par) -> Self {
+        Self::with_limit(points, FULL_MATRIX_MAX_ROWS, LRU_BUDGET_BYTES, par)
     }
 
     /// As [`KernelCache::new`] with explicit limits (tests force the LRU path with them).
-    pub fn with_limit(points: Points, full_max_rows: usize, budget_bytes: usize) -> Self {
+    pub fn with_limit(points: Points, full_max_rows: usize, budget_bytes: usize, par: Par) -> Self {
         let n = points.len();
         if n <= full_max_rows {
             // the upper triangle (rows in parallel), then its mirror image: the Gaussian kernel is
             // symmetric bit for bit (`(a − b)² = (b − a)²`, summed in the same feature order), so
             // half the exponentials give the same matrix as all of them
             let mut k = vec![0.0; n * n];
-            k.par_chunks_mut(n.max(1)).enumerate().for_each(|(i, row)| points.fill_upper_row(i, &mut row[i..]));
+            k.par_chunks_mut(n.max(1))
+                .with_min_len(par.min_len(n))
+                .enumerate()
+                .for_each(|(i, row)| points.fill_upper_row(i, &mut row[i..]));
             for i in 1..n {
                 let (done, rest) = k.split_at_mut(i * n);
                 rest[..i].iter_mut().zip(done.iter().skip(i).step_by(n)).for_each(|(out, &v)| *out = v);
@@ -177,8 +182,8 @@ mod tests {
     fn lru_rows_equal_full_rows() {
         let x: Vec<f64> = (0..50).map(|i| ((i * 7) % 13) as f64 * 0.3).collect();
         let pts = Points { x, d: 2, kernel: Kernel::rbf(0.7).unwrap() };
-        let mut full = KernelCache::with_limit(pts.clone(), 100, 0);
-        let mut lru = KernelCache::with_limit(pts, 0, 8 * 25 * 3); // 3 rows
+        let mut full = KernelCache::with_limit(pts.clone(), 100, 0, Par::Seq);
+        let mut lru = KernelCache::with_limit(pts, 0, 8 * 25 * 3, Par::Seq); // 3 rows
         for &(i, j) in &[(0, 1), (2, 3), (0, 4), (24, 0), (1, 1), (5, 24)] {
             let (a, b) = (lru.load(i), lru.load(j));
             let (fa, fb) = (full.load(i), full.load(j));
@@ -192,7 +197,7 @@ mod tests {
     fn full_matrix_is_every_entry_evaluated_and_sub_blocks_copy_it() {
         let x: Vec<f64> = (0..39).map(|i| ((i * 5) % 11) as f64 * 0.4 - 1.0).collect();
         let pts = Points { x, d: 3, kernel: Kernel::rbf(0.3).unwrap() };
-        let mut full = KernelCache::with_limit(pts.clone(), 100, 0);
+        let mut full = KernelCache::with_limit(pts.clone(), 100, 0, Par::Seq);
         for i in 0..13 {
             let h = full.load(i);
             for j in 0..13 {
@@ -206,6 +211,6 @@ mod tests {
             let want: Vec<f64> = rows.iter().map(|&j| pts.kernel.eval(pts.row(i), pts.row(j))).collect();
             assert_eq!(sub.row(h), want.as_slice());
         }
-        assert!(KernelCache::with_limit(pts, 0, 8 * 13 * 3).sub_block(&rows).is_none());
+        assert!(KernelCache::with_limit(pts, 0, 8 * 13 * 3, Par::Seq).sub_block(&rows).is_none());
     }
 }

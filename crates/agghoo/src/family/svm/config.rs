@@ -22,7 +22,7 @@ pub(crate) static SVC: FamilyInfo = FamilyInfo {
     default_grid: SVM_GRID,
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: true },
-    sample_weight: false,
+    sample_weight: true,
 };
 
 /// The registration of `svr`.
@@ -40,7 +40,7 @@ pub(crate) static SVR: FamilyInfo = FamilyInfo {
     default_grid: SVM_GRID,
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: false },
-    sample_weight: false,
+    sample_weight: true,
 };
 
 /// What the grid of an SVM family holds (`--param grid=…`).

@@ -27,6 +27,17 @@
 //! grids: `λ_j = 2^{j−1} / (500 n)`, j = 1..17 (the papers' ε-regression grid with n_t replaced by
 //! the rows n the family is built for), or `C = 2^{−5}, 2^{−3}, …, 2^{15}` (LIBSVM's guide).
 //!
+//! # Sample weights
+//! With per-row weights `w_i` ([`crate::data::Dataset::with_weights`]) the loss term is the weighted
+//! mean `Σ_i w_i loss_i / Σ_i w_i`, so row i gets its own box bound `C_i = C w_i` (LIBSVM's
+//! weighted variant, scikit-learn's `SVC(C).fit(X, y, sample_weight=w)`), with
+//! `C = 1 / (2 λ Σ_i w_i)` on a λ grid (`Σ w` replaces `n_t`) and C itself on a C grid. Integer
+//! weights are row duplication (the dual of the duplicated rows sums to the weighted one); a row
+//! of weight 0 is as if absent (its α stays 0 and takes no part in the intercept; one-vs-one
+//! leaves it out of its pairs, so a class present only with weight 0 is absent). Unit weights
+//! are no weights (the same code path, the same bits). The kernel width `gamma=scale` is computed
+//! on the training rows unweighted, as scikit-learn's.
+//!
 //! # Solver
 //! LIBSVM's dual (module `smo`): SMO with second-order working-set selection (Fan, Chen & Lin
 //! 2005), shrinking, stopping at gap `< tol` (param `tol`, default 1e-3 as LIBSVM's `eps`), plus
@@ -43,10 +54,9 @@
 //! # Path
 //! [`Family::fit_path`] computes the training set's kernel once and solves the grid in
 //! increasing C (from the most regularised point). Each solve starts from the previous α scaled
-//! by `r = C_new / C_old ≥ 1`: `yᵀ(rα) = 0` still holds and `0 ≤ rα ≤ r C_old = C_new`, so the
-//! start is feasible (variables at the old bound are set to exactly `C_new`; clipping to the box
-//! is a safeguard that never binds in this order), and its gradient is exact without kernel
-//! work: `∇f(rα) = r (∇f(α) − p) + p`. The rejected alternative, a cold start per grid point
+//! by `r = C_new / C_old ≥ 1` (feasible, gradient `r (∇f(α) − p) + p` without kernel work), then
+//! moved by an exact line search towards the previous values of the free variables, which do
+//! not scale with C (see `smo::Dual::warm_start`). The rejected alternative, a cold start per grid point
 //! ([`Family::fit`], kept as the reference), repeats the kernel and most SMO iterations.
 //!
 //! # Classification
@@ -199,11 +209,12 @@ impl SvmFamily {
     /// LIBSVM's C of grid point `grid_index` on a training set of `n_train` rows:
     /// `C = 1 / (2 λ n_t)` for a λ grid, the value itself for a C grid.
     pub fn c_value(&self, grid_index: usize, n_train: usize) -> f64 {
-        self.c_of(self.grid.value(grid_index), n_train)
+        self.c_of(self.grid.value(grid_index), n_train.max(1) as f64)
     }
 
-    fn c_of(&self, value: f64, n_train: usize) -> f64 {
-        if self.grid_in_c { value } else { 1.0 / (2.0 * value * n_train.max(1) as f64) }
+    /// C of grid `value` on a training set of size `n_t` (`Σ w` with sample weights).
+    fn c_of(&self, value: f64, n_t: f64) -> f64 {
+        if self.grid_in_c { value } else { 1.0 / (2.0 * value * n_t) }
     }
 
     /// Grid indices from the most regularised (smallest C) to the least.
@@ -222,8 +233,12 @@ impl SvmFamily {
                 if self.kind == SvmKind::Svc { "classification" } else { "regression" }
             )));
         }
-        if train.is_empty() {
-            return Err(Error::TooFewRows { what: format!("family `{}`", self.kind.name()), needed: 1, found: 0 });
+        if train.is_empty() || training_size(train) == 0.0 {
+            return Err(Error::TooFewRows {
+                what: format!("family `{}` (rows of positive weight)", self.kind.name()),
+                needed: 1,
+                found: 0,
+            });
         }
         Ok(self.kind == SvmKind::Svc && train.n_classes() > 2)
     }
@@ -234,13 +249,17 @@ impl SvmFamily {
         let n = train.len();
         let x = train.gather_x();
         let points = Points { kernel: Kernel::rbf(self.gamma_for(train, &x)?)?, x, d: train.n_features() };
+        let weights = sample_weights(train);
         let problem = match self.kind {
             SvmKind::Svc => {
                 let y: Vec<f64> = (0..n).map(|i| if train.class(i) == 1 { 1.0 } else { -1.0 }).collect();
-                if y.iter().all(|&v| v == y[0]) {
+                // the classes of the rows of positive weight (a row of weight 0 is absent)
+                let mut present = (0..n).filter(|&i| weights.as_ref().is_none_or(|w| w[i] > 0.0)).map(|i| y[i]);
+                let first = present.next();
+                if present.all(|v| Some(v) == first) {
                     return Err(one_class(train));
                 }
-                Problem { p: vec![-1.0; n], doubled: false, y, n }
+                Problem { p: vec![-1.0; n], doubled: false, y, n, weights }
             }
             SvmKind::Svr => {
                 let z = train.gather_y();
@@ -248,18 +267,30 @@ impl SvmFamily {
                 let mut y = vec![1.0; n];
                 y.extend(std::iter::repeat_n(-1.0, n));
                 let p: Vec<f64> = z.iter().map(|z| eps - z).chain(z.iter().map(|z| eps + z)).collect();
-                Problem { y, p, doubled: true, n }
+                // α⁺ and α⁻ of a row share its weight
+                let weights = weights.map(|w| [w.as_slice(), w.as_slice()].concat());
+                Problem { y, p, doubled: true, n, weights }
             }
         };
         Ok((points, problem))
     }
 
     fn solve(&self, problem: &Problem, c: f64, cache: &mut KernelCache, start: Option<(&Solution, f64)>) -> Result<Solution> {
-        let dual =
-            Dual { y: &problem.y, p: &problem.p, doubled: problem.doubled, c, tol: self.settings.tol, shrinking: self.settings.shrinking };
+        let upper = problem.upper(c);
+        // the largest box bound: the scale of the solver's tolerances
+        let c = upper.iter().fold(c.min(0.0), |m, &u| m.max(u));
+        let dual = Dual {
+            y: &problem.y,
+            p: &problem.p,
+            doubled: problem.doubled,
+            c,
+            upper: &upper,
+            tol: self.settings.tol,
+            shrinking: self.settings.shrinking,
+        };
         let (alpha, grad) = match start {
             None => (vec![0.0; problem.y.len()], problem.p.clone()),
-            Some((prev, c_old)) => warm_start(prev, c_old, c, &problem.p),
+            Some((prev, c_old)) => dual.warm_start(cache, prev, &problem.upper(c_old)),
         };
         let sol = dual.solve(cache, alpha, grad)?;
         if !sol.rho.is_finite() || !sol.objective.is_finite() {
@@ -281,12 +312,12 @@ impl SvmFamily {
     }
 
     /// The warm-started path of the module doc on one dual problem: every grid point solved in
-    /// increasing C (C from the training set's size `n_t`), each from the previous solution.
-    /// Returns, per grid index, `beta(problem, α)` and the bias `−ρ`.
+    /// increasing C (C from the training set's size `n_t`, `Σ w` with weights), each from the
+    /// previous solution. Returns, per grid index, `beta(problem, α)` and the bias `−ρ`.
     fn solve_path(
         &self,
         problem: &Problem,
-        n_t: usize,
+        n_t: f64,
         cache: &mut KernelCache,
         beta: impl Fn(&Problem, &[f64]) -> Vec<f64>,
     ) -> Result<(Vec<Vec<f64>>, Vec<f64>)> {
@@ -294,7 +325,7 @@ impl SvmFamily {
         let mut biases = vec![0.0; self.grid.len()];
         let mut prev: Option<(Solution, f64)> = None;
         for m in self.path_order() {
-            let c = self.c_value(m, n_t);
+            let c = self.c_of(self.grid.value(m), n_t);
             let sol = self.solve(problem, c, cache, prev.as_ref().map(|(s, c)| (s, *c)))?;
             betas[m] = beta(problem, &sol.alpha);
             biases[m] = -sol.rho;
@@ -319,12 +350,15 @@ fn one_class(train: &View<'_>) -> Error {
     Error::ConstantTarget { name: format!("{} (training set of {} rows)", data.target_name(), train.len()), value }
 }
 
-/// The scaled warm start of the module doc: `α' = clip(r α)`, `∇' = r (∇ − p) + p`, r = C'/C.
-fn warm_start(prev: &Solution, c_old: f64, c_new: f64, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let r = c_new / c_old;
-    let alpha = prev.alpha.iter().map(|&a| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) }).collect();
-    let grad = prev.grad.iter().zip(p).map(|(g, p)| r * (g - p) + p).collect();
-    (alpha, grad)
+/// The training set's sample weights, `None` when it is unweighted or every weight is 1 (unit
+/// weights are no weights: the same code path, the same bits).
+fn sample_weights(train: &View<'_>) -> Option<Vec<f64>> {
+    train.weights().filter(|w| w.iter().any(|&v| v != 1.0))
+}
+
+/// The size `n_t` of a training set in `C = 1 / (2 λ n_t)`: its row count, `Σ w` with weights.
+fn training_size(train: &View<'_>) -> f64 {
+    sample_weights(train).map_or(train.len() as f64, |w| w.iter().sum())
 }
 
 /// The checks a deserialized kernel model of either kind starts with: as many features as the
@@ -348,9 +382,18 @@ struct Problem {
     doubled: bool,
     /// Training rows (kernel rows).
     n: usize,
+    /// Sample weight of every variable (box bound `C w_t`); `None` without weights.
+    weights: Option<Vec<f64>>,
 }
 
 impl Problem {
+    /// The box bound of every variable at C: `C w_t`, or C for each without weights.
+    fn upper(&self, c: f64) -> Vec<f64> {
+        match &self.weights {
+            None => vec![c; self.y.len()],
+            Some(w) => w.iter().map(|w| c * w).collect(),
+        }
+    }
     /// Expansion coefficients `β_i` of `f = Σ β_i K(x_i, ·) + b` per training row.
     fn beta(&self, alpha: &[f64]) -> Vec<f64> {
         let mut beta = vec![0.0; self.n];
@@ -381,12 +424,13 @@ impl Family for SvmFamily {
         if !(value > 0.0 && value.is_finite()) {
             return Err(Error::invalid("grid", "positive values (log scale)", value));
         }
-        let c = self.c_of(value, train.len());
         if self.check_train(train)? {
+            let c = self.c_of(value, training_size(train));
             return Ok(Model::OneVsOneSvc(ovo::fit(self, train, c)?));
         }
+        let c = self.c_of(value, training_size(train));
         let (points, problem) = self.problem(train)?;
-        let mut cache = KernelCache::new(points.clone());
+        let mut cache = KernelCache::new(points.clone(), train.par());
         let sol = self.solve(&problem, c, &mut cache, None)?;
         Ok(Model::Svm(self.model(&points, &problem, &sol)))
     }
@@ -427,8 +471,8 @@ impl Family for SvmFamily {
             return Ok(Box::new(ovo::fit_path(self, train)?));
         }
         let (points, problem) = self.problem(train)?;
-        let mut cache = KernelCache::new(points.clone());
-        let (betas, biases) = self.solve_path(&problem, train.len(), &mut cache, Problem::beta)?;
+        let mut cache = KernelCache::new(points.clone(), train.par());
+        let (betas, biases) = self.solve_path(&problem, training_size(train), &mut cache, Problem::beta)?;
         Ok(Box::new(SvmPath { kind: self.kind, points, betas, biases }))
     }
 }

@@ -190,7 +190,7 @@ pub(super) fn decision_values(
     let arch = pulp::Arch::new();
     let per_row: Vec<Vec<f64>> = (0..rows.len())
         .into_par_iter()
-        .with_min_len(16)
+        .with_min_len(rows.par().min_len(rows.len()).max(16))
         .map_init(
             || vec![0.0; n_sv],
             |k, i| {

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cache::{KernelCache, Points};
 use super::{Problem, SvmFamily, check_features, check_kernel_model, decision_values, one_class};
+use crate::Par;
 use crate::data::View;
 use crate::error::{Error, Result};
 use crate::family::numerics::kernel::Kernel;
@@ -35,17 +36,18 @@ impl Pair {
     fn problem(&self, train: &View<'_>) -> Problem {
         let l = self.rows.len();
         let y = self.rows.iter().map(|&i| if train.class(i) == self.positive { 1.0 } else { -1.0 }).collect();
-        Problem { y, p: vec![-1.0; l], doubled: false, n: l }
+        let weights = super::sample_weights(train).map(|w| self.rows.iter().map(|&i| w[i]).collect());
+        Problem { y, p: vec![-1.0; l], doubled: false, n: l, weights }
     }
 
     /// The problem and a kernel cache over the pair's rows: the sub-block of `shared` (the
     /// training set's full matrix, copied, no kernel evaluation) when there is one, else a cache
-    /// of its own.
-    fn problem_and_cache(&self, train: &View<'_>, points: &Points, shared: Option<&KernelCache>) -> (Problem, KernelCache) {
+    /// of its own (computed with parallelism `par`).
+    fn problem_and_cache(&self, train: &View<'_>, points: &Points, shared: Option<&KernelCache>, par: Par) -> (Problem, KernelCache) {
         let cache = shared.and_then(|k| k.sub_block(&self.rows)).unwrap_or_else(|| {
             let mut x = Vec::with_capacity(self.rows.len() * points.d);
             self.rows.iter().for_each(|&i| x.extend_from_slice(points.row(i)));
-            KernelCache::new(Points { x, d: points.d, kernel: points.kernel })
+            KernelCache::new(Points { x, d: points.d, kernel: points.kernel }, par)
         });
         (self.problem(train), cache)
     }
@@ -57,14 +59,14 @@ fn pair_beta(problem: &Problem, alpha: &[f64]) -> Vec<f64> {
 }
 
 /// The classes present in `train` (increasing) and their pairs `(a, b)`, `a < b`, in LIBSVM's
-/// order `(c₀, c₁), (c₀, c₂), …, (c_{m−2}, c_{m−1})`.
+/// order `(c₀, c₁), (c₀, c₂), …, (c_{m−2}, c_{m−1})`. Rows of weight 0 are left out (absent).
 ///
 /// # Errors
 /// [`Error::ConstantTarget`] when fewer than two classes are present.
 fn pairs(train: &View<'_>) -> Result<(Vec<u32>, Vec<Pair>)> {
     let k = train.n_classes();
     let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); k];
-    for i in 0..train.len() {
+    for i in (0..train.len()).filter(|&i| train.weight(i) > 0.0) {
         if let Some(rows) = rows_of.get_mut(train.class(i) as usize) {
             rows.push(i);
         }
@@ -97,10 +99,12 @@ fn points_of(fam: &SvmFamily, train: &View<'_>) -> Result<Points> {
 pub(super) fn fit(fam: &SvmFamily, train: &View<'_>, c: f64) -> Result<OneVsOneSvc> {
     let (classes, pairs) = pairs(train)?;
     let points = points_of(fam, train)?;
+    let par = train.par();
     let fits: Vec<(Vec<f64>, f64)> = pairs
         .par_iter()
+        .with_min_len(par.min_len(pairs.len()))
         .map(|pair| {
-            let (problem, mut cache) = pair.problem_and_cache(train, &points, None);
+            let (problem, mut cache) = pair.problem_and_cache(train, &points, None, par.split(pairs.len()));
             let sol = fam.solve(&problem, c, &mut cache, None)?;
             Ok((pair_beta(&problem, &sol.alpha), -sol.rho))
         })
@@ -121,13 +125,16 @@ pub(super) fn fit_path(fam: &SvmFamily, train: &View<'_>) -> Result<OneVsOnePath
     let (classes, pairs) = pairs(train)?;
     let points = points_of(fam, train)?;
     let n_t = train.len();
-    let shared = (n_t <= super::cache::FULL_MATRIX_MAX_ROWS).then(|| KernelCache::new(points.clone()));
+    let par = train.par();
+    let size = super::training_size(train);
+    let shared = (n_t <= super::cache::FULL_MATRIX_MAX_ROWS).then(|| KernelCache::new(points.clone(), par));
     let per_pair: Vec<(Vec<Vec<f64>>, Vec<f64>)> = pairs
         .par_iter()
+        .with_min_len(par.min_len(pairs.len()))
         .map(|pair| {
-            let (problem, mut cache) = pair.problem_and_cache(train, &points, shared.as_ref());
-            // the same C for every pair: n_t is the whole training set's size
-            fam.solve_path(&problem, n_t, &mut cache, pair_beta)
+            let (problem, mut cache) = pair.problem_and_cache(train, &points, shared.as_ref(), par.split(pairs.len()));
+            // the same C for every pair: from the whole training set's size
+            fam.solve_path(&problem, size, &mut cache, pair_beta)
         })
         .collect::<Vec<Result<_>>>()
         .into_iter()

@@ -2,8 +2,12 @@
 //! information for training SVM", JMLR 6):
 //!
 //! ```text
-//! min_α  f(α) = ½ αᵀ Q α + pᵀ α   subject to  yᵀ α = 0,  0 ≤ α_t ≤ C,   Q_st = y_s y_t K(x_{r(s)}, x_{r(t)})
+//! min_α  f(α) = ½ αᵀ Q α + pᵀ α   subject to  yᵀ α = 0,  0 ≤ α_t ≤ C_t,   Q_st = y_s y_t K(x_{r(s)}, x_{r(t)})
 //! ```
+//!
+//! with a box bound per variable (`C_t = C w_t` for sample weights w, LIBSVM's weighted variant;
+//! every `C_t = C` without weights). A variable with `C_t = 0` (a row of weight 0) stays at 0 and
+//! takes no part in ρ, as if its row were absent.
 //!
 //! with `y_t ∈ {±1}` and `r(t)` the kernel row of variable t (C-SVC: `r(t) = t`; ε-SVR has 2n
 //! variables `α⁺, α⁻` on the same n kernel rows: `r(t) = t mod n`).
@@ -37,8 +41,12 @@ const TAU: f64 = 1e-12;
 /// SMO iterations between two Newton steps on the free variables.
 const NEWTON_EVERY: usize = 30;
 /// A Newton step runs when its factorisation (`|F|³/6` multiply-adds) costs at most this many
-/// times the `NEWTON_EVERY · l` of the SMO iterations it follows.
+/// times the SMO iterations since the last step (`l` each): on a large free set the steps are
+/// spaced out rather than skipped.
 const NEWTON_COST: usize = 20;
+/// Largest free set a Newton step runs on: its `Q_FF` and factor take `1.5 |F|²` numbers (27 MB
+/// here), and its factorisation `|F|³/6` multiply-adds.
+const NEWTON_MAX_FREE: usize = 1500;
 /// SMO iterations between two shrinkings (LIBSVM: `min(l, 1000)`). The warm-started solves of a
 /// path take tens to hundreds of iterations, a shrinking costs one pass over the active set and
 /// unshrinking costs nothing (the gradient is current everywhere), so we shrink early and often.
@@ -58,8 +66,10 @@ pub(crate) struct Dual<'a> {
     /// ε-SVR's layout: 2n variables on the n kernel rows, variable t on row `t mod n`; otherwise
     /// (C-SVC) one variable per row, variable t on row t. Kernel rows have one entry per row.
     pub doubled: bool,
-    /// Box bound (the same for every variable).
+    /// The largest box bound (the scale of the tolerances, and the C of messages).
     pub c: f64,
+    /// Box bound `C_t` of every variable (`c` for each without sample weights).
+    pub upper: &'a [f64],
     /// Stopping tolerance ε.
     pub tol: f64,
     /// LIBSVM's shrinking heuristic on/off.
@@ -112,8 +122,88 @@ impl Dual<'_> {
             }
         }
     }
-    fn upper(&self, a: f64) -> bool {
-        a >= self.c
+    /// The start at this C from `prev`, the solution at the box bounds `old` (`C_old w_t`; a feasible
+    /// α and its gradient).
+    ///
+    /// First the scaled start of DeCoste & Wagstaff (2000): `α' = clip(r α)`, r = C/C_old,
+    /// variables at the old bound set to exactly C, gradient `∇' = r (∇ − p) + p` (no kernel work;
+    /// `yᵀα' = 0` and `0 ≤ α' ≤ C`). Scaling is right for the bounded variables but not for the
+    /// free ones: for a fixed partition (free, at 0, at C) the optimal `α_F` is affine in C, and
+    /// once no variable is at C (the hard-margin end of a wide C range) it does not move at all,
+    /// while the scaled start multiplies it by r and leaves SMO thousands of iterations to undo
+    /// that. So the start then moves along the direction `d` that takes each free variable back
+    /// to its old value, the constraint repaired in proportion to the values
+    /// (`d_t = (1 − r) α_t + y_t α_t κ`, `κ = (r − 1) Σ_F y α / Σ_F α`, so `yᵀd = 0`), by the exact
+    /// line minimum of the dual clipped to the box (`|F|` kernel rows for `Qd`). The step is kept
+    /// only when it descends and keeps `yᵀα` to rounding; either start is feasible, and the
+    /// solver's stopping rule decides the answer.
+    pub fn warm_start(&self, cache: &mut KernelCache, prev: &Solution, old: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let (c, y, p, upper) = (self.c, self.y, self.p, self.upper);
+        // r = C/C_old: the ratio of the first positive bound (every variable's: the weights stay)
+        let r = old.iter().zip(upper).find(|(o, _)| **o > 0.0).map_or(1.0, |(o, n)| n / o);
+        let mut alpha: Vec<f64> = prev
+            .alpha
+            .iter()
+            .zip(old.iter().zip(upper))
+            .map(|(&a, (&c_old, &c_new))| if a >= c_old { c_new } else { (a * r).clamp(0.0, c_new) })
+            .collect();
+        let mut grad: Vec<f64> = prev.grad.iter().zip(p).map(|(g, p)| r * (g - p) + p).collect();
+        let free: Vec<usize> = (0..y.len()).filter(|&t| prev.alpha[t] > 0.0 && prev.alpha[t] < old[t]).collect();
+        let total: f64 = free.iter().map(|&t| prev.alpha[t]).sum();
+        if free.is_empty() {
+            return (alpha, grad);
+        }
+        let kappa = (r - 1.0) * free.iter().map(|&t| y[t] * prev.alpha[t]).sum::<f64>() / total;
+        let d: Vec<f64> = free.iter().map(|&t| prev.alpha[t] * ((1.0 - r) + y[t] * kappa)).collect();
+        // Qd on every variable, two kernel rows per pass
+        let mut qd = vec![0.0; y.len()];
+        for (vars, dv) in free.chunks(2).zip(d.chunks(2)) {
+            let (ta, da) = (vars[0], y[vars[0]] * dv[0]);
+            let (tb, db) = if vars.len() == 2 { (vars[1], y[vars[1]] * dv[1]) } else { (ta, 0.0) };
+            let (ha, hb) = (cache.load(self.row(ta)), cache.load(self.row(tb)));
+            self.add_to_gradient(&mut qd, cache.row(ha), cache.row(hb), da, db);
+        }
+        let slope: f64 = free.iter().zip(&d).map(|(&t, d)| grad[t] * d).sum();
+        let curvature: f64 = free.iter().zip(&d).map(|(&t, d)| qd[t] * d).sum();
+        if !(slope < 0.0 && curvature > 0.0) {
+            return (alpha, grad);
+        }
+        let (mut theta, mut block) = (-slope / curvature, None);
+        for (k, (&t, &dk)) in free.iter().zip(&d).enumerate() {
+            let room = if dk > 0.0 {
+                (upper[t] - alpha[t]) / dk
+            } else if dk < 0.0 {
+                alpha[t] / -dk
+            } else {
+                f64::INFINITY
+            };
+            if room < theta {
+                (theta, block) = (room, Some(k));
+            }
+        }
+        if !(theta > 0.0 && theta.is_finite()) {
+            return (alpha, grad);
+        }
+        let moved: Vec<f64> = free
+            .iter()
+            .zip(&d)
+            .enumerate()
+            .map(
+                |(k, (&t, &dk))| {
+                    if block == Some(k) { if dk > 0.0 { upper[t] } else { 0.0 } } else { (alpha[t] + theta * dk).clamp(0.0, upper[t]) }
+                },
+            )
+            .collect();
+        let drift: f64 = free.iter().zip(&moved).map(|(&t, a)| y[t] * (a - alpha[t])).sum();
+        let size: f64 = free.iter().zip(&moved).map(|(&t, a)| (a - alpha[t]).abs()).sum();
+        // d is tiny when every free variable has the same label (then `κ = ±(r − 1)`): a long step
+        // along rounding noise would move `yᵀα`
+        if drift.abs() > 1e-12 * (size + c) {
+            return (alpha, grad);
+        }
+        free.iter().zip(&moved).for_each(|(&t, &a)| alpha[t] = a);
+        grad.iter_mut().zip(&qd).for_each(|(g, q)| *g += theta * q);
+        (alpha, grad)
     }
     fn lower(a: f64) -> bool {
         a <= 0.0
@@ -147,6 +237,7 @@ impl Dual<'_> {
         let mut counter = shrink_every;
         let mut newton = NewtonWork::default();
         let mut iter = 0;
+        let mut last_newton = 0;
         loop {
             if self.shrinking {
                 counter -= 1;
@@ -181,7 +272,7 @@ impl Dual<'_> {
             let (ki, kj) = (cache.row(hi), cache.row(hj));
             let qij = y[i] * y[j] * ki[self.row(j)];
             let (old_i, old_j) = (alpha[i], alpha[j]);
-            let c = self.c;
+            let (ci, cj) = (self.upper[i], self.upper[j]);
             // two-variable update with clipping, as LIBSVM's Solver::Solve (Q_ii = Q_jj = 1)
             if y[i] != y[j] {
                 let quad = (2.0 + 2.0 * qij).max(TAU);
@@ -198,14 +289,14 @@ impl Dual<'_> {
                     alpha[i] = 0.0;
                     alpha[j] = -diff;
                 }
-                if diff > 0.0 {
-                    if alpha[i] > c {
-                        alpha[i] = c;
-                        alpha[j] = c - diff;
+                if diff > ci - cj {
+                    if alpha[i] > ci {
+                        alpha[i] = ci;
+                        alpha[j] = ci - diff;
                     }
-                } else if alpha[j] > c {
-                    alpha[j] = c;
-                    alpha[i] = c + diff;
+                } else if alpha[j] > cj {
+                    alpha[j] = cj;
+                    alpha[i] = cj + diff;
                 }
             } else {
                 let quad = (2.0 - 2.0 * qij).max(TAU);
@@ -213,19 +304,19 @@ impl Dual<'_> {
                 let sum = alpha[i] + alpha[j];
                 alpha[i] -= delta;
                 alpha[j] += delta;
-                if sum > c {
-                    if alpha[i] > c {
-                        alpha[i] = c;
-                        alpha[j] = sum - c;
+                if sum > ci {
+                    if alpha[i] > ci {
+                        alpha[i] = ci;
+                        alpha[j] = sum - ci;
                     }
                 } else if alpha[j] < 0.0 {
                     alpha[j] = 0.0;
                     alpha[i] = sum;
                 }
-                if sum > c {
-                    if alpha[j] > c {
-                        alpha[j] = c;
-                        alpha[i] = sum - c;
+                if sum > cj {
+                    if alpha[j] > cj {
+                        alpha[j] = cj;
+                        alpha[i] = sum - cj;
                     }
                 } else if alpha[i] < 0.0 {
                     alpha[i] = 0.0;
@@ -236,7 +327,10 @@ impl Dual<'_> {
             // check then have nothing to rebuild)
             self.add_to_gradient(&mut grad, ki, kj, y[i] * (alpha[i] - old_i), y[j] * (alpha[j] - old_j));
             if iter % NEWTON_EVERY == 0 {
-                self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton);
+                let since = iter - last_newton;
+                if self.newton_step(cache, &mut alpha, &mut grad, &active, &mut newton, since) {
+                    last_newton = iter;
+                }
             }
         }
         let rho = self.rho(&alpha, &grad);
@@ -251,22 +345,30 @@ impl Dual<'_> {
     /// length is the exact line minimum of the true quadratic, clipped to the box, so f never
     /// increases and feasibility is kept; a variable that blocks the step is fixed at its bound
     /// and the step repeated on the smaller F (the Cholesky factor of A is updated for the
-    /// removal in `O(|F|²)`, not refactored). Skipped when the factorisation (`|F|³/6`) would cost
-    /// more than `NEWTON_COST` times the SMO iterations it follows. This is our addition to
+    /// removal in `O(|F|²)`, not refactored). Deferred (false returned) while the factorisation
+    /// (`|F|³/6`) would cost more than `NEWTON_COST` times the `since` SMO iterations since the last
+    /// step; true when it ran (whether or not the step was kept). This is our addition to
     /// LIBSVM's SMO: on ill-conditioned kernels (1-D data, large C) and on large free sets
     /// (overlapping classes at large C) SMO zig-zags for thousands of pair updates inside a free
     /// set that a few Newton steps settle; the stopping rule is unchanged.
     #[inline(always)]
-    fn newton_step(&self, cache: &mut KernelCache, alpha: &mut [f64], grad: &mut [f64], active: &Active, work: &mut NewtonWork) {
-        let y = self.y;
-        let c = self.c;
+    fn newton_step(
+        &self,
+        cache: &mut KernelCache,
+        alpha: &mut [f64],
+        grad: &mut [f64],
+        active: &Active,
+        work: &mut NewtonWork,
+        since: usize,
+    ) -> bool {
+        let (y, upper, c) = (self.y, self.upper, self.c);
         let l = y.len();
-        let n0 = (0..l).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < c).count();
-        if n0 < 2 || n0 * n0 * n0 > 6 * NEWTON_COST * NEWTON_EVERY * l {
-            return;
+        let n0 = (0..l).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < upper[t]).count();
+        if !(2..=NEWTON_MAX_FREE).contains(&n0) || n0 * n0 * n0 > 6 * NEWTON_COST * since * l {
+            return false;
         }
         if !work.sync(self, cache, alpha, active) {
-            return;
+            return true;
         }
         let vars = &work.vars;
         let n0 = vars.len();
@@ -289,10 +391,11 @@ impl Dual<'_> {
         // below reads contiguous memory.
         let mut free: Vec<usize> = (0..n0).collect();
         while free.len() >= 2 {
-            let Some((delta, step, limit)) = newton_direction(q, chol, n0, &free, &al, &g, vars, y, c) else { break };
+            let Some((delta, step, limit)) = newton_direction(q, chol, n0, &free, &al, &g, vars, y, upper) else { break };
             let mut moved = vec![0.0; free.len()];
             for (k, &a) in free.iter().enumerate() {
                 let old = al[a];
+                let c = upper[vars[a]];
                 al[a] = if Some(k) == limit { if delta[k] > 0.0 { c } else { 0.0 } } else { (old + step * delta[k]).clamp(0.0, c) };
                 moved[k] = al[a] - old;
             }
@@ -326,7 +429,7 @@ impl Dual<'_> {
             change += 0.5 * (grad[t] + g[a]) * step;
         }
         if drift.abs() > 1e-12 * (moved_total + c) || change > 0.0 {
-            return;
+            return true;
         }
         // G += Q_{·,t} Δα_t over the moved variables, two kernel rows per pass over G
         let mut moved: Vec<(usize, f64)> = Vec::with_capacity(vars.len());
@@ -343,6 +446,7 @@ impl Dual<'_> {
             let (ha, hb) = (cache.load(ra), cache.load(rb));
             self.add_to_gradient(grad, cache.row(ha), cache.row(hb), da, db);
         }
+        true
     }
 
     /// WSS 2 over the active variables; `None` when the gap `m − M` is below `tol` (or no pair
@@ -366,8 +470,8 @@ impl Dual<'_> {
         grad: &[f64],
         active: &Active,
     ) -> Option<(usize, usize)> {
-        let (y, c, mask) = (self.y, self.c, &active.mask[..]);
-        let (gmax, i) = scan_up(simd, y, alpha, grad, mask, c)?;
+        let (y, upper, mask) = (self.y, self.upper, &active.mask[..]);
+        let (gmax, i) = scan_up(simd, y, alpha, grad, mask, upper)?;
         let hi = cache.load(self.row(i));
         let ki = cache.row(hi);
         let mut low_max = (simd.splat_f64s(f64::NEG_INFINITY), f64::NEG_INFINITY);
@@ -376,7 +480,16 @@ impl Dual<'_> {
         let n = ki.len();
         for start in (0..y.len()).step_by(n.max(1)) {
             let r = start..start + n;
-            scan_low(simd, &mut obj_min, &mut low_max, (&y[r.clone()], &alpha[r.clone()], &grad[r.clone()], &mask[r]), ki, c, gmax, start);
+            scan_low(
+                simd,
+                &mut obj_min,
+                &mut low_max,
+                (&y[r.clone()], &alpha[r.clone()], &grad[r.clone()], &mask[r.clone()]),
+                ki,
+                &upper[r],
+                gmax,
+                start,
+            );
         }
         let mut lanes = [f64::NEG_INFINITY; 8];
         simd.partial_store_f64s(&mut lanes[..S::F64_LANES], low_max.0);
@@ -393,16 +506,16 @@ impl Dual<'_> {
     /// once. The gradient is kept current on every variable, so unshrinking rebuilds nothing.
     #[inline(always)]
     fn shrink<S: pulp::Simd>(&self, simd: S, alpha: &[f64], grad: &[f64], active: &mut Active, unshrunk: &mut bool) {
-        let (y, c) = (self.y, self.c);
+        let (y, upper) = (self.y, self.upper);
         // the largest −y G over the active I_up (g1) and y G over the active I_low (g2)
-        let (g1, g2) = bound_maxima(simd, y, alpha, grad, &active.mask, c);
+        let (g1, g2) = bound_maxima(simd, y, alpha, grad, &active.mask, upper);
         if !*unshrunk && g1 + g2 <= self.tol * 10.0 {
             *unshrunk = true;
             *active = Active::all(y.len());
         }
-        for ((m, &yt), (&a, &g)) in active.mask.iter_mut().zip(y).zip(alpha.iter().zip(grad)) {
+        for (((m, &yt), &c), (&a, &g)) in active.mask.iter_mut().zip(y).zip(upper).zip(alpha.iter().zip(grad)) {
             let pos = yt > 0.0;
-            let (at_upper, at_lower) = (self.upper(a), Self::lower(a));
+            let (at_upper, at_lower) = (a >= c, Self::lower(a));
             let out_upper = at_upper & (-g > if pos { g1 } else { g2 });
             let out_lower = !at_upper & at_lower & (g > if pos { g2 } else { g1 });
             *m = if out_upper | out_lower { 0.0 } else { *m };
@@ -411,7 +524,8 @@ impl Dual<'_> {
     }
 
     /// LIBSVM's ρ: the mean of `y_t G_t` over free variables, else the midpoint of the bounds.
-    /// A variable within [`BOUND_SLACK`]` · C` of a bound counts as at that bound: the pair
+    /// A variable with `C_t = 0` (weight 0) takes no part, as if its row were absent.
+    /// A variable within [`BOUND_SLACK`]` · C_t` of a bound counts as at that bound: the pair
     /// updates leave rounding residues (`sum − C`, `r α` of a warm start) that would otherwise
     /// make a variable "free" on one run and not on another, and ρ jump from the midpoint of the
     /// optimal range to one of its ends — so a path's warm-started solve and a cold fit of the
@@ -419,11 +533,15 @@ impl Dual<'_> {
     #[inline(always)]
     fn rho(&self, alpha: &[f64], grad: &[f64]) -> f64 {
         let (mut ub, mut lb, mut sum, mut free) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
-        let slack = BOUND_SLACK * self.c;
         for t in 0..alpha.len() {
+            let c = self.upper[t];
+            if c == 0.0 {
+                continue;
+            }
+            let slack = BOUND_SLACK * c;
             let yg = self.y[t] * grad[t];
             let pos = self.y[t] > 0.0;
-            if alpha[t] >= self.c - slack {
+            if alpha[t] >= c - slack {
                 if pos { lb = lb.max(yg) } else { ub = ub.min(yg) }
             } else if alpha[t] <= slack {
                 if pos { ub = ub.min(yg) } else { lb = lb.max(yg) }
@@ -487,12 +605,12 @@ fn lane_max(lanes: &[f64]) -> f64 {
 /// The largest `−y_t G_t` over the active variables of I_up and the largest `y_t G_t` over those
 /// of I_low (−∞ for an empty set), in vector registers (a maximum does not depend on the order).
 #[inline(always)]
-fn bound_maxima<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask: &[f64], c: f64) -> (f64, f64) {
-    let ((yv, yr), (av, ar), (gv, gr), (mv, mr)) =
-        (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask));
-    let (zero, cv) = (simd.splat_f64s(0.0), simd.splat_f64s(c));
+fn bound_maxima<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask: &[f64], upper: &[f64]) -> (f64, f64) {
+    let ((yv, yr), (av, ar), (gv, gr), (mv, mr), (uv, ur)) =
+        (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask), S::as_simd_f64s(upper));
+    let zero = simd.splat_f64s(0.0);
     let (mut g1v, mut g2v) = (simd.splat_f64s(f64::NEG_INFINITY), simd.splat_f64s(f64::NEG_INFINITY));
-    for (((&y, &a), &g), &m) in yv.iter().zip(av).zip(gv).zip(mv) {
+    for ((((&y, &a), &g), &m), &cv) in yv.iter().zip(av).zip(gv).zip(mv).zip(uv) {
         let pos = simd.greater_than_f64s(y, zero);
         let (below, above) = (simd.less_than_f64s(a, cv), simd.greater_than_f64s(a, zero));
         let act = simd.not_m64s(simd.equal_f64s(m, zero));
@@ -507,7 +625,7 @@ fn bound_maxima<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], 
     simd.partial_store_f64s(&mut l1[..S::F64_LANES], g1v);
     simd.partial_store_f64s(&mut l2[..S::F64_LANES], g2v);
     let (mut g1, mut g2) = (lane_max(&l1), lane_max(&l2));
-    for (((&y, &a), &g), &m) in yr.iter().zip(ar).zip(gr).zip(mr) {
+    for ((((&y, &a), &g), &m), &c) in yr.iter().zip(ar).zip(gr).zip(mr).zip(ur) {
         let (pos, active) = (y > 0.0, m != 0.0);
         let yg = y * g;
         if active & ((pos & (a < c)) | (!pos & (a > 0.0))) & (-yg > g1) {
@@ -568,14 +686,14 @@ impl<S: pulp::Simd> VecBest<S> {
 }
 
 /// The first scan of WSS 2 (every variable, in increasing order; `mask` the active set): the
-/// largest `−y_t G_t` over the active variables of I_up (`y = +1` below C, or `y = −1` above 0),
+/// largest `−y_t G_t` over the active variables of I_up (`y = +1` below `C_t`, or `y = −1` above 0),
 /// ties to the last (LIBSVM's `>=`). `None` when I_up has no active variable.
 #[inline(always)]
-fn scan_up<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask: &[f64], c: f64) -> Option<(f64, usize)> {
+fn scan_up<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask: &[f64], upper: &[f64]) -> Option<(f64, usize)> {
     let n = S::F64_LANES;
-    let ((yv, yr), (av, ar), (gv, gr), (mv, mr)) =
-        (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask));
-    let (zero, cv) = (simd.splat_f64s(0.0), simd.splat_f64s(c));
+    let ((yv, yr), (av, ar), (gv, gr), (mv, mr), (uv, ur)) =
+        (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask), S::as_simd_f64s(upper));
+    let zero = simd.splat_f64s(0.0);
     let mut acc = VecBest::new(simd, f64::NEG_INFINITY);
     let at = [simd.partial_load_f64s(&IOTA[..n]), simd.partial_load_f64s(&IOTA[n..2 * n])];
     let step = simd.splat_f64s((2 * n) as f64);
@@ -584,7 +702,7 @@ fn scan_up<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask:
     macro_rules! visit {
         ($value:ident, $index:ident, $at:ident, $k:expr) => {{
             let (value, index, at, k) = (&mut $value, &mut $index, &mut $at, $k);
-            let (y, a, g, m) = (yv[k], av[k], gv[k], mv[k]);
+            let (y, a, g, m, cv) = (yv[k], av[k], gv[k], mv[k], uv[k]);
             let pos = simd.greater_than_f64s(y, zero);
             let room = simd.or_m64s(
                 simd.and_m64s(pos, simd.less_than_f64s(a, cv)),
@@ -600,7 +718,7 @@ fn scan_up<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask:
     }
     // two accumulators in registers (vector k to accumulator k mod 2)
     let ([mut v0, mut v1], [mut i0, mut i1], [mut at0, mut at1]) = (acc.value, acc.index, at);
-    let len = yv.len().min(av.len()).min(gv.len()).min(mv.len());
+    let len = yv.len().min(av.len()).min(gv.len()).min(mv.len()).min(uv.len());
     for k in (0..len / 2).map(|k| 2 * k) {
         visit!(v0, i0, at0, k);
         visit!(v1, i1, at1, k + 1);
@@ -610,7 +728,7 @@ fn scan_up<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask:
     }
     (acc.value, acc.index) = ([v0, v1], [i0, i1]);
     let whole = yv.len() * n;
-    for (t, (((&y, &a), &g), &m)) in (whole..).zip(yr.iter().zip(ar).zip(gr).zip(mr)) {
+    for (t, ((((&y, &a), &g), &m), &c)) in (whole..).zip(yr.iter().zip(ar).zip(gr).zip(mr).zip(ur)) {
         let pos = y > 0.0;
         let up = (m != 0.0) & ((pos & (a < c)) | (!pos & (a > 0.0)));
         let v = -y * g;
@@ -622,8 +740,9 @@ fn scan_up<S: pulp::Simd>(simd: S, y: &[f64], alpha: &[f64], grad: &[f64], mask:
 }
 
 /// The second scan of WSS 2 over variables `base..base + y.len()` (`vars` = their `y`, `α`, `G`,
-/// active mask; `ki[k]` the kernel entry of the k-th of them against variable i), in increasing
-/// order: over the active variables of I_low (`y = +1` above 0, or `y = −1` below C), the largest
+/// active mask; `ki[k]` the kernel entry of the k-th of them against variable i; `upper` their
+/// box bounds), in increasing order: over the active variables of I_low (`y = +1` above 0, or
+/// `y = −1` below `C_t`), the largest
 /// `y_t G_t` into `low_max`, and into `acc` the smallest second-order value
 /// `−(gmax + y_t G_t)² / max(2 − 2 K_it, τ)` among those with `gmax + y_t G_t > 0`, ties to the
 /// last (LIBSVM's `<=`).
@@ -635,7 +754,7 @@ fn scan_low<S: pulp::Simd>(
     low_max: &mut (S::f64s, f64),
     vars: (&[f64], &[f64], &[f64], &[f64]),
     ki: &[f64],
-    c: f64,
+    upper: &[f64],
     gmax: f64,
     base: usize,
 ) {
@@ -643,8 +762,8 @@ fn scan_low<S: pulp::Simd>(
     let (y, alpha, grad, mask) = vars;
     let ((yv, yr), (av, ar), (gv, gr), (mv, mr), (kv, kr)) =
         (S::as_simd_f64s(y), S::as_simd_f64s(alpha), S::as_simd_f64s(grad), S::as_simd_f64s(mask), S::as_simd_f64s(ki));
-    let (zero, cv, two, tau, gm) =
-        (simd.splat_f64s(0.0), simd.splat_f64s(c), simd.splat_f64s(2.0), simd.splat_f64s(TAU), simd.splat_f64s(gmax));
+    let (uv, ur) = S::as_simd_f64s(upper);
+    let (zero, two, tau, gm) = (simd.splat_f64s(0.0), simd.splat_f64s(2.0), simd.splat_f64s(TAU), simd.splat_f64s(gmax));
     let b = base as f64;
     let at = [
         simd.add_f64s(simd.partial_load_f64s(&IOTA[..n]), simd.splat_f64s(b)),
@@ -655,7 +774,7 @@ fn scan_low<S: pulp::Simd>(
     macro_rules! visit {
         ($value:ident, $index:ident, $top:ident, $at:ident, $k:expr) => {{
             let (value, index, top, at, k) = (&mut $value, &mut $index, &mut $top, &mut $at, $k);
-            let (y, a, g, m, kit) = (yv[k], av[k], gv[k], mv[k], kv[k]);
+            let (y, a, g, m, kit, cv) = (yv[k], av[k], gv[k], mv[k], kv[k], uv[k]);
             let pos = simd.greater_than_f64s(y, zero);
             let room = simd.or_m64s(
                 simd.and_m64s(pos, simd.greater_than_f64s(a, zero)),
@@ -678,7 +797,7 @@ fn scan_low<S: pulp::Simd>(
     // two accumulators in registers (vector k to accumulator k mod 2); the maxima of y G too
     let ([mut v0, mut v1], [mut i0, mut i1], [mut at0, mut at1]) = (acc.value, acc.index, at);
     let (mut top0, mut top1) = (low_max.0, low_max.0);
-    let len = yv.len().min(av.len()).min(gv.len()).min(mv.len()).min(kv.len());
+    let len = yv.len().min(av.len()).min(gv.len()).min(mv.len()).min(kv.len()).min(uv.len());
     for k in (0..len / 2).map(|k| 2 * k) {
         visit!(v0, i0, top0, at0, k);
         visit!(v1, i1, top1, at1, k + 1);
@@ -690,7 +809,7 @@ fn scan_low<S: pulp::Simd>(
     // a maximum does not depend on the order in which it is taken
     low_max.0 = simd.select_f64s(simd.greater_than_f64s(top1, top0), top1, top0);
     let whole = yv.len() * n;
-    for (t, ((((&y, &a), &g), &m), &kit)) in (base + whole..).zip(yr.iter().zip(ar).zip(gr).zip(mr).zip(kr)) {
+    for (t, (((((&y, &a), &g), &m), &kit), &c)) in (base + whole..).zip(yr.iter().zip(ar).zip(gr).zip(mr).zip(kr).zip(ur)) {
         let pos = y > 0.0;
         let low = (m != 0.0) & ((pos & (a > 0.0)) | (!pos & (a < c)));
         let yg = y * g;
@@ -726,10 +845,10 @@ impl NewtonWork {
     /// update fails. False when `Q_FF + μI` is not numerically positive definite.
     #[inline(always)]
     fn sync(&mut self, dual: &Dual<'_>, cache: &mut KernelCache, alpha: &[f64], active: &Active) -> bool {
-        let (y, c) = (dual.y, dual.c);
+        let (y, upper) = (dual.y, dual.upper);
         self.mark.clear();
         self.mark.resize(y.len(), false);
-        let mut now: Vec<usize> = (0..y.len()).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < c).collect();
+        let mut now: Vec<usize> = (0..y.len()).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < upper[t]).collect();
         now.iter().for_each(|&t| self.mark[t] = true);
         let kept = self.vars.iter().filter(|&&t| self.mark[t]).count();
         let changes = (self.vars.len() - kept) + (now.len() - kept);
@@ -818,7 +937,7 @@ fn four_sums<'a>(a: &'a [f64], b: &'a [f64]) -> ([f64; 4], &'a [f64], &'a [f64])
 /// The Newton direction on the variables `free` (positions into `al`, `g`, `vars`, and rows of
 /// `q`, whose row a holds `Q_{a, free[k]}` at `a · n0 + k`; current values `al`, gradients `g`;
 /// `chol` holds the Cholesky factor of `Q_FF + μI` for F =
-/// `free`, by rows), its step length (exact line minimum clipped to the box) and the
+/// `free`, by rows; `upper` the box bounds by variable), its step length (exact line minimum clipped to the box) and the
 /// position in `free` of the variable that blocks it, if any.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -831,7 +950,7 @@ fn newton_direction(
     g: &[f64],
     vars: &[usize],
     y: &[f64],
-    c: f64,
+    upper: &[f64],
 ) -> Option<(Vec<f64>, f64, Option<usize>)> {
     let f = free.len();
     let yf: Vec<f64> = free.iter().map(|&a| y[vars[a]]).collect();
@@ -856,7 +975,7 @@ fn newton_direction(
     let mut limit = None;
     for (k, &a) in free.iter().enumerate() {
         let room = if delta[k] > 0.0 {
-            (c - al[a]) / delta[k]
+            (upper[vars[a]] - al[a]) / delta[k]
         } else if delta[k] < 0.0 {
             al[a] / -delta[k]
         } else {
@@ -999,8 +1118,9 @@ mod tests {
             let points = Points { x: x.clone(), d: 2, kernel: Kernel::rbf(1.5).unwrap() };
             for shrinking in [true, false] {
                 for c in [0.05, 1.0, 30.0, 1000.0] {
-                    let dual = Dual { y: &y, p: &p, doubled, c, tol: 1e-3, shrinking };
-                    let mut cache = KernelCache::new(points.clone());
+                    let upper = vec![c; y.len()];
+                    let dual = Dual { y: &y, p: &p, doubled, c, upper: &upper, tol: 1e-3, shrinking };
+                    let mut cache = KernelCache::new(points.clone(), crate::Par::pool());
                     let a = dual.solve(&mut cache, vec![0.0; y.len()], p.clone()).unwrap();
                     let b = dual.solve_baseline(&mut cache, vec![0.0; y.len()], p.clone()).unwrap();
                     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();

@@ -1,0 +1,106 @@
+//! The kernels' parallelism is explicit: the executor decides it per unit, the views carry it to
+//! the family, and no family's results depend on it.
+
+use std::sync::Mutex;
+
+use super::*;
+use crate::Seed;
+use crate::data::{Dataset, Target, View, generators};
+use crate::family::{self, Family, FamilyKind, FamilyParams, FittedPath, Grid, Model, Predictor};
+use crate::loss::Loss;
+use crate::resample::{Plan, PlanContext};
+
+/// A family that delegates to `inner` and records the parallelism of every view it fits on.
+struct Recording {
+    inner: Box<dyn Family>,
+    seen: Mutex<Vec<Par>>,
+}
+
+impl Family for Recording {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn grid(&self) -> &Grid {
+        self.inner.grid()
+    }
+    fn task(&self) -> crate::data::Task {
+        self.inner.task()
+    }
+    fn fit(&self, train: &View<'_>, grid_index: usize) -> crate::Result<Model> {
+        self.inner.fit(train, grid_index)
+    }
+    fn fit_path<'a>(&'a self, train: &View<'a>) -> crate::Result<Box<dyn FittedPath + 'a>> {
+        self.seen.lock().unwrap().push(train.par());
+        self.inner.fit_path(train)
+    }
+}
+
+/// Three Gaussian blobs on a circle (a one-vs-one SVC has three pairs).
+fn three_classes(n: usize) -> Dataset {
+    let mut rng = Seed(8).rng(crate::Purpose::Data, 0);
+    let mut x = Vec::with_capacity(2 * n);
+    let labels: Vec<u32> = (0..n as u32).map(|i| i % 3).collect();
+    for &c in &labels {
+        let angle = 2.0 * std::f64::consts::PI * f64::from(c) / 3.0;
+        x.push(1.5 * angle.cos() + generators::normal(&mut rng));
+        x.push(1.5 * angle.sin() + generators::normal(&mut rng));
+    }
+    let names = (0..3).map(|c| format!("c{c}")).collect();
+    Dataset::new(x, vec!["a".into(), "b".into()], Target::Classes { labels, names }, "y").unwrap()
+}
+
+#[test]
+fn each_unit_gets_the_threads_its_executor_leaves_it() {
+    let data = generators::knn_problem(120, Seed(2)).unwrap();
+    let recording =
+        || Recording { inner: family::build(FamilyKind::Knn, &FamilyParams::default(), &data).unwrap(), seen: Mutex::new(Vec::new()) };
+    let options = EvalOptions { losses: vec![Loss::ZeroOne], ..EvalOptions::default() };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for (plan, executor, want) in [
+        ("vfold:8", &Rayon as &dyn Executor, Par::Seq),
+        ("vfold:2", &Rayon, Par::threads(2)),
+        ("vfold:3", &Rayon, Par::threads(2)),
+        ("vfold:8", &Sequential, Par::threads(4)),
+    ] {
+        let splits = Plan::parse(plan, false).unwrap().instantiate(&PlanContext::of(&data), Seed(1)).unwrap();
+        let family = recording();
+        pool.install(|| evaluate_splits(&family, &data, &splits, &options, executor)).unwrap();
+        let seen = family.seen.into_inner().unwrap();
+        assert_eq!(seen.len(), splits.len(), "{plan}");
+        assert!(seen.iter().all(|&p| p == want), "{plan}: {seen:?}, expected {want:?}");
+    }
+}
+
+#[test]
+fn every_family_gives_the_same_bits_for_any_parallelism() {
+    let classes = three_classes(150);
+    let binary = generators::knn_problem(150, Seed(4)).unwrap();
+    let regression = generators::svr_problem(150, Seed(5), 0).unwrap();
+    let train: Vec<usize> = (0..150).filter(|i| i % 4 != 0).collect();
+    let validation: Vec<usize> = (0..150).filter(|i| i % 4 == 0).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    let mut checked = 0;
+    for kind in FamilyKind::ALL {
+        for data in [&classes, &binary, &regression] {
+            let Ok(family) = family::build(kind, &FamilyParams::default(), data) else { continue };
+            if family.task() != data.task() {
+                continue;
+            }
+            let outcome = |par: Par| {
+                pool.install(|| {
+                    let path = family.fit_path(&data.view(&train).with_par(par)).unwrap();
+                    let va = data.view(&validation).with_par(par);
+                    let path_predictions = path.predict(&va).unwrap();
+                    let last = path.model(family.grid().len() - 1).unwrap();
+                    format!("{path_predictions:?} {last:?} {:?}", last.predict(&va).unwrap())
+                })
+            };
+            let sequential = outcome(Par::Seq);
+            for par in [Par::threads(2), Par::threads(3), Par::threads(16)] {
+                assert!(outcome(par) == sequential, "{} on {:?} with {par:?}", kind.name(), data.task());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= FamilyKind::ALL.len(), "{checked} family × data pairs checked");
+}
