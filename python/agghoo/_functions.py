@@ -118,6 +118,23 @@ def _refuse_with_estimator(**options):
         raise ValueError(f"{', '.join(given)}: not used with a scikit-learn estimator as family (put preprocessing in a Pipeline)")
 
 
+def _refuse_weights_with_estimator(sample_weight):
+    """``sample_weight`` with a scikit-learn estimator as ``family``: refused by name (use
+    :class:`AgghooClassifier` / :class:`AgghooRegressor` with ``estimator=``, which route them)."""
+    if sample_weight is not None:
+        raise ValueError("sample_weight: not supported with a scikit-learn estimator as family here; use AgghooClassifier / AgghooRegressor(estimator=...).fit(X, y, sample_weight=...)")
+
+
+def _weights(sample_weight, n_rows):
+    """``sample_weight`` as a list of floats, one per row (the library checks the values), or ``None``."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64).ravel()
+    if len(w) != n_rows:
+        raise ValueError(f"sample_weight: {len(w)} weights for {n_rows} rows")
+    return w.tolist()
+
+
 def _loss_of(name, classification):
     """The library's loss ``name`` over a fitted estimator's validation predictions, as a function
     ``(model, X, y) -> risk``; the task's default (``01`` / ``squared``) for ``None``."""
@@ -256,6 +273,7 @@ def estimate_risk(
     missing_category: str = "level",
     na_values: Sequence[str] | None = None,
     groups: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
     verbose: int = 0,
 ) -> RiskEstimate:
     """Estimate the risk of one rule — a family at one hyperparameter value — with its standard error.
@@ -283,6 +301,9 @@ def estimate_risk(
         (train, validation) index arrays.
     groups : array-like, optional
         A group label per row, for ``group:V`` and group splitters.
+    sample_weight : array-like of shape (n_samples,), optional
+        A weight per row (the CLI's ``--weight-column``): weighted fits where the family has them
+        and weighted risks (``Σ w L / Σ w`` over the validation rows). Built-in families only.
     stratify : bool, optional
         ``None`` (default): V-fold plans are stratified for a classification target, other
         plans are not; ``True`` / ``False``: the CLI's ``--stratify`` / ``--no-stratify``.
@@ -328,6 +349,7 @@ def estimate_risk(
     """
     if not isinstance(family, str):
         _refuse_with_estimator(value=value, params=params, client=client, standardize=standardize, categorical=categorical)
+        _refuse_weights_with_estimator(sample_weight)
         return _estimate_estimator(family, X, y, plan, groups, stratify, loss, task, random_state, n_jobs)
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
@@ -346,7 +368,7 @@ def estimate_risk(
         "closed_form": "auto" if closed_form else "never",
         "seed": seed_of(random_state),
     }
-    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds}
+    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds, "sample_weight": _weights(sample_weight, len(y))}
     run = {"threads": threads_of(n_jobs), "job": be is not None, "verbose": int(verbose)}
     out = _native.estimate(X, y, json.dumps(spec), data, run)
     text = out if be is None else _dask.run_job(be, out, X, y)
@@ -458,6 +480,7 @@ def compare(
     missing_category: str = "level",
     na_values: Sequence[str] | None = None,
     groups: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
     verbose: int = 0,
 ) -> Comparison:
     """Compare selection procedures by nested cross-validation (the CLI's ``agghoo compare``).
@@ -483,6 +506,8 @@ def compare(
         scikit-learn splitter or iterable of index pairs.
     groups : array-like, optional
         A group label per row, for a group outer plan or splitter.
+    sample_weight : array-like of shape (n_samples,), optional
+        A weight per row, as :func:`estimate_risk`'s (the CLI's ``--weight-column``).
     inner : str, default="mc:10:0.8"
         The inner plan each procedure selects on.
     stratify : bool, optional
@@ -509,6 +534,7 @@ def compare(
     """
     if not isinstance(family, str):
         _refuse_with_estimator(params=params, client=client, standardize=standardize, categorical=categorical)
+        _refuse_weights_with_estimator(sample_weight)
         return _compare_estimator(family, grid, methods, X, y, outer, inner, groups, stratify, loss, task, random_state, n_jobs)
     outer, folds = _plan_or_folds(outer, X, y, groups, random_state, stratify)
     X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
@@ -525,7 +551,7 @@ def compare(
         "loss": _loss_spec(loss),
         "seed": seed_of(random_state),
     }
-    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds}
+    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds, "sample_weight": _weights(sample_weight, len(y))}
     run = {"threads": threads_of(n_jobs), "job": be is not None, "verbose": int(verbose)}
     out = _native.compare(X, y, json.dumps(spec), data, run)
     text = out if be is None else _dask.run_job(be, out, X, y)

@@ -186,3 +186,34 @@ def test_estimator_gets_the_weights_and_scores_are_weighted(scaled_diabetes):
     train, validation = next(cv.split(X))
     fitted = Ridge(alpha=0.1).fit(X[train], y[train], sample_weight=w[train])
     assert reg.cv_results_["split0_test_score"][0] == pytest.approx(fitted.score(X[validation], y[validation], sample_weight=w[validation]), rel=1e-12)
+
+
+def test_estimate_risk_and_compare_take_weights_as_the_cli_weight_column(tmp_path, cli, diabetes):
+    """`estimate_risk` / `compare` with `sample_weight` give the CLI's `--weight-column` result on
+    the same rows; unit weights change nothing, other weights change the estimate, and a
+    scikit-learn estimator as family refuses them by name."""
+    import json
+
+    import agghoo
+    from conftest import write_csv
+    from sklearn.linear_model import Ridge
+
+    X, y = diabetes
+    w = _weights(len(y), 3)
+    ridge = dict(family="ridge", value=0.1, plan="vfold:5", random_state=4)
+    plain = agghoo.estimate_risk(X, y, **ridge)
+    assert agghoo.estimate_risk(X, y, sample_weight=np.ones(len(y)), **ridge).to_dict() == plain.to_dict()
+    weighted = agghoo.estimate_risk(X, y, sample_weight=w, **ridge)
+    assert weighted["squared"] != plain["squared"]
+    data = write_csv(tmp_path / "d.csv", np.column_stack([X, w]), y)
+    cli_out = json.loads(cli("estimate", "--data", data, "--target", "y", "--weight-column", f"x{X.shape[1]}", "--family", "ridge",
+                             "--param", 0.1, "--plan", "vfold", "--splits", 5, "--no-closed-form", "--seed", 4, "--json"))["result"]
+    ours = agghoo.estimate_risk(X, y, sample_weight=w, closed_form=False, **ridge)
+    assert ours.to_dict()["estimate"] == cli_out["estimate"]
+    cmp = dict(family="ridge", grid=[0.01, 0.1, 1.0], methods=["cv"], outer="vfold:3", inner="vfold:3", random_state=2)
+    assert agghoo.compare(X, y, sample_weight=np.ones(len(y)), **cmp).procedures == agghoo.compare(X, y, **cmp).procedures
+    assert agghoo.compare(X, y, sample_weight=w, **cmp).procedures != agghoo.compare(X, y, **cmp).procedures
+    with pytest.raises(ValueError, match="sample_weight"):
+        agghoo.estimate_risk(X, y, family=Ridge(), sample_weight=w)
+    with pytest.raises(ValueError, match="sample_weight: 3 weights"):
+        agghoo.estimate_risk(X, y, sample_weight=[1.0, 2.0, 3.0], **ridge)
