@@ -29,7 +29,7 @@ _SCORE_FAMILIES = tuple(name for name, can in _native.families().items() if can[
 # The procedures by name, as the library parses them.
 _METHODS = tuple(dict(_native.names())["method"])
 # Hyperparameters whose values are integers (the grid's "integer" scale): reported as ints.
-_INTEGER_AXES = ("k", "mtry", "min_samples_leaf", "max_depth", "degree")
+_INTEGER_AXES = tuple(_native.integer_axes())
 
 
 def _grid_text(grid):
@@ -282,7 +282,9 @@ class _Agghoo(BaseEstimator):
             self.__dict__.pop(name, None)
         self._report_text = report
         self._fit_seconds = seconds
-        self._single = self.method in ("cv", "holdout")
+        info = _native.procedure_info(self.method)
+        # one member at a grid point (CV's refit, hold-out's split model): the point is the member's
+        self._single = not (info["combines_members"] or info["fits_off_the_grid"])
         return self
 
     @functools.cached_property

@@ -261,3 +261,13 @@ def test_load_model_says_what_made_the_model(tmp_path):
     loaded = load_model(tmp_path / "m.json")
     assert (loaded.family, loaded.method, loaded.aggregation) == ("logistic", "majhoo", "vote")
     np.testing.assert_array_equal(loaded.predict(X[:20]), [str(c) for c in fitted.predict(X[:20])])
+
+
+def test_integer_hyperparameters_come_from_the_registry():
+    """The axes reported as ints are the registry's integer axes: the path axes on an integer scale
+    and the settings that sweep as integers (none listed by hand in the package)."""
+    import agghoo._native as native
+    from agghoo._estimators import _INTEGER_AXES
+
+    assert set(_INTEGER_AXES) == set(native.integer_axes()) >= {"k", "mtry", "min_samples_leaf", "max_depth", "degree"}
+    assert not {"lambda", "C", "alpha", "gamma"} & set(_INTEGER_AXES)

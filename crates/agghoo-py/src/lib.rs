@@ -857,6 +857,26 @@ fn families() -> std::collections::BTreeMap<&'static str, std::collections::BTre
         .collect()
 }
 
+/// The hyperparameters whose values are integers, by the registry: every family's path axis on an
+/// integer scale (`k`, `mtry`, …) and every setting that sweeps as an integer axis (`degree`, …).
+#[pyfunction]
+fn integer_axes() -> Vec<&'static str> {
+    use agghoo::family::{AxisKind, Scale};
+    let mut names: Vec<&'static str> = FamilyKind::ALL
+        .map(FamilyKind::info)
+        .iter()
+        .flat_map(|info| {
+            let path = info.path_axes.iter().copied().filter(move |_| info.path_scale == Scale::Integer);
+            let settings =
+                info.settings.iter().filter(|s| matches!(s.axis, Some(AxisKind::Numeric { scale: Scale::Integer, .. }))).map(|s| s.name);
+            path.chain(settings)
+        })
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 /// The index of the smallest risk, ties (within the library's relative tolerance) by `tie`.
 #[pyfunction]
 #[pyo3(signature = (risks, tie="first"))]
@@ -1008,6 +1028,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_NA_VALUES", DEFAULT_NA_VALUES.to_vec())?;
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
+    m.add_function(wrap_pyfunction!(integer_axes, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

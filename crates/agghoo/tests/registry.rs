@@ -24,6 +24,10 @@ fn every_registered_family_declares_its_name_tag_and_path_axis() {
         assert_eq!(serde_json::to_value(kind).unwrap(), info.name);
         assert_eq!(FamilyKind::parse(info.name).unwrap(), kind);
         assert_eq!(spec.path_axis(), info.path_axes[0], "{}: the default path axis comes first", info.name);
+        // the declared path scale is the built grid's (what the Python package reports ints by)
+        let (classes, values) = (generators::knn_problem(60, Seed(2)).unwrap(), generators::svr_problem(60, Seed(2), 0).unwrap());
+        let family = spec.build(&classes).or_else(|_| spec.build(&values)).unwrap_or_else(|e| panic!("{}: {e}", info.name));
+        assert_eq!(family.grid().scale(), info.path_scale, "{}: the path axis's scale", info.name);
         assert_eq!(spec.kind(), kind);
         assert!(!info.summary.is_empty() && !info.default_grid.is_empty(), "{}", info.name);
         for setting in info.settings {
@@ -66,6 +70,7 @@ static SLOPE: FamilyInfo = FamilyInfo {
     summary: "the slope through the origin on one feature, grid over lambda",
     settings: &[Setting::fixed("feature")],
     path_axes: &["lambda"],
+    path_scale: Scale::Linear,
     default_grid: "lambda = 0, 1, 10, 100",
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: false, decision_scores: false },

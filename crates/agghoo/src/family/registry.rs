@@ -52,6 +52,8 @@ pub struct FamilyInfo {
     /// The names its path axis can have, the default first (`svc`: `lambda`, or `C` with
     /// `--param grid=C`).
     pub path_axes: &'static [&'static str],
+    /// The scale of the path axis's values (integers for `k`, `mtry`; a log scale for λ, C).
+    pub path_scale: Scale,
     /// The default grid, documented in one paragraph (the CLI's help wraps it).
     pub default_grid: &'static str,
     /// How it receives categorical columns.

@@ -26,6 +26,7 @@ pub(crate) static CART: FamilyInfo = FamilyInfo {
     summary: "cost-complexity pruned CART, grid over alpha",
     settings: &[CRITERION, MIN_SAMPLES_LEAF, MAX_DEPTH],
     path_axes: &["alpha"],
+    path_scale: Scale::Linear,
     default_grid: "alpha: the cost-complexity pruning sequence of the tree grown on all rows",
     encoding: Encoding::Ordinal,
     capabilities: Capabilities { probabilities: true, decision_scores: false },

@@ -25,6 +25,7 @@ pub(crate) static FOREST: FamilyInfo = FamilyInfo {
         Setting::fixed("grid"),
     ],
     path_axes: &["mtry", "min_samples_leaf"],
+    path_scale: Scale::Integer,
     default_grid: "mtry = 1, 2, 4, ... below d, the default mtry (sqrt(d) classes, d/3 regression) and d \
                    (--param grid=min_samples_leaf: 1, 2, 5, 10, 20, 50)",
     encoding: Encoding::Ordinal,

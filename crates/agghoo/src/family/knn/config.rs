@@ -7,7 +7,7 @@ use crate::data::Dataset;
 use crate::data::Encoding;
 use crate::error::Result;
 use crate::family::params::unknown_key;
-use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Setting, family_config};
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Scale, Setting, family_config};
 
 /// The registration of `knn`.
 pub(crate) static KNN: FamilyInfo = FamilyInfo {
@@ -15,6 +15,7 @@ pub(crate) static KNN: FamilyInfo = FamilyInfo {
     summary: "k-nearest neighbours (classification or regression), grid over k",
     settings: &[Setting::axis("weights", AxisKind::Categorical)],
     path_axes: &["k"],
+    path_scale: Scale::Integer,
     default_grid: "k = 1, 3, 5, ..., min(99, n/2)",
     encoding: Encoding::OneHot,
     capabilities: Capabilities { probabilities: true, decision_scores: false },

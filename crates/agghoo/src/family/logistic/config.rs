@@ -7,7 +7,7 @@ use crate::data::Dataset;
 use crate::data::Encoding;
 use crate::error::{Error, Result};
 use crate::family::params::{check_max_iter, check_tol, parse_f64, parse_usize, unknown_key};
-use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Setting, family_config};
+use crate::family::{AxisKind, Capabilities, Family, FamilyInfo, GridSpec, Scale, Setting, family_config};
 
 /// The registration of `logistic`.
 pub(crate) static LOGISTIC: FamilyInfo = FamilyInfo {
@@ -15,6 +15,7 @@ pub(crate) static LOGISTIC: FamilyInfo = FamilyInfo {
     summary: "L2 (or L1) logistic regression, grid over lambda",
     settings: &[Setting::fixed("tol"), Setting::fixed("max_iter"), Setting::axis("penalty", AxisKind::Categorical)],
     path_axes: &["lambda"],
+    path_scale: Scale::Log,
     default_grid: "lambda: 50 log-spaced values from 10 lambda0 down to 1e-4 lambda0 (L1: from lambda0 down to 1e-3 lambda0), \
                    lambda0 the gradient's size at w = 0",
     encoding: Encoding::OneHot,
