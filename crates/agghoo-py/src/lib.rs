@@ -442,7 +442,7 @@ fn prepare<S: serde::de::DeserializeOwned>(
     data: CallData<'_>,
     run: Option<RunOptions>,
 ) -> Outcome<(S, RunOptions, Rows)> {
-    let spec: S = serde_json::from_str(spec).map_err(|e| invalid("spec", "a spec of the command (JSON)", e))?;
+    let spec: S = spec_of(spec)?;
     validate(&spec)?;
     let mut run = run.unwrap_or_default();
     run.job &= data.risks.is_none();

@@ -21,7 +21,8 @@ pub(crate) fn write<T: Serialize>(path: &Path, value: &T) -> Result<()> {
 /// version).
 ///
 /// # Errors
-/// [`Error::Io`] naming `path`.
+/// [`Error::Io`] naming `path`; [`Error::ResourceLimit`] for a file larger than the memory budget
+/// (read with [`crate::limits::read_text`], as spec files are).
 pub(crate) fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })
+    crate::limits::read_text(path)
 }

@@ -634,6 +634,12 @@ impl<'a> View<'a> {
     pub fn weights(&self) -> Option<Vec<f64>> {
         self.data.weights_of(&self.rows)
     }
+    /// The view's sample weights in view order, `None` when the data are unweighted or every
+    /// weight is 1: unit weights are no weights, so a fit takes the unweighted code path and
+    /// gives the same bits.
+    pub fn non_unit_weights(&self) -> Option<Vec<f64>> {
+        self.weights().filter(|w| w.iter().any(|&v| v != 1.0))
+    }
     /// Gathers the view's rows into a contiguous row-major matrix.
     pub fn gather_x(&self) -> Vec<f64> {
         let mut out = Vec::with_capacity(self.len() * self.n_features());

@@ -589,7 +589,7 @@ impl Family for KnnFamily {
     /// The leave-one-out formula applied to this smoother is the exact leave-one-out of
     /// (k − 1)-NN, not of k-NN (see `estimate/closed_form.rs`).
     fn linear_smoother(&self, train: &View<'_>) -> Option<Result<SmootherPath>> {
-        (self.task == Task::Regression && self.weights.is_uniform() && non_unit(train.weights()).is_none()).then(|| self.smoother(train))
+        (self.task == Task::Regression && self.weights.is_uniform() && train.non_unit_weights().is_none()).then(|| self.smoother(train))
     }
     fn check_train_size(&self, n_train: usize) -> Result<()> {
         let kmax = self.grid.values().last().copied().unwrap_or(1.0) as usize;
@@ -827,11 +827,6 @@ fn predict_path(
     sample: Option<&[f64]>,
 ) -> PathPredictions {
     path_values(ks, rows, model, y, search, true, distance, sample).into_predictions(ks, model.y.len())
-}
-
-/// Sample weights that are not all 1 (unit weights are no weights: the same code path, the same bits).
-pub(super) fn non_unit(weights: Option<Vec<f64>>) -> Option<Vec<f64>> {
-    weights.filter(|w| w.iter().any(|&v| v != 1.0))
 }
 
 /// The k-NN path's raw output: per (row, grid point) the winning class (as f64) or the mean,

@@ -42,7 +42,7 @@ impl KnnModel {
             x: sorted.gather_x(),
             y: sorted.gather_y(),
             weights: Weights::Uniform,
-            sample_weights: super::non_unit(sorted.weights()),
+            sample_weights: sorted.non_unit_weights(),
         }
     }
     /// The number of neighbours k.

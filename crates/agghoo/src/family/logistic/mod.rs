@@ -324,8 +324,7 @@ impl Problem {
         if n == 0 {
             return Err(Error::TooFewRows { what: "family `logistic`".into(), needed: 2, found: 0 });
         }
-        // Unit weights are no weights: the same code path, so the same bits.
-        let weights = train.weights().filter(|w| w.iter().any(|&v| v != 1.0));
+        let weights = train.non_unit_weights();
         let mut seen = vec![false; n_classes];
         // A row of weight 0 counts as absent: its class alone does not make the class present.
         (0..n).filter(|&i| weights.as_ref().is_none_or(|w| w[i] > 0.0)).for_each(|i| seen[train.class(i) as usize] = true);

@@ -249,7 +249,7 @@ impl SvmFamily {
         let n = train.len();
         let x = train.gather_x();
         let points = Points { kernel: Kernel::rbf(self.gamma_for(train, &x)?)?, x, d: train.n_features() };
-        let weights = sample_weights(train);
+        let weights = train.non_unit_weights();
         let problem = match self.kind {
             SvmKind::Svc => {
                 let y: Vec<f64> = (0..n).map(|i| if train.class(i) == 1 { 1.0 } else { -1.0 }).collect();
@@ -350,15 +350,9 @@ fn one_class(train: &View<'_>) -> Error {
     Error::ConstantTarget { name: format!("{} (training set of {} rows)", data.target_name(), train.len()), value }
 }
 
-/// The training set's sample weights, `None` when it is unweighted or every weight is 1 (unit
-/// weights are no weights: the same code path, the same bits).
-fn sample_weights(train: &View<'_>) -> Option<Vec<f64>> {
-    train.weights().filter(|w| w.iter().any(|&v| v != 1.0))
-}
-
 /// The size `n_t` of a training set in `C = 1 / (2 λ n_t)`: its row count, `Σ w` with weights.
 fn training_size(train: &View<'_>) -> f64 {
-    sample_weights(train).map_or(train.len() as f64, |w| w.iter().sum())
+    train.non_unit_weights().map_or(train.len() as f64, |w| w.iter().sum())
 }
 
 /// The checks a deserialized kernel model of either kind starts with: as many features as the

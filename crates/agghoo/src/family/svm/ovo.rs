@@ -36,7 +36,7 @@ impl Pair {
     fn problem(&self, train: &View<'_>) -> Problem {
         let l = self.rows.len();
         let y = self.rows.iter().map(|&i| if train.class(i) == self.positive { 1.0 } else { -1.0 }).collect();
-        let weights = super::sample_weights(train).map(|w| self.rows.iter().map(|&i| w[i]).collect());
+        let weights = train.non_unit_weights().map(|w| self.rows.iter().map(|&i| w[i]).collect());
         Problem { y, p: vec![-1.0; l], doubled: false, n: l, weights }
     }
 
