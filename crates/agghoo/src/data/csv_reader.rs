@@ -392,20 +392,12 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
         for (k, text) in row_infinite.drain(..) {
             infinite[k].push(Infinite { row: (!dropped_row).then_some(kept), line, text });
         }
-        if let Some(t) = target_col
-            && target_missing
+        // A missing target or weight: an error, or the row dropped (never imputed).
+        if let Some(c) =
+            [(target_col, target_missing), (weight_col, weight_missing)].into_iter().find_map(|(c, missing)| c.filter(|_| missing))
         {
             if options.missing == MissingPolicy::Error {
-                return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[t].clone() });
-            }
-            n_dropped += 1;
-            continue;
-        }
-        if let Some(w) = weight_col
-            && weight_missing
-        {
-            if options.missing == MissingPolicy::Error {
-                return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[w].clone() });
+                return Err(Error::MissingValue { path: path.to_path_buf(), line, column: header[c].clone() });
             }
             n_dropped += 1;
             continue;
