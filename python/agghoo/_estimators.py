@@ -19,7 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta, plotting
 from ._results import best_index, cv_results
-from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, seed_of, threads_of
+from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, seed_of, threads_of, validate_once
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
@@ -200,6 +200,10 @@ class _Agghoo(BaseEstimator):
         tags.input_tags.allow_nan = self.missing in ("median", "drop")
         return tags
 
+    def _validate_params(self):
+        """scikit-learn's check of the parameters, once per distinct value (``validate_once``)."""
+        validate_once(self, super()._validate_params)
+
     def _validate(self, X, y=None, reset=True, needs_y=False):
         """The validated ``X`` (and ``y``) and the text of the categorical columns (see
         ``_categorical.split_text``); fitting records which columns are categorical."""
@@ -214,9 +218,15 @@ class _Agghoo(BaseEstimator):
             self.categorical_features_in_ = [j for j, _ in text]
         allow_nan = self.missing in ("median", "drop")
         kwargs = {"dtype": np.float64, "order": "C", "ensure_all_finite": "allow-nan" if allow_nan else True}
+        if _input.is_checked(X) and (y is None or _input.is_checked_target(y, X.shape[0])):
+            # Already what check_array / check_X_y would return: only the feature names and
+            # their number are checked (and recorded at fit).
+            kwargs = {"skip_check_array": True}
+        elif y is not None:
+            kwargs["y_numeric"] = self._task == "regression"
         if y is None:
             return validate_data(self, X, reset=reset, **kwargs), text
-        X, y = validate_data(self, X, y, reset=reset, y_numeric=self._task == "regression", **kwargs)
+        X, y = validate_data(self, X, y, reset=reset, **kwargs)
         return X, y, text
 
     def _feature_names(self, n_features):
