@@ -840,7 +840,7 @@ fn a_level_seen_only_in_validation_rows_is_encoded_with_the_training_levels_only
     let level = |i: usize| {
         if i >= 30 {
             1.0
-        } else if i % 2 == 0 {
+        } else if i.is_multiple_of(2) {
             0.0
         } else {
             2.0
@@ -873,7 +873,7 @@ fn a_level_seen_only_in_validation_rows_is_encoded_with_the_training_levels_only
     let (training_only, leaked) = (
         risk(&coded(2.0)),
         risk(&{
-            let x: Vec<f64> = (0..n).map(|i| level(i)).collect();
+            let x: Vec<f64> = (0..n).map(level).collect();
             Dataset::new(x, names(1), Target::Real(y.clone()), "y").unwrap()
         }),
     );
