@@ -1544,31 +1544,9 @@ fn features_select_a_text_column_by_its_name() {
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
     assert_eq!(json["result"]["names"], serde_json::json!(["city"]));
     let wrapper = &json["result"]["details"]["by_size"][0]["score"];
-    let select = [
-        "select",
-        "--data",
-        &data,
-        "--target",
-        "y",
-        "--ignore",
-        "a",
-        "--ignore",
-        "b",
-        "--ignore",
-        "c",
-        "--family",
-        "knn",
-        "--grid",
-        "5",
-        "--method",
-        "cv",
-        "--plan",
-        "vfold",
-        "--splits",
-        "5",
-        "--no-stratify",
-        "--json",
-    ];
+    let flags =
+        "--target y --ignore a --ignore b --ignore c --family knn --grid 5 --method cv --plan vfold --splits 5 --no-stratify --json";
+    let select = [&["select", "--data", &data][..], &flags.split(' ').collect::<Vec<_>>()].concat();
     let o = agghoo(&select);
     assert!(o.status.success(), "{}", stderr(&o));
     let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
