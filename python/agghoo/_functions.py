@@ -759,6 +759,9 @@ def select_features(
     random_state: RandomStateLike = 0,
     n_jobs: int | None = None,
     client: Any = None,
+    categorical: Sequence[Any] | None = None,
+    missing_category: str = "level",
+    na_values: Sequence[str] | None = None,
 ) -> FeatureSelection:
     """Select features, and optionally estimate the selection's risk honestly (the CLI's
     ``agghoo features``).
@@ -788,6 +791,12 @@ def select_features(
     client : dask.distributed.Client, optional
         With ``evaluate``: one Dask task per outer fold (and one for the naive selection); also
         inside ``agghoo.dask.backend(client)``. The result is the same bit for bit.
+    categorical, missing_category, na_values : as :class:`AgghooClassifier` (text columns of a
+        DataFrame are categorical). A categorical column is one candidate feature, whatever the
+        number of columns its encoding gives: filters and CFS score it by Hall's weighted indicator
+        correlations (its missing values a level of their own), wrappers add or remove it whole and
+        encode it inside every training set, the Lasso selects it when any of its one-hot columns
+        is non-zero. ``features`` and ``names`` are the original columns.
 
     Returns
     -------
@@ -802,8 +811,7 @@ def select_features(
     >>> len(sel.features)
     3
     """
-    X, y, names, class_names, text = _prepare(X, y, task, missing)
-    _refuse_text(text, names, "feature selection")
+    X, y, names, class_names, text = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client) if evaluate is not None else None
     spec = {
         "method": str(method),
@@ -813,9 +821,12 @@ def select_features(
         "evaluate": None if evaluate is None else str(evaluate),
         "learner": None if learner is None else str(learner),
         "standardize": bool(standardize),
+        "missing_category": _categorical.check_missing_category(missing_category),
         "seed": seed_of(random_state),
     }
-    out = _native.select_features(X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs), job=be is not None)
+    out = _native.select_features(
+        X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs), job=be is not None, categorical=text
+    )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return FeatureSelection(json.loads(text))
 

@@ -97,6 +97,7 @@ def select_features(
     spec: str,
     threads: Optional[int] = None,
     job: bool = False,
+    categorical: _TextColumns = ...,
 ) -> str | Job: ...
 def treecv(
     x: npt.NDArray[np.float64],

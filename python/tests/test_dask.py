@@ -188,6 +188,19 @@ def test_honest_feature_selection_runs_one_task_per_outer_fold(client, data):
     assert remote.to_dict() == local.to_dict() and remote.evaluated
 
 
+def test_honest_feature_selection_with_a_text_column_on_workers_equals_the_local_run(client):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n = 80
+    city = np.array(["north", "south", "east", "west"])[np.arange(n) % 4]
+    y = pd.Series(city).map({"north": 0.0, "south": 3.0, "east": -3.0, "west": 6.0}).to_numpy() + 0.3 * rng.normal(size=n)
+    frame = pd.DataFrame({"a": rng.normal(size=n), "city": city, "b": rng.normal(size=n)})
+    kwargs = dict(method="sfs", scorer="wrapper:knn:5", n_features=1, evaluate="vfold:4", random_state=1)
+    local = agghoo.select_features(frame, y, **kwargs)
+    remote = agghoo.select_features(frame, y, client=_two_workers(client), **kwargs)
+    assert remote.to_dict() == local.to_dict() and local.to_dict()["naive_selection"]["names"] == ["city"]
+
+
 def _without_timing(result):
     d = result.to_dict()
     d.pop("wall_seconds")

@@ -602,11 +602,13 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 
 /// Feature selection run from `spec` (the JSON of the library's `FeaturesSpec`, as `agghoo
 /// features --json` records it); with its `evaluate` (an outer plan), the honest evaluation — the
-/// selection redone inside every outer training fold, next to the naive estimate. Returns the
-/// CLI's `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
+/// selection redone inside every outer training fold, next to the naive estimate. `categorical`
+/// holds the text of the categorical columns (each one candidate feature, encoded inside every
+/// training set). Returns the CLI's `features --json` result as JSON text, or with `job=True`
+/// (and `evaluate`) the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false))]
-#[allow(clippy::too_many_arguments)] // the data (4), the spec and two run-time arguments
+#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false, categorical=Vec::new()))]
+#[allow(clippy::too_many_arguments)] // the data (4) and its text columns, the spec and two run-time arguments
 fn select_features<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -616,6 +618,7 @@ fn select_features<'py>(
     spec: &str,
     threads: Option<usize>,
     job: bool,
+    categorical: TextColumns,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::features::HonestJob;
     use agghoo::spec::{FeaturesSpec, Inputs};
@@ -625,7 +628,7 @@ fn select_features<'py>(
         return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
     }
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     let made = compute_with(py, threads, 0, move |executor| {
         let inputs = Inputs::of(&data);
         if job {
@@ -636,7 +639,7 @@ fn select_features<'py>(
         }
         Ok(jobs::Made::Text(jobs::to_json(&spec.run(&inputs, executor)?)?))
     })?;
-    made.into_py(py, feature_names, class_names, Vec::new())
+    made.into_py(py, feature_names, class_names, categorical)
 }
 
 /// A spec from its JSON text: a field that is unknown or malformed is a `ValueError` naming it.

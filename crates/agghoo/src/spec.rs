@@ -638,8 +638,16 @@ pub struct FeaturesSpec {
     /// Standardise the features inside every training set (the learner, the wrapper's fits, the
     /// Lasso / elastic-net selection).
     pub standardize: bool,
+    /// What missing values of categorical columns become in the fits (the learner's, the
+    /// wrapper's, the embedded methods'); filters and CFS read them as a level of their own.
+    #[serde(with = "by_name", skip_serializing_if = "is_level")]
+    pub missing_category: MissingCategory,
     /// Seed of every random choice (inner and outer splits, forests).
     pub seed: Seed,
+}
+
+fn is_level(missing: &MissingCategory) -> bool {
+    *missing == MissingCategory::Level
 }
 
 impl Default for FeaturesSpec {
@@ -652,6 +660,7 @@ impl Default for FeaturesSpec {
             evaluate: None,
             learner: None,
             standardize: false,
+            missing_category: MissingCategory::Level,
             seed: Seed(0),
         }
     }
@@ -682,9 +691,14 @@ impl FeaturesSpec {
     }
 
     /// The preprocessing of `data`: median imputation when it has missing values, standardisation
-    /// when asked.
+    /// when asked, and the encoding of its categorical columns that the learner's family uses
+    /// (one-hot, ordinal for trees) with [`missing_category`](Self::missing_category).
     pub fn preprocess(&self, data: &Dataset) -> Preprocess {
-        Preprocess { impute_median: data.has_missing(), standardize: self.standardize, ..Preprocess::default() }
+        let encoding = self
+            .selector(Preprocess::default())
+            .and_then(|selector| self.learner(&selector))
+            .map_or(crate::data::Encoding::OneHot, |learner| learner.family.encoding());
+        Preprocess::for_data(data, self.standardize, crate::data::CategoryOptions { encoding, missing: self.missing_category })
     }
 
     /// The selection procedure, its fits preprocessed with `preprocess`.

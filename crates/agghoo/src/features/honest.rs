@@ -148,11 +148,13 @@ impl Selector {
                 config: if method == "enet" { LassoConfig::enet() } else { LassoConfig::lasso() },
                 plan: inner.clone(),
                 standardize: preprocess.standardize,
+                missing_category: missing_category(&preprocess),
             }),
             "forest-impurity" | "forest-permutation" => Selector::Embedded(EmbeddedMethod::ForestImportance {
                 config: ForestConfig::default(),
                 importance: if method == "forest-impurity" { super::Importance::Impurity } else { super::Importance::Permutation },
                 n_features: count()?,
+                missing_category: missing_category(&preprocess),
             }),
             search => {
                 let scorer = match wrapper {
@@ -175,6 +177,11 @@ impl Selector {
             _ => None,
         }
     }
+}
+
+/// What a missing categorical value becomes in `preprocess` (a level of its own by default).
+fn missing_category(preprocess: &Preprocess) -> crate::data::MissingCategory {
+    preprocess.categorical.map(|c| c.missing).unwrap_or_default()
 }
 
 /// The details of a selection, by kind.
@@ -220,7 +227,6 @@ pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Resul
 /// # Errors
 /// As [`select_features`].
 pub fn select_features_with(selector: &Selector, data: &Dataset, seed: Seed, executor: &dyn Executor) -> Result<Selection> {
-    data.check_numeric("feature selection")?;
     let (mut features, details) = match selector {
         Selector::Ranking { filter, n_features } => {
             let report = rank_features_with(data, filter, executor)?;
@@ -367,7 +373,6 @@ pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) 
 /// # Errors
 /// As [`evaluate_honestly`].
 pub fn evaluate_honestly_with(data: &Dataset, outer: &Splits, config: &HonestConfig, executor: &dyn Executor) -> Result<HonestReport> {
-    data.check_numeric("feature selection")?;
     engine::run(&HonestJob { config: config.clone(), outer: outer.clone() }, data, executor)
 }
 
@@ -407,10 +412,12 @@ impl HonestJob {
             .map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })?;
         // The learner's fit on T_j is this split's own work: its error is numbered j, once.
         let evaluate = || -> Result<SplitOutcome> {
-            let fam = config.learner.build(&train.select_columns(&selection.features)?, &config.preprocess)?;
             let columns = data.select_columns(&selection.features)?;
+            let preprocess = super::for_columns(config.preprocess, &columns);
+            let fam = config.learner.build(&train.select_columns(&selection.features)?, &preprocess)?;
             let one = Splits::new(data.n_rows(), vec![split.clone()])?;
-            evaluate_splits(fam.as_ref(), &columns, &one, options, executor)?
+            let options = EvalOptions { preprocess, ..options.clone() };
+            evaluate_splits(fam.as_ref(), &columns, &one, &options, executor)?
                 .pop()
                 .ok_or_else(|| Error::Internal("no outcome for one split".into()))
         };
@@ -478,8 +485,10 @@ fn assemble(
     let honest_curve = cv_curve(&outcomes);
 
     let columns = data.select_columns(&naive_selection.features)?;
-    let fam = config.learner.build(&columns, &config.preprocess)?;
-    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, options, &Rayon)?);
+    let preprocess = super::for_columns(config.preprocess, &columns);
+    let fam = config.learner.build(&columns, &preprocess)?;
+    let options = EvalOptions { preprocess, ..options.clone() };
+    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, &options, &Rayon)?);
 
     let honest = RiskEstimate { mean: honest_curve.mean[0], standard_error: honest_curve.standard_error[0] };
     let naive = RiskEstimate { mean: naive_curve.mean[0], standard_error: naive_curve.standard_error[0] };
