@@ -188,6 +188,13 @@ impl ChunkedData {
 
     fn gather<L: Incremental>(learner: &L, data: &Dataset, chunks: &[Vec<usize>]) -> Result<Self> {
         data.check_numeric("TreeCV")?;
+        if data.has_missing() {
+            return Err(Error::invalid(
+                "missing",
+                "a policy that leaves no missing value (error or drop): TreeCV's learners do not impute",
+                "missing feature values",
+            ));
+        }
         data.check_has_features()?;
         if let Some(j) = chunks.iter().position(|c| c.is_empty()) {
             return Err(Error::InvalidSplit { split: j, reason: "empty chunk".into() });
