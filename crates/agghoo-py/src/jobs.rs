@@ -453,6 +453,7 @@ pub(crate) fn treecv_feed(
 /// points fed.
 #[pyfunction]
 #[pyo3(signature = (spec, model, x, y, data, sizes, threads=None))]
+#[allow(clippy::too_many_arguments)] // the spec and the model, the rows (3) and their chunks, and the threads
 pub(crate) fn treecv_subtree(
     py: Python<'_>,
     spec: &str,

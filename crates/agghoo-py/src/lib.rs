@@ -940,7 +940,6 @@ fn risk_curve(risks: Vec<Vec<f64>>, sizes: Vec<usize>) -> PyResult<(Vec<f64>, Ve
 /// (values or labels, probabilities row-major or None).
 #[pyfunction]
 #[pyo3(signature = (how, member_risks, values=None, labels=None, n_classes=0, proba=None, decision=None))]
-#[allow(clippy::too_many_arguments)]
 fn aggregate(
     how: &str,
     member_risks: Vec<Option<f64>>,
