@@ -19,7 +19,11 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta, plotting
 from ._results import best_index, cv_results
+<<<<<<< HEAD
 from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, seed_of, threads_of, validate_once
+=======
+from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, check_name, seed_of, threads_of
+>>>>>>> helper/pyspec2
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
@@ -244,8 +248,7 @@ class _Agghoo(BaseEstimator):
         splits = _scoring.folds(self, X, y_codes, groups)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {self.method!r}")
-        if self.missing not in ("error", "median", "drop"):
-            raise ValueError(f"missing must be 'error', 'median' or 'drop', got {self.missing!r}")
+        check_name("missing", self.missing)
         _categorical.check_missing_category(self.missing_category)
         if self.missing == "error":
             _categorical.refuse_missing(text, self._feature_names(X.shape[1]))
@@ -280,7 +283,7 @@ class _Agghoo(BaseEstimator):
             data["sample_weight"] = sample_weight.tolist()
         run = {"threads": threads_of(self.n_jobs), "job": be is not None, "verbose": int(self.verbose)}
         if scorer is not None:
-            out, be = _scoring.select_scored(self, scorer, X, y_float, family, spec, data, run), None
+            out, be = _scoring.select_scored(self, scorer, X, y_float, spec, data, run), None
         else:
             out = _native.select(X, y_float, json.dumps(spec), data, run)
         model, report = out if be is None else _dask.run_job(be, out, X, y_float)
@@ -368,7 +371,7 @@ class _Agghoo(BaseEstimator):
         refitted on all rows at ``best_params_``; otherwise this estimator itself (the aggregate of
         the members, whose choices are ``selected_params_``)."""
         check_is_fitted(self)
-        if self.estimator is not None and self.method == "cv":
+        if self.estimator is not None and _native.procedure_info(self.method)["picks_a_curve_point"]:
             return self.members_[0]
         return self
 

@@ -6,10 +6,13 @@ checked by the library itself, which lists the accepted ones."""
 from __future__ import annotations
 
 from numbers import Integral, Real
+from collections.abc import Sequence
 from typing import Any, Union
 
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
+
+from . import _native
 
 __all__ = [
     "ESTIMATOR_CONSTRAINTS",
@@ -32,6 +35,20 @@ SEED = [Interval(Integral, 0, 2**64 - 1, closed="both"), np.random.RandomState, 
 # Threads, joblib's n_jobs: None is 1 (or the n_jobs of an enclosing joblib.parallel_config), -1 every
 # core, -2 every core but one, ...; 0 is refused.
 THREADS = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+
+
+#: The library's names by parameter (``method``, ``missing``, ``task``, ...).
+NAMES = dict(_native.names())
+
+
+def check_name(parameter: str, value: Any, allowed: Sequence[str] | None = None, why: str = "") -> Any:
+    """``value`` when it is one of ``allowed`` (by default the library's names of ``parameter``),
+    else a ``ValueError`` naming the parameter, the accepted names (and ``why``) and the value."""
+    allowed = NAMES[parameter] if allowed is None else list(allowed)
+    if value not in allowed:
+        listed = " or ".join([", ".join(repr(a) for a in allowed[:-1]), repr(allowed[-1])] if len(allowed) > 1 else [repr(allowed[0])])
+        raise ValueError(f"{parameter} must be {listed}{why}, got {value!r}")
+    return value
 
 
 def seed_of(random_state: Any) -> int:

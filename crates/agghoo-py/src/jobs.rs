@@ -11,14 +11,15 @@ use agghoo::features::HonestJob;
 use agghoo::incremental::Incremental;
 use agghoo::resample::Splits;
 use agghoo::select::{FittedModel, Report, SelectJob};
-use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, TreeCvConfig, distributed};
+use agghoo::spec::TreecvSpec;
+use agghoo::treecv::{self, ChunkedData, LearnerVisitor, TreeCvConfig, distributed};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{Failure, Outcome};
-use crate::{Model, TextColumns, compute, dataset, matrix, with_text};
+use crate::{CallData, Model, Rows, TextColumns, compute, dataset, matrix, spec_of, with_text};
 
 /// The library's value as JSON text (`float_roundtrip`: every `f64` comes back bit for bit).
 pub(crate) fn to_json<T: Serialize>(value: &T) -> Outcome<String> {
@@ -407,94 +408,71 @@ impl BlockWork for Subtree<'_> {
     }
 }
 
-/// Learner, rows and chunk sizes of a TreeCV seam call.
-#[allow(clippy::too_many_arguments)]
-fn on_block<W>(
-    py: Python<'_>,
-    learner: &str,
-    lambda_: f64,
-    centres: usize,
-    x: &PyReadonlyArray2<'_, f64>,
-    y: &PyReadonlyArray1<'_, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    sizes: Vec<usize>,
-    threads: Option<usize>,
-    work: W,
-) -> Outcome<W::Output>
+/// A TreeCV seam call's spec (the JSON of the library's `TreecvSpec`, as `treecv` takes it:
+/// its learner, and for a subtree its branch parallelism) and its rows.
+fn seam(spec: &str, x: &PyReadonlyArray2<'_, f64>, y: &PyReadonlyArray1<'_, f64>, data: CallData<'_>) -> Outcome<(TreecvSpec, Dataset)> {
+    let spec: TreecvSpec = spec_of(spec)?;
+    spec.validate()?;
+    Ok((spec, Rows::new(x, y, data)?.data))
+}
+
+/// `work` on the chunks of `sizes` (the rows of `data`, in chunk order) with the spec's learner.
+fn on_block<W>(py: Python<'_>, spec: &TreecvSpec, data: Dataset, sizes: Vec<usize>, threads: Option<usize>, work: W) -> Outcome<W::Output>
 where
     W: BlockWork + Send,
     W::Output: Send,
 {
-    let spec = LearnerSpec::parse(learner, lambda_, centres)?;
-    let (values, _, _) = matrix(x)?;
-    let data = dataset(values, feature_names, y, class_names)?;
+    let learner = spec.learner_spec();
     compute(py, threads, move || {
         let n_classes = data.target().n_classes();
-        Ok(spec.visit(n_classes, OnBlock { data: &data, sizes: &sizes, work })??)
+        Ok(learner.visit(n_classes, OnBlock { data: &data, sizes: &sizes, work })??)
     })
 }
 
-/// Feeds the rows `x`, `y` (consecutive chunks, in order) to the model `model` (JSON text; a new
-/// model when `None`) and returns the updated model's JSON text: one worker's share of an update.
+/// Feeds the rows `x`, `y` (consecutive chunks, in order; `data` their names as `select` takes
+/// them) to the model `model` (JSON text; a new model of `spec`'s learner when `None`) and
+/// returns the updated model's JSON text: one worker's share of an update.
 #[pyfunction]
-#[pyo3(signature = (learner, model, x, y, feature_names, class_names, lambda_=1e-6, centres=8, threads=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (spec, model, x, y, data, threads=None))]
 pub(crate) fn treecv_feed(
     py: Python<'_>,
-    learner: &str,
+    spec: &str,
     model: Option<String>,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    lambda_: f64,
-    centres: usize,
+    data: CallData<'_>,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    let n = y.len()?;
-    Ok(on_block(py, learner, lambda_, centres, &x, &y, feature_names, class_names, vec![n], threads, Feed(model.as_deref()))?)
+    let (spec, data) = seam(spec, &x, &y, data)?;
+    let n = data.n_rows();
+    Ok(on_block(py, &spec, data, vec![n], threads, Feed(model.as_deref()))?)
 }
 
-/// Runs the TreeCV recursion over the chunks of `sizes` (the rows `x`, `y`, in chunk order) from
-/// the model `model` trained on every other chunk; returns their loss sums and the points fed.
+/// Runs the TreeCV recursion of `spec` over the chunks of `sizes` (the rows `x`, `y`, in chunk
+/// order) from the model `model` trained on every other chunk; returns their loss sums and the
+/// points fed.
 #[pyfunction]
-#[pyo3(signature = (learner, model, x, y, feature_names, class_names, sizes, lambda_=1e-6, centres=8, parallel=false, threads=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (spec, model, x, y, data, sizes, threads=None))]
+#[allow(clippy::too_many_arguments)] // the spec and the model, the rows (3) and their chunks, and the threads
 pub(crate) fn treecv_subtree(
     py: Python<'_>,
-    learner: &str,
+    spec: &str,
     model: Option<String>,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
+    data: CallData<'_>,
     sizes: Vec<usize>,
-    lambda_: f64,
-    centres: usize,
-    parallel: bool,
     threads: Option<usize>,
 ) -> PyResult<(Vec<f64>, u64)> {
-    let config = TreeCvConfig::new().parallel(parallel);
-    let out =
-        on_block(py, learner, lambda_, centres, &x, &y, feature_names, class_names, sizes, threads, Subtree(model.as_deref(), config))?;
+    let (spec, data) = seam(spec, &x, &y, data)?;
+    let out = on_block(py, &spec, data, sizes, threads, Subtree(model.as_deref(), spec.config()))?;
     Ok((out.loss_sums, out.n_point_updates))
 }
 
-/// The `treecv --json` report from the loss sums of every chunk (chunk order) and the sizes: the
-/// reduction of a distributed run (tree method, fixed order).
+/// The `treecv --json` report of `spec` from the loss sums of every chunk (chunk order) and the
+/// sizes: the reduction of a distributed run (tree method, fixed order).
 #[pyfunction]
-#[pyo3(signature = (learner, sums, sizes, n_classes, wall_seconds, lambda_=1e-6, centres=8))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn treecv_assemble(
-    learner: &str,
-    sums: Vec<f64>,
-    sizes: Vec<usize>,
-    n_classes: usize,
-    wall_seconds: f64,
-    lambda_: f64,
-    centres: usize,
-) -> PyResult<String> {
+pub(crate) fn treecv_assemble(spec: &str, sums: Vec<f64>, sizes: Vec<usize>, n_classes: usize, wall_seconds: f64) -> PyResult<String> {
     struct Name;
     impl LearnerVisitor for Name {
         type Output = &'static str;
@@ -502,9 +480,10 @@ pub(crate) fn treecv_assemble(
             learner.name()
         }
     }
-    let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
-    let name = spec.visit(n_classes, Name).map_err(Failure::from)?;
-    let config = TreeCvConfig::new();
+    let spec: TreecvSpec = spec_of(spec)?;
+    spec.validate().map_err(Failure::from)?;
+    let name = spec.learner_spec().visit(n_classes, Name).map_err(Failure::from)?;
+    let config = spec.config();
     let updates = treecv::expected_updates_of(&sizes, treecv::Method::Tree);
     let report = treecv::assemble_report(name, &config, &sums, sizes, updates, wall_seconds).map_err(Failure::from)?;
     Ok(to_json(&report)?)

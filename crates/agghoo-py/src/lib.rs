@@ -578,6 +578,13 @@ fn plan_spec_json(text: &str, stratify: Option<bool>, classification: bool) -> P
     Ok(jobs::to_json(&plan_or_group(text, stratify, task)?)?)
 }
 
+/// The number of splits of the plan written `text` (the forms of [`plan_spec_json`]) whatever
+/// the data, or `None` when it depends on the rows or the groups ([`Plan::n_splits`]).
+#[pyfunction]
+fn plan_n_splits(text: &str) -> PyResult<Option<usize>> {
+    Ok(plan_or_group(text, Some(false), Task::Regression)?.n_splits())
+}
+
 /// The [`Loss`] (JSON text) named `name` (`squared`, `01`, `pinball:0.9`, …).
 #[pyfunction]
 fn loss_spec_json(name: &str) -> PyResult<String> {
@@ -860,6 +867,21 @@ fn families() -> std::collections::BTreeMap<&'static str, std::collections::BTre
         .collect()
 }
 
+/// The missing-value policies (`missing=`), each with whether it leaves the missing values for
+/// the fits to impute (TreeCV refuses those).
+#[pyfunction]
+fn missing_policies() -> Vec<(&'static str, bool)> {
+    use agghoo::data::MissingPolicy;
+    MissingPolicy::CHOICES.iter().map(|&(policy, name, _)| (name, policy.imputes())).collect()
+}
+
+/// The incremental learners: name → the `treecv` spec settings it reads (`lambda`, `centres`).
+#[pyfunction]
+fn learner_settings() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    use agghoo::treecv::LearnerKind;
+    LearnerKind::CHOICES.iter().map(|&(kind, name, _)| (name, kind.settings().to_vec())).collect()
+}
+
 /// The hyperparameters whose values are integers, by the registry: every family's path axis on an
 /// integer scale (`k`, `mtry`, …) and every setting that sweeps as an integer axis (`degree`, …).
 #[pyfunction]
@@ -921,7 +943,6 @@ fn risk_curve(risks: Vec<Vec<f64>>, sizes: Vec<usize>) -> PyResult<(Vec<f64>, Ve
 /// (values or labels, probabilities row-major or None).
 #[pyfunction]
 #[pyo3(signature = (how, member_risks, values=None, labels=None, n_classes=0, proba=None, decision=None))]
-#[allow(clippy::too_many_arguments)]
 fn aggregate(
     how: &str,
     member_risks: Vec<Option<f64>>,
@@ -958,40 +979,15 @@ fn aggregate(
     })
 }
 
-/// The real-data study on the study folder `data_dir` (`manifest.tsv` and `NAME.csv.gz` files):
-/// `quick` starts from the quick settings, the other arguments override them (`None`: keep).
-/// Returns the study's result (cells and summary) as JSON text.
+/// The real-data study on the study folder `data_dir` (`manifest.tsv` and `NAME.csv.gz` files)
+/// run from `spec` (the JSON of the library's `StudySpec`: the quick or full settings and what
+/// overrides them, as `agghoo study`'s flags give it). Returns the study's result (cells and
+/// summary) as JSON text.
 #[pyfunction]
-#[pyo3(signature = (data_dir, quick=false, sets=None, families=None, reps=None, seed=None, max_train=None, max_test=None, forest_trees=None, alpha=None, threads=None))]
-#[allow(clippy::too_many_arguments)]
-fn study(
-    py: Python<'_>,
-    data_dir: std::path::PathBuf,
-    quick: bool,
-    sets: Option<Vec<String>>,
-    families: Option<Vec<String>>,
-    reps: Option<usize>,
-    seed: Option<u64>,
-    max_train: Option<usize>,
-    max_test: Option<usize>,
-    forest_trees: Option<usize>,
-    alpha: Option<f64>,
-    threads: Option<usize>,
-) -> PyResult<String> {
-    use agghoo::experiments::study::{self, StudyConfig, StudyFamily};
-    let mut config = if quick { StudyConfig::quick() } else { StudyConfig::full() };
-    if let Some(sets) = sets {
-        config.sets = sets;
-    }
-    if let Some(families) = families {
-        config.families = families.iter().map(|f| StudyFamily::parse(f)).collect::<agghoo::Result<_>>().map_err(Failure::from)?;
-    }
-    config.reps = reps.unwrap_or(config.reps);
-    config.seed = seed.map_or(config.seed, Seed);
-    config.max_train = max_train.unwrap_or(config.max_train);
-    config.max_test = max_test.unwrap_or(config.max_test);
-    config.forest_trees = forest_trees.unwrap_or(config.forest_trees);
-    config.alpha = alpha.unwrap_or(config.alpha);
+#[pyo3(signature = (data_dir, spec, threads=None))]
+fn study(py: Python<'_>, data_dir: std::path::PathBuf, spec: &str, threads: Option<usize>) -> PyResult<String> {
+    use agghoo::experiments::study::{self, StudySpec};
+    let config = spec_of::<StudySpec>(spec)?.config().map_err(Failure::from)?;
     let result = compute(py, threads, move || {
         let manifest = agghoo::data::study::StudyManifest::read(&data_dir)?;
         Ok(study::run(&manifest, &config)?)
@@ -1021,6 +1017,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(family_spec_json, m)?)?;
     m.add_function(wrap_pyfunction!(plan_spec_json, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_n_splits, m)?)?;
     m.add_function(wrap_pyfunction!(loss_spec_json, m)?)?;
     m.add_function(wrap_pyfunction!(default_plan, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
@@ -1032,6 +1029,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
     m.add_function(wrap_pyfunction!(integer_axes, m)?)?;
+    m.add_function(wrap_pyfunction!(learner_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(missing_policies, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

@@ -923,10 +923,8 @@ impl TreecvSpec {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the field.
     pub fn validate(&self) -> Result<()> {
-        for (given, name, applies_to) in
-            [(self.lambda.is_some(), "lambda", LearnerKind::Pegasos), (self.centres.is_some(), "centres", LearnerKind::Kmeans)]
-        {
-            if given && self.learner != applies_to {
+        for (given, name) in [(self.lambda.is_some(), "lambda"), (self.centres.is_some(), "centres")] {
+            if given && !self.learner.settings().contains(&name) {
                 return Err(Error::InvalidParameter {
                     name,
                     expected: "given only with the learner it applies to (lambda: pegasos, centres: kmeans)",

@@ -542,3 +542,19 @@ fn f32_storage_refuses_values_beyond_its_range() {
     let fits = Dataset::new(x, data.feature_names().to_vec(), data.target().clone(), "y").unwrap();
     assert!(ChunkedData::new(&Pegasos::new(0.1).unwrap(), &fits, 4, None).unwrap().with_storage(Storage::F32).is_ok());
 }
+
+/// Missing feature values are refused by name, whichever way the chunks are cut: the incremental
+/// learners do not impute, and a NaN would otherwise poison a model silently.
+#[test]
+fn missing_values_are_refused_not_learned() {
+    let data = gaussian_classes(40, 2);
+    let mut x = data.x().to_vec();
+    x[13] = f64::NAN;
+    let holed = Dataset::new_with_missing(x, data.feature_names().to_vec(), data.target().clone(), "y").unwrap();
+    let nb = GaussianNaiveBayes::new(3).unwrap();
+    for e in [ChunkedData::new(&nb, &holed, 4, None).unwrap_err(), ChunkedData::block(&nb, &holed, &[20, 20]).unwrap_err()] {
+        assert!(matches!(&e, Error::InvalidParameter { name: "missing", .. }), "{e}");
+        assert!(e.to_string().contains("do not impute"), "{e}");
+    }
+    assert!(ChunkedData::new(&nb, &data, 4, None).is_ok());
+}
