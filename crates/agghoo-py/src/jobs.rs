@@ -3,11 +3,12 @@
 //! distributed TreeCV (feed a model with the chunks a worker holds, run a subtree there, reduce).
 
 use agghoo::Seed;
-use agghoo::data::Dataset;
-use agghoo::engine::{self, Job as _, Rayon};
-use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, RiskEstimate, bootstrap_risk_on};
-use agghoo::family::Family;
-use agghoo::features::HonestJob;
+use agghoo::data::{Dataset, Transform};
+use agghoo::engine::{self, Job as _, Rayon, SplitOutcome};
+use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, OuterOutcome, RiskEstimate, bootstrap_risk_on};
+use agghoo::family::forest::ForestModel;
+use agghoo::family::{Family, Model as FamilyModel};
+use agghoo::features::{HonestJob, HonestOutcome};
 use agghoo::incremental::Incremental;
 use agghoo::resample::Splits;
 use agghoo::select::{FittedModel, Report, SelectJob};
@@ -133,30 +134,106 @@ impl Job {
 
 /// A unit's outcome as it travels from a worker to the client: MessagePack, a binary
 /// self-describing serde format (every `f64` as its 8 bytes, so bit for bit; fields by name, as
-/// the library's tagged enums need). A split's kept member is most of an outcome (a forest's
-/// trees, a kernel model's support vectors): as JSON text its numbers cost more to write and to
-/// read than the member costs to move.
-fn pack<T: Serialize>(value: &T) -> Outcome<Vec<u8>> {
-    rmp_serde::to_vec_named(value).map_err(|e| Failure::internal(format!("a unit's outcome could not be serialized: {e}")))
+/// the library's tagged enums need), in its [`Wire`] form. A split's kept member is most of an
+/// outcome (a forest's trees, a kernel model's support vectors): as JSON text its numbers cost
+/// more to write and to read than the member costs to move.
+fn pack<T: Wire>(value: T) -> Outcome<Vec<u8>> {
+    rmp_serde::to_vec_named(&value.into_wire()).map_err(|e| Failure::internal(format!("a unit's outcome could not be serialized: {e}")))
 }
 
 /// The outcome [`pack`] made.
-fn unpack<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Outcome<T> {
-    rmp_serde::from_slice(bytes).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("a unit's outcome: {e}"))))
+fn unpack<T: Wire>(bytes: &[u8]) -> Outcome<T> {
+    rmp_serde::from_slice(bytes).map(T::from_wire).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("a unit's outcome: {e}"))))
+}
+
+/// An outcome as it is packed: the value itself, or with its fitted member split off as a
+/// [`Member`].
+trait Wire: Sized {
+    type Form: Serialize + serde::de::DeserializeOwned;
+    fn into_wire(self) -> Self::Form;
+    fn from_wire(form: Self::Form) -> Self;
+}
+
+impl Wire for SplitOutcome {
+    type Form = (SplitOutcome, Option<Member>);
+    fn into_wire(mut self) -> Self::Form {
+        let member = self.model.take().map(Member::from);
+        (self, member)
+    }
+    fn from_wire((mut outcome, member): Self::Form) -> Self {
+        outcome.model = member.map(FamilyModel::from);
+        outcome
+    }
+}
+
+/// Outcomes without a fitted member travel as they are.
+macro_rules! wire_as_is {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            type Form = Self;
+            fn into_wire(self) -> Self {
+                self
+            }
+            fn from_wire(form: Self) -> Self {
+                form
+            }
+        }
+    )*};
+}
+wire_as_is!(OuterOutcome, HonestOutcome);
+
+/// A split's kept member as it travels: tagged from outside, so that MessagePack reads a forest
+/// as it streams and the forest's serde sees a binary format (its trees' arrays then travel as
+/// byte strings). The model file's internal tag (`"kind"`) would have serde buffer the whole
+/// model as generic values first, and hide from it that the format is binary.
+#[derive(Serialize, Deserialize)]
+enum Member {
+    Forest(ForestModel),
+    Pipeline { transform: Transform, inner: Box<Member> },
+    Other(FamilyModel),
+}
+
+impl From<FamilyModel> for Member {
+    fn from(model: FamilyModel) -> Self {
+        match model {
+            FamilyModel::Forest(forest) => Member::Forest(forest),
+            FamilyModel::Pipeline { transform, inner } => Member::Pipeline { transform, inner: Box::new(Member::from(*inner)) },
+            other => Member::Other(other),
+        }
+    }
+}
+
+impl From<Member> for FamilyModel {
+    fn from(member: Member) -> Self {
+        match member {
+            Member::Forest(forest) => FamilyModel::Forest(forest),
+            Member::Pipeline { transform, inner } => FamilyModel::Pipeline { transform, inner: Box::new(FamilyModel::from(*inner)) },
+            Member::Other(model) => model,
+        }
+    }
 }
 
 /// An outcome of `J` as JSON text (what [`Job::outcome_json`] shows).
-fn outcome_json<J: engine::Job>(bytes: &[u8]) -> Outcome<String> {
+fn outcome_json<J: engine::Job>(bytes: &[u8]) -> Outcome<String>
+where
+    J::Outcome: Wire,
+{
     to_json(&unpack::<J::Outcome>(bytes)?)
 }
 
 /// Evaluates `units` of `job` on `data` (in parallel on the current pool), as packed outcomes.
-fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> Outcome<Vec<Vec<u8>>> {
+fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> Outcome<Vec<Vec<u8>>>
+where
+    J::Outcome: Wire,
+{
     let prepared = job.prepare(data)?;
-    job.evaluate(&prepared, data, units, &Rayon)?.iter().map(pack).collect()
+    job.evaluate(&prepared, data, units, &Rayon)?.into_iter().map(pack).collect()
 }
 
-fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[Vec<u8>]) -> Outcome<J::Output> {
+fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[Vec<u8>]) -> Outcome<J::Output>
+where
+    J::Outcome: Wire,
+{
     use rayon::prelude::*;
     // Read on the client's pool (a forest member is megabytes), kept in unit order.
     let outcomes = outcomes.par_iter().map(|b| unpack(b)).collect::<Outcome<Vec<J::Outcome>>>()?;
