@@ -441,7 +441,7 @@ fn grid_selection_and_agghoo_on_linear_learners() {
     // With one grid value Agghoo averages the k leaf models: compare with a by-hand average.
     let learner = Pegasos::new(1e-3).unwrap();
     let agg = agghoo_linear(&[1e-3], Pegasos::new, &chunks, &tree(), TieRule::First).unwrap();
-    let (_, leaves) = treecv::run_with_leaves(&learner, &chunks, &tree(), |_, m| m.weights()).unwrap();
+    let (_, leaves) = treecv::run_with_leaves(&learner, &chunks, &tree(), |_, m| m.weights(), &agghoo::engine::Rayon).unwrap();
     for (j, w) in agg.weights.iter().enumerate() {
         let by_hand: f64 = leaves.iter().map(|l| l[j] / 5.0).sum();
         assert!((w - by_hand).abs() < 1e-12);

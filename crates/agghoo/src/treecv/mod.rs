@@ -38,7 +38,7 @@ mod select;
 
 pub use chunks::{ChunkRows, ChunkedData, Storage, chunk_rows};
 pub use learners::{LearnerKind, LearnerSpec, LearnerVisitor};
-pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, select_grid};
+pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, agghoo_linear_with, select_grid, select_grid_with};
 
 use std::time::Instant;
 
@@ -223,18 +223,24 @@ pub fn expected_updates_of(sizes: &[usize], method: Method) -> u64 {
     }
 }
 
-/// As [`run`], also returning `at_leaf(j, f^{−j})` for every chunk j in chunk order: the model
-/// trained on every chunk but `Z_j` (the hold-out model of fold j), e.g. to aggregate them.
+/// As [`run_with`], also returning `at_leaf(j, f^{−j})` for every chunk j in chunk order: the
+/// model trained on every chunk but `Z_j` (the hold-out model of fold j), e.g. to aggregate them.
 ///
 /// # Errors
-/// As [`run`].
-pub fn run_with_leaves<L, T, F>(learner: &L, data: &ChunkedData, config: &TreeCvConfig, at_leaf: F) -> Result<(TreeCvReport, Vec<T>)>
+/// As [`run_with`].
+pub fn run_with_leaves<L, T, F>(
+    learner: &L,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    at_leaf: F,
+    executor: &dyn Executor,
+) -> Result<(TreeCvReport, Vec<T>)>
 where
     L: Incremental,
     T: Send,
     F: Fn(usize, &L::Model) -> T + Sync,
 {
-    run_inner(learner, data, config, at_leaf, &Rayon)
+    run_inner(learner, data, config, at_leaf, executor)
 }
 
 fn run_inner<L, T, F>(
@@ -270,7 +276,7 @@ where
         mode,
         parallel: config.parallel,
         at_leaf: &at_leaf,
-        executor: &Inner(executor),
+        executor: &Inner::new(executor, 1),
     };
     let mut leaves: Vec<Option<(f64, T)>> = (0..k).map(|_| None).collect();
     let n_point_updates = match config.method {

@@ -10,7 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ChunkedData, TreeCvConfig, TreeCvReport, run, run_with_leaves};
+use super::{ChunkedData, TreeCvConfig, TreeCvReport, run_with, run_with_leaves};
+use crate::engine::{Executor, Rayon};
 use crate::error::{Error, Result};
 use crate::incremental::{Incremental, LsqSgd, LsqSgdModel, Pegasos, PegasosModel};
 use crate::select::{self, TieRule};
@@ -59,7 +60,8 @@ pub struct AggregatedLinear {
     pub selected: Vec<usize>,
 }
 
-/// Evaluates every grid value by TreeCV (`make(value)` builds the learner) and picks the argmin.
+/// Evaluates every grid value by TreeCV (`make(value)` builds the learner) and picks the argmin
+/// (each run on the current rayon pool, as [`select_grid_with`] with [`Rayon`]).
 ///
 /// ```
 /// use agghoo::{Seed, data::generators, incremental::Pegasos, select::TieRule};
@@ -74,8 +76,28 @@ pub struct AggregatedLinear {
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for an empty grid; `make`'s errors; [`run`]'s errors.
+/// [`Error::InvalidParameter`] for an empty grid; `make`'s errors; [`run`](super::run)'s errors.
 pub fn select_grid<L, B>(values: &[f64], make: B, data: &ChunkedData, config: &TreeCvConfig, tie: TieRule) -> Result<GridReport>
+where
+    L: Incremental,
+    B: Fn(f64) -> Result<L>,
+{
+    select_grid_with(values, make, data, config, tie, &Rayon)
+}
+
+/// As [`select_grid`], each grid value's run (one after the other, in grid order) with `executor`
+/// ([`run_with`]: its forks are the executor's units, its observer hears every update).
+///
+/// # Errors
+/// As [`select_grid`]; [`Error::Interrupted`] when the observer stops the run.
+pub fn select_grid_with<L, B>(
+    values: &[f64],
+    make: B,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    tie: TieRule,
+    executor: &dyn Executor,
+) -> Result<GridReport>
 where
     L: Incremental,
     B: Fn(f64) -> Result<L>,
@@ -83,7 +105,7 @@ where
     if values.is_empty() {
         return Err(Error::invalid("grid", "at least one value", "an empty grid"));
     }
-    let reports = values.iter().map(|&v| run(&make(v)?, data, config)).collect::<Result<Vec<_>>>()?;
+    let reports = values.iter().map(|&v| run_with(&make(v)?, data, config, executor)).collect::<Result<Vec<_>>>()?;
     let estimates: Vec<f64> = reports.iter().map(|r| r.estimate).collect();
     let best_index = select::argmin(&estimates, tie)?;
     Ok(GridReport {
@@ -97,11 +119,31 @@ where
 
 /// Agghoo over a grid of linear learners with the chunks of `data` as the splits: per chunk j,
 /// the grid point with the smallest hold-out loss on `Z_j` (tie rule `tie`), then the average of
-/// the selected leaf models' weights.
+/// the selected leaf models' weights (each run on the current rayon pool, as
+/// [`agghoo_linear_with`] with [`Rayon`]).
 ///
 /// # Errors
 /// As [`select_grid`].
 pub fn agghoo_linear<L, B>(values: &[f64], make: B, data: &ChunkedData, config: &TreeCvConfig, tie: TieRule) -> Result<AggregatedLinear>
+where
+    L: LinearWeights,
+    B: Fn(f64) -> Result<L>,
+{
+    agghoo_linear_with(values, make, data, config, tie, &Rayon)
+}
+
+/// As [`agghoo_linear`], each grid value's run with `executor`.
+///
+/// # Errors
+/// As [`select_grid_with`].
+pub fn agghoo_linear_with<L, B>(
+    values: &[f64],
+    make: B,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    tie: TieRule,
+    executor: &dyn Executor,
+) -> Result<AggregatedLinear>
 where
     L: LinearWeights,
     B: Fn(f64) -> Result<L>,
@@ -113,7 +155,7 @@ where
     let mut models = Vec::with_capacity(values.len());
     for &v in values {
         let learner = make(v)?;
-        let (report, leaves) = run_with_leaves(&learner, data, config, |_, m| learner.linear(m))?;
+        let (report, leaves) = run_with_leaves(&learner, data, config, |_, m| learner.linear(m), executor)?;
         curves.push(report.chunk_losses);
         models.push(leaves);
     }
