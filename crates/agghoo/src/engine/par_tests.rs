@@ -10,10 +10,19 @@ use crate::family::{self, Family, FamilyKind, FamilyParams, FittedPath, Grid, Mo
 use crate::loss::Loss;
 use crate::resample::{Plan, PlanContext};
 
-/// A family that delegates to `inner` and records the parallelism of every view it fits on.
+/// A family that delegates to `inner` and records the parallelism of every view it fits on: the
+/// path fits (`seen`) and the single fits, refits included (`fits`).
 struct Recording {
     inner: Box<dyn Family>,
     seen: Mutex<Vec<Par>>,
+    fits: Mutex<Vec<Par>>,
+}
+
+impl Recording {
+    fn knn(data: &Dataset) -> Self {
+        let inner = family::build(FamilyKind::Knn, &FamilyParams::default(), data).unwrap();
+        Recording { inner, seen: Mutex::new(Vec::new()), fits: Mutex::new(Vec::new()) }
+    }
 }
 
 impl Family for Recording {
@@ -27,6 +36,7 @@ impl Family for Recording {
         self.inner.task()
     }
     fn fit(&self, train: &View<'_>, grid_index: usize) -> crate::Result<Model> {
+        self.fits.lock().unwrap().push(train.par());
         self.inner.fit(train, grid_index)
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> crate::Result<Box<dyn FittedPath + 'a>> {
@@ -52,8 +62,6 @@ fn three_classes(n: usize) -> Dataset {
 #[test]
 fn each_unit_gets_the_threads_its_executor_leaves_it() {
     let data = generators::knn_problem(120, Seed(2)).unwrap();
-    let recording =
-        || Recording { inner: family::build(FamilyKind::Knn, &FamilyParams::default(), &data).unwrap(), seen: Mutex::new(Vec::new()) };
     let options = EvalOptions { losses: vec![Loss::ZeroOne], ..EvalOptions::default() };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
     for (plan, executor, want) in [
@@ -63,7 +71,7 @@ fn each_unit_gets_the_threads_its_executor_leaves_it() {
         ("vfold:8", &Sequential, Par::threads(4)),
     ] {
         let splits = Plan::parse(plan, false).unwrap().instantiate(&PlanContext::of(&data), Seed(1)).unwrap();
-        let family = recording();
+        let family = Recording::knn(&data);
         pool.install(|| evaluate_splits(&family, &data, &splits, &options, executor)).unwrap();
         let seen = family.seen.into_inner().unwrap();
         assert_eq!(seen.len(), splits.len(), "{plan}");
@@ -137,8 +145,7 @@ fn inner_units_do_not_fan_out_over_a_pool_the_outer_units_fill() {
         (16, 1, vec![1, 5], Par::threads(4)),
     ] {
         let pool = Pool { threads, calls: Mutex::new(Vec::new()) };
-        let family =
-            Recording { inner: family::build(FamilyKind::Knn, &FamilyParams::default(), &data).unwrap(), seen: Mutex::new(Vec::new()) };
+        let family = Recording::knn(&data);
         // What `engine::run` does for a job whose units evaluate inner splits.
         let inner = Inner::new(&pool, outer);
         map_ordered(&pool, outer, |_| evaluate_splits(&family, &data, &inner_splits, &options, &inner)).unwrap();
@@ -174,5 +181,22 @@ fn nested_cv_gives_the_same_bits_for_any_executor_and_pool() {
         [(&Rayon, 1), (&Rayon, 2), (&Rayon, 3), (&Rayon, 8), (&testing::Shuffled(4), 3), (&counted, 2)];
     for (executor, threads) in executors {
         assert!(report(executor, threads) == want, "{threads} threads");
+    }
+}
+
+#[test]
+fn a_selection_inside_a_unit_refits_on_the_units_threads() {
+    use crate::select::{Method, SelectConfig, select_with};
+    let data = generators::knn_problem(120, Seed(2)).unwrap();
+    let splits = Plan::parse("vfold:4", false).unwrap().instantiate(&PlanContext::of(&data), Seed(1)).unwrap();
+    // A pool of 4 threads around it, so that the whole pool is neither answer.
+    let around = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for (threads, outer, want) in [(16, 16, Par::Seq), (16, 2, Par::threads(8))] {
+        let pool = Pool { threads, calls: Mutex::new(Vec::new()) };
+        let family = Recording::knn(&data);
+        let inner = Inner::new(&pool, outer);
+        around.install(|| select_with(&family, &data, &splits, &SelectConfig::new(Method::Cv), &inner)).unwrap();
+        let fits = family.fits.into_inner().unwrap();
+        assert!(!fits.is_empty() && fits.iter().all(|&p| p == want), "{outer} outer units: the refits ran on {fits:?}, expected {want:?}");
     }
 }
