@@ -969,7 +969,7 @@ impl TreecvSpec {
         }
         let lambdas = self.lambdas();
         let chunks = self.chunks(&crate::incremental::Pegasos::new(lambdas[0])?, data)?;
-        crate::treecv::select_grid_with(&lambdas, crate::incremental::Pegasos::new, &chunks, &self.config(), TieRule::First, executor)
+        crate::treecv::select_grid(&lambdas, crate::incremental::Pegasos::new, &chunks, &self.config(), TieRule::First, executor)
     }
 
     /// Runs the CV (its forks on `executor`), or the λ grid (each λ's run likewise).

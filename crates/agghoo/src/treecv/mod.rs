@@ -38,7 +38,7 @@ mod select;
 
 pub use chunks::{ChunkRows, ChunkedData, Storage, chunk_rows};
 pub use learners::{LearnerKind, LearnerSpec, LearnerVisitor};
-pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, agghoo_linear_with, select_grid, select_grid_with};
+pub use select::{AggregatedLinear, GridReport, LinearWeights, agghoo_linear, select_grid};
 
 use std::time::Instant;
 
@@ -196,7 +196,7 @@ pub fn run<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfi
 /// # Errors
 /// As [`run`]; [`Error::Interrupted`] when the observer stopped the run.
 pub fn run_with<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfig, executor: &dyn Executor) -> Result<TreeCvReport> {
-    run_inner(learner, data, config, |_, _| (), executor).map(|(report, _)| report)
+    run_with_leaves(learner, data, config, |_, _| (), executor).map(|(report, _)| report)
 }
 
 /// The number of point-updates a run will perform: `Σ_j |Z_j| · depth(j)` for the tree (depth of
@@ -229,21 +229,6 @@ pub fn expected_updates_of(sizes: &[usize], method: Method) -> u64 {
 /// # Errors
 /// As [`run_with`].
 pub fn run_with_leaves<L, T, F>(
-    learner: &L,
-    data: &ChunkedData,
-    config: &TreeCvConfig,
-    at_leaf: F,
-    executor: &dyn Executor,
-) -> Result<(TreeCvReport, Vec<T>)>
-where
-    L: Incremental,
-    T: Send,
-    F: Fn(usize, &L::Model) -> T + Sync,
-{
-    run_inner(learner, data, config, at_leaf, executor)
-}
-
-fn run_inner<L, T, F>(
     learner: &L,
     data: &ChunkedData,
     config: &TreeCvConfig,
