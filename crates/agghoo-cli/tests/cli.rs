@@ -396,6 +396,15 @@ fn treecv_tree_and_standard_agree_for_naive_bayes() {
 }
 
 #[test]
+fn features_plan_errors_name_the_flag_given() {
+    for flag in ["--inner", "--evaluate"] {
+        let o = agghoo(&["features", "--data", "bundled:breast-cancer", "--missing", "drop", flag, "nope:3"]);
+        assert_error(&o, 2, &[&format!("{flag} `nope:3`: expected")]);
+        assert!(!stderr(&o).contains("--outer"), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn features_selects_and_evaluates_honestly() {
     let o = agghoo(&[
         "features",

@@ -968,22 +968,23 @@ impl TreecvSpec {
         ChunkedData::new(learner, data, self.folds.on(data.n_rows()), self.shuffle.then_some(self.seed))?.with_storage(storage)
     }
 
-    /// The TreeCV curve over the λ grid (PEGASOS) and its argmin (first of tied values).
+    /// The TreeCV curve over the λ grid (PEGASOS) and its argmin (first of tied values), each
+    /// λ's run on `executor`.
     ///
     /// # Errors
     /// [`validate`](Self::validate)'s; [`Error::InvalidParameter`] (`lambda`) for another
     /// learner; the chunking's and the runs' errors.
-    pub fn run_grid(&self, data: &Dataset) -> Result<GridReport> {
+    pub fn run_grid(&self, data: &Dataset, executor: &dyn Executor) -> Result<GridReport> {
         self.validate()?;
         if self.learner != LearnerKind::Pegasos {
             return Err(Error::invalid("lambda", "a λ grid with learner pegasos", self.learner));
         }
         let lambdas = self.lambdas();
         let chunks = self.chunks(&crate::incremental::Pegasos::new(lambdas[0])?, data)?;
-        crate::treecv::select_grid(&lambdas, crate::incremental::Pegasos::new, &chunks, &self.config(), TieRule::First)
+        crate::treecv::select_grid(&lambdas, crate::incremental::Pegasos::new, &chunks, &self.config(), TieRule::First, executor)
     }
 
-    /// Runs the CV (its forks on `executor`), or the λ grid.
+    /// Runs the CV (its forks on `executor`), or the λ grid (each λ's run likewise).
     ///
     /// # Errors
     /// [`validate`](Self::validate)'s, the learner's, the chunking's and the run's errors.
@@ -1002,7 +1003,7 @@ impl TreecvSpec {
         self.validate()?;
         let data = inputs.data;
         if self.is_grid() {
-            return Ok(TreecvOutcome::Grid(self.run_grid(data)?));
+            return Ok(TreecvOutcome::Grid(self.run_grid(data, executor)?));
         }
         let run = Run { spec: self, data, executor };
         Ok(TreecvOutcome::Single(self.learner_spec().visit(data.target().n_classes(), run)??))

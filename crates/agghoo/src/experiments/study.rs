@@ -855,7 +855,7 @@ fn forest_risk(train: &Dataset, test: &Dataset, trees: usize, seed: Seed, loss: 
     };
     let forest = FamilySpec::Forest(config).build_for(train, &preprocess)?;
     let preprocess = crate::data::Preprocess { impute_median: train.has_missing() || test.has_missing(), ..preprocess };
-    let model = refit_all(forest.as_ref(), train, &preprocess, |all| forest.fit(all, 0))?;
+    let model = refit_all(forest.as_ref(), train, &preprocess, crate::Par::pool(), |all| forest.fit(all, 0))?;
     loss.risk(&model.predict(&test.all())?, &test.all())
 }
 

@@ -128,7 +128,9 @@ pub trait Scorer: Sync {
     /// # Errors
     /// As [`Scorer::score`].
     fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize], executor: &dyn Executor) -> Result<Vec<SubsetScore>> {
-        map_ordered(executor, candidates.len(), |i| self.score(&apply_change(base, change, candidates[i]), &Inner(executor)))
+        map_ordered(executor, candidates.len(), |i| {
+            self.score(&apply_change(base, change, candidates[i]), &Inner::new(executor, candidates.len()))
+        })
     }
     /// The usable columns: every column not in [`Scorer::skipped`], ascending.
     fn usable(&self) -> Vec<usize> {
