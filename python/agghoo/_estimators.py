@@ -19,11 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta, plotting
 from ._results import best_index, cv_results
-<<<<<<< HEAD
-from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, seed_of, threads_of, validate_once
-=======
-from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, check_name, seed_of, threads_of
->>>>>>> helper/pyspec2
+from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, check_name, seed_of, threads_of, validate_once
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
