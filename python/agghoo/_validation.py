@@ -120,7 +120,7 @@ ESTIMATOR_CONSTRAINTS = {
     "plan": OPTIONAL_NAME,
     "n_splits": [Interval(Integral, 1, None, closed="left")],
     "tau": [FRACTION],
-    "tie": [StrOptions({"first", "last"})],
+    "tie": [StrOptions(set(NAMES["tie"]))],
     "aggregation": OPTIONAL_NAME,
     "one_se": ["boolean"],
     "inner_tau": [FRACTION, None],
