@@ -29,7 +29,9 @@ use serde::{Deserialize, Serialize};
 
 use super::closed_form;
 use crate::data::{Dataset, Preprocess, Task, View};
-use crate::engine::{EvalOptions, Executor, Job, Rayon, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, summarize};
+use crate::engine::{
+    EvalOptions, Executor, Job, Rayon, Sequential, SplitOutcome, check_evaluation, evaluate_splits, evaluate_units, summarize,
+};
 use crate::error::{Error, Result};
 use crate::family::FamilySpec;
 use crate::family::{Family, FittedPath, Grid, Model, RefitPath, Scale, SmootherPath};
@@ -346,9 +348,10 @@ impl Job for EstimateJob {
         Ok(PreparedEstimate { family, losses, options })
     }
 
-    fn evaluate_unit(&self, prepared: &PreparedEstimate, data: &Dataset, unit: usize, inner: &dyn Executor) -> Result<SplitOutcome> {
+    /// One split's evaluation, its kernels on the whole pool, as a select job's unit (see there).
+    fn evaluate_unit(&self, prepared: &PreparedEstimate, data: &Dataset, unit: usize, _: &dyn Executor) -> Result<SplitOutcome> {
         let rule = OnePoint::new(prepared.family.as_ref(), self.grid_index)?;
-        evaluate_units(&rule, data, &self.splits, &[unit], &prepared.options, inner)
+        evaluate_units(&rule, data, &self.splits, &[unit], &prepared.options, &Sequential)
             .map_err(|e| rule.rename_error(e))?
             .pop()
             .ok_or_else(|| Error::Internal(format!("split {unit} gave no outcome")))
