@@ -13,15 +13,14 @@ import warnings
 import numpy as np
 
 from . import _native
+from ._validation import NAMES, check_name
 
 # The library's names (`most-frequent`) in Python's spelling (`most_frequent`).
-_MISSING_CATEGORY = tuple(name.replace("-", "_") for name in dict(_native.names())["missing_category"])
+_MISSING_CATEGORY = tuple(name.replace("-", "_") for name in NAMES["missing_category"])
 
 
 def check_missing_category(missing_category):
-    if missing_category not in _MISSING_CATEGORY:
-        raise ValueError(f"missing_category must be 'level' or 'most_frequent', got {missing_category!r}")
-    return missing_category.replace("_", "-")
+    return check_name("missing_category", missing_category, _MISSING_CATEGORY).replace("_", "-")
 
 
 def _is_text_dtype(dtype):

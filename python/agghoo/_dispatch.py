@@ -39,6 +39,7 @@ land in another leaf. Random forests (``max_features`` ↔ ``mtry``) stay on gen
 ``GridSearchCV``'s (and a forest has no path along ``mtry``: every value is a new forest).
 """
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -313,8 +314,10 @@ def path_scores(group, X, y, splits, scorer, n_jobs):
         def outputs(target, names):
             y_split = np.ascontiguousarray(np.concatenate([target[train], target[test]]))
             grid_text = ",".join(repr(v) for v in sorted(set(grid)))
-            columns = [f"x{j}" for j in range(X_split.shape[1])]
-            text, (out,) = _native.path_outputs(X_split, y_split, columns, names, rule.family, grid_text, params, [local], threads=threads)
+            spec = {"family": json.loads(_native.family_spec_json(rule.family, grid_text, params))}
+            data = {"feature_names": [f"x{j}" for j in range(X_split.shape[1])], "class_names": names, "splits": [local]}
+            run = {"threads": threads, "job": False, "verbose": 0}
+            text, (out,) = _native.path_outputs(X_split, y_split, json.dumps(spec), data, run=run)
             return _grid_index(text, grid), out
 
         if classes is None:

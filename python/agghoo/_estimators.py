@@ -19,7 +19,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, meta, plotting
 from ._results import best_index, cv_results
-from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, seed_of, threads_of
+from ._validation import ESTIMATOR_CONSTRAINTS, RandomStateLike, check_name, seed_of, threads_of, validate_once
 
 __all__ = ["AgghooClassifier", "AgghooRegressor", "load_model"]
 
@@ -200,6 +200,10 @@ class _Agghoo(BaseEstimator):
         tags.input_tags.allow_nan = self.missing in ("median", "drop")
         return tags
 
+    def _validate_params(self):
+        """scikit-learn's check of the parameters, once per distinct value (``validate_once``)."""
+        validate_once(self, super()._validate_params)
+
     def _validate(self, X, y=None, reset=True, needs_y=False):
         """The validated ``X`` (and ``y``) and the text of the categorical columns (see
         ``_categorical.split_text``); fitting records which columns are categorical."""
@@ -214,9 +218,15 @@ class _Agghoo(BaseEstimator):
             self.categorical_features_in_ = [j for j, _ in text]
         allow_nan = self.missing in ("median", "drop")
         kwargs = {"dtype": np.float64, "order": "C", "ensure_all_finite": "allow-nan" if allow_nan else True}
+        if _input.is_checked(X) and (y is None or _input.is_checked_target(y, X.shape[0])):
+            # Already what check_array / check_X_y would return: only the feature names and
+            # their number are checked (and recorded at fit).
+            kwargs = {"skip_check_array": True}
+        elif y is not None:
+            kwargs["y_numeric"] = self._task == "regression"
         if y is None:
             return validate_data(self, X, reset=reset, **kwargs), text
-        X, y = validate_data(self, X, y, reset=reset, y_numeric=self._task == "regression", **kwargs)
+        X, y = validate_data(self, X, y, reset=reset, **kwargs)
         return X, y, text
 
     def _feature_names(self, n_features):
@@ -234,8 +244,7 @@ class _Agghoo(BaseEstimator):
         splits = _scoring.folds(self, X, y_codes, groups)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {', '.join(_METHODS)}, got {self.method!r}")
-        if self.missing not in ("error", "median", "drop"):
-            raise ValueError(f"missing must be 'error', 'median' or 'drop', got {self.missing!r}")
+        check_name("missing", self.missing)
         _categorical.check_missing_category(self.missing_category)
         if self.missing == "error":
             _categorical.refuse_missing(text, self._feature_names(X.shape[1]))
@@ -270,7 +279,7 @@ class _Agghoo(BaseEstimator):
             data["sample_weight"] = sample_weight.tolist()
         run = {"threads": threads_of(self.n_jobs), "job": be is not None, "verbose": int(self.verbose)}
         if scorer is not None:
-            out, be = _scoring.select_scored(self, scorer, X, y_float, family, spec, data, run), None
+            out, be = _scoring.select_scored(self, scorer, X, y_float, spec, data, run), None
         else:
             out = _native.select(X, y_float, json.dumps(spec), data, run)
         model, report = out if be is None else _dask.run_job(be, out, X, y_float)
@@ -358,7 +367,7 @@ class _Agghoo(BaseEstimator):
         refitted on all rows at ``best_params_``; otherwise this estimator itself (the aggregate of
         the members, whose choices are ``selected_params_``)."""
         check_is_fitted(self)
-        if self.estimator is not None and self.method == "cv":
+        if self.estimator is not None and _native.procedure_info(self.method)["picks_a_curve_point"]:
             return self.members_[0]
         return self
 

@@ -17,7 +17,7 @@ from . import _categorical, _input, _native, _scoring
 from . import dask as _dask, plotting
 from .exceptions import ParameterError
 from ._estimators import _grid_text, _loss_spec, _params
-from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, RandomStateLike, seed_of, threads_of, validate
+from ._validation import GRID, NAME, OPTIONAL_NAME, SEED, THREADS, RandomStateLike, check_name, seed_of, threads_of, validate
 
 __all__ = ["estimate_risk", "RiskEstimate", "compare", "nested_cv", "Comparison", "treecv", "TreeCVResult"]
 
@@ -227,7 +227,7 @@ def _compare_estimator(estimator, grid, methods, X, y, outer, inner, groups, str
                               random_state=(seed + j) % 2**63, n_jobs=n_jobs)
             wrapper.fit(_take(X, train), y[train])
             risks.append(score(wrapper, _take(X, test), y[test]))
-            chosen.append(wrapper.best_params_ if method == "cv" else wrapper.selected_params_)
+            chosen.append(wrapper.best_params_ if _native.procedure_info(method)["picks_a_curve_point"] else wrapper.selected_params_)
         mean, se = _native.risk_curve([[r] for r in risks], sizes)
         procedures.append({"label": method, "method": method, "estimate": mean[0], "standard_error": se[0],
                            "test_risks": risks, "selected_values": chosen})
@@ -242,8 +242,7 @@ def _compare_estimator(estimator, grid, methods, X, y, outer, inner, groups, str
 
 
 def _task_of(y, task):
-    if task not in ("auto", "classification", "regression"):
-        raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
+    check_name("task", task)
     if task == "auto":
         return "regression" if np.asarray(y).dtype.kind == "f" else "classification"
     return task
@@ -670,25 +669,19 @@ def treecv(
     >>> len(r.chunk_losses), bool(0 < r.estimate < 0.2)
     (5, True)
     """
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop' (TreeCV's learners do not impute), got {missing!r}")
+    kept = [name for name, imputes in _native.missing_policies() if not imputes]
+    check_name("missing", missing, kept, " (TreeCV's learners do not impute)")
     if missing == "drop":
         X, y = _drop_missing_rows(X, y)
     X, y, names, class_names, text = _prepare(X, y, task, "error")
     _refuse_text(text, names, "TreeCV")
     k = X.shape[0] if folds == "loo" else int(folds)
-    be = _dask.active_client(client)
-    if be is not None:
-        result = _dask.treecv(
-            be, X, y, names, class_names, learner, k, lambda_, centres, bool(shuffle),
-            seed_of(random_state), bool(parallel), method, order,
-        )
-        return TreeCVResult(result)
+    # The learner's own settings only: the others are ignored, as their defaults are.
+    reads = _native.learner_settings().get(learner, [])
     spec = {
         "learner": learner,
-        # The learner's own setting only: the other is ignored, as its default is.
-        "lambda": [float(lambda_)] if learner == "pegasos" else None,
-        "centres": int(centres) if learner == "kmeans" else None,
+        "lambda": [float(lambda_)] if "lambda" in reads else None,
+        "centres": int(centres) if "centres" in reads else None,
         "folds": k,
         "method": method,
         "order": order,
@@ -696,6 +689,9 @@ def treecv(
         "parallel": bool(parallel),
         "seed": seed_of(random_state),
     }
+    be = _dask.active_client(client)
+    if be is not None:
+        return TreeCVResult(_dask.treecv(be, X, y, names, class_names, spec))
     text = _native.treecv(X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs))
     return TreeCVResult(json.loads(text))
 
@@ -759,6 +755,9 @@ def select_features(
     random_state: RandomStateLike = 0,
     n_jobs: int | None = None,
     client: Any = None,
+    categorical: Sequence[Any] | None = None,
+    missing_category: str = "level",
+    na_values: Sequence[str] | None = None,
 ) -> FeatureSelection:
     """Select features, and optionally estimate the selection's risk honestly (the CLI's
     ``agghoo features``).
@@ -788,6 +787,12 @@ def select_features(
     client : dask.distributed.Client, optional
         With ``evaluate``: one Dask task per outer fold (and one for the naive selection); also
         inside ``agghoo.dask.backend(client)``. The result is the same bit for bit.
+    categorical, missing_category, na_values : as :class:`AgghooClassifier` (text columns of a
+        DataFrame are categorical). A categorical column is one candidate feature, whatever the
+        number of columns its encoding gives: filters and CFS score it by Hall's weighted indicator
+        correlations (its missing values a level of their own), wrappers add or remove it whole and
+        encode it inside every training set, the Lasso selects it when any of its one-hot columns
+        is non-zero. ``features`` and ``names`` are the original columns.
 
     Returns
     -------
@@ -802,8 +807,7 @@ def select_features(
     >>> len(sel.features)
     3
     """
-    X, y, names, class_names, text = _prepare(X, y, task, missing)
-    _refuse_text(text, names, "feature selection")
+    X, y, names, class_names, text = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client) if evaluate is not None else None
     spec = {
         "method": str(method),
@@ -813,9 +817,12 @@ def select_features(
         "evaluate": None if evaluate is None else str(evaluate),
         "learner": None if learner is None else str(learner),
         "standardize": bool(standardize),
+        "missing_category": _categorical.check_missing_category(missing_category),
         "seed": seed_of(random_state),
     }
-    out = _native.select_features(X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs), job=be is not None)
+    out = _native.select_features(
+        X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs), job=be is not None, categorical=text
+    )
     text = out if be is None else _dask.run_job(be, out, X, y)
     return FeatureSelection(json.loads(text))
 
@@ -929,17 +936,16 @@ def study(
     >>> list(result.summary_frame().index.names)
     ['family', 'procedure']
     """
-    text = _native.study(
-        str(data_dir),
-        quick=bool(quick),
-        sets=None if sets is None else [str(s) for s in sets],
-        families=None if families is None else [str(f) for f in families],
-        reps=None if reps is None else int(reps),
-        seed=None if random_state is None else seed_of(random_state),
-        max_train=None if max_train is None else int(max_train),
-        max_test=None if max_test is None else int(max_test),
-        forest_trees=None if forest_trees is None else int(forest_trees),
-        alpha=None if alpha is None else float(alpha),
-        threads=threads_of(n_jobs),
-    )
+    spec = {
+        "quick": bool(quick),
+        "sets": None if sets is None else [str(s) for s in sets],
+        "families": None if families is None else [str(f) for f in families],
+        "reps": None if reps is None else int(reps),
+        "seed": None if random_state is None else seed_of(random_state),
+        "max_train": None if max_train is None else int(max_train),
+        "max_test": None if max_test is None else int(max_test),
+        "forest_trees": None if forest_trees is None else int(forest_trees),
+        "alpha": None if alpha is None else float(alpha),
+    }
+    text = _native.study(str(data_dir), json.dumps(spec), threads=threads_of(n_jobs))
     return StudyResult(json.loads(text))

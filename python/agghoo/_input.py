@@ -1,6 +1,8 @@
 """Checks of the input of every entry point, before it is converted: errors that name what is
 wrong (sparse matrices, columns missing at prediction) rather than NumPy's or pandas' own."""
 
+import numpy as np
+
 
 def _is_sparse(X):
     try:
@@ -29,3 +31,31 @@ def check_columns(fitted, X):
     missing = [str(c) for c in fitted if str(c) not in present]
     if missing:
         raise ValueError(f"X is missing columns {missing} seen at fit")
+
+
+def is_checked(X):
+    """Whether ``X`` is already what scikit-learn's ``check_array(X, dtype=float64, order="C")``
+    returns, and passes its checks with or without ``allow-nan``: an ``ndarray`` (not a subclass)
+    of native float64, two-dimensional, C-contiguous, with a row and a column at least, every value
+    finite (a finite sum, scikit-learn's own first test). Such an ``X`` needs neither conversion
+    nor the rest of ``check_array``; any other (NaN, a DataFrame, a list, ...) takes the full
+    check, which converts it or raises scikit-learn's error."""
+    return (
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] >= 1
+        and X.shape[1] >= 1
+        and bool(np.isfinite(X.sum()))
+    )
+
+
+def is_checked_target(y, n_rows):
+    """Whether ``y`` is already what ``check_X_y``'s check of a single-output target returns, for
+    ``n_rows`` rows: a C-contiguous one-dimensional ``ndarray`` (not a subclass) of ``n_rows``
+    booleans, integers, strings or finite floats (``y_numeric`` converts object arrays only)."""
+    if type(y) is not np.ndarray or y.ndim != 1 or not y.flags.c_contiguous or y.shape[0] != n_rows:
+        return False
+    kind = y.dtype.kind
+    return kind in "biuU" or (kind == "f" and bool(np.isfinite(y.sum())))

@@ -41,6 +41,9 @@ __all__ = [
     "path_outputs",
     "families",
     "integer_axes",
+    "learner_settings",
+    "missing_policies",
+    "plan_n_splits",
     "names",
     "compare_paired",
 ]
@@ -87,6 +90,7 @@ def family_spec_json(
     family: str, grid: Optional[str] = None, params: Sequence[tuple[str, str]] = ..., axes: Sequence[tuple[str, str]] = ...
 ) -> str: ...
 def plan_spec_json(text: str, stratify: Optional[bool] = None, classification: bool = False) -> str: ...
+def plan_n_splits(text: str) -> Optional[int]: ...
 def loss_spec_json(name: str) -> str: ...
 def default_plan(method: str, n_splits: int, tau: float) -> str: ...
 def select_features(
@@ -97,6 +101,7 @@ def select_features(
     spec: str,
     threads: Optional[int] = None,
     job: bool = False,
+    categorical: _TextColumns = ...,
 ) -> str | Job: ...
 def treecv(
     x: npt.NDArray[np.float64],
@@ -109,38 +114,23 @@ def treecv(
 def treecv_chunks(n_rows: int, folds: int, shuffle: bool = True, seed: int = 0) -> list[_Indices]: ...
 def treecv_schedule(owner: Sequence[int]) -> list[tuple[str, Optional[int], int, int, int]]: ...
 def treecv_feed(
-    learner: str,
+    spec: str,
     model: Optional[str],
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    feature_names: Sequence[str],
-    class_names: Optional[Sequence[str]],
-    lambda_: float = 1e-06,
-    centres: int = 8,
+    data: _CallData,
     threads: Optional[int] = None,
 ) -> str: ...
 def treecv_subtree(
-    learner: str,
+    spec: str,
     model: Optional[str],
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    feature_names: Sequence[str],
-    class_names: Optional[Sequence[str]],
+    data: _CallData,
     sizes: Sequence[int],
-    lambda_: float = 1e-06,
-    centres: int = 8,
-    parallel: bool = False,
     threads: Optional[int] = None,
 ) -> tuple[list[float], int]: ...
-def treecv_assemble(
-    learner: str,
-    sums: Sequence[float],
-    sizes: Sequence[int],
-    n_classes: int,
-    wall_seconds: float,
-    lambda_: float = 1e-06,
-    centres: int = 8,
-) -> str: ...
+def treecv_assemble(spec: str, sums: Sequence[float], sizes: Sequence[int], n_classes: int, wall_seconds: float) -> str: ...
 def splits(
     plan: str,
     n_rows: int,
@@ -179,23 +169,13 @@ def aggregate(
     decision: Optional[Sequence[Sequence[float]]] = None,
 ) -> tuple[list[float], Optional[list[float]]]: ...
 def families() -> dict[str, dict[str, bool]]: ...
+def missing_policies() -> list[tuple[str, bool]]: ...
+def learner_settings() -> dict[str, list[str]]: ...
 def integer_axes() -> list[str]: ...
 def names() -> list[tuple[str, list[str]]]: ...
 def compare_paired(a: str, a_risks: Sequence[float], b: str, b_risks: Sequence[float], n_rows: int, folds: _Folds) -> str: ...
 def path_outputs(
-    x: npt.NDArray[np.float64],
-    y: npt.NDArray[np.float64],
-    feature_names: Sequence[str],
-    class_names: Optional[Sequence[str]],
-    family: str,
-    grid: Optional[str],
-    params: Sequence[tuple[str, str]],
-    splits: Sequence[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]],
-    standardize: bool = False,
-    threads: Optional[int] = None,
-    categorical: Sequence[tuple[int, Sequence[Optional[str]]]] = ...,
-    missing_category: str = "level",
-    axes: Sequence[tuple[str, str]] = ...,
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], spec: str, data: _CallData, run: Optional[_RunOptions] = None
 ) -> tuple[str, list[tuple[npt.NDArray[Any], Optional[npt.NDArray[np.float64]], Optional[npt.NDArray[np.float64]]]]]: ...
 
 @final
@@ -248,19 +228,7 @@ class Job:
     def outcome_json(self, outcome: bytes) -> str: ...
     def __dask_tokenize__(self) -> str: ...
 
-def study(
-    data_dir: str | PathLike[str],
-    quick: bool = False,
-    sets: Optional[Sequence[str]] = None,
-    families: Optional[Sequence[str]] = None,
-    reps: Optional[int] = None,
-    seed: Optional[int] = None,
-    max_train: Optional[int] = None,
-    max_test: Optional[int] = None,
-    forest_trees: Optional[int] = None,
-    alpha: Optional[float] = None,
-    threads: Optional[int] = None,
-) -> str: ...
+def study(data_dir: str | PathLike[str], spec: str, threads: Optional[int] = None) -> str: ...
 def set_limits(max_memory: Optional[str] = None, counts: Sequence[tuple[str, str]] = ...) -> list[tuple[str, int]]: ...
 def check_grid_points(n: int, what: str) -> None: ...
 def _panic_for_tests(message: str) -> None: ...

@@ -159,31 +159,15 @@ def path_scores(scorer, outputs, y, splits, classes, what):
     return scores
 
 
-def select_scored(est, scorer, X, y, family, spec, data, run):
+def select_scored(est, scorer, X, y, spec, data, run):
     """``_native.select`` with the risks (−score) of ``scorer`` on the path outputs of the
     splits the method evaluates (the library's procedure names them: the first one for hold-out,
     a hold-out inside each training set for subagging, drawn as ``select`` draws them);
-    ``family`` is the family's (name, grid text, params, axes), ``spec``, ``data`` and ``run``
-    what ``_native.select`` takes."""
+    ``spec``, ``data`` and ``run`` what ``_native.select`` takes."""
     splits = index_pairs(data["splits"])
     evaluated, _ = _native.procedure_splits(est.method, X.shape[0], splits, seed=spec["seed"], inner_tau=spec["inner_fraction"])
-    name, grid, params, axes = family
     class_names = data["class_names"]
-    grid, outputs = _native.path_outputs(
-        X,
-        y,
-        data["feature_names"],
-        class_names,
-        name,
-        grid,
-        params,
-        evaluated,
-        standardize=spec["standardize"],
-        threads=run["threads"],
-        categorical=data["categorical"],
-        missing_category=spec["missing_category"],
-        axes=axes,
-    )
+    grid, outputs = _native.path_outputs(X, y, json.dumps(spec), {**data, "splits": evaluated}, run=run)
     classes = None if class_names is None else est.classes_
     labels = y if classes is None else classes[np.asarray(y, dtype=np.intp)]
     scores = path_scores(scorer, outputs, labels, evaluated, classes, f"scoring={est.scoring!r}: family {est.family!r}")

@@ -41,13 +41,19 @@ from ._validation import SEARCH_CONSTRAINTS, RandomStateLike, seed_of
 
 __all__ = ["AgghooSearchCV"]
 
+def _refits_one(method):
+    """Whether ``method``'s predictor is one refit at the CV curve's best point (``method="cv"``:
+    GridSearchCV), by the library's procedure."""
+    return _native.procedure_info(method)["picks_a_curve_point"]
+
+
 def _has(name):
     """The method is available when the fitted predictor (or, unfitted, the estimator) has it."""
 
     def check(self):
         target = getattr(self, "best_estimator_", None)
         target = self.estimator if target is None else target
-        if name == "decision_function" and self.method != "cv" and hasattr(self, "best_estimator_"):
+        if name == "decision_function" and hasattr(self, "best_estimator_") and not _refits_one(self.method):
             return False
         return hasattr(target, name)
 
@@ -187,7 +193,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
     def _splits(self, X, y, groups):
         classifier = is_classifier(self.estimator)
         cv = self.cv
-        if cv is None and self.method != "cv":
+        if cv is None and not _refits_one(self.method):
             from .model_selection import AgghooSplitter
 
             cv = AgghooSplitter(_native.default_plan(self.method, 10, self.tau), random_state=self.random_state_)
@@ -215,7 +221,7 @@ class AgghooSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         if is_classifier(self.estimator):
             self.classes_ = np.unique(y)
-        if self.method == "cv":
+        if _refits_one(self.method):
             if self.refit:
                 start = time.perf_counter()
                 self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y, **fit_params)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -10,6 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _categorical, _input
 from ._functions import FeatureSelection, select_features
 from ._validation import RandomStateLike, seed_of
 
@@ -26,6 +29,11 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
     method, scorer, n_features, inner, standardize, missing, task, random_state, n_jobs :
         As :func:`agghoo.select_features` (``random_state=None`` or a numpy generator draws a
         seed, kept as ``random_state_``).
+    categorical, missing_category, na_values :
+        As :func:`agghoo.select_features`: the text columns of a DataFrame (and those named in
+        ``categorical``) are categorical, each one candidate feature; ``transform`` of a DataFrame
+        with such columns keeps the selected original columns as a DataFrame (their text
+        included), for a next step that encodes them.
 
     Attributes
     ----------
@@ -33,6 +41,8 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
         The library's selection (search trace, ranking or embedded report).
     support_ : ndarray of bool
         The selected columns (``get_support()``).
+    categorical_features_in_ : list of int
+        The positions of the categorical columns seen by ``fit``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str (when ``X`` has column names)
     random_state_ : int
@@ -49,6 +59,15 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
     >>> pipe = make_pipeline(FeatureSelector(method="pearson", n_features=5), AgghooClassifier(grid=[3, 5], n_splits=3))
     >>> bool(pipe.fit(X, y).score(X, y) > 0.8)
     True
+
+    A text column is one candidate feature; ``transform`` keeps it as text:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"city": ["north", "south", "east", "west"] * 15, "noise": [0.1, -0.4, 0.3, 0.2, -0.1] * 12})
+    >>> effect = frame["city"].map({"north": 0.0, "south": 3.0, "east": -3.0, "west": 6.0})
+    >>> selector = FeatureSelector(method="pearson", n_features=1).fit(frame, effect)
+    >>> list(selector.get_feature_names_out()), list(selector.transform(frame).columns)
+    (['city'], ['city'])
     """
 
     def __init__(
@@ -62,6 +81,9 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
         task: str = "auto",
         random_state: RandomStateLike = 0,
         n_jobs: int | None = None,
+        categorical: Sequence[Any] | None = None,
+        missing_category: str = "level",
+        na_values: Sequence[str] | None = None,
     ) -> None:
         self.method = method
         self.scorer = scorer
@@ -72,14 +94,23 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
         self.task = task
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.categorical = categorical
+        self.missing_category = missing_category
+        self.na_values = na_values
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> FeatureSelector:
         """Select the columns of ``X`` for ``y``; returns ``self``."""
         allow_nan = self.missing == "median"
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True)
+        _input.check_dense(X)
+        with warnings.catch_warnings():
+            # select_features reads the text columns again, and warns then
+            warnings.simplefilter("ignore", UserWarning)
+            numbers, text = _categorical.split_text(X, self.categorical, None, self.na_values)
+        self.categorical_features_in_ = [j for j, _ in text]
+        numbers, y = validate_data(self, numbers, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True)
         self.random_state_ = seed_of(self.random_state)
         selection: FeatureSelection = select_features(
-            X,
+            X if text else numbers,
             y,
             method=self.method,
             scorer=self.scorer,
@@ -90,12 +121,29 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
             task=self.task,
             random_state=self.random_state_,
             n_jobs=self.n_jobs,
+            categorical=self.categorical,
+            missing_category=self.missing_category,
+            na_values=self.na_values,
         )
         self.selection_ = selection
-        support = np.zeros(X.shape[1], dtype=bool)
+        support = np.zeros(numbers.shape[1], dtype=bool)
         support[np.asarray(selection.features, dtype=np.intp)] = True
         self.support_ = support
         return self
+
+    def transform(self, X: ArrayLike) -> Any:
+        """The selected columns of ``X``: a DataFrame with categorical columns keeps them (as a
+        DataFrame, text included); other input as :class:`sklearn.feature_selection.SelectorMixin`."""
+        check_is_fitted(self)
+        if self.categorical_features_in_ and hasattr(X, "iloc"):
+            _input.check_columns(getattr(self, "feature_names_in_", None), X)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but FeatureSelector is expecting {self.n_features_in_} features as input")
+            names = getattr(self, "feature_names_in_", None)
+            if names is not None:
+                return X[list(names[self.support_])]
+            return X.iloc[:, np.flatnonzero(self.support_)]
+        return super().transform(X)
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self)

@@ -6,12 +6,25 @@ checked by the library itself, which lists the accepted ones."""
 from __future__ import annotations
 
 from numbers import Integral, Real
+from collections.abc import Sequence
 from typing import Any, Union
 
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 
-__all__ = ["ESTIMATOR_CONSTRAINTS", "RandomStateLike", "SEARCH_CONSTRAINTS", "SEED", "THREADS", "seed_of", "threads_of", "validate"]
+from . import _native
+
+__all__ = [
+    "ESTIMATOR_CONSTRAINTS",
+    "RandomStateLike",
+    "SEARCH_CONSTRAINTS",
+    "SEED",
+    "THREADS",
+    "seed_of",
+    "threads_of",
+    "validate",
+    "validate_once",
+]
 
 #: What ``random_state`` accepts.
 RandomStateLike = Union[int, np.random.RandomState, np.random.Generator, None]
@@ -22,6 +35,20 @@ SEED = [Interval(Integral, 0, 2**64 - 1, closed="both"), np.random.RandomState, 
 # Threads, joblib's n_jobs: None is 1 (or the n_jobs of an enclosing joblib.parallel_config), -1 every
 # core, -2 every core but one, ...; 0 is refused.
 THREADS = [Interval(Integral, 1, None, closed="left"), Interval(Integral, None, -1, closed="right"), None]
+
+
+#: The library's names by parameter (``method``, ``missing``, ``task``, ...).
+NAMES = dict(_native.names())
+
+
+def check_name(parameter: str, value: Any, allowed: Sequence[str] | None = None, why: str = "") -> Any:
+    """``value`` when it is one of ``allowed`` (by default the library's names of ``parameter``),
+    else a ``ValueError`` naming the parameter, the accepted names (and ``why``) and the value."""
+    allowed = NAMES[parameter] if allowed is None else list(allowed)
+    if value not in allowed:
+        listed = " or ".join([", ".join(repr(a) for a in allowed[:-1]), repr(allowed[-1])] if len(allowed) > 1 else [repr(allowed[0])])
+        raise ValueError(f"{parameter} must be {listed}{why}, got {value!r}")
+    return value
 
 
 def seed_of(random_state: Any) -> int:
@@ -93,7 +120,7 @@ ESTIMATOR_CONSTRAINTS = {
     "plan": OPTIONAL_NAME,
     "n_splits": [Interval(Integral, 1, None, closed="left")],
     "tau": [FRACTION],
-    "tie": [StrOptions({"first", "last"})],
+    "tie": [StrOptions(set(NAMES["tie"]))],
     "aggregation": OPTIONAL_NAME,
     "one_se": ["boolean"],
     "inner_tau": [FRACTION, None],
@@ -137,3 +164,77 @@ def validate(**constraints):
         return validate_params(table, prefer_skip_nested_validation=True)(function)
 
     return decorate
+
+
+# Parameter values that have passed an estimator class's ``_parameter_constraints``, as
+# (class, name, type, value): scikit-learn checks each parameter on its own, so a value that
+# passed once passes again. Only immutable scalars are remembered (compared by type and value);
+# cleared when it grows past _PASSED_MAX (a loop over seeds, say).
+_PASSED: set = set()
+_PASSED_MAX = 4096
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+# Per class: the parameter names, and for each the types any instance of which satisfies one of
+# its constraints (a type, or "array-like" for arrays, lists and tuples).
+_SHAPES: dict = {}
+
+
+def _shape(cls):
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        constraints = cls._parameter_constraints
+        shape = []
+        for name in cls._get_param_names():
+            declared = constraints.get(name, "no_validation")
+            if declared == "no_validation":
+                accepted = [object]
+            else:
+                accepted = [c for c in declared if isinstance(c, type)]
+                if "array-like" in declared:
+                    accepted += [np.ndarray, list, tuple]
+            shape.append((name, tuple(accepted)))
+        shape = _SHAPES[cls] = tuple(shape)
+    return shape
+
+
+def validate_once(estimator, validate):
+    """``validate()`` (scikit-learn's check of ``estimator``'s parameters against its class's
+    ``_parameter_constraints``), skipped when every parameter is either an immutable scalar (str,
+    int, float, bool, None) whose value has passed before for this class and name, or an instance
+    of a type one of its constraints accepts whatever the value (a ``dict`` for ``params``, an
+    array for ``grid``). A fit repeated with the same parameters, or a ``clone`` of a fitted
+    estimator, pays the check once; a value never seen, or an object checked by its methods (an
+    ``estimator=``, a splitter), takes the full check, which raises scikit-learn's
+    ``InvalidParameterError``.
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> from agghoo import AgghooRegressor
+    >>> from agghoo._validation import validate_once
+    >>> est, checks = AgghooRegressor(family="ridge", tau=0.6180339887), []
+    >>> def check():
+    ...     checks.append(1)
+    ...     BaseEstimator._validate_params(est)
+    >>> validate_once(est, check)
+    >>> validate_once(est, check)
+    >>> len(checks)
+    1
+    """
+    cls = type(estimator)
+    keys = []
+    for name, accepted in _shape(cls):
+        value = getattr(estimator, name)
+        if accepted and isinstance(value, accepted):
+            continue
+        kind = type(value)
+        if kind not in _SCALARS:
+            keys = None
+            break
+        keys.append((cls, name, kind, value))
+    if keys is not None and _PASSED.issuperset(keys):
+        return
+    validate()
+    if keys:
+        if len(_PASSED) > _PASSED_MAX:
+            _PASSED.clear()
+        _PASSED.update(keys)

@@ -224,29 +224,19 @@ def map_splits(be, fn, X, y, splits, *args, sample_weight=None):
 # ---- distributed TreeCV -------------------------------------------------------------------
 
 
-def _on_block(call, learner, model, X, y, lo, hi, names, class_names, lambda_, centres, host_threads, **extra):
+def _on_block(call, spec, model, X, y, lo, hi, data, host_threads, **extra):
     """``call`` (``_native.treecv_feed`` or ``treecv_subtree``) on rows ``lo..hi`` of a worker's block."""
-    return call(
-        learner,
-        model,
-        _array(X[lo:hi]),
-        _array(y[lo:hi]),
-        names,
-        class_names,
-        lambda_=lambda_,
-        centres=centres,
-        threads=_task_threads(host_threads),
-        **extra,
-    )
+    return call(spec, model, _array(X[lo:hi]), _array(y[lo:hi]), data, threads=_task_threads(host_threads), **extra)
 
 
-def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuffle, seed, parallel, method, order):
-    """TreeCV with chunks pinned to workers and only models travelling (see the module docs).
+def treecv(be, X, y, names, class_names, spec):
+    """TreeCV of ``spec`` (the library's ``TreecvSpec`` as ``_native.treecv`` takes it, ``folds`` a
+    count) with chunks pinned to workers and only models travelling (see the module docs).
 
     Returns the ``treecv --json`` report (a dict) and, under ``"distribution"``, what the run
     placed where: the owner of each chunk and the keys of the scattered chunk blocks.
     """
-    if method != "tree" or order != "fixed":
+    if spec["method"] != "tree" or spec["order"] != "fixed":
         raise ValueError(
             "distributed TreeCV runs the tree method in the fixed order: the randomised order permutes "
             "points across chunks (rows would move between workers); run it locally"
@@ -254,7 +244,7 @@ def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuff
     client = be.client
     start = time.perf_counter()
     n = X.shape[0]
-    chunks = _native.treecv_chunks(n, folds, shuffle=shuffle, seed=seed)
+    chunks = _native.treecv_chunks(n, spec["folds"], shuffle=spec["shuffle"], seed=spec["seed"])
     k = len(chunks)
     addresses, _, _ = _workers(client)
     n_workers = min(len(addresses), k)
@@ -268,7 +258,8 @@ def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuff
         rows = np.concatenate([chunks[j] for j in range(k) if owner[j] == w])
         X_w, y_w = client.scatter([np.ascontiguousarray(X[rows]), np.ascontiguousarray(y[rows])], workers=[addresses[w]], hash=False)
         blocks.append((X_w, y_w))
-    common = (names, class_names, float(lambda_), int(centres))
+    text = json.dumps(spec)
+    data = {"feature_names": names, "class_names": class_names}
 
     def local(w, a, b):
         """Row range of chunks a..b inside worker w's block."""
@@ -283,11 +274,11 @@ def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuff
         start_model = None if model is None else futures[model]
         where = dict(workers=[addresses[w]], allow_other_workers=False, pure=False)
         if kind == "feed":
-            task = client.submit(_on_block, _native.treecv_feed, learner, start_model, *blocks[w], lo, hi, *common, host_threads[addresses[w]], **where)
+            task = client.submit(_on_block, _native.treecv_feed, text, start_model, *blocks[w], lo, hi, data, host_threads[addresses[w]], **where)
         else:
             task = client.submit(
-                _on_block, _native.treecv_subtree, learner, start_model, *blocks[w], lo, hi, *common, host_threads[addresses[w]],
-                sizes=sizes[a : b + 1], parallel=bool(parallel), **where,
+                _on_block, _native.treecv_subtree, text, start_model, *blocks[w], lo, hi, data, host_threads[addresses[w]],
+                sizes=sizes[a : b + 1], **where,
             )
             leaves.append(task)
         futures.append(task)
@@ -297,9 +288,7 @@ def treecv(be, X, y, names, class_names, learner, folds, lambda_, centres, shuff
         client.cancel(futures + [f for block in blocks for f in block])
     sums = [s for loss_sums, _ in results for s in loss_sums]
     n_classes = 0 if class_names is None else len(class_names)
-    report = _native.treecv_assemble(
-        learner, sums, sizes, n_classes, time.perf_counter() - start, lambda_=float(lambda_), centres=int(centres)
-    )
+    report = _native.treecv_assemble(text, sums, sizes, n_classes, time.perf_counter() - start)
     result = json.loads(report)
     result["distribution"] = {
         "workers": [addresses[w] for w in range(n_workers)],

@@ -89,7 +89,7 @@ class AgghooSplitter:
     def get_n_splits(self, X: ArrayLike | None = None, y: ArrayLike | None = None, groups: ArrayLike | None = None) -> int:
         """Number of splits (needs ``X`` for plans whose count depends on the rows)."""
         if X is None:
-            count = _fixed_count(self._plan())
+            count = _native.plan_n_splits(self._plan())
             if count is None:
                 raise ValueError(f"the number of splits of plan {self._plan()!r} depends on the data: pass X")
             return count
@@ -98,20 +98,6 @@ class AgghooSplitter:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._plan()!r}, stratify={self.stratify}, random_state={self.random_state})"
-
-
-def _fixed_count(plan):
-    parts = plan.split(":")
-    kind = parts[0]
-    if kind in ("vfold", "mc", "bootstrap", "time"):
-        return int(parts[1])
-    if kind == "repeated":
-        return int(parts[1]) * int(parts[2])
-    if kind == "5x2":
-        return 10
-    if kind == "holdout":
-        return 1
-    return None
 
 
 class MonteCarloSplit(AgghooSplitter):

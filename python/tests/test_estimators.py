@@ -181,19 +181,98 @@ def test_text_columns_are_one_hot_encoded_like_by_hand():
         AgghooClassifier(missing="median", missing_category="mode").fit(holes, y)
 
 
-def test_treecv_and_feature_selection_refuse_text_columns_by_name():
+def test_treecv_refuses_text_columns_by_name():
     import pandas as pd
     import pytest
 
-    from agghoo import select_features, treecv
+    from agghoo import treecv
     from agghoo.exceptions import ParameterError
 
     frame = pd.DataFrame({"a": np.arange(20.0), "city": ["Paris", "Lyon"] * 10})
     y = np.arange(20) % 2
     with pytest.raises(ParameterError, match=r"categorical columns \(city\) in TreeCV"):
         treecv(frame, y, learner="gaussian-nb", folds=4)
-    with pytest.raises(ParameterError, match=r"categorical columns \(city\) in feature selection"):
-        select_features(frame, y, method="pearson", n_features=1)
+
+
+def _city_signal(n=80, seed=0):
+    """``city`` (text) carries the signal, ``a``, ``b``, ``zip`` (numbers) are noise."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    city = np.array(["north", "south", "east", "west"])[np.arange(n) % 4]
+    effect = pd.Series(city).map({"north": 0.0, "south": 3.0, "east": -3.0, "west": 6.0}).to_numpy()
+    frame = pd.DataFrame({"a": rng.normal(size=n), "city": city, "b": rng.normal(size=n), "zip": rng.integers(0, 5, size=n)})
+    return frame, effect + 0.3 * rng.normal(size=n)
+
+
+def test_select_features_takes_text_columns_as_one_feature_each():
+    from agghoo import estimate_risk, select_features
+
+    frame, y = _city_signal()
+    for kwargs in (
+        dict(method="pearson", n_features=1),
+        dict(method="mi", n_features=1),
+        dict(method="sfs", n_features=1),
+        dict(method="sfs", scorer="wrapper:knn:5", n_features=1),
+        dict(method="forest-impurity", n_features=1),
+    ):
+        sel = select_features(frame, y, **kwargs)
+        assert sel.names == ["city"] and sel.features == [1], kwargs
+    # numbers declared categorical are one feature too, named as themselves
+    sel = select_features(frame, y, method="pearson", n_features=4, categorical=["zip"])
+    assert sorted(sel.names) == ["a", "b", "city", "zip"]
+    lasso = select_features(frame, y, method="lasso")
+    assert "city" in lasso.names and set(lasso.names) <= {"a", "b", "city", "zip"}
+    # the wrapper's risk of {city} is estimate_risk's for the column alone on the same splits
+    sel = select_features(frame, y, method="sfs", scorer="wrapper:knn:5", n_features=1, inner="vfold:5", random_state=3)
+    risk = estimate_risk(frame[["city"]], y, family="knn", value=5, plan="vfold:5", random_state=3)
+    assert sel.to_dict()["details"]["by_size"][0]["score"]["value"] == risk["squared"]
+    # the honest evaluation encodes inside every outer fold; missing cities follow missing_category
+    holes = frame.assign(city=[None if i % 7 == 3 else c for i, c in enumerate(frame["city"])])
+    honest = {}
+    for missing_category in ("level", "most_frequent"):
+        report = select_features(
+            holes, y, method="sfs", scorer="wrapper:knn:5", n_features=1, evaluate="vfold:4", missing="median", missing_category=missing_category
+        ).to_dict()
+        assert report["naive_selection"]["names"] == ["city"] and all(f["selection"]["names"] == ["city"] for f in report["folds"])
+        honest[missing_category] = report["honest"]["mean"]
+    assert honest["level"] != honest["most_frequent"]
+    with pytest.raises(ValueError, match="missing_category"):
+        select_features(holes, y, method="pearson", n_features=1, missing="median", missing_category="mode")
+
+
+def test_the_wrapper_risk_of_a_text_column_equals_estimate_risk_on_the_same_splits():
+    """The wrapper encodes the column inside each inner training set, as estimate_risk does: with
+    a level (`rare`) in a few rows only, absent from some training sets, the two risks agree."""
+    from agghoo import estimate_risk, select_features
+
+    frame, y = _city_signal(60, seed=4)
+    frame.loc[55:, "city"] = "rare"
+    sel = select_features(frame, y, method="sfs", scorer="wrapper:ridge:0.1", n_features=1, inner="vfold:4", random_state=2)
+    risk = estimate_risk(frame[["city"]], y, family="ridge", value=0.1, plan="vfold:4", random_state=2)
+    assert sel.names == ["city"]
+    assert sel.to_dict()["details"]["by_size"][0]["score"]["value"] == pytest.approx(risk["squared"], rel=1e-12)
+
+
+def test_feature_selector_keeps_the_selected_text_columns_in_a_pipeline():
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_validate
+    from sklearn.pipeline import make_pipeline
+
+    from agghoo import AgghooRegressor, FeatureSelector
+
+    frame, y = _city_signal(120, seed=1)
+    selector = FeatureSelector(method="sfs", scorer="wrapper:knn:5", n_features=1).fit(frame, y)
+    assert selector.get_support().tolist() == [False, True, False, False]
+    assert selector.get_feature_names_out().tolist() == ["city"]
+    assert selector.categorical_features_in_ == [1]
+    kept = selector.transform(frame)
+    assert list(kept.columns) == ["city"] and kept["city"].tolist() == frame["city"].tolist()
+    # columns given in another order are selected by name
+    assert list(selector.transform(frame[["zip", "b", "city", "a"]]).columns) == ["city"]
+    pipe = make_pipeline(FeatureSelector(method="pearson", n_features=1), AgghooRegressor(grid=[3, 5], n_splits=3))
+    scores = cross_validate(clone(pipe), frame, y, cv=3)["test_score"]
+    assert scores.min() > 0.8
 
 
 def test_na_values_and_the_mostly_numeric_warning():

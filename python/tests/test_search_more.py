@@ -140,7 +140,7 @@ def test_n_jobs_none_is_one_engine_thread(diabetes, monkeypatch):
     real = _native.path_outputs
 
     def spy(*args, **kwargs):
-        seen.append(kwargs["threads"])
+        seen.append(kwargs["run"]["threads"])
         return real(*args, **kwargs)
 
     monkeypatch.setattr(_native, "path_outputs", spy)

@@ -574,6 +574,16 @@ fn select_spec_flags() -> Vec<&'static str> {
     replaced_by_spec(&["method", "tie", "aggregate", "soft", "vote_ties", "one_se", "inner_tau", "report_splits"])
 }
 
+/// The flags a features spec replaces (the data's missing-category rule is in the spec).
+fn features_spec_flags() -> Vec<&'static str> {
+    vec!["method", "scorer", "n_features", "inner", "evaluate", "learner", "standardize", "missing_category", "seed"]
+}
+
+/// The flags a TreeCV spec replaces.
+fn treecv_spec_flags() -> Vec<&'static str> {
+    vec!["learner", "lambda", "folds", "order", "method", "parallel", "no_shuffle", "f32", "centres", "seed"]
+}
+
 /// The flags every spec replaces (the family's, the plan's, the loss, the seed) and `own`: all
 /// but those that say where the rows come from (the data's, --group, --fold-column,
 /// --splits-file).
@@ -856,7 +866,7 @@ pub struct TreeCvArgs {
     /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
     /// TreeCV flags, which it replaces; the data flags still say where the rows come from,
     /// generated data with the spec's seed.
-    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = ["learner", "lambda", "folds", "order", "method", "parallel", "no_shuffle", "f32", "centres", "seed"])]
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = treecv_spec_flags())]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<PathBuf>,
     /// The spec a replayed report records (it replaces the flags as `--spec` does).
@@ -912,7 +922,7 @@ pub struct FeaturesArgs {
     /// Run the spec in FILE (JSON, as a `--json` report records it in `spec`) instead of the
     /// selection flags, which it replaces; the data flags still say where the rows come from,
     /// generated data with the spec's seed.
-    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = ["method", "scorer", "n_features", "inner", "evaluate", "learner", "standardize", "seed"])]
+    #[arg(long = "spec", value_name = "FILE", conflicts_with_all = features_spec_flags())]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<PathBuf>,
     /// The spec a replayed report records (it replaces the flags as `--spec` does).
@@ -1031,7 +1041,12 @@ mod tests {
     fn every_flag_a_spec_replaces_is_refused_beside_it() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
-        for (command, flags) in [("select", select_spec_flags()), ("estimate", estimate_spec_flags())] {
+        for (command, flags) in [
+            ("select", select_spec_flags()),
+            ("estimate", estimate_spec_flags()),
+            ("features", features_spec_flags()),
+            ("treecv", treecv_spec_flags()),
+        ] {
             let sub = Cli::command().find_subcommand(command).cloned().expect("subcommand");
             for id in flags {
                 let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap_or_else(|| panic!("{command}: no flag `{id}`"));
@@ -1039,7 +1054,13 @@ mod tests {
                 let value = match id {
                     _ if !arg.get_action().takes_values() => None,
                     "family" => Some("knn"),
+                    "method" if command == "features" => Some("sfs"),
+                    "method" if command == "treecv" => Some("standard"),
                     "method" => Some("cv"),
+                    "scorer" => Some("cfs"),
+                    "learner" => Some(if command == "treecv" { "gaussian-nb" } else { "knn" }),
+                    "order" => Some("random"),
+                    "inner" | "evaluate" => Some("vfold:5"),
                     "plan" => Some("vfold"),
                     "tie" => Some("last"),
                     "vote_ties" => Some("first-class"),

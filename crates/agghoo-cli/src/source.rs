@@ -415,10 +415,15 @@ fn check_plan_flags(args: &PlanArgs, kind: PlanKind) -> Result<()> {
 
 /// Parses an outer plan (the forms of [`Plan::parse`]), naming `--outer` in errors.
 pub fn outer_plan(text: &str, stratify: bool) -> Result<Plan> {
+    plan_flag("outer", text, stratify)
+}
+
+/// Parses the plan given to `--{flag}` (the forms of [`Plan::parse`]), naming that flag in errors.
+pub fn plan_flag(flag: &str, text: &str, stratify: bool) -> Result<Plan> {
     Plan::parse(text, stratify).map_err(|e| match e {
-        agghoo::Error::InvalidParameter { name: "plan", expected, .. } => usage(format!("--outer `{text}`: expected {expected}")),
+        agghoo::Error::InvalidParameter { name: "plan", expected, .. } => usage(format!("--{flag} `{text}`: expected {expected}")),
         agghoo::Error::InvalidParameter { name: "stratify", .. } => {
-            usage(format!("--stratify has no effect on --outer {text}: only vfold, repeated, mc and holdout plans are stratified"))
+            usage(format!("--stratify has no effect on --{flag} {text}: only vfold, repeated, mc and holdout plans are stratified"))
         }
         other => other.into(),
     })

@@ -396,6 +396,15 @@ fn treecv_tree_and_standard_agree_for_naive_bayes() {
 }
 
 #[test]
+fn features_plan_errors_name_the_flag_given() {
+    for flag in ["--inner", "--evaluate"] {
+        let o = agghoo(&["features", "--data", "bundled:breast-cancer", "--missing", "drop", flag, "nope:3"]);
+        assert_error(&o, 2, &[&format!("{flag} `nope:3`: expected")]);
+        assert!(!stderr(&o).contains("--outer"), "{}", stderr(&o));
+    }
+}
+
+#[test]
 fn features_selects_and_evaluates_honestly() {
     let o = agghoo(&[
         "features",
@@ -1253,9 +1262,17 @@ fn customer_csv_runs_select_then_predict_from_raw_rows() {
     assert!(o.status.success(), "{}", stderr(&o));
     let o = agghoo(&[&["compare"], &common[..], &["--outer", "vfold:3", "--splits", "3", "--methods", "agghoo,cv"]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
-    // feature selection does not encode categorical columns: a typed refusal naming them
-    let o = agghoo(&["features", "--data", &data, "--target", "churn", "--ignore", "id", "--missing", "median"]);
-    assert_error(&o, 1, &["categorical columns (city) in feature selection is not supported"]);
+    // feature selection takes the same file: `city` is one candidate feature, named as such
+    let o = agghoo(&["features", "--data", &data, "--target", "churn", "--ignore", "id", "--missing", "median", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let ranked = json["result"]["details"]["by_size"].as_array().expect("by_size").clone();
+    assert!(
+        ranked
+            .iter()
+            .flat_map(|r| r["names"].as_array().unwrap().clone())
+            .all(|n| ["age", "city", "income"].contains(&n.as_str().unwrap()))
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -1504,5 +1521,49 @@ fn weight_column_weighs_the_rows() {
     assert_error(&select(&bad("1")), 0, &[]);
     let o = agghoo(&["select", "--data", "gen:knn", "--weight-column", "w"]);
     assert_error(&o, 2, &["--weight-column", "CSV"]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `y` = the city's effect + small noise; `a`, `b`, `c` are noise.
+fn city_signal(n: usize) -> String {
+    let mut text = String::from("city,a,b,c,y\n");
+    let effect = [("north", 0.0), ("south", 3.0), ("east", -3.0), ("west", 6.0)];
+    for i in 0..n {
+        let (city, e) = effect[i % 4];
+        let noise = |k: usize| (((i * 7919 + k * 104_729) % 1000) as f64 / 1000.0 - 0.5) * 2.0;
+        text += &format!("{city},{:.4},{:.4},{:.4},{:.4}\n", noise(1), noise(2), noise(3), e + 0.3 * noise(4));
+    }
+    text
+}
+
+#[test]
+fn features_select_a_text_column_by_its_name() {
+    let dir = scratch("features-text");
+    let data = write(&dir, "cities.csv", &city_signal(80));
+    let common = ["features", "--data", &data, "--target", "y", "--features", "1"];
+    for method in [&["--method", "pearson"][..], &["--method", "mi"], &["--method", "sfs"], &["--method", "forest-impurity"]] {
+        let o = agghoo(&[&common[..], method].concat());
+        assert!(o.status.success(), "{method:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), "selected 1 of 4 features: city", "{method:?}");
+    }
+    // The wrapper's risk of {city} is the CV risk `select` reports for the column alone on the
+    // same splits (same plan, same seed): the column is encoded inside each training set.
+    let o = agghoo(&[&common[..], &["--method", "sfs", "--scorer", "wrapper:knn:5", "--inner", "vfold:5", "--json"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(json["result"]["names"], serde_json::json!(["city"]));
+    let wrapper = &json["result"]["details"]["by_size"][0]["score"];
+    let flags =
+        "--target y --ignore a --ignore b --ignore c --family knn --grid 5 --method cv --plan vfold --splits 5 --no-stratify --json";
+    let select = [&["select", "--data", &data][..], &flags.split(' ').collect::<Vec<_>>()].concat();
+    let o = agghoo(&select);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let curve = &json["result"]["report"]["cv_curve"];
+    assert_eq!((&wrapper["value"], &wrapper["standard_error"]), (&curve["mean"][0], &curve["standard_error"][0]));
+    // an honest evaluation runs the whole selection, encoding included, inside every outer fold
+    let o = agghoo(&[&common[..], &["--method", "pearson", "--evaluate", "vfold:4"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("selected on all data: city"), "{}", stdout(&o));
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -3,22 +3,24 @@
 //! distributed TreeCV (feed a model with the chunks a worker holds, run a subtree there, reduce).
 
 use agghoo::Seed;
-use agghoo::data::Dataset;
-use agghoo::engine::{self, Job as _, Rayon};
-use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, RiskEstimate, bootstrap_risk_on};
-use agghoo::family::Family;
-use agghoo::features::HonestJob;
+use agghoo::data::{Dataset, Transform};
+use agghoo::engine::{self, Job as _, Rayon, SplitOutcome};
+use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, OuterOutcome, RiskEstimate, bootstrap_risk_on};
+use agghoo::family::forest::ForestModel;
+use agghoo::family::{Family, Model as FamilyModel};
+use agghoo::features::{HonestJob, HonestOutcome};
 use agghoo::incremental::Incremental;
 use agghoo::resample::Splits;
 use agghoo::select::{FittedModel, Report, SelectJob};
-use agghoo::treecv::{self, ChunkedData, LearnerSpec, LearnerVisitor, TreeCvConfig, distributed};
+use agghoo::spec::TreecvSpec;
+use agghoo::treecv::{self, ChunkedData, LearnerVisitor, TreeCvConfig, distributed};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{Failure, Outcome};
-use crate::{Model, TextColumns, compute, dataset, matrix, with_text};
+use crate::{CallData, Model, Rows, TextColumns, compute, dataset, matrix, spec_of, with_text};
 
 /// The library's value as JSON text (`float_roundtrip`: every `f64` comes back bit for bit).
 pub(crate) fn to_json<T: Serialize>(value: &T) -> Outcome<String> {
@@ -132,30 +134,106 @@ impl Job {
 
 /// A unit's outcome as it travels from a worker to the client: MessagePack, a binary
 /// self-describing serde format (every `f64` as its 8 bytes, so bit for bit; fields by name, as
-/// the library's tagged enums need). A split's kept member is most of an outcome (a forest's
-/// trees, a kernel model's support vectors): as JSON text its numbers cost more to write and to
-/// read than the member costs to move.
-fn pack<T: Serialize>(value: &T) -> Outcome<Vec<u8>> {
-    rmp_serde::to_vec_named(value).map_err(|e| Failure::internal(format!("a unit's outcome could not be serialized: {e}")))
+/// the library's tagged enums need), in its [`Wire`] form. A split's kept member is most of an
+/// outcome (a forest's trees, a kernel model's support vectors): as JSON text its numbers cost
+/// more to write and to read than the member costs to move.
+fn pack<T: Wire>(value: T) -> Outcome<Vec<u8>> {
+    rmp_serde::to_vec_named(&value.into_wire()).map_err(|e| Failure::internal(format!("a unit's outcome could not be serialized: {e}")))
 }
 
 /// The outcome [`pack`] made.
-fn unpack<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Outcome<T> {
-    rmp_serde::from_slice(bytes).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("a unit's outcome: {e}"))))
+fn unpack<T: Wire>(bytes: &[u8]) -> Outcome<T> {
+    rmp_serde::from_slice(bytes).map(T::from_wire).map_err(|e| Failure::from(agghoo::Error::CorruptModel(format!("a unit's outcome: {e}"))))
+}
+
+/// An outcome as it is packed: the value itself, or with its fitted member split off as a
+/// [`Member`].
+trait Wire: Sized {
+    type Form: Serialize + serde::de::DeserializeOwned;
+    fn into_wire(self) -> Self::Form;
+    fn from_wire(form: Self::Form) -> Self;
+}
+
+impl Wire for SplitOutcome {
+    type Form = (SplitOutcome, Option<Member>);
+    fn into_wire(mut self) -> Self::Form {
+        let member = self.model.take().map(Member::from);
+        (self, member)
+    }
+    fn from_wire((mut outcome, member): Self::Form) -> Self {
+        outcome.model = member.map(FamilyModel::from);
+        outcome
+    }
+}
+
+/// Outcomes without a fitted member travel as they are.
+macro_rules! wire_as_is {
+    ($($t:ty),*) => {$(
+        impl Wire for $t {
+            type Form = Self;
+            fn into_wire(self) -> Self {
+                self
+            }
+            fn from_wire(form: Self) -> Self {
+                form
+            }
+        }
+    )*};
+}
+wire_as_is!(OuterOutcome, HonestOutcome);
+
+/// A split's kept member as it travels: tagged from outside, so that MessagePack reads a forest
+/// as it streams and the forest's serde sees a binary format (its trees' arrays then travel as
+/// byte strings). The model file's internal tag (`"kind"`) would have serde buffer the whole
+/// model as generic values first, and hide from it that the format is binary.
+#[derive(Serialize, Deserialize)]
+enum Member {
+    Forest(ForestModel),
+    Pipeline { transform: Transform, inner: Box<Member> },
+    Other(FamilyModel),
+}
+
+impl From<FamilyModel> for Member {
+    fn from(model: FamilyModel) -> Self {
+        match model {
+            FamilyModel::Forest(forest) => Member::Forest(forest),
+            FamilyModel::Pipeline { transform, inner } => Member::Pipeline { transform, inner: Box::new(Member::from(*inner)) },
+            other => Member::Other(other),
+        }
+    }
+}
+
+impl From<Member> for FamilyModel {
+    fn from(member: Member) -> Self {
+        match member {
+            Member::Forest(forest) => FamilyModel::Forest(forest),
+            Member::Pipeline { transform, inner } => FamilyModel::Pipeline { transform, inner: Box::new(FamilyModel::from(*inner)) },
+            Member::Other(model) => model,
+        }
+    }
 }
 
 /// An outcome of `J` as JSON text (what [`Job::outcome_json`] shows).
-fn outcome_json<J: engine::Job>(bytes: &[u8]) -> Outcome<String> {
+fn outcome_json<J: engine::Job>(bytes: &[u8]) -> Outcome<String>
+where
+    J::Outcome: Wire,
+{
     to_json(&unpack::<J::Outcome>(bytes)?)
 }
 
 /// Evaluates `units` of `job` on `data` (in parallel on the current pool), as packed outcomes.
-fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> Outcome<Vec<Vec<u8>>> {
+fn evaluate_units<J: engine::Job>(job: &J, data: &Dataset, units: &[usize]) -> Outcome<Vec<Vec<u8>>>
+where
+    J::Outcome: Wire,
+{
     let prepared = job.prepare(data)?;
-    job.evaluate(&prepared, data, units, &Rayon)?.iter().map(pack).collect()
+    job.evaluate(&prepared, data, units, &Rayon)?.into_iter().map(pack).collect()
 }
 
-fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[Vec<u8>]) -> Outcome<J::Output> {
+fn assemble<J: engine::Job>(job: &J, data: &Dataset, outcomes: &[Vec<u8>]) -> Outcome<J::Output>
+where
+    J::Outcome: Wire,
+{
     use rayon::prelude::*;
     // Read on the client's pool (a forest member is megabytes), kept in unit order.
     let outcomes = outcomes.par_iter().map(|b| unpack(b)).collect::<Outcome<Vec<J::Outcome>>>()?;
@@ -407,94 +485,71 @@ impl BlockWork for Subtree<'_> {
     }
 }
 
-/// Learner, rows and chunk sizes of a TreeCV seam call.
-#[allow(clippy::too_many_arguments)]
-fn on_block<W>(
-    py: Python<'_>,
-    learner: &str,
-    lambda_: f64,
-    centres: usize,
-    x: &PyReadonlyArray2<'_, f64>,
-    y: &PyReadonlyArray1<'_, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    sizes: Vec<usize>,
-    threads: Option<usize>,
-    work: W,
-) -> Outcome<W::Output>
+/// A TreeCV seam call's spec (the JSON of the library's `TreecvSpec`, as `treecv` takes it:
+/// its learner, and for a subtree its branch parallelism) and its rows.
+fn seam(spec: &str, x: &PyReadonlyArray2<'_, f64>, y: &PyReadonlyArray1<'_, f64>, data: CallData<'_>) -> Outcome<(TreecvSpec, Dataset)> {
+    let spec: TreecvSpec = spec_of(spec)?;
+    spec.validate()?;
+    Ok((spec, Rows::new(x, y, data)?.data))
+}
+
+/// `work` on the chunks of `sizes` (the rows of `data`, in chunk order) with the spec's learner.
+fn on_block<W>(py: Python<'_>, spec: &TreecvSpec, data: Dataset, sizes: Vec<usize>, threads: Option<usize>, work: W) -> Outcome<W::Output>
 where
     W: BlockWork + Send,
     W::Output: Send,
 {
-    let spec = LearnerSpec::parse(learner, lambda_, centres)?;
-    let (values, _, _) = matrix(x)?;
-    let data = dataset(values, feature_names, y, class_names)?;
+    let learner = spec.learner_spec();
     compute(py, threads, move || {
         let n_classes = data.target().n_classes();
-        Ok(spec.visit(n_classes, OnBlock { data: &data, sizes: &sizes, work })??)
+        Ok(learner.visit(n_classes, OnBlock { data: &data, sizes: &sizes, work })??)
     })
 }
 
-/// Feeds the rows `x`, `y` (consecutive chunks, in order) to the model `model` (JSON text; a new
-/// model when `None`) and returns the updated model's JSON text: one worker's share of an update.
+/// Feeds the rows `x`, `y` (consecutive chunks, in order; `data` their names as `select` takes
+/// them) to the model `model` (JSON text; a new model of `spec`'s learner when `None`) and
+/// returns the updated model's JSON text: one worker's share of an update.
 #[pyfunction]
-#[pyo3(signature = (learner, model, x, y, feature_names, class_names, lambda_=1e-6, centres=8, threads=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (spec, model, x, y, data, threads=None))]
 pub(crate) fn treecv_feed(
     py: Python<'_>,
-    learner: &str,
+    spec: &str,
     model: Option<String>,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    lambda_: f64,
-    centres: usize,
+    data: CallData<'_>,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    let n = y.len()?;
-    Ok(on_block(py, learner, lambda_, centres, &x, &y, feature_names, class_names, vec![n], threads, Feed(model.as_deref()))?)
+    let (spec, data) = seam(spec, &x, &y, data)?;
+    let n = data.n_rows();
+    Ok(on_block(py, &spec, data, vec![n], threads, Feed(model.as_deref()))?)
 }
 
-/// Runs the TreeCV recursion over the chunks of `sizes` (the rows `x`, `y`, in chunk order) from
-/// the model `model` trained on every other chunk; returns their loss sums and the points fed.
+/// Runs the TreeCV recursion of `spec` over the chunks of `sizes` (the rows `x`, `y`, in chunk
+/// order) from the model `model` trained on every other chunk; returns their loss sums and the
+/// points fed.
 #[pyfunction]
-#[pyo3(signature = (learner, model, x, y, feature_names, class_names, sizes, lambda_=1e-6, centres=8, parallel=false, threads=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (spec, model, x, y, data, sizes, threads=None))]
+#[allow(clippy::too_many_arguments)] // the spec and the model, the rows (3) and their chunks, and the threads
 pub(crate) fn treecv_subtree(
     py: Python<'_>,
-    learner: &str,
+    spec: &str,
     model: Option<String>,
     x: PyReadonlyArray2<'_, f64>,
     y: PyReadonlyArray1<'_, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
+    data: CallData<'_>,
     sizes: Vec<usize>,
-    lambda_: f64,
-    centres: usize,
-    parallel: bool,
     threads: Option<usize>,
 ) -> PyResult<(Vec<f64>, u64)> {
-    let config = TreeCvConfig::new().parallel(parallel);
-    let out =
-        on_block(py, learner, lambda_, centres, &x, &y, feature_names, class_names, sizes, threads, Subtree(model.as_deref(), config))?;
+    let (spec, data) = seam(spec, &x, &y, data)?;
+    let out = on_block(py, &spec, data, sizes, threads, Subtree(model.as_deref(), spec.config()))?;
     Ok((out.loss_sums, out.n_point_updates))
 }
 
-/// The `treecv --json` report from the loss sums of every chunk (chunk order) and the sizes: the
-/// reduction of a distributed run (tree method, fixed order).
+/// The `treecv --json` report of `spec` from the loss sums of every chunk (chunk order) and the
+/// sizes: the reduction of a distributed run (tree method, fixed order).
 #[pyfunction]
-#[pyo3(signature = (learner, sums, sizes, n_classes, wall_seconds, lambda_=1e-6, centres=8))]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn treecv_assemble(
-    learner: &str,
-    sums: Vec<f64>,
-    sizes: Vec<usize>,
-    n_classes: usize,
-    wall_seconds: f64,
-    lambda_: f64,
-    centres: usize,
-) -> PyResult<String> {
+pub(crate) fn treecv_assemble(spec: &str, sums: Vec<f64>, sizes: Vec<usize>, n_classes: usize, wall_seconds: f64) -> PyResult<String> {
     struct Name;
     impl LearnerVisitor for Name {
         type Output = &'static str;
@@ -502,9 +557,10 @@ pub(crate) fn treecv_assemble(
             learner.name()
         }
     }
-    let spec = LearnerSpec::parse(learner, lambda_, centres).map_err(Failure::from)?;
-    let name = spec.visit(n_classes, Name).map_err(Failure::from)?;
-    let config = TreeCvConfig::new();
+    let spec: TreecvSpec = spec_of(spec)?;
+    spec.validate().map_err(Failure::from)?;
+    let name = spec.learner_spec().visit(n_classes, Name).map_err(Failure::from)?;
+    let config = spec.config();
     let updates = treecv::expected_updates_of(&sizes, treecv::Method::Tree);
     let report = treecv::assemble_report(name, &config, &sums, sizes, updates, wall_seconds).map_err(Failure::from)?;
     Ok(to_json(&report)?)

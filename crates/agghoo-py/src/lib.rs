@@ -578,6 +578,13 @@ fn plan_spec_json(text: &str, stratify: Option<bool>, classification: bool) -> P
     Ok(jobs::to_json(&plan_or_group(text, stratify, task)?)?)
 }
 
+/// The number of splits of the plan written `text` (the forms of [`plan_spec_json`]) whatever
+/// the data, or `None` when it depends on the rows or the groups ([`Plan::n_splits`]).
+#[pyfunction]
+fn plan_n_splits(text: &str) -> PyResult<Option<usize>> {
+    Ok(plan_or_group(text, Some(false), Task::Regression)?.n_splits())
+}
+
 /// The [`Loss`] (JSON text) named `name` (`squared`, `01`, `pinball:0.9`, …).
 #[pyfunction]
 fn loss_spec_json(name: &str) -> PyResult<String> {
@@ -602,11 +609,13 @@ type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>)
 
 /// Feature selection run from `spec` (the JSON of the library's `FeaturesSpec`, as `agghoo
 /// features --json` records it); with its `evaluate` (an outer plan), the honest evaluation — the
-/// selection redone inside every outer training fold, next to the naive estimate. Returns the
-/// CLI's `features --json` result as JSON text, or with `job=True` (and `evaluate`) the [`Job`].
+/// selection redone inside every outer training fold, next to the naive estimate. `categorical`
+/// holds the text of the categorical columns (each one candidate feature, encoded inside every
+/// training set). Returns the CLI's `features --json` result as JSON text, or with `job=True`
+/// (and `evaluate`) the [`Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false))]
-#[allow(clippy::too_many_arguments)] // the data (4), the spec and two run-time arguments
+#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false, categorical=Vec::new()))]
+#[allow(clippy::too_many_arguments)] // the data (4) and its text columns, the spec and two run-time arguments
 fn select_features<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -616,6 +625,7 @@ fn select_features<'py>(
     spec: &str,
     threads: Option<usize>,
     job: bool,
+    categorical: TextColumns,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::features::HonestJob;
     use agghoo::spec::{FeaturesSpec, Inputs};
@@ -625,7 +635,7 @@ fn select_features<'py>(
         return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
     }
     let (values, _, _) = matrix(&x)?;
-    let data = dataset(values, feature_names.clone(), &y, class_names.clone())?;
+    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
     let made = compute_with(py, threads, 0, move |executor| {
         let inputs = Inputs::of(&data);
         if job {
@@ -636,7 +646,7 @@ fn select_features<'py>(
         }
         Ok(jobs::Made::Text(jobs::to_json(&spec.run(&inputs, executor)?)?))
     })?;
-    made.into_py(py, feature_names, class_names, Vec::new())
+    made.into_py(py, feature_names, class_names, categorical)
 }
 
 /// A spec from its JSON text: a field that is unknown or malformed is a `ValueError` naming it.
@@ -857,6 +867,21 @@ fn families() -> std::collections::BTreeMap<&'static str, std::collections::BTre
         .collect()
 }
 
+/// The missing-value policies (`missing=`), each with whether it leaves the missing values for
+/// the fits to impute (TreeCV refuses those).
+#[pyfunction]
+fn missing_policies() -> Vec<(&'static str, bool)> {
+    use agghoo::data::MissingPolicy;
+    MissingPolicy::CHOICES.iter().map(|&(policy, name, _)| (name, policy.imputes())).collect()
+}
+
+/// The incremental learners: name → the `treecv` spec settings it reads (`lambda`, `centres`).
+#[pyfunction]
+fn learner_settings() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    use agghoo::treecv::LearnerKind;
+    LearnerKind::CHOICES.iter().map(|&(kind, name, _)| (name, kind.settings().to_vec())).collect()
+}
+
 /// The hyperparameters whose values are integers, by the registry: every family's path axis on an
 /// integer scale (`k`, `mtry`, …) and every setting that sweeps as an integer axis (`degree`, …).
 #[pyfunction]
@@ -918,7 +943,6 @@ fn risk_curve(risks: Vec<Vec<f64>>, sizes: Vec<usize>) -> PyResult<(Vec<f64>, Ve
 /// (values or labels, probabilities row-major or None).
 #[pyfunction]
 #[pyo3(signature = (how, member_risks, values=None, labels=None, n_classes=0, proba=None, decision=None))]
-#[allow(clippy::too_many_arguments)]
 fn aggregate(
     how: &str,
     member_risks: Vec<Option<f64>>,
@@ -955,40 +979,15 @@ fn aggregate(
     })
 }
 
-/// The real-data study on the study folder `data_dir` (`manifest.tsv` and `NAME.csv.gz` files):
-/// `quick` starts from the quick settings, the other arguments override them (`None`: keep).
-/// Returns the study's result (cells and summary) as JSON text.
+/// The real-data study on the study folder `data_dir` (`manifest.tsv` and `NAME.csv.gz` files)
+/// run from `spec` (the JSON of the library's `StudySpec`: the quick or full settings and what
+/// overrides them, as `agghoo study`'s flags give it). Returns the study's result (cells and
+/// summary) as JSON text.
 #[pyfunction]
-#[pyo3(signature = (data_dir, quick=false, sets=None, families=None, reps=None, seed=None, max_train=None, max_test=None, forest_trees=None, alpha=None, threads=None))]
-#[allow(clippy::too_many_arguments)]
-fn study(
-    py: Python<'_>,
-    data_dir: std::path::PathBuf,
-    quick: bool,
-    sets: Option<Vec<String>>,
-    families: Option<Vec<String>>,
-    reps: Option<usize>,
-    seed: Option<u64>,
-    max_train: Option<usize>,
-    max_test: Option<usize>,
-    forest_trees: Option<usize>,
-    alpha: Option<f64>,
-    threads: Option<usize>,
-) -> PyResult<String> {
-    use agghoo::experiments::study::{self, StudyConfig, StudyFamily};
-    let mut config = if quick { StudyConfig::quick() } else { StudyConfig::full() };
-    if let Some(sets) = sets {
-        config.sets = sets;
-    }
-    if let Some(families) = families {
-        config.families = families.iter().map(|f| StudyFamily::parse(f)).collect::<agghoo::Result<_>>().map_err(Failure::from)?;
-    }
-    config.reps = reps.unwrap_or(config.reps);
-    config.seed = seed.map_or(config.seed, Seed);
-    config.max_train = max_train.unwrap_or(config.max_train);
-    config.max_test = max_test.unwrap_or(config.max_test);
-    config.forest_trees = forest_trees.unwrap_or(config.forest_trees);
-    config.alpha = alpha.unwrap_or(config.alpha);
+#[pyo3(signature = (data_dir, spec, threads=None))]
+fn study(py: Python<'_>, data_dir: std::path::PathBuf, spec: &str, threads: Option<usize>) -> PyResult<String> {
+    use agghoo::experiments::study::{self, StudySpec};
+    let config = spec_of::<StudySpec>(spec)?.config().map_err(Failure::from)?;
     let result = compute(py, threads, move || {
         let manifest = agghoo::data::study::StudyManifest::read(&data_dir)?;
         Ok(study::run(&manifest, &config)?)
@@ -1018,6 +1017,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(family_spec_json, m)?)?;
     m.add_function(wrap_pyfunction!(plan_spec_json, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_n_splits, m)?)?;
     m.add_function(wrap_pyfunction!(loss_spec_json, m)?)?;
     m.add_function(wrap_pyfunction!(default_plan, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
@@ -1029,6 +1029,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(study, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
     m.add_function(wrap_pyfunction!(integer_axes, m)?)?;
+    m.add_function(wrap_pyfunction!(learner_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(missing_policies, m)?)?;
     m.add_function(wrap_pyfunction!(argmin, m)?)?;
     m.add_function(wrap_pyfunction!(names, m)?)?;
     m.add_function(wrap_pyfunction!(one_standard_error, m)?)?;

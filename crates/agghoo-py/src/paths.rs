@@ -7,15 +7,14 @@
 //! concludes as the library does.
 
 use agghoo::Predictions;
-use agghoo::data::{Dataset, MissingCategory, Preprocess};
-use agghoo::family::GridSpec;
 use agghoo::resample::{Split, Splits};
+use agghoo::spec::SelectSpec;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::errors::{Failure, Outcome, invalid};
-use crate::{TextColumns, call_data, compute_with, family_spec, matrix};
+use crate::{CallData, RunOptions, compute_with, prepare};
 
 /// The caller's (train, validation) index arrays as the library's splits of `n_rows` rows.
 pub(crate) fn user_splits(n_rows: usize, pairs: Vec<(PyReadonlyArray1<'_, i64>, PyReadonlyArray1<'_, i64>)>) -> Outcome<Splits> {
@@ -89,38 +88,29 @@ fn grid_json(family: &dyn agghoo::family::Family) -> Outcome<String> {
     Ok(json.to_string())
 }
 
-/// Fits `family`'s path once on the training rows of each of `splits` (the caller's (train,
-/// validation) index arrays) and returns the grid as JSON and, per split, the tuple (predictions
-/// `[grid, rows]`, probabilities `[grid, rows, classes]` or `None`, decision scores `[grid, rows]`
-/// or `None`) on its validation rows.
+/// Fits the path of `spec`'s family (the JSON text of a [`SelectSpec`]: its family, `standardize`
+/// and `missing_category`; the rest is `select`'s) once on the training rows of each of the
+/// caller's splits (`data["splits"]`, the rest of `data` as [`select`](crate::select) takes it) and
+/// returns the grid as JSON and, per split, the tuple (predictions `[grid, rows]`, probabilities
+/// `[grid, rows, classes]` or `None`, decision scores `[grid, rows]` or `None`) on its validation
+/// rows. `run` as `select`'s (never a job).
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, family, grid, params, splits, standardize=false, threads=None, categorical=Vec::new(), missing_category="level", axes=Vec::new()))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, y, spec, data, run=None))]
 pub(crate) fn path_outputs<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
-    family: &str,
-    grid: Option<String>,
-    params: Vec<(String, String)>,
-    splits: Vec<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>,
-    standardize: bool,
-    threads: Option<usize>,
-    categorical: TextColumns,
-    missing_category: &str,
-    axes: Vec<(String, String)>,
+    spec: &str,
+    data: CallData<'py>,
+    run: Option<RunOptions>,
 ) -> PyResult<(String, Vec<Bound<'py, PyTuple>>)> {
-    let (values, n, _) = matrix(&x)?;
-    let data: Dataset = call_data(values, feature_names, &y, class_names, &categorical)?;
-    let splits = user_splits(n, splits)?;
-    let missing_category = MissingCategory::parse(missing_category).map_err(Failure::from)?;
-    let spec = family_spec(family, grid.map(|g| GridSpec::parse(&g)).transpose().map_err(Failure::from)?, params, axes)?;
-    let preprocess: Preprocess = spec.preprocess(&data, standardize, missing_category);
-    let (grid, outputs) = compute_with(py, threads, 0, move |executor| {
+    let (spec, run, rows) = prepare(spec, SelectSpec::validate, &x, &y, data, run)?;
+    let splits = rows.splits.ok_or_else(|| invalid("splits", "the caller's (train, validation) index arrays", "none"))?;
+    let data = rows.data;
+    let preprocess = spec.preprocess(&data);
+    let (grid, outputs) = compute_with(py, run.threads, run.verbose, move |executor| {
         data.check_learnable()?;
-        let fam = spec.build_for(&data, &preprocess)?;
+        let fam = spec.family.build_for(&data, &preprocess)?;
         let outputs = agghoo::engine::path_predictions(fam.as_ref(), &data, &splits, preprocess, executor)?;
         Ok((grid_json(fam.as_ref())?, outputs))
     })?;

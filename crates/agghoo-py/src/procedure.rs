@@ -42,7 +42,8 @@ fn method_of(name: &str, candidates_only: bool) -> Outcome<(Method, &'static dyn
 /// What the procedure of `method` is: `keeps_split_models` (its members are models fitted on the
 /// splits' training rows), `combines_members` (several members, combined by an aggregation),
 /// `uses_one_standard_error` (the one-standard-error rule applies), `fits_off_the_grid` (its member
-/// may be a rule off the grid: refused over a list of candidates).
+/// may be a rule off the grid: refused over a list of candidates), `picks_a_curve_point` (its
+/// predictor is one refit at a point of the CV curve: scikit-learn's `best_params_`).
 #[pyfunction]
 pub(crate) fn procedure_info(method: &str) -> PyResult<std::collections::BTreeMap<&'static str, bool>> {
     let (_, p) = method_of(method, false)?;
@@ -51,6 +52,8 @@ pub(crate) fn procedure_info(method: &str) -> PyResult<std::collections::BTreeMa
         ("combines_members", p.combines_members()),
         ("uses_one_standard_error", p.uses_one_standard_error()),
         ("fits_off_the_grid", p.fits_off_the_grid()),
+        // The one-standard-error rule applies exactly where the procedure picks a point of the CV curve.
+        ("picks_a_curve_point", p.uses_one_standard_error()),
     ]
     .into_iter()
     .collect())

@@ -638,8 +638,16 @@ pub struct FeaturesSpec {
     /// Standardise the features inside every training set (the learner, the wrapper's fits, the
     /// Lasso / elastic-net selection).
     pub standardize: bool,
+    /// What missing values of categorical columns become in the fits (the learner's, the
+    /// wrapper's, the embedded methods'); filters and CFS read them as a level of their own.
+    #[serde(with = "by_name", skip_serializing_if = "is_level")]
+    pub missing_category: MissingCategory,
     /// Seed of every random choice (inner and outer splits, forests).
     pub seed: Seed,
+}
+
+fn is_level(missing: &MissingCategory) -> bool {
+    *missing == MissingCategory::Level
 }
 
 impl Default for FeaturesSpec {
@@ -652,6 +660,7 @@ impl Default for FeaturesSpec {
             evaluate: None,
             learner: None,
             standardize: false,
+            missing_category: MissingCategory::Level,
             seed: Seed(0),
         }
     }
@@ -682,9 +691,14 @@ impl FeaturesSpec {
     }
 
     /// The preprocessing of `data`: median imputation when it has missing values, standardisation
-    /// when asked.
+    /// when asked, and the encoding of its categorical columns that the learner's family uses
+    /// (one-hot, ordinal for trees) with [`missing_category`](Self::missing_category).
     pub fn preprocess(&self, data: &Dataset) -> Preprocess {
-        Preprocess { impute_median: data.has_missing(), standardize: self.standardize, ..Preprocess::default() }
+        let encoding = self
+            .selector(Preprocess::default())
+            .and_then(|selector| self.learner(&selector))
+            .map_or(crate::data::Encoding::OneHot, |learner| learner.family.encoding());
+        Preprocess::for_data(data, self.standardize, crate::data::CategoryOptions { encoding, missing: self.missing_category })
     }
 
     /// The selection procedure, its fits preprocessed with `preprocess`.
@@ -909,10 +923,8 @@ impl TreecvSpec {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the field.
     pub fn validate(&self) -> Result<()> {
-        for (given, name, applies_to) in
-            [(self.lambda.is_some(), "lambda", LearnerKind::Pegasos), (self.centres.is_some(), "centres", LearnerKind::Kmeans)]
-        {
-            if given && self.learner != applies_to {
+        for (given, name) in [(self.lambda.is_some(), "lambda"), (self.centres.is_some(), "centres")] {
+            if given && !self.learner.settings().contains(&name) {
                 return Err(Error::InvalidParameter {
                     name,
                     expected: "given only with the learner it applies to (lambda: pegasos, centres: kmeans)",
@@ -956,22 +968,23 @@ impl TreecvSpec {
         ChunkedData::new(learner, data, self.folds.on(data.n_rows()), self.shuffle.then_some(self.seed))?.with_storage(storage)
     }
 
-    /// The TreeCV curve over the λ grid (PEGASOS) and its argmin (first of tied values).
+    /// The TreeCV curve over the λ grid (PEGASOS) and its argmin (first of tied values), each
+    /// λ's run on `executor`.
     ///
     /// # Errors
     /// [`validate`](Self::validate)'s; [`Error::InvalidParameter`] (`lambda`) for another
     /// learner; the chunking's and the runs' errors.
-    pub fn run_grid(&self, data: &Dataset) -> Result<GridReport> {
+    pub fn run_grid(&self, data: &Dataset, executor: &dyn Executor) -> Result<GridReport> {
         self.validate()?;
         if self.learner != LearnerKind::Pegasos {
             return Err(Error::invalid("lambda", "a λ grid with learner pegasos", self.learner));
         }
         let lambdas = self.lambdas();
         let chunks = self.chunks(&crate::incremental::Pegasos::new(lambdas[0])?, data)?;
-        crate::treecv::select_grid(&lambdas, crate::incremental::Pegasos::new, &chunks, &self.config(), TieRule::First)
+        crate::treecv::select_grid(&lambdas, crate::incremental::Pegasos::new, &chunks, &self.config(), TieRule::First, executor)
     }
 
-    /// Runs the CV (its forks on `executor`), or the λ grid.
+    /// Runs the CV (its forks on `executor`), or the λ grid (each λ's run likewise).
     ///
     /// # Errors
     /// [`validate`](Self::validate)'s, the learner's, the chunking's and the run's errors.
@@ -990,7 +1003,7 @@ impl TreecvSpec {
         self.validate()?;
         let data = inputs.data;
         if self.is_grid() {
-            return Ok(TreecvOutcome::Grid(self.run_grid(data)?));
+            return Ok(TreecvOutcome::Grid(self.run_grid(data, executor)?));
         }
         let run = Run { spec: self, data, executor };
         Ok(TreecvOutcome::Single(self.learner_spec().visit(data.target().n_classes(), run)??))

@@ -1,6 +1,6 @@
 //! Feature selection: filters, searches, wrappers and honest evaluation.
 
-use agghoo::data::{Dataset, Preprocess, Target, Task, View};
+use agghoo::data::{CategoryOptions, Dataset, Encoding, MissingCategory, Preprocess, Target, Task, View};
 use agghoo::engine::{Observed, Observer, Rayon, Sequential};
 use agghoo::family::forest::ForestConfig;
 use agghoo::family::lasso::LassoConfig;
@@ -503,6 +503,7 @@ fn embedded_methods_find_the_informative_features() {
         config: LassoConfig::lasso(),
         plan: Plan::VFold(VFold::new(5).unwrap()),
         standardize: false,
+        missing_category: MissingCategory::Level,
     };
     let r = agghoo::features::embedded_select(&lasso, &reg, Seed(0)).unwrap();
     assert!(r.selected.contains(&0) && r.selected.contains(&2), "{:?}", r.selected);
@@ -513,11 +514,16 @@ fn embedded_methods_find_the_informative_features() {
     let cls = classification(x, d, labels);
     for importance in [Importance::Impurity, Importance::Permutation] {
         let config = ForestConfig { trees: 60, ..ForestConfig::default() };
-        let forest = EmbeddedMethod::ForestImportance { config, importance, n_features: 2 };
+        let forest = EmbeddedMethod::ForestImportance { config, importance, n_features: 2, missing_category: MissingCategory::Level };
         let r = agghoo::features::embedded_select(&forest, &cls, Seed(3)).unwrap();
         assert_eq!(r.selected, vec![1, 4], "{importance:?}: {:?}", r.scores);
     }
-    let too_many = EmbeddedMethod::ForestImportance { config: ForestConfig::default(), importance: Importance::Impurity, n_features: 9 };
+    let too_many = EmbeddedMethod::ForestImportance {
+        config: ForestConfig::default(),
+        importance: Importance::Impurity,
+        n_features: 9,
+        missing_category: MissingCategory::Level,
+    };
     assert!(matches!(agghoo::features::embedded_select(&too_many, &cls_data_for_errors(), Seed(0)), Err(Error::InvalidParameter { .. })));
 }
 
@@ -535,6 +541,7 @@ fn standardised_lasso_selection_does_not_depend_on_units() {
         config: LassoConfig::lasso(),
         plan: Plan::VFold(VFold::new(5).unwrap()),
         standardize,
+        missing_category: MissingCategory::Level,
     };
     let ranking = |r: &agghoo::features::EmbeddedReport| r.scores.iter().map(|s| s.index).collect::<Vec<_>>();
     let a = agghoo::features::embedded_select(&method(true), &plain, Seed(2)).unwrap();
@@ -613,6 +620,7 @@ fn an_empty_selection_is_refused_everywhere() {
         config: LassoConfig { grid: Some(GridSpec::Values(vec![1e6])), ..LassoConfig::lasso() },
         plan: Plan::VFold(VFold::new(3).unwrap()),
         standardize: false,
+        missing_category: MissingCategory::Level,
     });
     match select_features(&selector, &data, Seed(0)) {
         Err(Error::EmptySelection { selector, .. }) => assert_eq!(selector, "lasso-support"),
@@ -664,6 +672,7 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
                 config: LassoConfig::lasso(),
                 plan: inner.clone(),
                 standardize: false,
+                missing_category: MissingCategory::Level,
             }),
             &reg,
         ),
@@ -672,6 +681,7 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
                 config: ForestConfig { trees: 20, ..ForestConfig::default() },
                 importance: Importance::Impurity,
                 n_features: 2,
+                missing_category: MissingCategory::Level,
             }),
             &cls,
         ),
@@ -680,6 +690,7 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
                 config: ForestConfig { trees: 20, ..ForestConfig::default() },
                 importance: Importance::Permutation,
                 n_features: 2,
+                missing_category: MissingCategory::Level,
             }),
             &cls,
         ),
@@ -709,4 +720,210 @@ fn every_selector_imputes_missing_values_inside_each_training_set() {
     let leaked = rank_features(&globally.select_rows(first.train()).unwrap(), &Filter::Pearson).unwrap();
     let agghoo::features::SelectionDetails::Ranking(got) = &report.folds[0].selection.details else { panic!("a ranking") };
     assert_ne!(got.ranking, leaked.ranking);
+}
+
+// ---------- categorical (text) columns ----------
+
+const CITIES: [&str; 4] = ["north", "south", "east", "west"];
+
+/// Column 0 `city` (text, carrying the signal: y = the city's effect + small noise), columns 1–3
+/// numeric noise `x1`, `x2`, `x3`.
+fn cities(n: usize, seed: u64) -> Dataset {
+    let noise = gaussian(n, 4, 0.0, seed);
+    let effect = [0.0, 3.0, -3.0, 6.0];
+    let y: Vec<f64> = (0..n).map(|i| effect[i % 4] + 0.3 * noise[i * 4]).collect();
+    let x: Vec<f64> = (0..n).flat_map(|i| [0.0, noise[i * 4 + 1], noise[i * 4 + 2], noise[i * 4 + 3]]).collect();
+    let names = vec!["city".into(), "x1".into(), "x2".into(), "x3".into()];
+    let text: Vec<Option<String>> = (0..n).map(|i| Some(CITIES[i % 4].to_string())).collect();
+    Dataset::new(x, names, Target::Real(y), "y").unwrap().with_text_columns(&[(0, text)]).unwrap()
+}
+
+fn one_hot() -> Preprocess {
+    Preprocess {
+        categorical: Some(CategoryOptions { encoding: Encoding::OneHot, missing: MissingCategory::Level }),
+        ..Preprocess::default()
+    }
+}
+
+/// The same rows with `city` one-hot encoded by hand (its columns in sorted level order).
+fn cities_one_hot_by_hand(data: &Dataset) -> Dataset {
+    let levels = data.levels(0).unwrap().to_vec();
+    let x: Vec<f64> = (0..data.n_rows())
+        .flat_map(|i| {
+            let row = data.row(i);
+            (0..levels.len()).map(move |k| f64::from(u8::from(row[0] == k as f64))).chain(row[1..].iter().copied())
+        })
+        .collect();
+    let names = levels.iter().map(|l| format!("city={l}")).chain(["x1".into(), "x2".into(), "x3".into()]).collect();
+    Dataset::new(x, names, data.target().clone(), "y").unwrap()
+}
+
+#[test]
+fn a_text_column_carrying_the_signal_is_one_feature_that_every_method_selects() {
+    let data = cities(120, 61);
+    let inner = Plan::VFold(VFold::new(4).unwrap());
+    let wrapper = ScorerSpec::Wrapper { learner: knn_learner(5), plan: inner.clone(), loss: None, preprocess: one_hot() };
+    let one =
+        |scorer: ScorerSpec| Selector::Search { scorer, search: SearchConfig::new(SearchMethod::Sfs, Stopping::Count { n_features: 1 }) };
+    let selectors = [
+        Selector::Ranking { filter: Filter::Pearson, n_features: 1 },
+        Selector::Ranking { filter: Filter::MutualInformation { n_neighbors: 3, discreteness: Discreteness::Continuous }, n_features: 1 },
+        one(ScorerSpec::Cfs),
+        one(wrapper.clone()),
+        Selector::Embedded(EmbeddedMethod::ForestImportance {
+            config: ForestConfig { trees: 30, ..ForestConfig::default() },
+            importance: Importance::Impurity,
+            n_features: 1,
+            missing_category: MissingCategory::Level,
+        }),
+    ];
+    for selector in &selectors {
+        let selection = select_features(selector, &data, Seed(1)).unwrap_or_else(|e| panic!("{selector:?}: {e}"));
+        // the original column, by its name: never its one-hot columns
+        assert_eq!(selection.names, ["city"], "{selector:?}");
+        assert_eq!(selection.features, [0], "{selector:?}");
+    }
+    // A backward search removes whole columns: it keeps the text column, named as such.
+    let sbfs = Selector::Search { scorer: wrapper, search: SearchConfig::new(SearchMethod::Sbfs, Stopping::Best) };
+    let selection = select_features(&sbfs, &data, Seed(1)).unwrap();
+    assert!(selection.names.contains(&"city".to_string()) && selection.features.iter().all(|&j| j < 4), "{:?}", selection.names);
+    let agghoo::features::SelectionDetails::Search(report) = &selection.details else { panic!("a search report") };
+    assert_eq!(report.by_size.iter().map(|r| r.size).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    // The Lasso selects the column when any of its one-hot columns is non-zero.
+    let lasso = Selector::Embedded(EmbeddedMethod::LassoSupport {
+        elastic_net: false,
+        config: LassoConfig::lasso(),
+        plan: inner,
+        standardize: false,
+        missing_category: MissingCategory::Level,
+    });
+    let selection = select_features(&lasso, &data, Seed(1)).unwrap();
+    assert!(selection.names.contains(&"city".to_string()), "{:?}", selection.names);
+    let agghoo::features::SelectionDetails::Embedded(report) = &selection.details else { panic!("an embedded report") };
+    assert_eq!(report.scores[0].name, "city");
+    assert!(report.scores.iter().all(|s| ["city", "x1", "x2", "x3"].contains(&s.name.as_str())), "{:?}", report.scores);
+    // Honest evaluation: every outer fold's selection (its encoding learned on T_j) finds it.
+    let config = HonestConfig { selector: selectors[3].clone(), learner: knn_learner(5), loss: None, preprocess: one_hot(), seed: Seed(2) };
+    let report = evaluate_honestly(&data, &vfold(&data, 4, 5), &config).unwrap();
+    assert!(report.folds.iter().all(|f| f.selection.names == ["city"]), "{:?}", report.folds);
+    assert_eq!(report.frequency[0].name, "city");
+}
+
+#[test]
+fn the_wrapper_risk_of_a_text_column_is_the_cv_risk_of_its_one_hot_columns_on_the_same_splits() {
+    let data = cities(100, 62);
+    let splits = vfold(&data, 5, 3);
+    let fam = knn_learner(5).build(&data, &one_hot()).unwrap();
+    let wrapper = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, one_hot()).unwrap();
+    let hand = cities_one_hot_by_hand(&data);
+    let options = agghoo::select::EvalOptions { losses: vec![agghoo::loss::Loss::Squared], ..Default::default() };
+    for (subset, hand_columns) in [(vec![0], vec![0, 1, 2, 3]), (vec![0, 2], vec![0, 1, 2, 3, 5]), (vec![1, 3], vec![4, 6])] {
+        let columns = hand.select_columns(&hand_columns).unwrap();
+        let curve = agghoo::select::cv_curve(&agghoo::select::evaluate_splits(fam.as_ref(), &columns, &splits, &options, &Rayon).unwrap());
+        let got = wrapper.score(&subset, &Rayon).unwrap();
+        assert_eq!((got.value, got.standard_error), (curve.mean[0], curve.standard_error[0]), "{subset:?}");
+    }
+    // ... which is the CV risk the select procedure reports for the text column alone.
+    let alone = data.select_columns(&[0]).unwrap();
+    let config = agghoo::select::SelectConfig { preprocess: one_hot(), ..agghoo::select::SelectConfig::new(agghoo::select::Method::Cv) };
+    let (_, report) = agghoo::select::select(fam.as_ref(), &alone, &splits, &config).unwrap();
+    assert_eq!(report.cv_curve.mean[0], wrapper.score(&[0], &Rayon).unwrap().value);
+}
+
+/// A level seen only in validation rows is unknown to the fits of its training set: with the
+/// ordinal encoding of trees, training levels `a`, `c` are codes 0, 1 and the unseen `b` is 2
+/// (beyond `c`); an encoding learned on all rows would put `b` (1) between them.
+#[test]
+fn a_level_seen_only_in_validation_rows_is_encoded_with_the_training_levels_only() {
+    let n = 40;
+    // rows 0..30: levels a (y = 0) and c (y = 10) alternately; rows 30..40: level b (y = 10)
+    let level = |i: usize| {
+        if i >= 30 {
+            1.0
+        } else if i.is_multiple_of(2) {
+            0.0
+        } else {
+            2.0
+        }
+    };
+    let y: Vec<f64> = (0..n).map(|i| if level(i) == 0.0 { 0.0 } else { 10.0 }).collect();
+    let x: Vec<f64> = (0..n).flat_map(|i| [level(i), (i % 5) as f64]).collect();
+    let data = Dataset::new(x.clone(), names(2), Target::Real(y.clone()), "y")
+        .unwrap()
+        .with_levels(vec![Some(vec!["a".into(), "b".into(), "c".into()]), None])
+        .unwrap();
+    let splits = Splits::new(n, vec![agghoo::resample::Split::new((0..30).collect(), (30..40).collect()).unwrap()]).unwrap();
+    let ordinal = Preprocess {
+        categorical: Some(CategoryOptions { encoding: Encoding::Ordinal, missing: MissingCategory::Level }),
+        ..Preprocess::default()
+    };
+    let cart = Learner { family: Rule { family: FamilySpec::default_for(FamilyKind::Cart), value: 0.0 }.spec().unwrap() };
+    let fam = cart.build(&data, &ordinal).unwrap();
+    let wrapper = WrapperScorer::new(fam.as_ref(), &data, &splits, 0, None, ordinal).unwrap();
+    let got = wrapper.score(&[0], &Rayon).unwrap().value;
+    // by hand: the column coded with the training levels (b → 2), or with all levels (b → 1)
+    let coded = |b: f64| {
+        let x: Vec<f64> = (0..n).map(|i| [0.0, b, 1.0][level(i) as usize]).collect();
+        Dataset::new(x, names(1), Target::Real(y.clone()), "y").unwrap()
+    };
+    let options = agghoo::select::EvalOptions { losses: vec![agghoo::loss::Loss::Squared], ..Default::default() };
+    let risk = |d: &Dataset| {
+        agghoo::select::cv_curve(&agghoo::select::evaluate_splits(fam.as_ref(), d, &splits, &options, &Rayon).unwrap()).mean[0]
+    };
+    let (training_only, leaked) = (
+        risk(&coded(2.0)),
+        risk(&{
+            let x: Vec<f64> = (0..n).map(level).collect();
+            Dataset::new(x, names(1), Target::Real(y.clone()), "y").unwrap()
+        }),
+    );
+    assert_ne!(training_only, leaked, "the test must tell the two encodings apart");
+    assert_eq!(got, training_only);
+}
+
+#[test]
+fn categorical_correlations_follow_halls_rule() {
+    // city (3 levels, unbalanced), a numeric x, a second categorical z; y numeric
+    let n = 60;
+    let noise = gaussian(n, 2, 0.0, 63);
+    let city: Vec<usize> = (0..n).map(|i| [0, 0, 1, 2, 2, 2][i % 6]).collect();
+    let z: Vec<usize> = (0..n).map(|i| (i / 3) % 2).collect();
+    let y: Vec<f64> = (0..n).map(|i| city[i] as f64 + noise[i * 2]).collect();
+    let x: Vec<f64> = (0..n).flat_map(|i| [city[i] as f64, noise[i * 2 + 1] + 0.5 * city[i] as f64, z[i] as f64]).collect();
+    let data = Dataset::new(x, vec!["city".into(), "x".into(), "z".into()], Target::Real(y.clone()), "y")
+        .unwrap()
+        .with_levels(vec![Some(vec!["a".into(), "b".into(), "c".into()]), None, Some(vec!["p".into(), "q".into()])])
+        .unwrap();
+    // The indicators by hand: columns 0..3 are 1{city = k}, 3 is x, 4..6 are 1{z = l}.
+    let ind: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let (ci, zi) = (city[i], z[i]);
+            let c = (0..3).map(move |k| f64::from(u8::from(ci == k)));
+            let l = (0..2).map(move |l| f64::from(u8::from(zi == l)));
+            c.chain([data.row(i)[1]]).chain(l).collect::<Vec<_>>()
+        })
+        .collect();
+    let hand = Dataset::new(ind, names(6), Target::Real(y), "y").unwrap();
+    let r = CfsScorer::new(&hand).unwrap();
+    let p = [2.0 / 6.0, 1.0 / 6.0, 3.0 / 6.0];
+    let cfs = CfsScorer::new(&data).unwrap();
+    // with the target and with a numeric column: Σ_k p_k |r(1{city = k}, ·)|
+    let want_target: f64 = (0..3).map(|k| p[k] * r.relevance()[k]).sum();
+    assert!((cfs.relevance()[0] - want_target).abs() < 1e-12, "{} vs {want_target}", cfs.relevance()[0]);
+    let want_x: f64 = (0..3).map(|k| p[k] * r.correlation(k, 3)).sum();
+    assert!((cfs.correlation(0, 1) - want_x).abs() < 1e-12);
+    assert!((cfs.correlation(1, 0) - want_x).abs() < 1e-12);
+    // two categorical columns: Σ_k Σ_l p_kl |r(1{city = k}, 1{z = l})|
+    let mut want_z = 0.0;
+    for k in 0..3 {
+        for l in 0..2 {
+            let p_kl = (0..n).filter(|&i| city[i] == k && z[i] == l).count() as f64 / n as f64;
+            want_z += p_kl * r.correlation(k, 4 + l);
+        }
+    }
+    assert!((cfs.correlation(0, 2) - want_z).abs() < 1e-12, "{} vs {want_z}", cfs.correlation(0, 2));
+    // the Pearson filter scores the column by the same rule
+    let ranking = rank_features(&data, &Filter::Pearson).unwrap();
+    let city_score = ranking.ranking.iter().find(|s| s.name == "city").unwrap().score;
+    assert!((city_score - want_target).abs() < 1e-12);
 }

@@ -431,7 +431,7 @@ fn grid_selection_and_agghoo_on_linear_learners() {
     let data = covertype_like(4_000, Seed(8)).unwrap();
     let chunks = ChunkedData::new(&Pegasos::new(1.0).unwrap(), &data, 5, Some(Seed(2))).unwrap();
     let grid = [1e-5, 1e-3, 1e-1, 10.0];
-    let report = select_grid(&grid, Pegasos::new, &chunks, &tree(), TieRule::First).unwrap();
+    let report = select_grid(&grid, Pegasos::new, &chunks, &tree(), TieRule::First, &agghoo::engine::Rayon).unwrap();
     let best = report.estimates.iter().copied().fold(f64::INFINITY, f64::min);
     assert_eq!(report.best_index, report.estimates.iter().position(|&e| e == best).unwrap());
     for (m, &v) in grid.iter().enumerate() {
@@ -440,13 +440,13 @@ fn grid_selection_and_agghoo_on_linear_learners() {
     }
     // With one grid value Agghoo averages the k leaf models: compare with a by-hand average.
     let learner = Pegasos::new(1e-3).unwrap();
-    let agg = agghoo_linear(&[1e-3], Pegasos::new, &chunks, &tree(), TieRule::First).unwrap();
-    let (_, leaves) = treecv::run_with_leaves(&learner, &chunks, &tree(), |_, m| m.weights()).unwrap();
+    let agg = agghoo_linear(&[1e-3], Pegasos::new, &chunks, &tree(), TieRule::First, &agghoo::engine::Rayon).unwrap();
+    let (_, leaves) = treecv::run_with_leaves(&learner, &chunks, &tree(), |_, m| m.weights(), &agghoo::engine::Rayon).unwrap();
     for (j, w) in agg.weights.iter().enumerate() {
         let by_hand: f64 = leaves.iter().map(|l| l[j] / 5.0).sum();
         assert!((w - by_hand).abs() < 1e-12);
     }
-    let agg = agghoo_linear(&grid, Pegasos::new, &chunks, &tree(), TieRule::First).unwrap();
+    let agg = agghoo_linear(&grid, Pegasos::new, &chunks, &tree(), TieRule::First, &agghoo::engine::Rayon).unwrap();
     assert_eq!(agg.selected.len(), 5);
 }
 
@@ -541,4 +541,20 @@ fn f32_storage_refuses_values_beyond_its_range() {
     x[7 * d + 1] = f64::from(f32::MAX);
     let fits = Dataset::new(x, data.feature_names().to_vec(), data.target().clone(), "y").unwrap();
     assert!(ChunkedData::new(&Pegasos::new(0.1).unwrap(), &fits, 4, None).unwrap().with_storage(Storage::F32).is_ok());
+}
+
+/// Missing feature values are refused by name, whichever way the chunks are cut: the incremental
+/// learners do not impute, and a NaN would otherwise poison a model silently.
+#[test]
+fn missing_values_are_refused_not_learned() {
+    let data = gaussian_classes(40, 2);
+    let mut x = data.x().to_vec();
+    x[13] = f64::NAN;
+    let holed = Dataset::new_with_missing(x, data.feature_names().to_vec(), data.target().clone(), "y").unwrap();
+    let nb = GaussianNaiveBayes::new(3).unwrap();
+    for e in [ChunkedData::new(&nb, &holed, 4, None).unwrap_err(), ChunkedData::block(&nb, &holed, &[20, 20]).unwrap_err()] {
+        assert!(matches!(&e, Error::InvalidParameter { name: "missing", .. }), "{e}");
+        assert!(e.to_string().contains("do not impute"), "{e}");
+    }
+    assert!(ChunkedData::new(&nb, &data, 4, None).is_ok());
 }

@@ -28,10 +28,11 @@ pub fn spec(args: &FeaturesArgs) -> anyhow::Result<FeaturesSpec> {
         method: args.method.clone(),
         scorer: args.scorer.clone(),
         n_features: args.n_features.clone(),
-        inner: source::outer_plan(&args.inner, false)?,
-        evaluate: args.evaluate.as_deref().map(|text| source::outer_plan(text, false)).transpose()?,
+        inner: source::plan_flag("inner", &args.inner, false)?,
+        evaluate: args.evaluate.as_deref().map(|text| source::plan_flag("evaluate", text, false)).transpose()?,
         learner: args.learner.clone(),
         standardize: args.standardize,
+        missing_category: args.data.missing_category,
         seed: Seed(args.seed),
     };
     spec.validate().map_err(flag_error)?;
@@ -45,7 +46,6 @@ pub fn run(args: FeaturesArgs) -> anyhow::Result<()> {
     };
     let loaded = source::load(&args.data, None, spec.seed)?;
     let data = &loaded.data;
-    data.check_numeric("feature selection")?;
     spec.validate()?;
     if let Selector::Search { search, .. } = spec.selector(spec.preprocess(data))? {
         // The work, before it starts (a wrapper scores each subset by a whole inner CV);

@@ -11,7 +11,7 @@ use std::time::Instant;
 use agghoo::Seed;
 use agghoo::data::study::StudyManifest;
 use agghoo::experiments::study::{
-    self, COMPARISONS, Cell, PROCEDURES, ProcedureKind, REFERENCE, StudyConfig, StudyFamily, StudyResult, Tally, Verdict,
+    self, COMPARISONS, Cell, PROCEDURES, ProcedureKind, REFERENCE, StudyConfig, StudyFamily, StudyResult, StudySpec, Tally, Verdict,
 };
 use agghoo::resample::PlanKind;
 use agghoo::select::Method;
@@ -38,27 +38,29 @@ fn confirmation(args: &StudyArgs) -> bool {
     matches!(args.sets.as_slice(), [one] if one.trim() == "confirmation")
 }
 
+/// The library's spec of the flags (the first of `--sizes` caps the training rows).
+fn spec_of(args: &StudyArgs) -> StudySpec {
+    let sets = if confirmation(args) {
+        Some(Vec::new())
+    } else {
+        (!args.sets.is_empty()).then(|| args.sets.iter().map(|s| s.trim().to_string()).collect())
+    };
+    StudySpec {
+        quick: args.quick,
+        sets,
+        families: (!args.families.is_empty()).then(|| args.families.clone()),
+        reps: args.reps,
+        seed: args.seed.map(Seed),
+        max_train: args.sizes.first().copied().or(args.max_train),
+        max_test: args.max_test,
+        forest_trees: args.forest_trees,
+        alpha: args.alpha,
+        tie: args.tie,
+    }
+}
+
 fn config_of(args: &StudyArgs) -> anyhow::Result<StudyConfig> {
-    let mut c = if args.quick { StudyConfig::quick() } else { StudyConfig::full() };
-    if confirmation(args) {
-        c.sets = Vec::new();
-    } else if !args.sets.is_empty() {
-        c.sets = args.sets.iter().map(|s| s.trim().to_string()).collect();
-    }
-    if !args.families.is_empty() {
-        c.families = args.families.iter().map(|f| StudyFamily::parse(f)).collect::<agghoo::Result<_>>()?;
-    }
-    c.reps = args.reps.unwrap_or(c.reps);
-    c.seed = args.seed.map_or(c.seed, Seed);
-    c.max_train = args.max_train.unwrap_or(c.max_train);
-    c.max_test = args.max_test.unwrap_or(c.max_test);
-    c.forest_trees = args.forest_trees.unwrap_or(c.forest_trees);
-    c.alpha = args.alpha.unwrap_or(c.alpha);
-    c.tie = args.tie;
-    if let Some(&first) = args.sizes.first() {
-        c.max_train = first;
-    }
-    c.check()?;
+    let c = spec_of(args).config()?;
     if let Some(pair) = args.sizes.windows(2).find(|w| w[0] >= w[1]) {
         return Err(UsageError(format!("--sizes: increasing sizes expected, got {} then {}", pair[0], pair[1])).into());
     }

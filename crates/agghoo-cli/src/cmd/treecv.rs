@@ -92,7 +92,7 @@ pub fn run(args: TreeCvArgs) -> anyhow::Result<()> {
     let (method, order, parallel) = (spec.method, spec.order, spec.parallel);
     output::record_spec(&spec)?;
     if spec.is_grid() {
-        let grid = spec.run_grid(&data)?;
+        let grid = spec.run_grid(&data, &agghoo::engine::Rayon)?;
         if args.output.json {
             let lambda_text =
                 args.lambda.clone().unwrap_or_else(|| spec.lambdas().iter().map(f64::to_string).collect::<Vec<_>>().join(","));

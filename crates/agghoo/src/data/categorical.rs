@@ -326,6 +326,11 @@ impl Encoder {
         }
     }
 
+    /// The input feature of every output column, in output order.
+    pub fn sources(&self) -> Vec<usize> {
+        (0..self.n_inputs).flat_map(|j| std::iter::repeat_n(j, self.width(j))).collect()
+    }
+
     /// A per-input-feature vector laid out as the output columns: a numeric feature keeps its
     /// value, every output column of a categorical one gets `fill`.
     pub(crate) fn expand(&self, values: &[f64], fill: f64) -> Vec<f64> {

@@ -57,6 +57,14 @@ pub enum TaskHint {
     Regression,
 }
 
+impl MissingPolicy {
+    /// Whether the policy leaves missing feature values in the data for the fits to impute
+    /// (`median`); TreeCV, whose learners do not impute, refuses them.
+    pub fn imputes(self) -> bool {
+        self == MissingPolicy::Median
+    }
+}
+
 named!(display MissingPolicy, "missing", [
     MissingPolicy::Error => "error": "Refuse, naming the line and column",
     MissingPolicy::Drop => "drop": "Drop incomplete rows",

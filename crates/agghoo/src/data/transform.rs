@@ -188,6 +188,12 @@ impl Transform {
         self.encoder.as_ref().map(Encoder::columns).unwrap_or_default()
     }
 
+    /// The input feature of every output column for `n_features` inputs (each input once
+    /// without a one-hot encoding; a one-hot column's index once per output column).
+    pub fn output_sources(&self, n_features: usize) -> Vec<usize> {
+        self.encoder.as_ref().map_or_else(|| (0..n_features).collect(), Encoder::sources)
+    }
+
     /// Number of features the transform outputs for `n_features` inputs (more than `n_features`
     /// with a one-hot encoding).
     pub fn n_outputs(&self, n_features: usize) -> usize {

@@ -265,7 +265,7 @@ fn run_path(
 }
 
 /// Fits grid point `grid_index` on all rows of `data` (CV's refit, ACV, EKCV), with the
-/// preprocessing fitted on all rows.
+/// preprocessing fitted on all rows and the fit's kernels on `par`.
 ///
 /// # Errors
 /// The family's fit error.
@@ -273,10 +273,11 @@ pub(crate) fn refit_all(
     family: &dyn Family,
     data: &Dataset,
     preprocess: &Preprocess,
+    par: crate::Par,
     fit: impl Fn(&View<'_>) -> Result<Model>,
 ) -> Result<Model> {
     crate::family::check_sample_weight(family, data)?;
-    fit_on(&data.all(), preprocess, fit)
+    fit_on(&data.all().with_par(par), preprocess, fit)
 }
 
 /// Refuses a weighted training set whose rows all weigh 0 (there is nothing to fit).

@@ -105,20 +105,56 @@ impl Executor for Observed<'_> {
     }
 }
 
-/// The executor for the units *inside* a unit of `outer` (the inner splits of an outer split,
-/// the second evaluation of a procedure): `outer`'s threads, its observer's cancellation and
+/// The executor for the units *inside* one of the `units` units that `outer` runs at once (the
+/// inner splits of an outer split, the second evaluation of a procedure): `outer`'s threads as
+/// far as that unit's share of them goes, its observer's cancellation and
 /// [`progressed`](Observer::progressed) reports, but no unit events — the observer counts
 /// `outer`'s units, not their parts.
+///
+/// The unit's share is [`outer.par(units)`](Executor::par). When the outer units already occupy
+/// every thread (a share of [`Par::Seq`]), the inner units run one after the other on the calling
+/// thread and their kernels get [`Par::Seq`]: inner work does not fan out over a pool the outer
+/// level fills. Otherwise they run on `outer`'s threads and the share is divided among them as
+/// `outer` divides its own threads (a pool of 16 running 2 outer units: 8 threads each, so 4
+/// inner units of one of them get 2 threads each).
+///
+/// ```
+/// use agghoo::{Par, engine::{Executor, Inner, Rayon, Sequential}};
+/// let pool = rayon::ThreadPoolBuilder::new().num_threads(16).build().unwrap();
+/// pool.install(|| {
+///     assert_eq!(Inner::new(&Rayon, 2).par(4), Par::threads(2));
+///     assert_eq!(Inner::new(&Rayon, 16).par(4), Par::Seq);
+///     assert_eq!(Inner::new(&Sequential, 5).par(4), Par::threads(16));
+/// });
+/// ```
 #[derive(Clone, Copy)]
-pub struct Inner<'a>(pub &'a dyn Executor);
+pub struct Inner<'a> {
+    outer: &'a dyn Executor,
+    /// The threads of the unit whose parts this executor runs.
+    share: Par,
+}
+
+impl<'a> Inner<'a> {
+    /// The executor for the parts of one of the `units` units `outer` runs.
+    pub fn new(outer: &'a dyn Executor, units: usize) -> Self {
+        Self { outer, share: outer.par(units) }
+    }
+}
 
 impl Executor for Inner<'_> {
     fn for_each(&self, n: usize, unit: &(dyn Fn(usize) + Sync)) {
-        self.0.for_each(n, unit);
+        if self.share == Par::Seq {
+            (0..n).for_each(unit);
+        } else {
+            self.outer.for_each(n, unit);
+        }
     }
 
+    /// The unit's share × the fraction of its threads `outer` gives each of `n` units, rounded
+    /// up ([`Par::Seq`] when the share is).
     fn par(&self, n: usize) -> Par {
-        self.0.par(n)
+        let (each, all) = (self.outer.par(n).n_threads(), self.outer.par(1).n_threads());
+        Par::threads((self.share.n_threads() * each).div_ceil(all.max(1)))
     }
 
     fn observer(&self) -> &dyn Observer {
@@ -128,11 +164,11 @@ impl Executor for Inner<'_> {
 
 impl Observer for Inner<'_> {
     fn keep_going(&self) -> bool {
-        self.0.observer().keep_going()
+        self.outer.observer().keep_going()
     }
 
     fn progressed(&self, amount: u64) {
-        self.0.observer().progressed(amount);
+        self.outer.observer().progressed(amount);
     }
 }
 
@@ -281,7 +317,7 @@ mod tests {
             // Inside a unit: the outer observer's cancellation, none of its events.
             let quiet = Stopper { started: 0.into(), finished: 0.into(), stop_after: 0 };
             let observed = Observed::new(e, &quiet);
-            assert!(matches!(map_ordered(&Inner(&observed), 5, Ok), Err(Error::Interrupted(_))));
+            assert!(matches!(map_ordered(&Inner::new(&observed, 1), 5, Ok), Err(Error::Interrupted(_))));
             assert_eq!(quiet.started.into_inner(), 0);
         }
     }

@@ -52,7 +52,8 @@ pub trait Job: Serialize + DeserializeOwned + Sync {
         if let Some(&bad) = units.iter().find(|&&u| u >= n) {
             return Err(Error::invalid("unit", "an index below the number of units", format!("{bad} (of {n})")));
         }
-        map_ordered(executor, units.len(), |i| self.evaluate_unit(prepared, data, units[i], &Inner(executor)))
+        let inner = Inner::new(executor, units.len());
+        map_ordered(executor, units.len(), |i| self.evaluate_unit(prepared, data, units[i], &inner))
     }
 }
 
@@ -63,7 +64,8 @@ pub trait Job: Serialize + DeserializeOwned + Sync {
 /// As [`Job::prepare`], [`Job::evaluate_unit`] and [`Job::assemble`].
 pub fn run<J: Job>(job: &J, data: &Dataset, executor: &dyn Executor) -> Result<J::Output> {
     let prepared = job.prepare(data)?;
-    let outcomes = map_ordered(executor, job.n_units(), |u| job.evaluate_unit(&prepared, data, u, &Inner(executor)))?;
+    let inner = Inner::new(executor, job.n_units());
+    let outcomes = map_ordered(executor, job.n_units(), |u| job.evaluate_unit(&prepared, data, u, &inner))?;
     job.assemble(&prepared, data, outcomes)
 }
 

@@ -10,10 +10,19 @@ use crate::family::{self, Family, FamilyKind, FamilyParams, FittedPath, Grid, Mo
 use crate::loss::Loss;
 use crate::resample::{Plan, PlanContext};
 
-/// A family that delegates to `inner` and records the parallelism of every view it fits on.
+/// A family that delegates to `inner` and records the parallelism of every view it fits on: the
+/// path fits (`seen`) and the single fits, refits included (`fits`).
 struct Recording {
     inner: Box<dyn Family>,
     seen: Mutex<Vec<Par>>,
+    fits: Mutex<Vec<Par>>,
+}
+
+impl Recording {
+    fn knn(data: &Dataset) -> Self {
+        let inner = family::build(FamilyKind::Knn, &FamilyParams::default(), data).unwrap();
+        Recording { inner, seen: Mutex::new(Vec::new()), fits: Mutex::new(Vec::new()) }
+    }
 }
 
 impl Family for Recording {
@@ -27,6 +36,7 @@ impl Family for Recording {
         self.inner.task()
     }
     fn fit(&self, train: &View<'_>, grid_index: usize) -> crate::Result<Model> {
+        self.fits.lock().unwrap().push(train.par());
         self.inner.fit(train, grid_index)
     }
     fn fit_path<'a>(&'a self, train: &View<'a>) -> crate::Result<Box<dyn FittedPath + 'a>> {
@@ -52,8 +62,6 @@ fn three_classes(n: usize) -> Dataset {
 #[test]
 fn each_unit_gets_the_threads_its_executor_leaves_it() {
     let data = generators::knn_problem(120, Seed(2)).unwrap();
-    let recording =
-        || Recording { inner: family::build(FamilyKind::Knn, &FamilyParams::default(), &data).unwrap(), seen: Mutex::new(Vec::new()) };
     let options = EvalOptions { losses: vec![Loss::ZeroOne], ..EvalOptions::default() };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
     for (plan, executor, want) in [
@@ -63,7 +71,7 @@ fn each_unit_gets_the_threads_its_executor_leaves_it() {
         ("vfold:8", &Sequential, Par::threads(4)),
     ] {
         let splits = Plan::parse(plan, false).unwrap().instantiate(&PlanContext::of(&data), Seed(1)).unwrap();
-        let family = recording();
+        let family = Recording::knn(&data);
         pool.install(|| evaluate_splits(&family, &data, &splits, &options, executor)).unwrap();
         let seen = family.seen.into_inner().unwrap();
         assert_eq!(seen.len(), splits.len(), "{plan}");
@@ -103,4 +111,92 @@ fn every_family_gives_the_same_bits_for_any_parallelism() {
         }
     }
     assert!(checked >= FamilyKind::ALL.len(), "{checked} family × data pairs checked");
+}
+
+/// A pool of `threads` threads as an executor sees it (its `par` shares them out as [`Rayon`]'s
+/// does), running units one after the other on the calling thread and recording the unit count
+/// of every `for_each` it is asked to run.
+struct Pool {
+    threads: usize,
+    calls: Mutex<Vec<usize>>,
+}
+
+impl Executor for Pool {
+    fn for_each(&self, n: usize, unit: &(dyn Fn(usize) + Sync)) {
+        self.calls.lock().unwrap().push(n);
+        (0..n).for_each(unit);
+    }
+
+    fn par(&self, n: usize) -> Par {
+        Par::threads(self.threads).split(n)
+    }
+}
+
+#[test]
+fn inner_units_do_not_fan_out_over_a_pool_the_outer_units_fill() {
+    let data = generators::knn_problem(120, Seed(2)).unwrap();
+    let options = EvalOptions { losses: vec![Loss::ZeroOne], ..EvalOptions::default() };
+    let inner_splits = Plan::parse("vfold:5", false).unwrap().instantiate(&PlanContext::of(&data), Seed(1)).unwrap();
+    // (threads, outer units) → the executor calls it sees, and the parallelism of each inner fit.
+    for (threads, outer, calls, want) in [
+        (16, 16, vec![16], Par::Seq),
+        (4, 8, vec![8], Par::Seq),
+        (16, 2, vec![2, 5, 5], Par::threads(2)),
+        (16, 1, vec![1, 5], Par::threads(4)),
+    ] {
+        let pool = Pool { threads, calls: Mutex::new(Vec::new()) };
+        let family = Recording::knn(&data);
+        // What `engine::run` does for a job whose units evaluate inner splits.
+        let inner = Inner::new(&pool, outer);
+        map_ordered(&pool, outer, |_| evaluate_splits(&family, &data, &inner_splits, &options, &inner)).unwrap();
+        assert_eq!(pool.calls.into_inner().unwrap(), calls, "{threads} threads, {outer} outer units");
+        let seen = family.seen.into_inner().unwrap();
+        assert_eq!(seen.len(), outer * inner_splits.len());
+        assert!(seen.iter().all(|&p| p == want), "{threads} threads, {outer} outer units: {seen:?}, expected {want:?}");
+    }
+}
+
+#[test]
+fn nested_cv_gives_the_same_bits_for_any_executor_and_pool() {
+    use crate::estimate::{NestedConfig, nested_cv_with};
+    use crate::family::{FamilySpec, GridSpec};
+    use crate::resample::VFold;
+    use crate::select::{Method, SelectConfig};
+    let data = generators::knn_problem(120, Seed(6)).unwrap();
+    let outer = VFold::new(4).unwrap().instantiate(120, Seed(1)).unwrap();
+    let family = FamilySpec::from_params(FamilyKind::Knn, &FamilyParams::with_grid(GridSpec::parse("1:15:2").unwrap())).unwrap();
+    let mut config = NestedConfig::new(
+        family,
+        Plan::VFold(VFold::new(3).unwrap()),
+        vec![SelectConfig::new(Method::Cv), SelectConfig::new(Method::Agghoo)],
+    );
+    config.seed = Seed(11);
+    let report = |executor: &dyn Executor, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        format!("{:?}", pool.install(|| nested_cv_with(&data, &outer, &config, executor)).unwrap())
+    };
+    let want = report(&Sequential, 1);
+    let counted = Pool { threads: 16, calls: Mutex::new(Vec::new()) };
+    let executors: [(&dyn Executor, usize); 6] =
+        [(&Rayon, 1), (&Rayon, 2), (&Rayon, 3), (&Rayon, 8), (&testing::Shuffled(4), 3), (&counted, 2)];
+    for (executor, threads) in executors {
+        assert!(report(executor, threads) == want, "{threads} threads");
+    }
+}
+
+#[test]
+fn a_selection_inside_a_unit_refits_on_the_units_threads() {
+    use crate::select::{Method, SelectConfig, select_with};
+    let data = generators::knn_problem(120, Seed(2)).unwrap();
+    let splits = Plan::parse("vfold:4", false).unwrap().instantiate(&PlanContext::of(&data), Seed(1)).unwrap();
+    // A pool of 4 threads around it, so that the whole pool is neither answer.
+    let around = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for (threads, outer, want) in [(16, 16, Par::Seq), (16, 2, Par::threads(8))] {
+        let pool = Pool { threads, calls: Mutex::new(Vec::new()) };
+        let family = Recording::knn(&data);
+        let inner = Inner::new(&pool, outer);
+        around.install(|| select_with(&family, &data, &splits, &SelectConfig::new(Method::Cv), &inner)).unwrap();
+        let fits = family.fits.into_inner().unwrap();
+        assert!(!fits.is_empty() && fits.iter().all(|&p| p == want), "{outer} outer units: the refits ran on {fits:?}, expected {want:?}");
+    }
 }

@@ -162,8 +162,8 @@ pub fn bootstrap_risk_on(
     };
     let on_all = predict_all(resamples.iter().map(|s| s.train().to_vec()).collect())?;
     let outcomes = evaluate_splits(&rule, data, &on_all, &options, executor).map_err(|e| rule.rename_error(e))?;
-    let full =
-        evaluate_splits(&rule, data, &predict_all(vec![all.clone()])?, &options, &Inner(executor)).map_err(|e| rule.rename_error(e))?;
+    let full = evaluate_splits(&rule, data, &predict_all(vec![all.clone()])?, &options, &Inner::new(executor, 1))
+        .map_err(|e| rule.rename_error(e))?;
     let truth = data.all();
     let (mut oob_sum, mut oob_count) = (vec![0.0; n], vec![0usize; n]);
     let mut resample_risks = Vec::with_capacity(outcomes.len());

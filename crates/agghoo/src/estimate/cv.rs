@@ -348,6 +348,7 @@ impl Job for EstimateJob {
         Ok(PreparedEstimate { family, losses, options })
     }
 
+    /// One split's evaluation, its kernels on the whole pool, as a select job's unit (see there).
     fn evaluate_unit(&self, prepared: &PreparedEstimate, data: &Dataset, unit: usize, _: &dyn Executor) -> Result<SplitOutcome> {
         let rule = OnePoint::new(prepared.family.as_ref(), self.grid_index)?;
         evaluate_units(&rule, data, &self.splits, &[unit], &prepared.options, &Sequential)

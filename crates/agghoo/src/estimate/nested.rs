@@ -309,7 +309,7 @@ fn one_outer_split(
         for procedure in &config.procedures {
             let procedure = SelectConfig { seed, preprocess: own(procedure.preprocess), ..procedure.clone() };
             let (model, report) = select::select_with(family.as_ref(), &train, &inner, &procedure, executor)?;
-            let risk = loss.risk(&model.predict(&test)?, &test.all())?;
+            let risk = loss.risk(&model.predict_with(&test, executor)?, &test.all())?;
             if !risk.is_finite() {
                 return Err(Error::NonFiniteRisk(format!("test risk of {} is {risk}", procedure.method.name())));
             }

@@ -83,7 +83,7 @@ pub fn repetition(config: &Config, r: u64, executor: &dyn Executor) -> Result<[f
 /// Invalid configurations; fit errors (none expected on this data).
 pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
-    let reps = map_ordered(executor, config.reps, |r| repetition(config, r as u64, &Inner(executor)))?;
+    let reps = map_ordered(executor, config.reps, |r| repetition(config, r as u64, &Inner::new(executor, config.reps)))?;
     let rows = PAPER
         .iter()
         .enumerate()

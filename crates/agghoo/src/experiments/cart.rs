@@ -153,7 +153,7 @@ pub fn repetition(config: &Config, d: usize, r: u64, executor: &dyn Executor) ->
 pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
     let reps = map_ordered(executor, config.reps, |r| {
-        DIMENSIONS.iter().map(|&d| repetition(config, d, r as u64, &Inner(executor))).collect::<Result<Vec<_>>>()
+        DIMENSIONS.iter().map(|&d| repetition(config, d, r as u64, &Inner::new(executor, config.reps))).collect::<Result<Vec<_>>>()
     })?;
     summarize(config, &reps)
 }

@@ -368,6 +368,58 @@ impl StudyConfig {
     }
 }
 
+/// The study a caller asks for (`agghoo study`'s flags, Python's `agghoo.study` keywords): the
+/// quick or the full settings, each field given overriding them. `{}` is `agghoo study`'s spec.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StudySpec {
+    /// Start from [`StudyConfig::quick`] instead of [`StudyConfig::full`].
+    pub quick: bool,
+    /// Data sets by name (empty: every set of the manifest); `None`: the settings' sets.
+    pub sets: Option<Vec<String>>,
+    /// Families by name ([`StudyFamily::name`]); `None`: the settings' families.
+    pub families: Option<Vec<String>>,
+    /// Outer repetitions.
+    pub reps: Option<usize>,
+    /// The seed every random choice flows from.
+    pub seed: Option<Seed>,
+    /// Cap on the outer training rows.
+    pub max_train: Option<usize>,
+    /// Cap on the outer test rows.
+    pub max_test: Option<usize>,
+    /// Trees of the reference forest (0: no forest).
+    pub forest_trees: Option<usize>,
+    /// Level of the paired tests.
+    pub alpha: Option<f64>,
+    /// How ties in every argmin are broken (see [`StudyConfig::tie`]).
+    pub tie: TieRule,
+}
+
+impl StudySpec {
+    /// The settings this spec runs, checked.
+    ///
+    /// # Errors
+    /// [`StudyFamily::parse`]'s for an unknown family; [`StudyConfig::check`]'s.
+    pub fn config(&self) -> Result<StudyConfig> {
+        let mut c = if self.quick { StudyConfig::quick() } else { StudyConfig::full() };
+        if let Some(sets) = &self.sets {
+            c.sets.clone_from(sets);
+        }
+        if let Some(families) = &self.families {
+            c.families = families.iter().map(|f| StudyFamily::parse(f)).collect::<Result<_>>()?;
+        }
+        c.reps = self.reps.unwrap_or(c.reps);
+        c.seed = self.seed.unwrap_or(c.seed);
+        c.max_train = self.max_train.unwrap_or(c.max_train);
+        c.max_test = self.max_test.unwrap_or(c.max_test);
+        c.forest_trees = self.forest_trees.unwrap_or(c.forest_trees);
+        c.alpha = self.alpha.unwrap_or(c.alpha);
+        c.tie = self.tie;
+        c.check()?;
+        Ok(c)
+    }
+}
+
 /// One procedure's line in a cell (a data set × a family).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProcedureRow {
@@ -803,7 +855,7 @@ fn forest_risk(train: &Dataset, test: &Dataset, trees: usize, seed: Seed, loss: 
     };
     let forest = FamilySpec::Forest(config).build_for(train, &preprocess)?;
     let preprocess = crate::data::Preprocess { impute_median: train.has_missing() || test.has_missing(), ..preprocess };
-    let model = refit_all(forest.as_ref(), train, &preprocess, |all| forest.fit(all, 0))?;
+    let model = refit_all(forest.as_ref(), train, &preprocess, crate::Par::pool(), |all| forest.fit(all, 0))?;
     loss.risk(&model.predict(&test.all())?, &test.all())
 }
 
@@ -952,6 +1004,30 @@ mod tests {
     }
 
     use super::*;
+
+    /// `{}` is the full study; `quick` starts from the quick settings; each field given
+    /// overrides them; an unknown field or family is refused, naming it.
+    #[test]
+    fn a_study_spec_reads_as_its_settings() {
+        assert_eq!(serde_json::from_str::<StudySpec>("{}").unwrap().config().unwrap(), StudyConfig::full());
+        let spec: StudySpec =
+            serde_json::from_str(r#"{"quick": true, "sets": ["iris"], "families": ["knn", "svm"], "reps": 3, "seed": 7, "tie": "last"}"#)
+                .unwrap();
+        let expected = StudyConfig {
+            sets: vec!["iris".into()],
+            families: vec![StudyFamily::Knn, StudyFamily::Svm],
+            reps: 3,
+            seed: Seed(7),
+            tie: TieRule::Last,
+            ..StudyConfig::quick()
+        };
+        assert_eq!(spec.config().unwrap(), expected);
+        assert!(serde_json::from_str::<StudySpec>(r#"{"repetitions": 3}"#).unwrap_err().to_string().contains("repetitions"));
+        let unknown = StudySpec { families: Some(vec!["forest".into()]), ..StudySpec::default() };
+        assert!(unknown.config().unwrap_err().to_string().contains("forest"));
+        let one = StudySpec { reps: Some(1), ..StudySpec::default() };
+        assert!(one.config().unwrap_err().to_string().contains("reps"));
+    }
 
     fn manifest() -> StudyManifest {
         StudyManifest::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/study")).unwrap()

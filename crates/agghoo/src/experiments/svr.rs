@@ -234,7 +234,7 @@ pub fn repetition_with(config: &Config, reading: Reading, r: u64, executor: &dyn
 /// [`Config::check`]'s errors; a repetition's errors.
 pub fn run(config: &Config, executor: &dyn Executor) -> Result<ExperimentResult> {
     config.check()?;
-    let reps = map_ordered(executor, config.reps, |r| repetition(config, r as u64, &Inner(executor)))?;
+    let reps = map_ordered(executor, config.reps, |r| repetition(config, r as u64, &Inner::new(executor, config.reps)))?;
     summarize(config, &reps)
 }
 
@@ -253,7 +253,10 @@ pub fn run_readings(config: &Config, executor: &dyn Executor) -> Result<Experime
     // with the per-τ oracle, and read the oracle on D from the same repetitions.
     let pairs: Vec<Reading> = readings.iter().filter(|r| r.oracle == OracleOn::TrainingSet).copied().collect();
     let reps = map_ordered(executor, config.reps, |r| {
-        pairs.iter().map(|&reading| repetition_with(config, reading, r as u64, &Inner(executor))).collect::<Result<Vec<_>>>()
+        pairs
+            .iter()
+            .map(|&reading| repetition_with(config, reading, r as u64, &Inner::new(executor, config.reps)))
+            .collect::<Result<Vec<_>>>()
     })?;
     let mut rows = Vec::new();
     for reading in readings {

@@ -15,13 +15,19 @@
 //! Missing values: the Lasso's fits impute inside each training set of its plan; the forest's
 //! rows are imputed with the medians of the rows the selection is given.
 //!
+//! Categorical columns: the Lasso's fits one-hot encode them inside each training set, and a
+//! column is selected when any of its encoded columns has a non-zero coefficient (its score the
+//! largest |coefficient| of its block); the forest reads them ordinally encoded (one column each,
+//! with the levels of the rows the selection is given), so a column's importance is its own.
+//! Missing categories follow `missing_category`.
+//!
 //! Both read a capability of a fitted model that its family module exposes
 //! (`LassoModel::coefficients()`, `ForestModel::importances(..)`).
 
 use serde::{Deserialize, Serialize};
 
 use super::FeatureScore;
-use crate::data::{Dataset, Preprocess};
+use crate::data::{CategoryOptions, Dataset, Encoding, MissingCategory, Preprocess};
 use crate::error::{Error, Result};
 use crate::family::forest::ForestConfig;
 use crate::family::lasso::LassoConfig;
@@ -56,6 +62,9 @@ pub enum EmbeddedMethod {
         /// Standardise the features inside every training set (see the module docs).
         #[serde(default)]
         standardize: bool,
+        /// What a missing categorical value becomes.
+        #[serde(default, skip_serializing_if = "is_level")]
+        missing_category: MissingCategory,
     },
     /// The `n_features` most important features of a random forest.
     ForestImportance {
@@ -65,7 +74,14 @@ pub enum EmbeddedMethod {
         importance: Importance,
         /// How many features to keep (≥ 1).
         n_features: usize,
+        /// What a missing categorical value becomes.
+        #[serde(default, skip_serializing_if = "is_level")]
+        missing_category: MissingCategory,
     },
+}
+
+fn is_level(missing: &MissingCategory) -> bool {
+    *missing == MissingCategory::Level
 }
 
 /// What an embedded method selected.
@@ -89,24 +105,24 @@ pub struct EmbeddedReport {
 /// The family's and the plan's errors; [`Error::InvalidParameter`] for `n_features` = 0 or above
 /// the number of features.
 pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> Result<EmbeddedReport> {
-    data.check_numeric("feature selection")?;
     data.check_unweighted("feature selection")?;
     data.check_learnable()?;
     match method {
-        EmbeddedMethod::LassoSupport { elastic_net, config, plan, standardize } => {
+        EmbeddedMethod::LassoSupport { elastic_net, config, plan, standardize, missing_category } => {
             let spec = if *elastic_net { FamilySpec::Enet(config.clone()) } else { FamilySpec::Lasso(config.clone()) };
-            let preprocess = Preprocess { impute_median: data.has_missing(), standardize: *standardize, categorical: None };
+            let options = CategoryOptions { encoding: Encoding::OneHot, missing: *missing_category };
+            let preprocess = Preprocess::for_data(data, *standardize, options);
             let fam = spec.build_for(data, &preprocess)?;
             let splits = plan.instantiate(&PlanContext::of(data), seed.child(Purpose::Inner, 0))?;
             let config = SelectConfig { preprocess, ..SelectConfig::new(Method::Cv) };
             let (model, report) = select::select(fam.as_ref(), data, &splits, &config)?;
             let member = model.members().first().ok_or_else(|| Error::Internal("CV selection without a member".into()))?;
-            let coefficients = lasso_support(&member.model)?;
+            let coefficients = lasso_support(&member.model, data.n_features())?;
             let mut scores = named_scores(data, coefficients);
             scores.retain(|s| s.score > 0.0);
             Ok(report_from(if *elastic_net { "enet-support" } else { "lasso-support" }, data, scores, usize::MAX, report.final_value))
         }
-        EmbeddedMethod::ForestImportance { config, importance, n_features } => {
+        EmbeddedMethod::ForestImportance { config, importance, n_features, missing_category } => {
             if *n_features == 0 || *n_features > data.n_features() {
                 return Err(Error::InvalidParameter {
                     name: "features",
@@ -114,8 +130,18 @@ pub fn embedded_select(method: &EmbeddedMethod, data: &Dataset, seed: Seed) -> R
                     got: format!("{n_features} requested, {} features", data.n_features()),
                 });
             }
-            // Forests read raw values: impute the rows the selection is given (module docs).
+            // Forests read raw values: impute the rows the selection is given, and encode its
+            // categorical columns ordinally with their levels (module docs).
             let data = &*super::impute_own_medians(data)?;
+            let encoded;
+            let data = if data.has_categorical() {
+                let options = CategoryOptions { encoding: Encoding::Ordinal, missing: *missing_category };
+                let all = data.all();
+                encoded = Preprocess { categorical: Some(options), ..Preprocess::default() }.fit(&all).apply(&all)?;
+                &encoded
+            } else {
+                data
+            };
             let fam = FamilySpec::Forest(config.clone()).build(data)?;
             let importances = match importance {
                 Importance::Impurity => forest_importances(&fam.fit(&data.all(), 0)?, ImportanceOn::Impurity)?,
@@ -152,12 +178,20 @@ fn report_from(method: &str, data: &Dataset, scores: Vec<FeatureScore>, keep: us
     EmbeddedReport { method: method.into(), selected, selected_names, scores, hyperparameter }
 }
 
-/// |coefficient| of every feature of a fitted Lasso / elastic-net model (0 outside the support),
-/// on the scale the model was fitted on.
-fn lasso_support(model: &Model) -> Result<Vec<f64>> {
+/// |coefficient| of every one of the `n_features` input features of a fitted Lasso / elastic-net
+/// model (0 outside the support), on the scale the model was fitted on; a one-hot encoded
+/// feature gets the largest |coefficient| of its columns.
+fn lasso_support(model: &Model, n_features: usize) -> Result<Vec<f64>> {
     match model {
         Model::Lasso(m) => Ok(m.coefficients().iter().map(|c| c.abs()).collect()),
-        Model::Pipeline { inner, .. } => lasso_support(inner),
+        Model::Pipeline { transform, inner } => {
+            let encoded = lasso_support(inner, transform.n_outputs(n_features))?;
+            let mut out = vec![0.0f64; n_features];
+            for (c, j) in encoded.into_iter().zip(transform.output_sources(n_features)) {
+                out[j] = out[j].max(c);
+            }
+            Ok(out)
+        }
         _ => Err(Error::Internal("the Lasso family returned another model".into())),
     }
 }

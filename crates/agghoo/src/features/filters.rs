@@ -25,6 +25,13 @@
 //!   deterministic); the test file checks them against values computed by scikit-learn.
 //!   Neighbour counts in one dimension use sorted arrays and binary search (O(n log n) per
 //!   feature); the k-th neighbour in the (x, y) plane is found by a window expanding in x order.
+//!
+//! Categorical columns (module [`features`](crate::features) § Categorical columns) are nominal
+//! variables with their missing values as a level of their own: the Pearson filter and CFS use
+//! Hall's (1999) weighted indicator correlations (`Σ_k p_k |r(1{X = k}, Y)|` with a numeric
+//! variable, `Σ_k Σ_l p_kl |r(1{X = k}, 1{Z = l})|` with a nominal one, a multi-class target
+//! included), computed from level counts and sums; the mutual-information filter reads them as
+//! discrete.
 
 use std::collections::BinaryHeap;
 use std::sync::OnceLock;
@@ -115,7 +122,6 @@ pub fn rank_features(data: &Dataset, filter: &Filter) -> Result<FilterReport> {
 /// # Errors
 /// As [`rank_features`].
 pub fn rank_features_with(data: &Dataset, filter: &Filter, executor: &dyn Executor) -> Result<FilterReport> {
-    data.check_numeric("feature selection")?;
     data.check_unweighted("feature selection")?;
     data.check_learnable()?;
     let data = &*impute_own_medians(data)?;
@@ -123,10 +129,15 @@ pub fn rank_features_with(data: &Dataset, filter: &Filter, executor: &dyn Execut
     let usable: Vec<usize> = (0..data.n_features()).filter(|j| !skipped.iter().any(|s| s.index == *j)).collect();
     let scores: Vec<f64> = match *filter {
         Filter::Pearson => {
-            let targets = target_vectors(data.target());
-            map_ordered(executor, usable.len(), |i| Ok(standardized(&column(data, usable[i])).map_or(0.0, |c| target_score(&c, &targets))))?
+            let target = TargetScore::new(data.target());
+            map_ordered(executor, usable.len(), |i| Ok(Variable::of(data, usable[i]).map_or(0.0, |v| target.score(&v))))?
         }
         Filter::MutualInformation { n_neighbors, discreteness } => map_ordered(executor, usable.len(), |i| {
+            if data.levels(usable[i]).is_some() {
+                let codes = nominal_codes(data, usable[i]);
+                let x: Vec<f64> = codes.iter().map(|&c| f64::from(c)).collect();
+                return mutual_information(&x, data.target(), n_neighbors, true);
+            }
             let x = column(data, usable[i]);
             let discrete = match discreteness {
                 Discreteness::Continuous => false,
@@ -158,8 +169,8 @@ pub fn cfs_merit(k: usize, mean_feature_target: f64, mean_feature_feature: f64) 
 pub struct CfsScorer {
     names: Vec<String>,
     skipped: Vec<SkippedFeature>,
-    /// Standardised columns (unit norm, zero mean); empty for skipped columns.
-    columns: Vec<Vec<f64>>,
+    /// Every column as a variable (`None` for skipped columns).
+    columns: Vec<Option<Variable>>,
     /// Feature–target scores r_cf (0 for skipped columns).
     relevance: Vec<f64>,
     /// Row i: |r(x_i, x_j)| for every j, computed when first needed.
@@ -181,16 +192,14 @@ impl CfsScorer {
     /// # Errors
     /// As [`CfsScorer::new`].
     pub fn new_with(data: &Dataset, executor: &dyn Executor) -> Result<Self> {
-        data.check_numeric("feature selection")?;
         data.check_learnable()?;
         let data = &*impute_own_medians(data)?;
         let skipped = constant_columns(data);
-        let targets = target_vectors(data.target());
+        let target = TargetScore::new(data.target());
         let d = data.n_features();
-        let columns: Vec<Vec<f64>> = map_ordered(executor, d, |j| {
-            Ok(if skipped.iter().any(|s| s.index == j) { Vec::new() } else { standardized(&column(data, j)).unwrap_or_default() })
-        })?;
-        let relevance = columns.iter().map(|c| if c.is_empty() { 0.0 } else { target_score(c, &targets) }).collect();
+        let columns: Vec<Option<Variable>> =
+            map_ordered(executor, d, |j| Ok(if skipped.iter().any(|s| s.index == j) { None } else { Variable::of(data, j) }))?;
+        let relevance = columns.iter().map(|c| c.as_ref().map_or(0.0, |v| target.score(v))).collect();
         Ok(Self { names: data.feature_names().to_vec(), skipped, columns, relevance, rows: (0..d).map(|_| OnceLock::new()).collect() })
     }
 
@@ -215,7 +224,13 @@ impl CfsScorer {
     fn row(&self, i: usize) -> &[f64] {
         self.rows[i].get_or_init(|| {
             let ci = &self.columns[i];
-            self.columns.iter().map(|cj| if ci.is_empty() || cj.is_empty() { 0.0 } else { dot(ci, cj).abs().min(1.0) }).collect()
+            self.columns
+                .iter()
+                .map(|cj| match (ci, cj) {
+                    (Some(a), Some(b)) => a.correlation(b),
+                    _ => 0.0,
+                })
+                .collect()
         })
     }
 
@@ -223,7 +238,7 @@ impl CfsScorer {
         if subset.is_empty() {
             return Err(Error::invalid("subset", "at least one feature", "an empty subset"));
         }
-        if let Some(&j) = subset.iter().find(|&&j| j >= self.names.len() || self.columns[j].is_empty()) {
+        if let Some(&j) = subset.iter().find(|&&j| j >= self.names.len() || self.columns[j].is_none()) {
             return Err(Error::invalid("subset", "usable (existing, non-constant) features", j));
         }
         Ok(())
@@ -283,6 +298,125 @@ impl Scorer for CfsScorer {
                 Change::Remove => Err(Error::invalid("subset", "at least one feature", "an empty subset")),
             }
         })
+    }
+}
+
+/// One column as the correlation filters read it.
+enum Variable {
+    /// A numeric column, standardised: `(v − mean) / ‖v − mean‖`.
+    Numeric(Vec<f64>),
+    /// A nominal column (a categorical feature, a multi-class target).
+    Nominal(Nominal),
+}
+
+/// A nominal variable: the level code of every row, and each level's count.
+struct Nominal {
+    codes: Vec<u32>,
+    counts: Vec<f64>,
+}
+
+impl Nominal {
+    fn new(codes: Vec<u32>) -> Self {
+        let mut counts = vec![0.0; codes.iter().max().map_or(0, |&m| m as usize + 1)];
+        for &c in &codes {
+            counts[c as usize] += 1.0;
+        }
+        Self { codes, counts }
+    }
+
+    /// `p_k (1 − p_k)`, the variance of the indicator of level k (0 for an absent or sole level).
+    fn variance(&self, k: usize) -> f64 {
+        let p = self.counts[k] / self.codes.len() as f64;
+        p * (1.0 - p)
+    }
+
+    /// Hall's `Σ_k p_k |r(1{X = k}, x)|` with a standardised numeric `x` (zero mean, unit norm):
+    /// `r(1{X = k}, x) = Σ_{i: X_i = k} x_i / sqrt(n p_k (1 − p_k))`.
+    fn with_numeric(&self, x: &[f64]) -> f64 {
+        let n = self.codes.len() as f64;
+        let mut sums = vec![0.0; self.counts.len()];
+        for (&c, &v) in self.codes.iter().zip(x) {
+            sums[c as usize] += v;
+        }
+        (0..self.counts.len())
+            .filter(|&k| self.variance(k) > 0.0)
+            .map(|k| self.counts[k] / n * (sums[k] / (n * self.variance(k)).sqrt()).abs().min(1.0))
+            .sum()
+    }
+
+    /// Hall's `Σ_k Σ_l p_kl |r(1{X = k}, 1{Z = l})|`, with
+    /// `r = (p_kl − p_k p_l) / sqrt(p_k (1 − p_k) p_l (1 − p_l))`.
+    fn with_nominal(&self, other: &Nominal) -> f64 {
+        let n = self.codes.len() as f64;
+        let width = other.counts.len();
+        let mut joint = vec![0.0; self.counts.len() * width];
+        for (&a, &b) in self.codes.iter().zip(&other.codes) {
+            joint[a as usize * width + b as usize] += 1.0;
+        }
+        let mut total = 0.0;
+        for k in (0..self.counts.len()).filter(|&k| self.variance(k) > 0.0) {
+            for l in (0..width).filter(|&l| other.variance(l) > 0.0) {
+                let p_kl = joint[k * width + l] / n;
+                if p_kl > 0.0 {
+                    let p_k = self.counts[k] / n;
+                    let p_l = other.counts[l] / n;
+                    total += p_kl * ((p_kl - p_k * p_l) / (self.variance(k) * other.variance(l)).sqrt()).abs().min(1.0);
+                }
+            }
+        }
+        total
+    }
+}
+
+impl Variable {
+    /// Column `j` of `data`: nominal when categorical, else standardised (`None` when constant).
+    fn of(data: &Dataset, j: usize) -> Option<Self> {
+        if data.levels(j).is_some() {
+            return Some(Self::Nominal(Nominal::new(nominal_codes(data, j))));
+        }
+        standardized(&column(data, j)).map(Self::Numeric)
+    }
+
+    /// The absolute correlation of two variables: Pearson's for two numeric ones, Hall's weighted
+    /// indicator correlations when one is nominal (module docs).
+    fn correlation(&self, other: &Variable) -> f64 {
+        match (self, other) {
+            (Self::Numeric(a), Self::Numeric(b)) => dot(a, b).abs().min(1.0),
+            (Self::Nominal(a), Self::Numeric(x)) | (Self::Numeric(x), Self::Nominal(a)) => a.with_numeric(x),
+            (Self::Nominal(a), Self::Nominal(b)) => a.with_nominal(b),
+        }
+    }
+}
+
+/// The codes of categorical column `j`, a missing value the code after the last level.
+fn nominal_codes(data: &Dataset, j: usize) -> Vec<u32> {
+    let missing = data.levels(j).map_or(0, <[String]>::len) as u32;
+    column(data, j).iter().map(|&c| if c.is_nan() { missing } else { c as u32 }).collect()
+}
+
+/// Feature–target scores `r_cf`: numeric features against the standardised target vectors
+/// ([`target_vectors`]), categorical ones by Hall's rule against the target read as a variable
+/// (nominal for a multi-class target).
+struct TargetScore {
+    vectors: Vec<(f64, Vec<f64>)>,
+    variable: Option<Variable>,
+}
+
+impl TargetScore {
+    fn new(target: &Target) -> Self {
+        let variable = match target {
+            Target::Classes { labels, names } if names.len() > 2 => Some(Variable::Nominal(Nominal::new(labels.clone()))),
+            _ => standardized(&(0..target.len()).map(|i| target.value(i)).collect::<Vec<_>>()).map(Variable::Numeric),
+        };
+        Self { vectors: target_vectors(target), variable }
+    }
+
+    fn score(&self, feature: &Variable) -> f64 {
+        match (feature, &self.variable) {
+            (Variable::Numeric(c), _) => target_score(c, &self.vectors),
+            (nominal, Some(target)) => nominal.correlation(target),
+            (_, None) => 0.0,
+        }
     }
 }
 

@@ -148,11 +148,13 @@ impl Selector {
                 config: if method == "enet" { LassoConfig::enet() } else { LassoConfig::lasso() },
                 plan: inner.clone(),
                 standardize: preprocess.standardize,
+                missing_category: missing_category(&preprocess),
             }),
             "forest-impurity" | "forest-permutation" => Selector::Embedded(EmbeddedMethod::ForestImportance {
                 config: ForestConfig::default(),
                 importance: if method == "forest-impurity" { super::Importance::Impurity } else { super::Importance::Permutation },
                 n_features: count()?,
+                missing_category: missing_category(&preprocess),
             }),
             search => {
                 let scorer = match wrapper {
@@ -175,6 +177,11 @@ impl Selector {
             _ => None,
         }
     }
+}
+
+/// What a missing categorical value becomes in `preprocess` (a level of its own by default).
+fn missing_category(preprocess: &Preprocess) -> crate::data::MissingCategory {
+    preprocess.categorical.map(|c| c.missing).unwrap_or_default()
 }
 
 /// The details of a selection, by kind.
@@ -220,7 +227,6 @@ pub fn select_features(selector: &Selector, data: &Dataset, seed: Seed) -> Resul
 /// # Errors
 /// As [`select_features`].
 pub fn select_features_with(selector: &Selector, data: &Dataset, seed: Seed, executor: &dyn Executor) -> Result<Selection> {
-    data.check_numeric("feature selection")?;
     let (mut features, details) = match selector {
         Selector::Ranking { filter, n_features } => {
             let report = rank_features_with(data, filter, executor)?;
@@ -367,12 +373,12 @@ pub fn evaluate_honestly(data: &Dataset, outer: &Splits, config: &HonestConfig) 
 /// # Errors
 /// As [`evaluate_honestly`].
 pub fn evaluate_honestly_with(data: &Dataset, outer: &Splits, config: &HonestConfig, executor: &dyn Executor) -> Result<HonestReport> {
-    data.check_numeric("feature selection")?;
     engine::run(&HonestJob { config: config.clone(), outer: outer.clone() }, data, executor)
 }
 
 /// The honest evaluation as a [`Job`]: one unit per outer fold (the selection on `T_j` and the
-/// learner's test risk), and one more for the naive selection on all rows — each a pure function
+/// learner's test risk), and one more for the naive selection on all rows (and the learner on its
+/// columns over the outer splits) — each a pure function
 /// of the data, the configuration and the unit's index (fold j's seed is `seed.child(Inner, j)`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HonestJob {
@@ -393,8 +399,32 @@ pub enum HonestOutcome {
         /// The learner on the selected columns, evaluated on the fold's test rows.
         outcome: SplitOutcome,
     },
-    /// The naive selection, made once on all rows (the last unit).
-    Naive(Selection),
+    /// The naive selection, made once on all rows, and the learner on its columns evaluated on
+    /// every outer split (the last unit).
+    Naive {
+        /// The selection made on all rows.
+        selection: Selection,
+        /// The learner on the selected columns, on every outer split in split order.
+        outcomes: Vec<SplitOutcome>,
+    },
+}
+
+/// The learner on the `features` columns of `data`, evaluated on `splits`: built on `built_on`'s
+/// rows (a fold's training set, or every row), its categorical encoding kept only when those
+/// columns have a categorical one.
+fn learner_outcomes(
+    config: &HonestConfig,
+    data: &Dataset,
+    built_on: &Dataset,
+    features: &[usize],
+    splits: &Splits,
+    options: &EvalOptions,
+    executor: &dyn Executor,
+) -> Result<Vec<SplitOutcome>> {
+    let columns = data.select_columns(features)?;
+    let preprocess = super::for_columns(config.preprocess, &columns);
+    let fam = config.learner.build(&built_on.select_columns(features)?, &preprocess)?;
+    evaluate_splits(fam.as_ref(), &columns, splits, &EvalOptions { preprocess, ..options.clone() }, executor)
 }
 
 impl HonestJob {
@@ -407,10 +437,8 @@ impl HonestJob {
             .map_err(|e| Error::OuterSplit { split: j, source: Box::new(e) })?;
         // The learner's fit on T_j is this split's own work: its error is numbered j, once.
         let evaluate = || -> Result<SplitOutcome> {
-            let fam = config.learner.build(&train.select_columns(&selection.features)?, &config.preprocess)?;
-            let columns = data.select_columns(&selection.features)?;
             let one = Splits::new(data.n_rows(), vec![split.clone()])?;
-            evaluate_splits(fam.as_ref(), &columns, &one, options, executor)?
+            learner_outcomes(config, data, &train, &selection.features, &one, options, executor)?
                 .pop()
                 .ok_or_else(|| Error::Internal("no outcome for one split".into()))
         };
@@ -445,41 +473,42 @@ impl Job for HonestJob {
         if unit < self.outer.len() {
             self.fold(data, options, unit, inner)
         } else {
-            Ok(HonestOutcome::Naive(select_features_with(&self.config.selector, data, self.config.seed, inner)?))
+            let selection = select_features_with(&self.config.selector, data, self.config.seed, inner)?;
+            let outcomes = learner_outcomes(&self.config, data, data, &selection.features, &self.outer, options, inner)?;
+            Ok(HonestOutcome::Naive { selection, outcomes })
         }
     }
 
-    fn assemble(&self, (loss, options): &(Loss, EvalOptions), data: &Dataset, outcomes: Vec<HonestOutcome>) -> Result<HonestReport> {
+    fn assemble(&self, (loss, _): &(Loss, EvalOptions), data: &Dataset, outcomes: Vec<HonestOutcome>) -> Result<HonestReport> {
         engine::check_outcome_count(&outcomes, self.n_units())?;
         let mut folds = Vec::with_capacity(self.outer.len());
-        let mut naive_selection = None;
+        let mut naive = None;
         for o in outcomes {
             match o {
                 HonestOutcome::Fold { selection, outcome } => folds.push((selection, outcome)),
-                HonestOutcome::Naive(selection) => naive_selection = Some(selection),
+                HonestOutcome::Naive { selection, outcomes } => naive = Some((selection, outcomes)),
             }
         }
-        let naive_selection = naive_selection.ok_or_else(|| Error::Internal("the naive selection's unit is missing".into()))?;
-        assemble(data, &self.outer, &self.config, *loss, options, folds, naive_selection)
+        let naive = naive.ok_or_else(|| Error::Internal("the naive selection's unit is missing".into()))?;
+        assemble(data, &self.config, *loss, folds, naive)
     }
 }
 
-/// The report from every fold's selection and outcome (in fold order) and the naive selection.
+/// The report from every fold's selection and outcome (in fold order), the naive selection and
+/// its outcomes on the outer splits.
 fn assemble(
     data: &Dataset,
-    outer: &Splits,
     config: &HonestConfig,
     loss: Loss,
-    options: &EvalOptions,
     folds: Vec<(Selection, SplitOutcome)>,
-    naive_selection: Selection,
+    (naive_selection, naive_outcomes): (Selection, Vec<SplitOutcome>),
 ) -> Result<HonestReport> {
     let (selections, outcomes): (Vec<Selection>, Vec<SplitOutcome>) = folds.into_iter().unzip();
     let honest_curve = cv_curve(&outcomes);
-
+    let naive_curve = cv_curve(&naive_outcomes);
+    // The learner's name as its family reports it on the naive columns (a build, no fit).
     let columns = data.select_columns(&naive_selection.features)?;
-    let fam = config.learner.build(&columns, &config.preprocess)?;
-    let naive_curve = cv_curve(&evaluate_splits(fam.as_ref(), &columns, outer, options, &Rayon)?);
+    let learner = config.learner.build(&columns, &super::for_columns(config.preprocess, &columns))?.name();
 
     let honest = RiskEstimate { mean: honest_curve.mean[0], standard_error: honest_curve.standard_error[0] };
     let naive = RiskEstimate { mean: naive_curve.mean[0], standard_error: naive_curve.standard_error[0] };
@@ -498,9 +527,9 @@ fn assemble(
         })
         .collect();
     Ok(HonestReport {
-        learner: fam.name().into(),
+        learner: learner.into(),
         loss: loss.name(),
-        n_folds: outer.len(),
+        n_folds: naive_outcomes.len(),
         honest,
         naive,
         selection_bias: naive.mean - honest.mean,

@@ -33,10 +33,21 @@
 //! no NaN is ever produced. In honest evaluation this is decided per training fold.
 //!
 //! ## Categorical columns
-//! Every entry point refuses a data set with categorical columns ([`Error::Unsupported`](crate::Error::Unsupported)
-//! naming them): filters, CFS and the searches treat a column as one number per row, and a
-//! categorical column's one-hot columns would be searched one by one. Leave such columns out, or
-//! encode them as numbers first.
+//! A categorical (text) column is **one candidate feature**, whatever number of columns its
+//! encoding gives a family (as mlr3 selects a task's features, not dummy columns); every report
+//! names the original columns.
+//! - Filters and CFS score it by Hall's (1999) rule for nominal attributes: the correlation of a
+//!   categorical column `X` with a numeric variable `Y` is `Σ_k p(X = k) |r(1{X = k}, Y)|`, with
+//!   another categorical one (or a multi-class target) `Σ_k Σ_l p(X = k, Z = l) |r(1{X = k}, 1{Z = l})|`
+//!   (the same rule the Pearson filter already applies to a multi-class target); the mutual
+//!   information filter treats it as a discrete variable. A missing value is a level of its own.
+//! - Wrappers add or remove the whole column; its encoding (one-hot, or ordinal for trees) is
+//!   learned on each inner training set only, as in every fit of the crate, so a level seen only
+//!   in validation rows is unknown to the fit, and missing values follow the preprocessing's
+//!   [`MissingCategory`](crate::data::MissingCategory).
+//! - Embedded methods: the Lasso / elastic net select a column when any of its one-hot columns
+//!   has a non-zero coefficient (its score the largest |coefficient| among them); forests read it
+//!   ordinally encoded, one column, so its importance is the column's.
 
 mod embedded;
 mod filters;
@@ -57,6 +68,7 @@ pub use wrapper::WrapperScorer;
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::Preprocess;
 use crate::engine::{Executor, Inner, map_ordered};
 use crate::error::Result;
 
@@ -116,7 +128,9 @@ pub trait Scorer: Sync {
     /// # Errors
     /// As [`Scorer::score`].
     fn score_changes(&self, base: &[usize], change: Change, candidates: &[usize], executor: &dyn Executor) -> Result<Vec<SubsetScore>> {
-        map_ordered(executor, candidates.len(), |i| self.score(&apply_change(base, change, candidates[i]), &Inner(executor)))
+        map_ordered(executor, candidates.len(), |i| {
+            self.score(&apply_change(base, change, candidates[i]), &Inner::new(executor, candidates.len()))
+        })
     }
     /// The usable columns: every column not in [`Scorer::skipped`], ascending.
     fn usable(&self) -> Vec<usize> {
@@ -135,15 +149,32 @@ pub(crate) fn apply_change(base: &[usize], change: Change, j: usize) -> Vec<usiz
     s
 }
 
-/// `data` with its missing values replaced by the medians of its own rows (unchanged without
-/// missing values): what the selectors that read feature values directly score.
+/// `data` with the missing values of its numeric columns replaced by the medians of its own rows
+/// (unchanged without missing values): what the selectors that read feature values directly
+/// score. Categorical columns keep their codes (a missing one stays NaN, a level of its own).
 pub(crate) fn impute_own_medians(data: &crate::data::Dataset) -> Result<std::borrow::Cow<'_, crate::data::Dataset>> {
     if !data.has_missing() {
         return Ok(std::borrow::Cow::Borrowed(data));
     }
     let all = data.all();
-    let imputed = crate::data::Preprocess { impute_median: true, standardize: false, ..Default::default() }.fit(&all).apply(&all)?;
-    Ok(std::borrow::Cow::Owned(imputed))
+    let imputed = Preprocess { impute_median: true, standardize: false, ..Default::default() }.fit(&all).apply(&all)?;
+    if !data.has_categorical() {
+        return Ok(std::borrow::Cow::Owned(imputed));
+    }
+    let d = data.n_features();
+    let mut x = imputed.x().to_vec();
+    for (i, v) in x.iter_mut().enumerate() {
+        if data.levels(i % d).is_some() {
+            *v = data.x()[i];
+        }
+    }
+    Ok(std::borrow::Cow::Owned(imputed.with_x(x)))
+}
+
+/// `preprocess` for a subset of columns: its categorical encoding kept only when the subset has a
+/// categorical column, so that numeric subsets keep the exact numeric path.
+pub(crate) fn for_columns(preprocess: Preprocess, columns: &crate::data::Dataset) -> Preprocess {
+    Preprocess { categorical: preprocess.categorical.filter(|_| columns.has_categorical()), ..preprocess }
 }
 
 /// Columns with a single value over the rows (zero variance), as skipped features.

@@ -411,7 +411,7 @@ impl State<'_> {
                     done = !next_combination(&mut positions, d);
                 }
                 let scores: Vec<SubsetScore> =
-                    map_ordered(self.executor, batch.len(), |i| self.scorer.score(&batch[i], &Inner(self.executor)))?;
+                    map_ordered(self.executor, batch.len(), |i| self.scorer.score(&batch[i], &Inner::new(self.executor, batch.len())))?;
                 self.n_evaluations += batch.len() as u64;
                 for (subset, score) in batch.iter().zip(scores) {
                     if !score.value.is_finite() {

@@ -8,6 +8,9 @@
 //! the rest of the crate would report for that model. The *same* [`Splits`] are reused for every
 //! candidate: comparisons between subsets are paired, not blurred by different splits.
 //!
+//! A categorical column is one feature: a subset holding it hands the family the whole column,
+//! encoded by `preprocess` (one-hot, or ordinal) with the levels of each training set only.
+//!
 //! Any plan gives an estimator here: V-fold, repeated V-fold, Monte-Carlo, bootstrap
 //! (out-of-bag validation). By default the family is evaluated at the fixed `grid_index` (a
 //! one-point grid is the usual choice). Choosing m per subset by the minimum of the CV curve
@@ -48,7 +51,8 @@ impl<'a> WrapperScorer<'a> {
     ///
     /// # Errors
     /// [`Error::SplitsMismatch`] for splits of another data set; [`Error::InvalidParameter`] for
-    /// a grid index outside the grid; [`Error::TaskMismatch`] for a loss that does not fit the
+    /// a grid index outside the grid, and for data with categorical columns and a `preprocess`
+    /// without their encoding; [`Error::TaskMismatch`] for a loss that does not fit the
     /// data (a family built for another task fails on the first subset scored, with the cause).
     pub fn new(
         family: &'a dyn Family,
@@ -59,8 +63,8 @@ impl<'a> WrapperScorer<'a> {
         preprocess: Preprocess,
     ) -> Result<Self> {
         splits.check_rows(data.n_rows())?;
-        data.check_numeric("feature selection")?;
         data.check_learnable()?;
+        preprocess.check_encodes(data)?;
         let grid = family.grid();
         if grid_index >= grid.len() {
             return Err(Error::invalid("grid_index", "an index into the family's grid", format!("{grid_index} for {} values", grid.len())));
@@ -93,7 +97,7 @@ impl WrapperScorer<'_> {
         let loss = self.options.losses[0];
         let mut config = SelectConfig::new(method);
         config.loss = Some(loss);
-        config.preprocess = self.options.preprocess;
+        config.preprocess = super::for_columns(self.options.preprocess, columns);
         self.splits
             .iter()
             .enumerate()
@@ -143,7 +147,8 @@ impl Scorer for WrapperScorer<'_> {
                 let curve = cv_curve(&self.nested(&columns, plan, *method, *seed, executor)?);
                 return Ok(SubsetScore { value: curve.mean[0], standard_error: curve.standard_error[0] });
             }
-            let outcomes = evaluate_splits(self.family, &columns, self.splits, &self.options, executor)?;
+            let options = EvalOptions { preprocess: super::for_columns(self.options.preprocess, &columns), ..self.options.clone() };
+            let outcomes = evaluate_splits(self.family, &columns, self.splits, &options, executor)?;
             let curve = cv_curve(&outcomes);
             Ok(SubsetScore { value: curve.mean[self.grid_index], standard_error: curve.standard_error[self.grid_index] })
         };

@@ -259,6 +259,20 @@ impl Plan {
     pub fn describe(&self) -> String {
         self.resampling().describe()
     }
+
+    /// The number of splits the plan draws whatever the data, or `None` when it depends on the
+    /// rows, the groups or the fold column (leave-one-out, leave-p-out, group V-fold, user folds).
+    pub fn n_splits(&self) -> Option<usize> {
+        match self {
+            Plan::HoldOut(_) => Some(1),
+            Plan::VFold(p) => Some(p.n_folds),
+            Plan::RepeatedVFold(p) => Some(p.n_folds * p.n_repeats),
+            Plan::MonteCarlo(p) => Some(p.n_splits),
+            Plan::Bootstrap(p) => Some(p.n_resamples),
+            Plan::TimeSeries(p) => Some(p.n_splits),
+            Plan::GroupVFold(_) | Plan::LeaveOneOut(_) | Plan::LeavePOut(_) | Plan::UserFolds(_) => None,
+        }
+    }
 }
 
 /// Shuffles `v` in place with a Fisher–Yates pass driven by `rng`.
@@ -291,6 +305,19 @@ pub(crate) fn check_count(name: &'static str, value: usize, min: usize, expected
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plan's split count known without data is the count it draws.
+    #[test]
+    fn the_split_count_without_data_is_what_the_plan_draws() {
+        for text in ["vfold:5", "repeated:3:2", "5x2", "mc:7:0.8", "holdout:0.7", "bootstrap:4", "time:3"] {
+            let plan = Plan::parse(text, false).unwrap();
+            let drawn = plan.instantiate(&PlanContext::rows(40), Seed(3)).unwrap().len();
+            assert_eq!(plan.n_splits(), Some(drawn), "{text}");
+        }
+        for text in ["loo", "lpo:2:10"] {
+            assert_eq!(Plan::parse(text, false).unwrap().n_splits(), None, "{text}");
+        }
+    }
 
     /// Every plan's constructor refuses what its instantiation would refuse, so a bad plan fails
     /// when it is written, not when it meets the data; every plan draws through one trait.

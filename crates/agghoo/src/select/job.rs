@@ -85,6 +85,10 @@ impl Job for SelectJob {
         Ok(PreparedSelect { family, options })
     }
 
+    /// One split's evaluation, its kernels on the whole pool ([`Sequential`]'s share): rayon's
+    /// work stealing lets a unit's kernel blocks fill the threads the other units leave idle,
+    /// where confining them to the unit's share ([`Inner`](crate::engine::Inner)) left a thread
+    /// idle at the tail (10 k-NN splits of n = 500 on 2 threads: 6.3 ms against 5.5 ms a process).
     fn evaluate_unit(&self, prepared: &PreparedSelect, data: &Dataset, unit: usize, _: &dyn Executor) -> Result<SplitOutcome> {
         evaluate_units(prepared.family.as_ref(), data, &self.units, &[unit], &prepared.options, &Sequential)?
             .pop()

@@ -324,7 +324,7 @@ impl FittedModel {
                 });
             }
         }
-        let rows = data.all();
+        let rows = data.all().with_par(executor.par(if self.merged.is_some() { 1 } else { self.members.len() }));
         if let Some(merged) = &self.merged {
             let out = merged.predict(&rows)?;
             if out.has_non_finite() {

@@ -41,7 +41,7 @@ pub fn select_with(
     let options = evaluation_options(config, data)?;
     let units = evaluation_splits(splits, config)?;
     let outcomes = evaluate_splits(family, data, &units, &options, executor)?;
-    conclude(family, data, &units, config, outcomes)
+    conclude_on(family, data, &units, config, outcomes, executor.par(1))
 }
 
 /// The per-split options a procedure evaluates with (its loss, tie rule, preprocessing, and
@@ -87,6 +87,18 @@ pub fn conclude(
     config: &SelectConfig,
     outcomes: Vec<SplitOutcome>,
 ) -> Result<(FittedModel, Report)> {
+    conclude_on(family, data, units, config, outcomes, crate::Par::pool())
+}
+
+/// [`conclude`] with the refits' kernels on `par` (the threads of the unit it runs in).
+fn conclude_on(
+    family: &dyn Family,
+    data: &Dataset,
+    units: &Splits,
+    config: &SelectConfig,
+    outcomes: Vec<SplitOutcome>,
+    par: crate::Par,
+) -> Result<(FittedModel, Report)> {
     crate::engine::check_outcome_count(&outcomes, units.len())?;
     let loss = config.loss.unwrap_or(Loss::default_for(data.task()));
     let grid = family.grid();
@@ -101,7 +113,7 @@ pub fn conclude(
         aggregation: resolve_aggregation(config, data.task(), data.target().n_classes())?,
     };
     let choice = procedure(config.method).choose(&ctx)?;
-    let members = materialise(family, data, config, &ctx, &choice.members)?;
+    let members = materialise(family, data, config, &ctx, &choice.members, par)?;
     let (family_name, hyperparameter) = match composite {
         Some(c) => (c.label().to_string(), c.hyperparameter()),
         None => (family.name().to_string(), grid.name().to_string()),
@@ -166,9 +178,10 @@ fn materialise(
     config: &SelectConfig,
     ctx: &ChoiceContext<'_>,
     chosen: &[MemberChoice],
+    par: crate::Par,
 ) -> Result<Vec<Member>> {
     let refit = |m: usize, fit: &dyn Fn(&crate::data::View<'_>) -> Result<Model>| {
-        refit_all(family, data, &config.preprocess, fit).map_err(|e| Error::Fit { split: None, grid_index: m, source: Box::new(e) })
+        refit_all(family, data, &config.preprocess, par, fit).map_err(|e| Error::Fit { split: None, grid_index: m, source: Box::new(e) })
     };
     let mut distinct: Vec<usize> =
         chosen.iter().filter_map(|c| if let MemberChoice::Refit { grid_index, .. } = c { Some(*grid_index) } else { None }).collect();

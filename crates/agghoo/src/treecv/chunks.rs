@@ -142,8 +142,9 @@ impl ChunkedData {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] when k < 2; [`Error::TooFewRows`] when k > n;
-    /// [`Error::Unsupported`] for categorical columns (incremental learners read numbers); the
-    /// learner's target or feature errors.
+    /// [`Error::Unsupported`] for categorical columns (incremental learners read numbers);
+    /// [`Error::InvalidParameter`] (`missing`) for missing feature values (they do not impute);
+    /// the learner's target or feature errors.
     pub fn new<L: Incremental>(learner: &L, data: &Dataset, n_chunks: usize, shuffle: Option<Seed>) -> Result<Self> {
         Self::from_chunks(learner, data, &chunk_rows(data.n_rows(), n_chunks, shuffle)?)
     }
@@ -188,6 +189,13 @@ impl ChunkedData {
 
     fn gather<L: Incremental>(learner: &L, data: &Dataset, chunks: &[Vec<usize>]) -> Result<Self> {
         data.check_numeric("TreeCV")?;
+        if data.has_missing() {
+            return Err(Error::invalid(
+                "missing",
+                "error or drop with TreeCV (its learners do not impute)",
+                "data with missing feature values",
+            ));
+        }
         data.check_has_features()?;
         if let Some(j) = chunks.iter().position(|c| c.is_empty()) {
             return Err(Error::InvalidSplit { split: j, reason: "empty chunk".into() });

@@ -142,6 +142,21 @@ pub fn feed<L: Incremental>(learner: &L, model: &mut L::Model, block: &ChunkedDa
 /// # Errors
 /// As [`check_distributable`]; a learner without the snapshot capability the run needs.
 pub fn subtree<L: Incremental>(learner: &L, block: &ChunkedData, model: L::Model, config: &TreeCvConfig) -> Result<SubtreeOutcome> {
+    subtree_with(learner, block, model, config, &crate::engine::Rayon)
+}
+
+/// As [`subtree`], the parallel forks run by `executor` (whose observer hears the updates and may
+/// stop the run between them).
+///
+/// # Errors
+/// As [`subtree`]; [`Error::Interrupted`] when the observer stops the run.
+pub fn subtree_with<L: Incremental>(
+    learner: &L,
+    block: &ChunkedData,
+    model: L::Model,
+    config: &TreeCvConfig,
+    executor: &dyn crate::engine::Executor,
+) -> Result<SubtreeOutcome> {
     check_distributable(config)?;
     let k = block.n_chunks();
     let mut model = model;
@@ -155,7 +170,7 @@ pub fn subtree<L: Incremental>(learner: &L, block: &ChunkedData, model: L::Model
         mode,
         parallel: config.parallel,
         at_leaf: &at_leaf,
-        executor: &crate::engine::Rayon,
+        executor: &crate::engine::Inner::new(executor, 1),
     };
     let mut leaves: Vec<Option<(f64, ())>> = (0..k).map(|_| None).collect();
     let n_point_updates = runner.tree(0, k - 1, 1, &mut model, &mut leaves, &mut Scratch::new(k), 0)?;

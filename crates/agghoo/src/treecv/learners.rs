@@ -68,6 +68,18 @@ named!(display LearnerKind, "learner", [
     LearnerKind::Density => "density": "Gaussian density (negative log-likelihood)",
 ]);
 
+impl LearnerKind {
+    /// The settings of a [`TreecvSpec`](crate::spec::TreecvSpec) the learner reads: `lambda`
+    /// (PEGASOS), `centres` (k-means); the others read none.
+    pub fn settings(self) -> &'static [&'static str] {
+        match self {
+            LearnerKind::Pegasos => &["lambda"],
+            LearnerKind::Kmeans => &["centres"],
+            LearnerKind::LsqSgd | LearnerKind::GaussianNb | LearnerKind::MultinomialNb | LearnerKind::Density => &[],
+        }
+    }
+}
+
 impl LearnerSpec {
     /// The learner named `name` (the CLI's names, [`LearnerKind`]), with PEGASOS's `lambda` and
     /// k-means' `centres` (ignored by the others).

@@ -196,7 +196,7 @@ pub fn run<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfi
 /// # Errors
 /// As [`run`]; [`Error::Interrupted`] when the observer stopped the run.
 pub fn run_with<L: Incremental>(learner: &L, data: &ChunkedData, config: &TreeCvConfig, executor: &dyn Executor) -> Result<TreeCvReport> {
-    run_inner(learner, data, config, |_, _| (), executor).map(|(report, _)| report)
+    run_with_leaves(learner, data, config, |_, _| (), executor).map(|(report, _)| report)
 }
 
 /// The number of point-updates a run will perform: `Σ_j |Z_j| · depth(j)` for the tree (depth of
@@ -223,21 +223,12 @@ pub fn expected_updates_of(sizes: &[usize], method: Method) -> u64 {
     }
 }
 
-/// As [`run`], also returning `at_leaf(j, f^{−j})` for every chunk j in chunk order: the model
-/// trained on every chunk but `Z_j` (the hold-out model of fold j), e.g. to aggregate them.
+/// As [`run_with`], also returning `at_leaf(j, f^{−j})` for every chunk j in chunk order: the
+/// model trained on every chunk but `Z_j` (the hold-out model of fold j), e.g. to aggregate them.
 ///
 /// # Errors
-/// As [`run`].
-pub fn run_with_leaves<L, T, F>(learner: &L, data: &ChunkedData, config: &TreeCvConfig, at_leaf: F) -> Result<(TreeCvReport, Vec<T>)>
-where
-    L: Incremental,
-    T: Send,
-    F: Fn(usize, &L::Model) -> T + Sync,
-{
-    run_inner(learner, data, config, at_leaf, &Rayon)
-}
-
-fn run_inner<L, T, F>(
+/// As [`run_with`].
+pub fn run_with_leaves<L, T, F>(
     learner: &L,
     data: &ChunkedData,
     config: &TreeCvConfig,
@@ -270,7 +261,7 @@ where
         mode,
         parallel: config.parallel,
         at_leaf: &at_leaf,
-        executor: &Inner(executor),
+        executor: &Inner::new(executor, 1),
     };
     let mut leaves: Vec<Option<(f64, T)>> = (0..k).map(|_| None).collect();
     let n_point_updates = match config.method {

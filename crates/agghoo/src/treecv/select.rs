@@ -10,7 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ChunkedData, TreeCvConfig, TreeCvReport, run, run_with_leaves};
+use super::{ChunkedData, TreeCvConfig, TreeCvReport, run_with_leaves};
+use crate::engine::Executor;
 use crate::error::{Error, Result};
 use crate::incremental::{Incremental, LsqSgd, LsqSgdModel, Pegasos, PegasosModel};
 use crate::select::{self, TieRule};
@@ -59,31 +60,37 @@ pub struct AggregatedLinear {
     pub selected: Vec<usize>,
 }
 
-/// Evaluates every grid value by TreeCV (`make(value)` builds the learner) and picks the argmin.
+/// Evaluates every grid value by TreeCV (`make(value)` builds the learner), one run after the
+/// other in grid order, each with `executor` ([`run_with`](super::run_with): its forks are the
+/// executor's units, its observer hears every update), and picks the argmin.
 ///
 /// ```
-/// use agghoo::{Seed, data::generators, incremental::Pegasos, select::TieRule};
+/// use agghoo::{Seed, data::generators, engine::Rayon, incremental::Pegasos, select::TieRule};
 /// use agghoo::treecv::{ChunkedData, TreeCvConfig, select_grid};
 /// let data = generators::covertype_like(3_000, Seed(1))?;
 /// let chunks = ChunkedData::new(&Pegasos::new(1.0)?, &data, 5, Some(Seed(2)))?;
 /// let grid = [1e-4, 1e-2, 1.0];
-/// let report = select_grid(&grid, Pegasos::new, &chunks, &TreeCvConfig::new(), TieRule::First)?;
+/// let report = select_grid(&grid, Pegasos::new, &chunks, &TreeCvConfig::new(), TieRule::First, &Rayon)?;
 /// assert_eq!(report.estimates.len(), 3);
 /// assert!(report.estimates.iter().all(|&e| e >= report.estimates[report.best_index]));
 /// # Ok::<(), agghoo::Error>(())
 /// ```
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for an empty grid; `make`'s errors; [`run`]'s errors.
-pub fn select_grid<L, B>(values: &[f64], make: B, data: &ChunkedData, config: &TreeCvConfig, tie: TieRule) -> Result<GridReport>
+/// [`Error::InvalidParameter`] for an empty grid; `make`'s errors; [`run_with`](super::run_with)'s errors.
+pub fn select_grid<L, B>(
+    values: &[f64],
+    make: B,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    tie: TieRule,
+    executor: &dyn Executor,
+) -> Result<GridReport>
 where
     L: Incremental,
     B: Fn(f64) -> Result<L>,
 {
-    if values.is_empty() {
-        return Err(Error::invalid("grid", "at least one value", "an empty grid"));
-    }
-    let reports = values.iter().map(|&v| run(&make(v)?, data, config)).collect::<Result<Vec<_>>>()?;
+    let reports: Vec<TreeCvReport> = grid_runs(values, make, data, config, executor, |_, _| ())?.into_iter().map(|(r, _)| r).collect();
     let estimates: Vec<f64> = reports.iter().map(|r| r.estimate).collect();
     let best_index = select::argmin(&estimates, tie)?;
     Ok(GridReport {
@@ -97,26 +104,26 @@ where
 
 /// Agghoo over a grid of linear learners with the chunks of `data` as the splits: per chunk j,
 /// the grid point with the smallest hold-out loss on `Z_j` (tie rule `tie`), then the average of
-/// the selected leaf models' weights.
+/// the selected leaf models' weights. The runs as in [`select_grid`].
 ///
 /// # Errors
 /// As [`select_grid`].
-pub fn agghoo_linear<L, B>(values: &[f64], make: B, data: &ChunkedData, config: &TreeCvConfig, tie: TieRule) -> Result<AggregatedLinear>
+pub fn agghoo_linear<L, B>(
+    values: &[f64],
+    make: B,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    tie: TieRule,
+    executor: &dyn Executor,
+) -> Result<AggregatedLinear>
 where
     L: LinearWeights,
     B: Fn(f64) -> Result<L>,
 {
-    if values.is_empty() {
-        return Err(Error::invalid("grid", "at least one value", "an empty grid"));
-    }
-    let mut curves = Vec::with_capacity(values.len());
-    let mut models = Vec::with_capacity(values.len());
-    for &v in values {
-        let learner = make(v)?;
-        let (report, leaves) = run_with_leaves(&learner, data, config, |_, m| learner.linear(m))?;
-        curves.push(report.chunk_losses);
-        models.push(leaves);
-    }
+    let (curves, models): (Vec<_>, Vec<_>) = grid_runs(values, make, data, config, executor, |learner, m| learner.linear(m))?
+        .into_iter()
+        .map(|(r, leaves)| (r.chunk_losses, leaves))
+        .unzip();
     let k = data.n_chunks();
     let d = data.n_features();
     let mut weights = vec![0.0; d];
@@ -133,4 +140,31 @@ where
         selected.push(m);
     }
     Ok(AggregatedLinear { weights, bias, selected })
+}
+
+/// Every grid value's TreeCV run (`make(value)` builds the learner) with `executor`, in grid order,
+/// and `at_leaf(learner, f^{−j})` for every chunk j.
+fn grid_runs<L, B, T>(
+    values: &[f64],
+    make: B,
+    data: &ChunkedData,
+    config: &TreeCvConfig,
+    executor: &dyn Executor,
+    at_leaf: impl Fn(&L, &L::Model) -> T + Sync,
+) -> Result<Vec<(TreeCvReport, Vec<T>)>>
+where
+    L: Incremental,
+    B: Fn(f64) -> Result<L>,
+    T: Send,
+{
+    if values.is_empty() {
+        return Err(Error::invalid("grid", "at least one value", "an empty grid"));
+    }
+    values
+        .iter()
+        .map(|&v| {
+            let learner = make(v)?;
+            run_with_leaves(&learner, data, config, |_, m| at_leaf(&learner, m), executor)
+        })
+        .collect()
 }

@@ -309,8 +309,12 @@ fn add_leaf_values(sum: &mut [f64], tree: &LeafTree, x: &[f64]) -> Result<()> {
 }
 
 /// Reads a forest's trees: model format 3 stores [`LeafTree`]s; formats 1–2 stored every
-/// node's values, converted here (predictions are unchanged).
+/// node's values, converted here (predictions are unchanged). A binary serde format (a unit's
+/// outcome on a cluster, never a model file) holds [`LeafTree`]s only, read as they stream.
 fn read_trees<'de, D: serde::Deserializer<'de>>(reader: D) -> std::result::Result<Vec<LeafTree>, D::Error> {
+    if !reader.is_human_readable() {
+        return Vec::<LeafTree>::deserialize(reader);
+    }
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Stored {

@@ -62,8 +62,12 @@ pub(crate) struct GemmPoints {
     norms: Vec<f64>,
     /// The largest norm of each block.
     block_max: Vec<f64>,
-    /// `panels` rounded to `f32`, and half of each norm rounded to `f32` (NaN as padding), for
-    /// the single-precision kernel; empty when some coordinate is too large for it.
+    /// `panels` rounded to `f32`, by run of [`PANEL_PAD`] points rather than by block: point
+    /// `r · PANEL_PAD + o`'s coordinate c at `panels32[(r · d + c) · PANEL_PAD + o]`, so that the
+    /// coordinates a register tile reads are one contiguous stream (at d = 50 a block's columns
+    /// were 50 streams 2 KiB apart, and the kernel waited on their loads); and half of each norm
+    /// rounded to `f32` (NaN as padding), for the single-precision kernel; both empty when some
+    /// coordinate is too large for it.
     panels32: Vec<f32>,
     halves: Vec<f32>,
     mean: Vec<f64>,
@@ -176,7 +180,7 @@ impl GemmPoints {
         }
         norms.resize(n.next_multiple_of(PANEL_PAD), f64::NAN);
         let (panels32, halves) = if single_fits(&panels, d) {
-            (panels.iter().map(|&v| v as f32).collect(), norms.iter().map(|&v| (v / 2.0) as f32).collect())
+            (runs(&panels, d, n), norms.iter().map(|&v| (v / 2.0) as f32).collect())
         } else {
             (Vec::new(), Vec::new())
         };
@@ -541,14 +545,33 @@ fn tile_products<T: bytemuck::Pod, L: Lanes<T>>(
     tile: &[[T; TILE_QUERIES]],
     j: usize,
 ) -> [[L::V; TILE_VECTORS]; TILE_QUERIES] {
-    let mut acc = [[simd.splat(T::zeroed()); TILE_VECTORS]; TILE_QUERIES];
-    for (column, q) in panel.chunks_exact(width).zip(tile) {
+    let [acc] = tiles_products(simd, panel, width, [tile], j);
+    acc
+}
+
+/// [`tile_products`] of `N` tiles over the same points at once: each coordinate's point vectors
+/// are loaded once for all of them, and the `N · TILE_QUERIES · TILE_VECTORS` accumulators are
+/// independent chains (with AVX-512's 32 registers, two tiles keep 16 in flight, where one
+/// tile's 8 leave the multiply-add units waiting on their latency). Every lane's product is the
+/// same chain of multiply-adds, in coordinate order, whatever `N`.
+#[inline(always)]
+fn tiles_products<T: bytemuck::Pod, L: Lanes<T>, const N: usize>(
+    simd: L,
+    panel: &[T],
+    width: usize,
+    tiles: [&[[T; TILE_QUERIES]]; N],
+    j: usize,
+) -> [[[L::V; TILE_VECTORS]; TILE_QUERIES]; N] {
+    let mut acc = [[[simd.splat(T::zeroed()); TILE_VECTORS]; TILE_QUERIES]; N];
+    for (c, column) in panel.chunks_exact(width).enumerate() {
         let column = &column[j..j + TILE_VECTORS * L::LANES];
         let x: [L::V; TILE_VECTORS] = std::array::from_fn(|v| simd.load(column, v * L::LANES));
-        for (acc, &q) in acc.iter_mut().zip(q) {
-            let q = simd.splat(q);
-            for (acc, &x) in acc.iter_mut().zip(&x) {
-                *acc = simd.mul_add(q, x, *acc);
+        for (acc, tile) in acc.iter_mut().zip(&tiles) {
+            for (acc, &q) in acc.iter_mut().zip(&tile[c]) {
+                let q = simd.splat(q);
+                for (acc, &x) in acc.iter_mut().zip(&x) {
+                    *acc = simd.mul_add(q, x, *acc);
+                }
             }
         }
     }
@@ -611,6 +634,22 @@ const SINGLE_MAX: f64 = 1_099_511_627_776.0;
 /// [`single_error_bound`]).
 fn single_fits(panels: &[f64], d: usize) -> bool {
     d <= 16_000 && panels.iter().all(|&v| v.abs() <= SINGLE_MAX)
+}
+
+/// `panels` (block by block, each by coordinate, as [`GemmPoints::panels`]) rounded to `f32` and
+/// laid out by run of [`PANEL_PAD`] points, each run by coordinate (as [`GemmPoints::panels32`]).
+fn runs(panels: &[f64], d: usize, n: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; panels.len()];
+    for (b, panel) in panels.chunks_exact((POINT_BLOCK * d).max(1)).enumerate() {
+        let width = (n - b * POINT_BLOCK).min(POINT_BLOCK).next_multiple_of(PANEL_PAD);
+        let block = &mut out[b * POINT_BLOCK * d..];
+        for (c, column) in panel.chunks_exact(width).take(d).enumerate() {
+            for (j, &v) in column.iter().enumerate() {
+                block[(j / PANEL_PAD * d + c) * PANEL_PAD + j % PANEL_PAD] = v as f32;
+            }
+        }
+    }
+    out
 }
 
 /// The bound `e(s) = (2.1 (d + 3) · u₃₂ + (8d + 32) · u) · s + (d + 4) · 2⁻¹⁰²² + (4d + 8) · 2⁻¹⁴⁰`
@@ -712,28 +751,42 @@ impl Kernel<f32> for SingleBlock<'_> {
                 let bar = std::array::from_fn(|r| single_bar(query_norm[r], threshold[r], e_max[r], max_norm));
                 *state = (query_norm, e_max, threshold, bar);
             }
+            // Two tiles at a time where the registers allow (16 lanes: AVX-512's 32 registers).
+            let together = if lanes >= 16 { 2 } else { 1 };
             for j in (0..width).step_by(step) {
                 let half: [L::V; TILE_VECTORS] = std::array::from_fn(|v| simd.load(&halves[j..j + step], v * lanes));
-                for (t, tile) in group.chunks_exact(d.max(1)).enumerate() {
-                    let (query_norm, e_max, threshold, bar) = &mut state[t];
-                    let acc = tile_products(simd, panel, width, tile, j);
-                    let bar_v = bar.map(|v| simd.splat(v));
-                    let pass: [[L::M; TILE_VECTORS]; TILE_QUERIES] =
-                        std::array::from_fn(|r| std::array::from_fn(|v| simd.greater_or_equal(simd.sub(acc[r][v], half[v]), bar_v[r])));
-                    // Most tiles hold no candidate once the thresholds are tight.
-                    if !any_pass(simd, &pass) {
-                        continue;
-                    }
-                    for r in 0..TILE_QUERIES {
-                        let list = &mut candidates[first + t * TILE_QUERIES + r];
-                        visit(simd, &pass[r], |v, l| {
-                            let p = j + v * lanes + l;
-                            keep(list, f64::from(simd.lane(acc[r][v], l)), query_norm[r] + norms[p], bound, threshold[r], start + p);
-                        });
-                        // A full list tightens the threshold at once.
-                        if list.len() >= capacity {
-                            threshold[r] = compact(list, k, keys);
-                            bar[r] = single_bar(query_norm[r], threshold[r], e_max[r], max_norm);
+                // The run of `PANEL_PAD` points holding j..j + step (see `GemmPoints::panels32`).
+                let (run, offset) = (&panel[j / PANEL_PAD * PANEL_PAD * d..][..PANEL_PAD * d], j % PANEL_PAD);
+                for (p, tiles) in group.chunks((together * d).max(1)).enumerate() {
+                    // The products of one or two tiles (the last of an odd group alone).
+                    let (accs, count) = match tiles.split_at_checked(d) {
+                        Some((a, b)) if together == 2 && b.len() == d => (tiles_products(simd, run, PANEL_PAD, [a, b], offset), 2),
+                        _ => {
+                            let none = [[simd.splat(0.0); TILE_VECTORS]; TILE_QUERIES];
+                            ([tile_products(simd, run, PANEL_PAD, &tiles[..d], offset), none], 1)
+                        }
+                    };
+                    for (i, acc) in accs.iter().take(count).enumerate() {
+                        let t = p * together + i;
+                        let (query_norm, e_max, threshold, bar) = &mut state[t];
+                        let bar_v = bar.map(|v| simd.splat(v));
+                        let pass: [[L::M; TILE_VECTORS]; TILE_QUERIES] =
+                            std::array::from_fn(|r| std::array::from_fn(|v| simd.greater_or_equal(simd.sub(acc[r][v], half[v]), bar_v[r])));
+                        // Most tiles hold no candidate once the thresholds are tight.
+                        if !any_pass(simd, &pass) {
+                            continue;
+                        }
+                        for r in 0..TILE_QUERIES {
+                            let list = &mut candidates[first + t * TILE_QUERIES + r];
+                            visit(simd, &pass[r], |v, l| {
+                                let p = j + v * lanes + l;
+                                keep(list, f64::from(simd.lane(acc[r][v], l)), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                            });
+                            // A full list tightens the threshold at once.
+                            if list.len() >= capacity {
+                                threshold[r] = compact(list, k, keys);
+                                bar[r] = single_bar(query_norm[r], threshold[r], e_max[r], max_norm);
+                            }
                         }
                     }
                 }
@@ -1047,6 +1100,28 @@ mod tests {
                 }
                 let rate = scratch.reruns as f64 / scratch.seeded_queries as f64;
                 println!("n={n} d={d} k={k}: {} of {} seeded queries searched again ({rate:.2e})", scratch.reruns, scratch.seeded_queries);
+            }
+        }
+    }
+
+    #[test]
+    fn the_single_precision_runs_hold_every_point_s_centred_coordinates() {
+        // Blocks full and partial (the last one padded), d from 1 to 50: coordinate c of point p,
+        // read from its run of `PANEL_PAD` points, is the double-precision panel's rounded to
+        // `f32`; padding points are zeros.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(79);
+        for (n, d) in [(1usize, 1usize), (31, 3), (33, 10), (512, 7), (1100, 50)] {
+            let x: Vec<f64> = (0..n * d).map(|_| rng.random::<f64>()).collect();
+            let points = GemmPoints::new(x, d);
+            for p in 0..n.next_multiple_of(PANEL_PAD) {
+                let (b, j) = (p / POINT_BLOCK, p % POINT_BLOCK);
+                let block = &points.panels32[b * POINT_BLOCK * d..];
+                let stored: Vec<f32> = (0..d).map(|c| block[(j / PANEL_PAD * d + c) * PANEL_PAD + j % PANEL_PAD]).collect();
+                let expected: Vec<f32> = match p < n {
+                    true => centered(&points, p).iter().map(|&v| v as f32).collect(),
+                    false => vec![0.0; d],
+                };
+                assert_eq!(stored, expected, "n={n} d={d} p={p}");
             }
         }
     }

@@ -275,7 +275,7 @@ impl SvmFamily {
         Ok((points, problem))
     }
 
-    fn solve(&self, problem: &Problem, c: f64, cache: &mut KernelCache, start: Option<(&Solution, f64)>) -> Result<Solution> {
+    fn solve(&self, problem: &Problem, c: f64, cache: &mut KernelCache, start: Option<(&mut Solution, f64)>) -> Result<Solution> {
         let upper = problem.upper(c);
         // the largest box bound: the scale of the solver's tolerances
         let c = upper.iter().fold(c.min(0.0), |m, &u| m.max(u));
@@ -288,11 +288,13 @@ impl SvmFamily {
             tol: self.settings.tol,
             shrinking: self.settings.shrinking,
         };
-        let (alpha, grad) = match start {
-            None => (vec![0.0; problem.y.len()], problem.p.clone()),
-            Some((prev, c_old)) => dual.warm_start(cache, prev, &problem.upper(c_old)),
+        let sol = match start {
+            None => dual.solve(cache, vec![0.0; problem.y.len()], problem.p.clone())?,
+            Some((prev, c_old)) => {
+                let (alpha, grad) = dual.warm_start(cache, prev, &problem.upper(c_old));
+                dual.solve_from(cache, alpha, grad, std::mem::take(&mut prev.newton))?
+            }
         };
-        let sol = dual.solve(cache, alpha, grad)?;
         if !sol.rho.is_finite() || !sol.objective.is_finite() {
             return Err(Error::Numerical(format!("family `{}`: non-finite SMO solution at C = {c}", self.kind.name())));
         }
@@ -326,7 +328,7 @@ impl SvmFamily {
         let mut prev: Option<(Solution, f64)> = None;
         for m in self.path_order() {
             let c = self.c_of(self.grid.value(m), n_t);
-            let sol = self.solve(problem, c, cache, prev.as_ref().map(|(s, c)| (s, *c)))?;
+            let sol = self.solve(problem, c, cache, prev.as_mut().map(|(s, c)| (s, *c)))?;
             betas[m] = beta(problem, &sol.alpha);
             biases[m] = -sol.rho;
             prev = Some((sol, c));

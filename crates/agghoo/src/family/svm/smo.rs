@@ -44,8 +44,8 @@ const NEWTON_EVERY: usize = 30;
 /// times the SMO iterations since the last step (`l` each): on a large free set the steps are
 /// spaced out rather than skipped.
 const NEWTON_COST: usize = 20;
-/// Largest free set a Newton step runs on: its `Q_FF` and factor take `1.5 |F|²` numbers (27 MB
-/// here), and its factorisation `|F|³/6` multiply-adds.
+/// Largest free set a Newton step runs on: its `Q_FF` (kept, and the step's working copy) and
+/// factor take `2.5 |F|²` numbers (45 MB here), and its factorisation `|F|³/6` multiply-adds.
 const NEWTON_MAX_FREE: usize = 1500;
 /// SMO iterations between two shrinkings (LIBSVM: `min(l, 1000)`). The warm-started solves of a
 /// path take tens to hundreds of iterations, a shrinking costs one pass over the active set and
@@ -90,6 +90,9 @@ pub(crate) struct Solution {
     /// SMO iterations.
     #[cfg_attr(not(test), allow(dead_code))]
     pub iterations: usize,
+    /// The Newton steps' factor at the end of the solve: `Q` does not depend on C, so the next
+    /// grid point's solve starts from it (see [`Dual::solve_from`]).
+    pub newton: NewtonWork,
 }
 
 impl Dual<'_> {
@@ -214,20 +217,38 @@ impl Dual<'_> {
     /// # Errors
     /// [`Error::Numerical`] when the iteration cap `max(10⁷, 100 l)` (LIBSVM's) is reached.
     pub fn solve(&self, cache: &mut KernelCache, alpha: Vec<f64>, grad: Vec<f64>) -> Result<Solution> {
-        pulp::Arch::new().dispatch(SolveOp { dual: self, cache, alpha, grad })
+        self.solve_from(cache, alpha, grad, NewtonWork::default())
+    }
+
+    /// [`Dual::solve`] with the Newton steps' factor of an earlier solve of the same problem (a
+    /// path's previous grid point, [`Solution::newton`]): its first Newton step updates that
+    /// factor for the variables that left or joined the free set instead of factorising `Q_FF`
+    /// from scratch (at large C the free set barely changes from one grid point to the next).
+    ///
+    /// # Errors
+    /// As [`Dual::solve`].
+    pub fn solve_from(&self, cache: &mut KernelCache, alpha: Vec<f64>, grad: Vec<f64>, newton: NewtonWork) -> Result<Solution> {
+        pulp::Arch::new().dispatch(SolveOp { dual: self, cache, alpha, grad, newton })
     }
 
     /// [`Dual::solve`] compiled for the baseline instruction set only (the tests compare it with
     /// the dispatched copy bit for bit).
     #[cfg(test)]
     pub fn solve_baseline(&self, cache: &mut KernelCache, alpha: Vec<f64>, grad: Vec<f64>) -> Result<Solution> {
-        self.solve_inlined(pulp::Scalar::new(), cache, alpha, grad)
+        self.solve_inlined(pulp::Scalar::new(), cache, alpha, grad, NewtonWork::default())
     }
 
     /// The body of [`Dual::solve`], inlined into [`SolveOp::with_simd`] (and, with it, every
     /// loop it calls) so that it is compiled for the instruction set `pulp` dispatches to.
     #[inline(always)]
-    fn solve_inlined<S: pulp::Simd>(&self, simd: S, cache: &mut KernelCache, mut alpha: Vec<f64>, mut grad: Vec<f64>) -> Result<Solution> {
+    fn solve_inlined<S: pulp::Simd>(
+        &self,
+        simd: S,
+        cache: &mut KernelCache,
+        mut alpha: Vec<f64>,
+        mut grad: Vec<f64>,
+        mut newton: NewtonWork,
+    ) -> Result<Solution> {
         let l = self.y.len();
         let y = self.y;
         let mut active = Active::all(l);
@@ -235,7 +256,6 @@ impl Dual<'_> {
         let max_iter = 10_000_000usize.max(100 * l);
         let shrink_every = l.clamp(1, SHRINK_EVERY);
         let mut counter = shrink_every;
-        let mut newton = NewtonWork::default();
         let mut iter = 0;
         let mut last_newton = 0;
         loop {
@@ -335,7 +355,7 @@ impl Dual<'_> {
         }
         let rho = self.rho(&alpha, &grad);
         let objective = 0.5 * alpha.iter().zip(&grad).zip(self.p).map(|((a, g), p)| a * (g + p)).sum::<f64>();
-        Ok(Solution { alpha, grad, rho, objective, iterations: iter })
+        Ok(Solution { alpha, grad, rho, objective, iterations: iter, newton })
     }
 
     /// A Newton step on the free variables F (`0 < α_t < C`) with the others fixed: the
@@ -374,13 +394,9 @@ impl Dual<'_> {
         let n0 = vars.len();
         let q = &mut work.q;
         q.clear();
-        q.resize(n0 * n0, 0.0);
-        for (a, &ta) in vars.iter().enumerate() {
-            let h = cache.load(self.row(ta));
-            let kr = cache.row(h);
-            for (b, &tb) in vars.iter().enumerate() {
-                q[a * n0 + b] = y[ta] * y[tb] * kr[self.row(tb)];
-            }
+        q.reserve(n0 * n0);
+        for a in 0..n0 {
+            q.extend_from_slice(&work.qf[a * work.stride..a * work.stride + n0]);
         }
         let chol = &mut work.chol;
         let mut al: Vec<f64> = vars.iter().map(|&t| alpha[t]).collect();
@@ -418,6 +434,7 @@ impl Dual<'_> {
         // the factor now belongs to the variables left in `free`
         let vars = std::mem::take(&mut work.vars);
         work.vars = free.iter().map(|&a| vars[a]).collect();
+        work.keep_q(&free);
         // The step is an accelerator, never a risk: keep it only when it keeps `yᵀα` to rounding
         // and does not increase f (`Δf = ½ (G_old + G_new)ᵀ Δα` on a quadratic), else leave α as
         // SMO had it.
@@ -582,13 +599,14 @@ struct SolveOp<'a, 'd> {
     cache: &'a mut KernelCache,
     alpha: Vec<f64>,
     grad: Vec<f64>,
+    newton: NewtonWork,
 }
 
 impl pulp::WithSimd for SolveOp<'_, '_> {
     type Output = Result<Solution>;
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, simd: S) -> Self::Output {
-        self.dual.solve_inlined(simd, self.cache, self.alpha, self.grad)
+        self.dual.solve_inlined(simd, self.cache, self.alpha, self.grad, self.newton)
     }
 }
 
@@ -825,13 +843,19 @@ fn scan_low<S: pulp::Simd>(
     }
 }
 
-/// The Newton step's state within one solve: the Cholesky factor of `Q_FF + μI` for the
-/// variables `vars` (in the factor's order), kept from one step to the next and updated for the
-/// variables that left or joined the free set (`O(|F|²)` each) instead of refactored
-/// (`O(|F|³)`): between two steps SMO changes the free set by a few variables.
-#[derive(Default)]
-struct NewtonWork {
+/// The Newton step's state: the Cholesky factor of `Q_FF + μI` for the variables `vars` (in the
+/// factor's order) and `Q_FF` itself, kept from one step to the next (and from one grid point of a
+/// path to the next: `Q` does not depend on C) and updated for the variables that left or joined
+/// the free set (`O(|F|²)` each) instead of refactored (`O(|F|³)`) and gathered again from the
+/// kernel rows (`|F|²` scattered reads): between two steps SMO changes the free set by a few
+/// variables.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NewtonWork {
     vars: Vec<usize>,
+    /// `Q_{vars[a], vars[b]}` at `a · stride + b` (`stride ≥ |vars|`, room to append).
+    qf: Vec<f64>,
+    stride: usize,
+    /// Scratch: the step's copy of `Q_FF` (stride |F|), compacted as variables block.
     q: Vec<f64>,
     /// Lower-triangular factor by rows (row i has i + 1 entries).
     chol: Vec<Vec<f64>>,
@@ -840,9 +864,45 @@ struct NewtonWork {
 }
 
 impl NewtonWork {
-    /// Brings the factor to the current free variables (among `active`): drops those no longer
-    /// free, appends the new ones; refactors from scratch when more than half changed or an
-    /// update fails. False when `Q_FF + μI` is not numerically positive definite.
+    /// Keeps the rows and columns `keep` (increasing positions into the old `vars`) of `Q_FF`, in
+    /// place (each entry moves to a lower or equal position, in increasing order).
+    fn keep_q(&mut self, keep: &[usize]) {
+        let stride = self.stride;
+        // the rows and columns before the first dropped one stay where they are
+        let first = keep.iter().enumerate().position(|(r, &a)| r != a).unwrap_or(keep.len());
+        for (r, &a) in keep.iter().enumerate() {
+            let from = if r < first { first } else { 0 };
+            for (c, &b) in keep.iter().enumerate().skip(from) {
+                self.qf[r * stride + c] = self.qf[a * stride + b];
+            }
+        }
+    }
+
+    /// Appends variable t's row and column to `Q_FF`: `b` its entries against the current
+    /// variables, `d` its diagonal entry (`vars` not yet extended).
+    fn push_q(&mut self, b: &[f64], d: f64) {
+        let n = b.len();
+        if n + 1 > self.stride {
+            let stride = (2 * self.stride).clamp(64, NEWTON_MAX_FREE).max(n + 1);
+            let mut grown = vec![0.0; stride * stride];
+            for a in 0..n {
+                grown[a * stride..a * stride + n].copy_from_slice(&self.qf[a * self.stride..a * self.stride + n]);
+            }
+            (self.qf, self.stride) = (grown, stride);
+        }
+        let stride = self.stride;
+        self.qf[n * stride..n * stride + n].copy_from_slice(b);
+        for (a, &v) in b.iter().enumerate() {
+            self.qf[a * stride + n] = v;
+        }
+        self.qf[n * stride + n] = d;
+    }
+
+    /// Brings the factor and `Q_FF` to the current free variables (among `active`): drops those
+    /// no longer free, appends the new ones; refactors from scratch when the updates would cost
+    /// more than about half a factorisation (a deletion `≈ 3 |F|²` operations, an append `|F|²`,
+    /// a factorisation `|F|³ / 3` and `|F|²/2` scattered reads of kernel rows) or an update
+    /// fails. False when `Q_FF + μI` is not numerically positive definite.
     #[inline(always)]
     fn sync(&mut self, dual: &Dual<'_>, cache: &mut KernelCache, alpha: &[f64], active: &Active) -> bool {
         let (y, upper) = (dual.y, dual.upper);
@@ -851,24 +911,29 @@ impl NewtonWork {
         let mut now: Vec<usize> = (0..y.len()).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < upper[t]).collect();
         now.iter().for_each(|&t| self.mark[t] = true);
         let kept = self.vars.iter().filter(|&&t| self.mark[t]).count();
-        let changes = (self.vars.len() - kept) + (now.len() - kept);
-        if self.chol.len() == self.vars.len() && 2 * changes <= now.len() {
+        let (dropped, added) = (self.vars.len() - kept, now.len() - kept);
+        if self.chol.len() == self.vars.len() && 2 * (3 * dropped + added) <= now.len() {
+            let keep: Vec<usize> = (0..self.vars.len()).filter(|&k| self.mark[self.vars[k]]).collect();
             for k in (0..self.vars.len()).rev() {
                 if !self.mark[self.vars[k]] {
-                    self.vars.remove(k);
                     cholesky_delete(&mut self.chol, k);
                 }
             }
+            self.keep_q(&keep);
+            self.vars = keep.iter().map(|&k| self.vars[k]).collect();
             self.vars.iter().for_each(|&t| self.mark[t] = false);
             let mut ok = true;
-            for &t in now.iter().filter(|&&t| self.mark[t]) {
+            let joined: Vec<usize> = now.iter().copied().filter(|&t| self.mark[t]).collect();
+            for t in joined {
                 let h = cache.load(dual.row(t));
                 let kr = cache.row(h);
                 let b: Vec<f64> = self.vars.iter().map(|&s| y[s] * y[t] * kr[dual.row(s)]).collect();
-                if !cholesky_append(&mut self.chol, &b, kr[dual.row(t)] + NEWTON_RIDGE) {
+                let d = kr[dual.row(t)];
+                if !cholesky_append(&mut self.chol, &b, d + NEWTON_RIDGE) {
                     ok = false;
                     break;
                 }
+                self.push_q(&b, d);
                 self.vars.push(t);
             }
             if ok {
@@ -877,17 +942,23 @@ impl NewtonWork {
             now.sort_unstable();
         }
         // from scratch
+        let n = now.len();
         self.vars = now;
+        self.stride = n.max(64);
+        self.qf.clear();
+        self.qf.resize(self.stride * self.stride, 0.0);
         self.chol.clear();
-        let n = self.vars.len();
         for (a, &ta) in self.vars.iter().enumerate() {
             let h = cache.load(dual.row(ta));
             let kr = cache.row(h);
             let mut row: Vec<f64> = self.vars[..=a].iter().map(|&tb| y[ta] * y[tb] * kr[dual.row(tb)]).collect();
+            for (b, &v) in row.iter().enumerate() {
+                self.qf[a * self.stride + b] = v;
+                self.qf[b * self.stride + a] = v;
+            }
             row[a] += NEWTON_RIDGE;
             self.chol.push(row);
         }
-        debug_assert_eq!(self.chol.len(), n);
         if cholesky(&mut self.chol) {
             true
         } else {
@@ -898,40 +969,22 @@ impl NewtonWork {
     }
 }
 
-/// `Σ_k a_k b_k` of two slices of equal length with four partial sums, term k going to sum
-/// `k mod 4` (the compiler keeps them in vector registers).
+/// `Σ_k a_k b_k` of two slices of equal length: sixteen partial sums over the whole chunks of
+/// sixteen terms (term k to sum `k mod 16`: independent additions the processor overlaps, in
+/// vector registers), reduced pairwise, then the remaining terms in order.
 #[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let (mut s, ra, rb) = four_sums(a, b);
-    for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
-        s[k] += x * y;
-    }
-    (s[0] + s[1]) + (s[2] + s[3])
-}
-
-/// `Σ_k a_k b_k` of two slices of equal length, four partial sums over the whole chunks of four
-/// terms, the remaining terms summed apart.
-#[inline(always)]
-fn dot_slices(a: &[f64], b: &[f64]) -> f64 {
-    let (s, ra, rb) = four_sums(a, b);
-    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
-    (s[0] + s[1]) + (s[2] + s[3]) + tail
-}
-
-/// The four partial sums of `a_k b_k` over the whole chunks of four terms (term k to sum
-/// `k mod 4`), and the remaining terms of `a` and `b`. The two dot products above differ only
-/// in where the remainder goes; each keeps its own association (their callers' bits).
-#[inline(always)]
-fn four_sums<'a>(a: &'a [f64], b: &'a [f64]) -> ([f64; 4], &'a [f64], &'a [f64]) {
-    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
     let (ra, rb) = (ca.remainder(), cb.remainder());
-    let mut s = [0.0; 4];
+    let mut s = [0.0; 16];
     for (x, y) in ca.zip(cb) {
-        for k in 0..4 {
+        for k in 0..16 {
             s[k] += x[k] * y[k];
         }
     }
-    (s, ra, rb)
+    let t: [f64; 4] = std::array::from_fn(|k| (s[k] + s[k + 4]) + (s[k + 8] + s[k + 12]));
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    (t[0] + t[1]) + (t[2] + t[3]) + tail
 }
 
 /// The Newton direction on the variables `free` (positions into `al`, `g`, `vars`, and rows of
@@ -955,8 +1008,7 @@ fn newton_direction(
     let f = free.len();
     let yf: Vec<f64> = free.iter().map(|&a| y[vars[a]]).collect();
     let gf: Vec<f64> = free.iter().map(|&a| g[a]).collect();
-    let u = cholesky_solve(chol, &yf);
-    let w = cholesky_solve(chol, &gf);
+    let (u, w) = cholesky_solve_two(chol, &yf, &gf);
     let yu: f64 = yf.iter().zip(&u).map(|(a, b)| a * b).sum();
     let rho = yf.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() / yu;
     let mut delta: Vec<f64> = u.iter().zip(&w).map(|(u, w)| rho * u - w).collect();
@@ -996,7 +1048,7 @@ fn cholesky(a: &mut [Vec<f64>]) -> bool {
     for j in 0..a.len() {
         let (done, rest) = a.split_at_mut(j + 1);
         let row_j = &mut done[j];
-        let d = row_j[j] - dot_slices(&row_j[..j], &row_j[..j]);
+        let d = row_j[j] - dot(&row_j[..j], &row_j[..j]);
         if d.is_nan() || d <= 0.0 {
             return false;
         }
@@ -1004,27 +1056,32 @@ fn cholesky(a: &mut [Vec<f64>]) -> bool {
         row_j[j] = d;
         let lj = &row_j[..j];
         for li in rest {
-            li[j] = (li[j] - dot_slices(&li[..j], lj)) / d;
+            li[j] = (li[j] - dot(&li[..j], lj)) / d;
         }
     }
     true
 }
 
-/// Solves `L Lᵀ x = b` with the factor from [`cholesky`]; both triangular solves read L by rows.
+/// Solves `L Lᵀ u = a` and `L Lᵀ w = b` with the factor from [`cholesky`], in one pass over L
+/// for both (each row is read once from memory; each solution gets exactly the operations of a
+/// solve of its own); both triangular solves read L by rows.
 #[inline(always)]
-fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
-    let mut x = b.to_vec();
+fn cholesky_solve_two(l: &[Vec<f64>], a: &[f64], b: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let (mut u, mut w) = (a.to_vec(), b.to_vec());
     for (i, row) in l.iter().enumerate() {
-        x[i] = (x[i] - dot_slices(&row[..i], &x[..i])) / row[i];
+        u[i] = (u[i] - dot(&row[..i], &u[..i])) / row[i];
+        w[i] = (w[i] - dot(&row[..i], &w[..i])) / row[i];
     }
     for (i, row) in l.iter().enumerate().rev() {
-        x[i] /= row[i];
-        let xi = x[i];
-        for (xk, lik) in x[..i].iter_mut().zip(&row[..i]) {
-            *xk -= lik * xi;
+        u[i] /= row[i];
+        w[i] /= row[i];
+        let (ui, wi) = (u[i], w[i]);
+        for ((uk, wk), lik) in u[..i].iter_mut().zip(&mut w[..i]).zip(&row[..i]) {
+            *uk -= lik * ui;
+            *wk -= lik * wi;
         }
     }
-    x
+    (u, w)
 }
 
 /// Appends a variable to the factor: `b` its entries of A against the current variables, `d`
@@ -1034,9 +1091,9 @@ fn cholesky_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
 fn cholesky_append(l: &mut Vec<Vec<f64>>, b: &[f64], d: f64) -> bool {
     let mut z = b.to_vec();
     for (i, row) in l.iter().enumerate() {
-        z[i] = (z[i] - dot_slices(&row[..i], &z[..i])) / row[i];
+        z[i] = (z[i] - dot(&row[..i], &z[..i])) / row[i];
     }
-    let e = d - dot_slices(&z, &z);
+    let e = d - dot(&z, &z);
     if e.is_nan() || e <= 0.0 {
         return false;
     }
@@ -1047,22 +1104,56 @@ fn cholesky_append(l: &mut Vec<Vec<f64>>, b: &[f64], d: f64) -> bool {
 
 /// Removes variable `k` from the factor: deleting row and column k of `A = L Lᵀ` leaves
 /// `L₂₂ L₂₂ᵀ + x xᵀ` below it (x the old column k under the diagonal), so the later rows lose
-/// their entry k and `L₂₂` gets a rank-one update (stable rotations), in `O(f²)`.
+/// their entry k and `L₂₂` gets a rank-one update by Givens rotations, in `O(f²)`: rotation j
+/// (`c = L_jj / r`, `s = x_j / r`, `r = hypot(L_jj, x_j)`) turns `(L_ij, x_i)` of every later row
+/// i into `(c L_ij + s x_i, c x_i − s L_ij)`, with no division per entry. Row i takes the
+/// rotations in order; the rows go four at a time (four independent chains, each reading its row
+/// contiguously), each block taking the rotations of the rows above it, then its own corner.
 #[inline(always)]
 fn cholesky_delete(l: &mut Vec<Vec<f64>>, k: usize) {
+    #[inline(always)]
+    fn rotate(lij: &mut f64, xi: &mut f64, (c, s): (f64, f64)) {
+        let v = *lij;
+        *lij = c * v + s * *xi;
+        *xi = c * *xi - s * v;
+    }
     l.remove(k);
     let mut x: Vec<f64> = l[k..].iter_mut().map(|row| row.remove(k)).collect();
-    for j in k..l.len() {
-        let ljj = l[j][j];
-        let r = ljj.hypot(x[j - k]);
-        let (cs, sn) = (r / ljj, x[j - k] / ljj);
-        l[j][j] = r;
-        for i in j + 1..l.len() {
-            let xi = &mut x[i - k];
-            let lij = (l[i][j] + sn * *xi) / cs;
-            l[i][j] = lij;
-            *xi = cs * *xi - sn * lij;
+    let n = l.len();
+    // the rotations of rows k, k + 1, … (column j's is `rot[j − k]`)
+    let mut rot: Vec<(f64, f64)> = Vec::with_capacity(n - k);
+    let mut i = k;
+    while i < n {
+        let m = (n - i).min(4);
+        match (&mut l[i..i + m], &mut x[i - k..i - k + m]) {
+            ([r0, r1, r2, r3], [x0, x1, x2, x3]) => {
+                for (j, &cs) in (k..).zip(&rot) {
+                    rotate(&mut r0[j], x0, cs);
+                    rotate(&mut r1[j], x1, cs);
+                    rotate(&mut r2[j], x2, cs);
+                    rotate(&mut r3[j], x3, cs);
+                }
+            }
+            (rows, xs) => {
+                for (row, xr) in rows.iter_mut().zip(xs.iter_mut()) {
+                    for (j, &cs) in (k..).zip(&rot) {
+                        rotate(&mut row[j], xr, cs);
+                    }
+                }
+            }
         }
+        // the block's own columns
+        for j in i..i + m {
+            let (ljj, xj) = (l[j][j], x[j - k]);
+            let r = ljj.hypot(xj);
+            let cs = (ljj / r, xj / r);
+            l[j][j] = r;
+            for t in j + 1..i + m {
+                rotate(&mut l[t][j], &mut x[t - k], cs);
+            }
+            rot.push(cs);
+        }
+        i += m;
     }
 }
 
@@ -1133,6 +1224,51 @@ mod tests {
         }
     }
 
+    /// Along a C path (each solve starting from the previous one's Newton state, as
+    /// `SvmFamily::solve_path`), the kept `Q_FF` is exactly `y_s y_t K_st` of the factor's
+    /// variables and the factor reproduces `Q_FF + μI`: the updates (deletions, appends, the
+    /// compaction after blocked variables) never leave them out of step.
+    #[test]
+    fn kept_newton_state_matches_the_free_set_along_a_path() {
+        use crate::family::numerics::kernel::Kernel;
+        use crate::family::svm::cache::Points;
+        let n = 150;
+        let x: Vec<f64> = (0..2 * n).map(|i| ((i * 7919) % 211) as f64 / 100.0 - 1.0).collect();
+        let y: Vec<f64> = (0..n).map(|i| if (x[2 * i] * 3.0).sin() + 0.8 * x[2 * i + 1] > 0.1 { 1.0 } else { -1.0 }).collect();
+        let p = vec![-1.0; n];
+        let points = Points { x, d: 2, kernel: Kernel::rbf(2.0).unwrap() };
+        let mut cache = KernelCache::new(points, crate::Par::pool());
+        let (mut prev, mut checked): (Option<(Solution, Vec<f64>)>, usize) = (None, 0);
+        for c in [0.1, 1.0, 10.0, 100.0, 1000.0] {
+            let upper = vec![c; n];
+            let dual = Dual { y: &y, p: &p, doubled: false, c, upper: &upper, tol: 1e-3, shrinking: true };
+            let sol = match prev.as_mut() {
+                None => dual.solve(&mut cache, vec![0.0; n], p.clone()).unwrap(),
+                Some((s, old)) => {
+                    let (alpha, grad) = dual.warm_start(&mut cache, s, old);
+                    dual.solve_from(&mut cache, alpha, grad, std::mem::take(&mut s.newton)).unwrap()
+                }
+            };
+            let w = &sol.newton;
+            assert_eq!(w.chol.len(), w.vars.len());
+            for (a, &ta) in w.vars.iter().enumerate() {
+                let h = cache.load(ta);
+                for (b, &tb) in w.vars.iter().enumerate() {
+                    let q = y[ta] * y[tb] * cache.row(h)[tb];
+                    assert_eq!(w.qf[a * w.stride + b].to_bits(), q.to_bits(), "C = {c}, Q[{ta}, {tb}]");
+                    if b <= a {
+                        let llt = dot(&w.chol[a][..=b], &w.chol[b][..=b]);
+                        let want = q + if a == b { NEWTON_RIDGE } else { 0.0 };
+                        assert!((llt - want).abs() < 1e-9, "C = {c}: (L Lᵀ)[{a}, {b}] = {llt}, want {want}");
+                    }
+                }
+            }
+            checked += w.vars.len();
+            prev = Some((sol, upper));
+        }
+        assert!(checked > 0, "no Newton step ran");
+    }
+
     #[test]
     fn incremental_cholesky_equals_a_fresh_factorisation() {
         let (mut l, mut vars) = (Vec::new(), Vec::new());
@@ -1147,12 +1283,25 @@ mod tests {
         }
         append(&mut l, &mut vars, 7);
         append(&mut l, &mut vars, 6);
+        // longer factors: blocks of four rows below the deleted one, and every remainder
+        for len in [9, 12, 13, 14] {
+            for k in [0, 1, 4, len - 2] {
+                let mut v: Vec<usize> = (0..len).collect();
+                let mut lv = fresh(&v);
+                cholesky_delete(&mut lv, k);
+                v.remove(k);
+                assert_close(&lv, &fresh(&v));
+            }
+        }
         assert_close(&l, &fresh(&vars));
         let rhs: Vec<f64> = (0..vars.len()).map(|i| i as f64 - 1.5).collect();
-        let x = cholesky_solve(&l, &rhs);
+        let other: Vec<f64> = (0..vars.len()).map(|i| (i as f64).cos()).collect();
+        let (x, z) = cholesky_solve_two(&l, &rhs, &other);
         for (r, &i) in vars.iter().enumerate() {
             let ax: f64 = vars.iter().zip(&x).map(|(&j, xj)| entry(i, j) * xj).sum();
             assert!((ax - rhs[r]).abs() < 1e-9, "row {r}: {ax} vs {}", rhs[r]);
+            let az: f64 = vars.iter().zip(&z).map(|(&j, zj)| entry(i, j) * zj).sum();
+            assert!((az - other[r]).abs() < 1e-9, "row {r}: {az} vs {}", other[r]);
         }
     }
 }

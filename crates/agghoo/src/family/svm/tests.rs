@@ -271,7 +271,7 @@ fn warm_start_saves_iterations() {
     for m in fam.path_order() {
         let c = fam.c_value(m, all.len());
         cold += fam.solve(&problem, c, &mut cache, None).unwrap().iterations;
-        let s = fam.solve(&problem, c, &mut cache, prev.as_ref().map(|(s, c)| (s, *c))).unwrap();
+        let s = fam.solve(&problem, c, &mut cache, prev.as_mut().map(|(s, c)| (s, *c))).unwrap();
         warm += s.iterations;
         prev = Some((s, c));
     }
@@ -305,10 +305,10 @@ fn warm_start_keeps_a_solution_that_does_not_depend_on_c() {
     let fam = SvmFamily::new(SvmKind::Svc, vec![10.0, 100.0], true, settings(0.5, 0.0, 1e-3)).unwrap();
     let (points, problem) = fam.problem(&all).unwrap();
     let mut cache = KernelCache::new(points, crate::Par::pool());
-    let first = fam.solve(&problem, 10.0, &mut cache, None).unwrap();
+    let mut first = fam.solve(&problem, 10.0, &mut cache, None).unwrap();
     assert!(first.alpha.iter().all(|&a| a < 10.0), "no variable at the bound");
     assert!(first.alpha.iter().filter(|&&a| a > 0.0).count() >= 2);
-    let warm = fam.solve(&problem, 100.0, &mut cache, Some((&first, 10.0))).unwrap();
+    let warm = fam.solve(&problem, 100.0, &mut cache, Some((&mut first, 10.0))).unwrap();
     let cold = fam.solve(&problem, 100.0, &mut cache, None).unwrap();
     assert!(warm.iterations <= 2, "{} iterations from the start (cold: {})", warm.iterations, cold.iterations);
     assert!(cold.iterations > 10, "{}", cold.iterations);
@@ -646,7 +646,7 @@ fn tight_tolerances_solve_on_the_constraint() {
         for m in fam.path_order() {
             let c = fam.c_value(m, tr.len());
             let sol =
-                fam.solve(&problem, c, &mut cache, prev.as_ref().map(|(s, c)| (s, *c))).unwrap_or_else(|e| panic!("{kind:?} C = {c}: {e}"));
+                fam.solve(&problem, c, &mut cache, prev.as_mut().map(|(s, c)| (s, *c))).unwrap_or_else(|e| panic!("{kind:?} C = {c}: {e}"));
             let violation: f64 = problem.y.iter().zip(&sol.alpha).map(|(y, a)| y * a).sum::<f64>().abs();
             assert!(violation <= 1e-12 * c * problem.y.len() as f64, "{kind:?} C = {c}: yᵀα = {violation:e}");
             prev = Some((sol, c));
