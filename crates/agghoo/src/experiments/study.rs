@@ -797,7 +797,9 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
                         distinct.dedup();
                         distinct.len()
                     }
-                    _ => 0,
+                    // Members fitted on the splits' training sets (the path fits): no refit. Every
+                    // arm named, so a new method states its refits here.
+                    Method::Agghoo | Method::Majhoo | Method::HoldOut | Method::Subagging => 0,
                 };
                 (model, report, times[..v].iter().sum::<f64>(), refits)
             }

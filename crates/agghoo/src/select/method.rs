@@ -41,7 +41,8 @@ impl Method {
         match self {
             Method::Cv => PlanKind::VFold,
             Method::HoldOut => PlanKind::HoldOut,
-            _ => PlanKind::MonteCarlo,
+            // Every arm named: a new method chooses its default plan here.
+            Method::Agghoo | Method::Majhoo | Method::Acv | Method::Ekcv | Method::Subagging => PlanKind::MonteCarlo,
         }
     }
 }
