@@ -105,6 +105,9 @@ pub(crate) fn path_outputs<'py>(
     run: Option<RunOptions>,
 ) -> PyResult<(String, Vec<Bound<'py, PyTuple>>)> {
     let (spec, run, rows) = prepare(spec, SelectSpec::validate, &x, &y, data, run)?;
+    if run.job {
+        return Err(invalid("run[\"job\"]", "false (the path's outputs are computed here, never as a job)", "true").into());
+    }
     let splits = rows.splits.ok_or_else(|| invalid("splits", "the caller's (train, validation) index arrays", "none"))?;
     let data = rows.data;
     let preprocess = spec.preprocess(&data);
