@@ -126,15 +126,12 @@ def _weights(sample_weight, n_rows):
 
 def _loss_of(name, classification):
     """The library's loss ``name`` over a fitted estimator's validation predictions, as a function
-    ``(model, X, y) -> risk`` computed by the library; the task's default (``01`` / ``squared``) for
-    ``None``. A loss that reads probabilities or decision scores asks the model for them."""
-    name, for_classes, needs = _native.loss_info(name or ("01" if classification else "squared"))
-    if for_classes != classification:
-        task = "classification" if for_classes else "regression"
-        raise ValueError(f"loss {name!r} is a {task} loss: the estimator is {'a classifier' if classification else 'a regressor'}")
-    if not classification:
-        return name, lambda m, X, y: _native.loss_risk(name, np.asarray(y, dtype=np.float64).tolist(), np.asarray(m.predict(X), dtype=np.float64).tolist())
-    return name, lambda m, X, y: _class_risk(name, needs, m, X, y)
+    ``(model, X, y) -> risk`` computed by the library; the task's default for ``None``. A loss
+    that reads probabilities or decision scores asks the model for them."""
+    name, needs = _native.loss_info(name, classification)
+    if classification:
+        return name, lambda m, X, y: _class_risk(name, needs, m, X, y)
+    return name, lambda m, X, y: _native.loss_risk(name, np.asarray(y, dtype=np.float64).tolist(), np.asarray(m.predict(X), dtype=np.float64).tolist())
 
 
 def _class_risk(name, needs, model, X, y):

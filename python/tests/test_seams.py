@@ -62,7 +62,7 @@ def test_estimator_losses_refuse_by_name(binary, real):
     model, X, y = binary
     with pytest.raises(ValueError, match="loss.*one of 01, squared"):
         _loss_of("nope", True)
-    with pytest.raises(ValueError, match="'squared' is a regression loss"):
+    with pytest.raises(ValueError, match="task mismatch: loss `squared` is for Regression"):
         _loss_of("squared", True)
     nb = GaussianNB().fit(X, y)
     with pytest.raises(ValueError, match="'hinge' needs decision scores: GaussianNB has no decision_function"):

@@ -600,13 +600,17 @@ fn loss_spec_json(name: &str) -> PyResult<String> {
     Ok(jobs::to_json(&Loss::parse(name).map_err(Failure::from)?)?)
 }
 
-/// The loss named `name` (`squared`, `01`, `pinball:0.9`, …) as the library reads it: its
-/// name, whether it is a classification loss, and what it reads besides the predictions
-/// (`"probabilities"`, `"decision_scores"`, or `None`).
+/// The loss named `name` (`squared`, `01`, `pinball:0.9`, …; the task's default when `None`) for
+/// a `classification` or regression target, as the library reads it: its name, and what it reads
+/// besides the predictions (`"probabilities"`, `"decision_scores"`, or `None`). A loss of the
+/// other task is refused.
 #[pyfunction]
-fn loss_info(name: &str) -> PyResult<(String, bool, Option<&'static str>)> {
-    let loss = Loss::parse(name).map_err(Failure::from)?;
-    Ok((loss.name(), loss.task() == Task::Classification, loss.needs()))
+#[pyo3(signature = (name, classification))]
+fn loss_info(name: Option<&str>, classification: bool) -> PyResult<(String, Option<&'static str>)> {
+    let task = if classification { Task::Classification } else { Task::Regression };
+    let loss = name.map(Loss::parse).transpose().map_err(Failure::from)?.unwrap_or_else(|| Loss::default_for(task));
+    loss.check_task(task).map_err(Failure::from)?;
+    Ok((loss.name(), loss.needs()))
 }
 
 /// The empirical risk of the loss named `loss` (the library's [`Loss::risk`], weighted by
