@@ -91,6 +91,46 @@ impl PlanSetting {
     }
 }
 
+/// The settings a plan of a [`PlanKind`] is built from ([`Plan::from_kind`](super::Plan::from_kind)):
+/// what users give with `--splits`, `--tau`, `--repeats`, … or Python's `n_splits=`, `tau=`.
+/// Each `None` takes the plan's default, stated once next to the plan's struct (10 splits,
+/// [`TrainFraction::DEFAULT`](super::TrainFraction::DEFAULT), …).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlanSettings {
+    /// Splits, folds, resamples or samples ([`DEFAULT_SPLITS`]).
+    pub n_splits: Option<usize>,
+    /// The training fraction τ (hold-out, Monte-Carlo).
+    pub tau: Option<f64>,
+    /// The repetitions of repeated V-fold.
+    pub repeats: Option<usize>,
+    /// The p of leave-p-out.
+    pub p: Option<usize>,
+    /// Stratify by class (V-fold, repeated V-fold, Monte-Carlo, hold-out).
+    pub stratify: bool,
+    /// The gap of time splits.
+    pub gap: Option<usize>,
+    /// The training window of time splits.
+    pub max_train_size: Option<usize>,
+    /// The test size of time splits.
+    pub test_size: Option<usize>,
+    /// The fold id of each row (user folds; none: no row yet).
+    pub fold_of_row: Option<Vec<String>>,
+}
+
+/// The number of splits (folds, resamples, samples) of a plan built without one.
+pub const DEFAULT_SPLITS: usize = 10;
+
+impl PlanSettings {
+    /// The number of splits given, or [`DEFAULT_SPLITS`].
+    pub fn n_splits(&self) -> usize {
+        self.n_splits.unwrap_or(DEFAULT_SPLITS)
+    }
+    /// The training fraction given, or [`TrainFraction::DEFAULT`](super::TrainFraction::DEFAULT).
+    pub fn tau(&self) -> f64 {
+        self.tau.unwrap_or(super::TrainFraction::DEFAULT.get())
+    }
+}
+
 impl PlanKind {
     /// The first of the `given` settings this plan would ignore, if any: a setting that changes
     /// nothing is a mistake the user cannot see in the output, so callers refuse it.

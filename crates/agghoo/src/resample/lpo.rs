@@ -38,6 +38,9 @@ fn binomial_text(total: u128) -> String {
 }
 
 impl LeavePOut {
+    /// The p of a plan built without one ([`Plan::from_kind`](super::Plan::from_kind)).
+    pub const DEFAULT_P: usize = 2;
+
     /// Leave-p-out with at most `max_splits` splits.
     ///
     /// # Errors

@@ -18,7 +18,7 @@ mod vfold;
 
 pub use bootstrap::Bootstrap;
 pub use holdout::HoldOut;
-pub use kind::{PlanKind, PlanSetting};
+pub use kind::{DEFAULT_SPLITS, PlanKind, PlanSetting, PlanSettings};
 pub use loo::LeaveOneOut;
 pub use lpo::LeavePOut;
 pub use montecarlo::MonteCarlo;
@@ -213,6 +213,42 @@ impl Plan {
         Ok(plan)
     }
 
+    /// The plan of `kind` built from `settings`, each setting not given taking the plan's
+    /// default; settings the plan does not read are not looked at (callers refuse them,
+    /// [`PlanKind::ignored_setting`]).
+    ///
+    /// ```
+    /// use agghoo::resample::{Plan, PlanKind, PlanSettings};
+    /// let plan = Plan::from_kind(PlanKind::MonteCarlo, &PlanSettings::default())?;
+    /// assert_eq!(plan.to_string(), "mc:10:0.8");
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Each plan's own parameter errors ([`Error::InvalidParameter`]).
+    pub fn from_kind(kind: PlanKind, settings: &PlanSettings) -> Result<Plan> {
+        let (n, stratify) = (settings.n_splits(), settings.stratify);
+        Ok(match kind {
+            PlanKind::HoldOut => Plan::HoldOut(HoldOut { stratify, ..HoldOut::new(settings.tau())? }),
+            PlanKind::VFold => Plan::VFold(VFold { stratify, ..VFold::new(n)? }),
+            PlanKind::Repeated => {
+                Plan::RepeatedVFold(RepeatedVFold { stratify, ..RepeatedVFold::new(n, settings.repeats.unwrap_or(RepeatedVFold::DEFAULT_REPEATS))? })
+            }
+            PlanKind::MonteCarlo => Plan::MonteCarlo(MonteCarlo { stratify, ..MonteCarlo::new(n, settings.tau())? }),
+            PlanKind::LeaveOneOut => Plan::LeaveOneOut(LeaveOneOut),
+            PlanKind::LeavePOut => Plan::LeavePOut(LeavePOut::new(settings.p.unwrap_or(LeavePOut::DEFAULT_P), n.max(1))?),
+            PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap::new(n)?),
+            PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: n }),
+            PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: settings.fold_of_row.clone().unwrap_or_default() }),
+            PlanKind::Time => Plan::TimeSeries(TimeSeries {
+                gap: settings.gap.unwrap_or(0),
+                max_train_size: settings.max_train_size,
+                test_size: settings.test_size,
+                ..TimeSeries::new(n)?
+            }),
+        })
+    }
+
     /// Draws the concrete splits.
     ///
     /// # Errors
@@ -271,6 +307,38 @@ impl Plan {
             Plan::Bootstrap(p) => Some(p.n_resamples),
             Plan::TimeSeries(p) => Some(p.n_splits),
             Plan::GroupVFold(_) | Plan::LeaveOneOut(_) | Plan::LeavePOut(_) | Plan::UserFolds(_) => None,
+        }
+    }
+}
+
+/// The plan's text form, as [`Plan::parse`] reads it (`vfold:10`, `mc:10:0.8`, `holdout:0.8`,
+/// `time:5:gap=2`, …; grouped V-fold `group:V`, user folds `folds`); stratification is not part
+/// of it.
+impl std::fmt::Display for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Plan::HoldOut(p) => write!(f, "holdout:{}", p.train_fraction.get()),
+            Plan::VFold(p) => write!(f, "vfold:{}", p.n_folds),
+            Plan::GroupVFold(p) => write!(f, "group:{}", p.n_folds),
+            Plan::RepeatedVFold(p) => write!(f, "repeated:{}:{}", p.n_folds, p.n_repeats),
+            Plan::MonteCarlo(p) => write!(f, "mc:{}:{}", p.n_splits, p.train_fraction.get()),
+            Plan::LeaveOneOut(_) => f.write_str("loo"),
+            Plan::LeavePOut(p) => write!(f, "lpo:{}:{}", p.p, p.max_splits),
+            Plan::Bootstrap(p) => write!(f, "bootstrap:{}", p.n_resamples),
+            Plan::UserFolds(_) => f.write_str("folds"),
+            Plan::TimeSeries(p) => {
+                write!(f, "time:{}", p.n_splits)?;
+                if p.gap > 0 {
+                    write!(f, ":gap={}", p.gap)?;
+                }
+                if let Some(m) = p.max_train_size {
+                    write!(f, ":max_train={m}")?;
+                }
+                if let Some(t) = p.test_size {
+                    write!(f, ":test={t}")?;
+                }
+                Ok(())
+            }
         }
     }
 }

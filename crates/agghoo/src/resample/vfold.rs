@@ -172,6 +172,9 @@ pub struct RepeatedVFold {
 }
 
 impl RepeatedVFold {
+    /// The repetitions of a plan built without them ([`Plan::from_kind`](super::Plan::from_kind)).
+    pub const DEFAULT_REPEATS: usize = 5;
+
     /// V-fold repeated R times, unstratified.
     ///
     /// # Errors
