@@ -141,7 +141,7 @@ impl SelectSpec {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the field.
     pub fn validate(&self) -> Result<()> {
-        if self.inner_fraction.is_some() && self.method != Method::Subagging {
+        if self.inner_fraction.is_some() && !crate::select::procedure(self.method).reads_inner_fraction() {
             return Err(Error::invalid("inner-tau", "used with subagging only (its inner hold-out)", self.method.name()));
         }
         if !self.vote_ties.is_default() && self.aggregation.is_some_and(|a| a != Aggregation::Vote) {
