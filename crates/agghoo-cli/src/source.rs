@@ -345,7 +345,8 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
         loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))
     };
     let ids = |name: &Option<String>, flag: &str| -> Result<Vec<u32>> { Ok(group_ids(column(name, flag)?)) };
-    let fold_of_row = if kind == PlanKind::Folds { Some(column(&args.fold_column, "fold-column")?.clone()) } else { None };
+    let fold_of_row =
+        if kind.settings().contains(&PlanSetting::FoldColumn) { Some(column(&args.fold_column, "fold-column")?.clone()) } else { None };
     let settings = PlanSettings {
         n_splits: Some(args.n_splits),
         tau: args.tau,
@@ -358,7 +359,7 @@ pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Resu
         fold_of_row,
     };
     let plan = Plan::from_kind(kind, &settings)?;
-    let groups = if kind == PlanKind::Group { Some(ids(&args.group, "group")?) } else { None };
+    let groups = if kind.settings().contains(&PlanSetting::Group) { Some(ids(&args.group, "group")?) } else { None };
     if let (true, Some(l)) = (args.stratify, loaded)
         && l.data.task() != agghoo::data::Task::Classification
     {

@@ -127,6 +127,25 @@ impl super::Resampling for LeavePOut {
     fn describe(&self) -> String {
         format!("leave-{}-out", self.p)
     }
+    fn n_splits(&self) -> Option<usize> {
+        None
+    }
+    fn text(&self) -> String {
+        format!("lpo:{}:{}", self.p, self.max_splits)
+    }
+}
+
+impl super::PlanType for LeavePOut {
+    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::P];
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Self::new(settings.p.unwrap_or(Self::DEFAULT_P), settings.n_splits().max(1))
+    }
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        Ok(match form {
+            ["lpo", p, max] => Some(Self::new(text.int(p)?, text.int(max)?.max(1))?),
+            _ => None,
+        })
+    }
 }
 
 #[cfg(test)]
