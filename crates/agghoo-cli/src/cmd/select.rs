@@ -4,7 +4,7 @@ use agghoo::Seed;
 use agghoo::family::{AxisValue, FamilyAxes, GridPoint};
 use agghoo::loss::Loss;
 use agghoo::resample::TrainFraction;
-use agghoo::select::{self, Aggregation, Method, Report, TieRule};
+use agghoo::select::{self, Aggregation, Report, TieRule};
 use agghoo::spec::SelectSpec;
 use anyhow::Context;
 use serde::Serialize;

@@ -16,21 +16,24 @@ impl Procedure for Majhoo {
         Method::Majhoo
     }
 
+    /// Agghoo's: Monte-Carlo splits.
     fn default_plan(&self) -> PlanKind {
-        PlanKind::MonteCarlo
+        Agghoo.default_plan()
     }
 
-    /// Members trained on the splits' training sets: no refit.
-    fn refits(&self, _member_grid_indices: &[usize]) -> usize {
-        0
+    /// Agghoo's: none.
+    fn refits(&self, member_grid_indices: &[usize]) -> usize {
+        Agghoo.refits(member_grid_indices)
     }
 
+    /// Agghoo's: its members are split models.
     fn keeps_split_models(&self) -> bool {
-        true
+        Agghoo.keeps_split_models()
     }
 
+    /// Agghoo's: several members.
     fn combines_members(&self) -> bool {
-        true
+        Agghoo.combines_members()
     }
 
     fn check_task(&self, task: Task) -> Result<()> {
