@@ -652,17 +652,14 @@ fn loss_risk(
     Ok(loss.risk(&predictions, &truth.all()).map_err(Failure::from)?)
 }
 
-/// The plan `method` uses when none is given (the library's [`Method::default_plan`]), written
-/// with `n_splits` splits and training fraction `tau` where the plan has them.
+/// The plan `method` uses when none is given (the library's [`Method::default_plan`]), built
+/// with `n_splits` splits and training fraction `tau` where the plan has them, in its text form.
 #[pyfunction]
 fn default_plan(method: &str, n_splits: usize, tau: f64) -> PyResult<String> {
-    use agghoo::resample::PlanKind;
-    Ok(match Method::parse_name(method).map_err(Failure::from)?.default_plan() {
-        PlanKind::VFold => format!("vfold:{n_splits}"),
-        PlanKind::HoldOut => format!("holdout:{tau}"),
-        PlanKind::MonteCarlo => format!("mc:{n_splits}:{tau}"),
-        other => other.name().to_string(),
-    })
+    use agghoo::resample::{Plan, PlanSettings};
+    let kind = Method::parse_name(method).map_err(Failure::from)?.default_plan();
+    let settings = PlanSettings { n_splits: Some(n_splits), tau: Some(tau), ..PlanSettings::default() };
+    Ok(Plan::from_kind(kind, &settings).map_err(Failure::from)?.to_string())
 }
 
 /// The training and validation rows of one split.
