@@ -11,7 +11,7 @@ use super::tree::Tree;
 const LEAF: u32 = u32::MAX;
 
 /// A tree in preorder as parallel arrays (compact in memory and in a JSON model file; in a
-/// binary serde format each array is one byte string, see [`packed`]).
+/// binary serde format each array is one byte string, its integers narrowed, see [`packed`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct LeafTree {
     /// Per node: the split feature, or `u32::MAX` for a leaf.
@@ -38,42 +38,82 @@ pub(crate) struct LeafTree {
 }
 
 /// A tree's arrays in a serde format: a sequence of numbers in a human-readable one (a JSON
-/// model file, unchanged), one byte string of little-endian values in a binary one (a unit's
-/// outcome crossing a cluster: written and read as a copy, where a sequence costs a call per
-/// number; every `f64` keeps its bits either way).
+/// model file, unchanged), one byte string in a binary one (a unit's outcome crossing a cluster:
+/// written and read as a copy, where a sequence costs a call per number). An `f64` array is its
+/// values' little-endian bits; an integer array is as narrow as its values allow: a first byte
+/// gives the width (1, 2 or 4 bytes), then each value plus one (mod 2³², so that a leaf's
+/// `u32::MAX` is 0), little-endian. Every value comes back exact either way.
 pub(crate) mod packed {
     use serde::de::{Deserialize, Deserializer, Error, Visitor};
     use serde::ser::{Serialize, Serializer};
 
-    /// A number of fixed width with a little-endian byte form.
+    /// A number with a byte-string form for an array of it.
     pub(crate) trait Le: Sized + Copy {
-        /// Its width in bytes.
-        const WIDTH: usize;
-        /// Appends its bytes.
-        fn put(self, out: &mut Vec<u8>);
-        /// Reads it from `WIDTH` bytes.
-        fn get(bytes: &[u8]) -> Self;
+        /// What the byte string holds (for an error message).
+        const EXPECTING: &'static str;
+        /// The byte string of `values`.
+        fn pack(values: &[Self]) -> Vec<u8>;
+        /// The values of a byte string [`Le::pack`] made, or what is wrong with it.
+        fn unpack(bytes: &[u8]) -> Result<Vec<Self>, String>;
     }
 
     impl Le for u32 {
-        const WIDTH: usize = 4;
-        fn put(self, out: &mut Vec<u8>) {
-            out.extend_from_slice(&self.to_le_bytes());
+        const EXPECTING: &'static str = "a width byte (1, 2 or 4) and little-endian numbers of that width";
+        fn pack(values: &[u32]) -> Vec<u8> {
+            let max = values.iter().map(|v| v.wrapping_add(1)).max().unwrap_or(0);
+            let width = if max <= u8::MAX.into() {
+                1
+            } else if max <= u16::MAX.into() {
+                2
+            } else {
+                4
+            };
+            let mut bytes = Vec::with_capacity(1 + values.len() * width);
+            bytes.push(width as u8);
+            for v in values {
+                bytes.extend_from_slice(&v.wrapping_add(1).to_le_bytes()[..width]);
+            }
+            bytes
         }
-        fn get(bytes: &[u8]) -> Self {
-            u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
+        fn unpack(bytes: &[u8]) -> Result<Vec<u32>, String> {
+            let Some((&width, rest)) = bytes.split_first() else {
+                return Err("an empty byte string has no width byte".into());
+            };
+            let width = usize::from(width);
+            if ![1, 2, 4].contains(&width) {
+                return Err(format!("width byte {width}: not 1, 2 or 4"));
+            }
+            if !rest.len().is_multiple_of(width) {
+                return Err(format!("{} bytes are not a whole number of {width}-byte values", rest.len()));
+            }
+            Ok(rest
+                .chunks_exact(width)
+                .map(|c| {
+                    let mut b = [0u8; 4];
+                    b[..width].copy_from_slice(c);
+                    u32::from_le_bytes(b).wrapping_sub(1)
+                })
+                .collect())
         }
     }
 
     impl Le for f64 {
-        const WIDTH: usize = 8;
-        fn put(self, out: &mut Vec<u8>) {
-            out.extend_from_slice(&self.to_bits().to_le_bytes());
+        const EXPECTING: &'static str = "8-byte little-endian numbers";
+        fn pack(values: &[f64]) -> Vec<u8> {
+            values.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect()
         }
-        fn get(bytes: &[u8]) -> Self {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&bytes[..8]);
-            f64::from_bits(u64::from_le_bytes(b))
+        fn unpack(bytes: &[u8]) -> Result<Vec<f64>, String> {
+            if !bytes.len().is_multiple_of(8) {
+                return Err(format!("{} bytes are not a whole number of 8-byte values", bytes.len()));
+            }
+            Ok(bytes
+                .chunks_exact(8)
+                .map(|c| {
+                    let mut b = [0u8; 8];
+                    b.copy_from_slice(c);
+                    f64::from_bits(u64::from_le_bytes(b))
+                })
+                .collect())
         }
     }
 
@@ -81,9 +121,7 @@ pub(crate) mod packed {
         if serializer.is_human_readable() {
             return values.serialize(serializer);
         }
-        let mut bytes = Vec::with_capacity(values.len() * T::WIDTH);
-        values.iter().for_each(|v| v.put(&mut bytes));
-        serializer.serialize_bytes(&bytes)
+        serializer.serialize_bytes(&T::pack(values))
     }
 
     pub(crate) fn deserialize<'de, T: Le + Deserialize<'de>, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<T>, D::Error> {
@@ -94,13 +132,10 @@ pub(crate) mod packed {
         impl<T: Le> Visitor<'_> for Bytes<T> {
             type Value = Vec<T>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "a byte string of {}-byte little-endian numbers", T::WIDTH)
+                write!(f, "a byte string of {}", T::EXPECTING)
             }
             fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<T>, E> {
-                if !bytes.len().is_multiple_of(T::WIDTH) {
-                    return Err(E::custom(format!("{} bytes are not a whole number of {}-byte values", bytes.len(), T::WIDTH)));
-                }
-                Ok(bytes.chunks_exact(T::WIDTH).map(T::get).collect())
+                T::unpack(bytes).map_err(E::custom)
             }
         }
         deserializer.deserialize_bytes(Bytes(std::marker::PhantomData))
@@ -230,7 +265,8 @@ mod tests {
             expected.extend([0xc4, bytes.len() as u8]); // bin 8
             expected.extend(bytes);
         };
-        let u32s = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        // small integers: width 1, each value plus one (a leaf's u32::MAX is 0)
+        let u32s = |v: &[u32]| [1].into_iter().chain(v.iter().map(|x| x.wrapping_add(1) as u8)).collect::<Vec<u8>>();
         let f64s = |v: &[f64]| v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect::<Vec<u8>>();
         bin(u32s(&tree.feature));
         bin(f64s(&tree.threshold));
@@ -239,11 +275,45 @@ mod tests {
         bin(u32s(&tree.offsets));
         bin(u32s(&tree.output));
         bin(f64s(&tree.value));
+        assert_eq!(u32s(&tree.feature), [1, 1, 0, 0]);
         let bytes = rmp_serde::to_vec(&tree).unwrap();
         assert_eq!(bytes, expected);
         assert_eq!(rmp_serde::from_slice::<LeafTree>(&bytes).unwrap(), tree);
         let named = rmp_serde::to_vec_named(&tree).unwrap();
         assert_eq!(rmp_serde::from_slice::<LeafTree>(&named).unwrap(), tree);
+    }
+
+    /// Each integer array takes the narrowest width its largest value (plus one) fits, and
+    /// comes back exact at every width's edges.
+    #[test]
+    fn integer_arrays_take_the_narrowest_width_and_come_back_exact() {
+        use packed::Le;
+        for (values, width) in [
+            (vec![], 1),
+            (vec![0, 254, LEAF], 1),
+            (vec![255], 2),
+            (vec![3, 65_534, LEAF], 2),
+            (vec![65_535], 4),
+            (vec![0, LEAF - 1, LEAF], 4),
+        ] {
+            let bytes = u32::pack(&values);
+            assert_eq!((bytes[0] as usize, bytes.len()), (width, 1 + width * values.len()), "{values:?}");
+            assert_eq!(u32::unpack(&bytes).unwrap(), values);
+        }
+    }
+
+    #[test]
+    fn an_integer_byte_string_without_a_valid_width_is_an_error() {
+        use packed::Le;
+        assert!(u32::unpack(&[]).unwrap_err().contains("no width byte"));
+        assert!(u32::unpack(&[3, 1, 2, 3]).unwrap_err().contains("width byte 3"));
+        assert!(u32::unpack(&[2, 1, 2, 3]).unwrap_err().contains("3 bytes are not a whole number of 2-byte values"));
+        // through serde, as a unit's outcome is read: the width byte of `feature` made 8
+        let mut bytes = rmp_serde::to_vec(&stump()).unwrap();
+        assert_eq!(bytes[1..4], [0xc4, 4, 1]);
+        bytes[3] = 8;
+        let err = rmp_serde::from_slice::<LeafTree>(&bytes).unwrap_err().to_string();
+        assert!(err.contains("width byte 8"), "{err}");
     }
 
     #[test]
@@ -259,8 +329,8 @@ mod tests {
     #[test]
     fn a_byte_string_that_is_not_whole_values_is_an_error() {
         let mut bytes = rmp_serde::to_vec(&stump()).unwrap();
-        // the thresholds' byte string (24 bytes, after the array tag and feature's 2 + 12 bytes) cut to 23
-        let at = 1 + 2 + 12;
+        // the thresholds' byte string (24 bytes, after the array tag and feature's 2 + 4 bytes) cut to 23
+        let at = 1 + 2 + 4;
         assert_eq!(bytes[at..at + 2], [0xc4, 24]);
         bytes[at + 1] = 23;
         bytes.remove(at + 2);
