@@ -74,6 +74,7 @@ impl super::Resampling for Bootstrap {
 
 impl super::PlanType for Bootstrap {
     const SETTINGS: &'static [super::PlanSetting] = &[];
+    const FORMS: &'static str = "bootstrap:B";
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Self::new(settings.n_splits())
     }

@@ -51,6 +51,7 @@ impl super::Resampling for HoldOut {
 
 impl super::PlanType for HoldOut {
     const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Tau, super::PlanSetting::Stratify];
+    const FORMS: &'static str = "holdout:TAU";
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Ok(Self { stratify: settings.stratify, ..Self::new(settings.tau())? })
     }

@@ -43,6 +43,7 @@ impl super::Resampling for LeaveOneOut {
 
 impl super::PlanType for LeaveOneOut {
     const SETTINGS: &'static [super::PlanSetting] = &[];
+    const FORMS: &'static str = "loo";
     fn from_settings(_settings: &super::PlanSettings) -> Result<Self> {
         Ok(LeaveOneOut)
     }

@@ -137,6 +137,7 @@ impl super::Resampling for LeavePOut {
 
 impl super::PlanType for LeavePOut {
     const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::P];
+    const FORMS: &'static str = "lpo:P:MAX";
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Self::new(settings.p.unwrap_or(Self::DEFAULT_P), settings.n_splits().max(1))
     }

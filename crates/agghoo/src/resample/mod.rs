@@ -126,6 +126,9 @@ pub trait PlanType: Resampling + Sized {
     /// Whether it is stratified by class by default for a classification target
     /// ([`Plan::stratified_by_default`]).
     const STRATIFIED_BY_DEFAULT: bool = false;
+    /// Its text forms as users read them in an error (`mc:V:TAU`), `""` when it has none (its
+    /// [`PlanType::parse`] reads none).
+    const FORMS: &'static str = "";
     /// The plan built from `settings`, each setting not given taking the plan's default.
     ///
     /// # Errors
@@ -156,7 +159,7 @@ impl PlanText<'_> {
     /// The error of a text that is no plan's form: [`Error::InvalidParameter`] (`plan`) listing
     /// the forms.
     pub fn bad(&self) -> Error {
-        Error::invalid("plan", PLAN_FORMS, self.0)
+        Error::invalid("plan", plan_forms(), self.0)
     }
     /// A count of the form.
     ///
@@ -265,6 +268,24 @@ macro_rules! plans {
                 }
             }
         }
+
+        /// The forms [`Plan::parse`] reads, each plan's [`PlanType::FORMS`] in registration order
+        /// (`holdout:TAU, vfold:V, … or time:S (…)`).
+        pub fn plan_forms() -> &'static str {
+            static FORMS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            FORMS.get_or_init(|| word_list(&[$(<$ty as PlanType>::FORMS),+], "or"))
+        }
+
+        /// The names of the plans that can be stratified (those reading [`PlanSetting::Stratify`]).
+        fn stratifiable_names() -> Vec<&'static str> {
+            [$((<$ty as PlanType>::SETTINGS.contains(&PlanSetting::Stratify)).then_some($name)),+].into_iter().flatten().collect()
+        }
+
+        /// [`Plan::parse`]'s error for stratifying a plan that cannot be.
+        fn stratifiable() -> &'static str {
+            static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            TEXT.get_or_init(|| format!("false for this plan (only {} can be stratified)", word_list(&stratifiable_names(), "and")))
+        }
     };
 }
 
@@ -281,9 +302,15 @@ plans! {
     TimeSeries(time::TimeSeries, Time, "time", "Time-ordered splits in file order (scikit-learn's TimeSeriesSplit): --splits S, --gap G, --max-train-size M, --test-size T"),
 }
 
-/// The forms [`Plan::parse`] reads.
-pub const PLAN_FORMS: &str =
-    "vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, holdout:TAU, lpo:P:MAX, bootstrap:B or time:S (options :gap=G :max_train=M :test=T)";
+/// `a, b or c` (the non-empty items, the last joined by `last_word`).
+fn word_list(items: &[&str], last_word: &str) -> String {
+    let items: Vec<&str> = items.iter().copied().filter(|i| !i.is_empty()).collect();
+    match items.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} {last_word} {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
 
 impl Plan {
     /// Parses a plan written as `vfold:V`, `repeated:V:R`, `5x2` (five times 2-fold), `mc:V:TAU`,
@@ -311,11 +338,7 @@ impl Plan {
             return Ok(plan);
         }
         if !plan.kind().settings().contains(&PlanSetting::Stratify) {
-            return Err(Error::invalid(
-                "stratify",
-                "false for this plan (only V-fold, repeated, Monte-Carlo and hold-out are stratified)",
-                text.0,
-            ));
+            return Err(Error::invalid("stratify", stratifiable(), text.0));
         }
         Ok(plan.stratified())
     }
@@ -390,6 +413,34 @@ pub(crate) fn check_count(name: &'static str, value: usize, min: usize, expected
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::Named;
+
+    /// The errors users read list what the registrations state: every plan's text forms (each
+    /// parses), and exactly the plans that read the stratify setting.
+    #[test]
+    fn the_errors_list_the_registered_forms_and_stratifiable_plans() {
+        let forms = plan_forms();
+        assert_eq!(
+            forms,
+            "holdout:TAU, vfold:V, repeated:V:R, 5x2, mc:V:TAU, loo, lpo:P:MAX, bootstrap:B or time:S (options :gap=G :max_train=M :test=T)"
+        );
+        for text in ["holdout:0.7", "vfold:5", "repeated:5:2", "5x2", "mc:4:0.5", "loo", "lpo:2:10", "bootstrap:3", "time:3"] {
+            assert!(Plan::parse(text, false).is_ok(), "{text}");
+        }
+        match Plan::parse("nope:3", false) {
+            Err(Error::InvalidParameter { name: "plan", expected, .. }) => assert_eq!(expected, forms),
+            other => panic!("{other:?}"),
+        }
+        match Plan::parse("loo", true) {
+            Err(Error::InvalidParameter { name: "stratify", expected, .. }) => {
+                assert_eq!(expected, "false for this plan (only holdout, vfold, repeated and mc can be stratified)")
+            }
+            other => panic!("{other:?}"),
+        }
+        for &(kind, name, _) in PlanKind::CHOICES {
+            assert_eq!(kind.settings().contains(&PlanSetting::Stratify), stratifiable_names().contains(&name), "{kind}");
+        }
+    }
 
     /// A plan's split count known without data is the count it draws.
     #[test]

@@ -137,6 +137,7 @@ impl super::Resampling for MonteCarlo {
 
 impl super::PlanType for MonteCarlo {
     const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Tau, super::PlanSetting::Stratify];
+    const FORMS: &'static str = "mc:V:TAU";
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Ok(Self { stratify: settings.stratify, ..Self::new(settings.n_splits(), settings.tau())? })
     }

@@ -65,6 +65,7 @@ impl super::Resampling for RepeatedVFold {
 
 impl super::PlanType for RepeatedVFold {
     const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Repeats, super::PlanSetting::Stratify];
+    const FORMS: &'static str = "repeated:V:R, 5x2";
     const STRATIFIED_BY_DEFAULT: bool = true;
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Ok(Self { stratify: settings.stratify, ..Self::new(settings.n_splits(), settings.repeats.unwrap_or(Self::DEFAULT_REPEATS))? })

@@ -127,6 +127,7 @@ impl super::Resampling for TimeSeries {
 
 impl super::PlanType for TimeSeries {
     const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Gap, super::PlanSetting::MaxTrainSize, super::PlanSetting::TestSize];
+    const FORMS: &'static str = "time:S (options :gap=G :max_train=M :test=T)";
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Ok(Self {
             gap: settings.gap.unwrap_or(0),

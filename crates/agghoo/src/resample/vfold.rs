@@ -131,6 +131,7 @@ impl super::Resampling for VFold {
 
 impl super::PlanType for VFold {
     const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Stratify];
+    const FORMS: &'static str = "vfold:V";
     const STRATIFIED_BY_DEFAULT: bool = true;
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Ok(Self { stratify: settings.stratify, ..Self::new(settings.n_splits())? })
