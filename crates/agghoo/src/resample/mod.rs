@@ -303,7 +303,7 @@ plans! {
 }
 
 /// `a, b or c` (the non-empty items, the last joined by `last_word`).
-fn word_list(items: &[&str], last_word: &str) -> String {
+pub(crate) fn word_list(items: &[&str], last_word: &str) -> String {
     let items: Vec<&str> = items.iter().copied().filter(|i| !i.is_empty()).collect();
     match items.split_last() {
         Some((last, [])) => (*last).to_string(),

@@ -60,7 +60,7 @@ use crate::data::Task;
 use crate::engine::{SplitOutcome, TieRule};
 use crate::error::{Error, Result};
 use crate::family::{Composite, EkcvChoice, Family, Grid, GridPoint};
-use crate::names::named;
+use crate::names::{Named, named};
 use crate::resample::{PlanKind, Splits, TrainFraction};
 use crate::seed::Seed;
 
@@ -287,8 +287,7 @@ impl SelectConfig {
             Some(base) => (base, true),
             None => (name.trim(), false),
         };
-        let method: Method =
-            base.parse().map_err(|_| Error::invalid("method", "agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv or subagging", name))?;
+        let method: Method = base.parse().map_err(|_| Error::invalid("method", method_names_with_one_se(), name))?;
         if one_se && !procedure(method).uses_one_standard_error() {
             return Err(Error::invalid("method", "+1se on cv only", name));
         }
@@ -311,14 +310,36 @@ impl SelectConfig {
             return Err(Error::invalid("one-se", "used with CV selection only (it picks a point of the CV curve)", self.method.name()));
         }
         if self.aggregation.is_some() && !p.combines_members() {
-            return Err(Error::invalid(
-                "aggregate",
-                "used with a method that combines several members (agghoo, majhoo, acv, subagging)",
-                self.method.name(),
-            ));
+            return Err(Error::invalid("aggregate", combining_methods(), self.method.name()));
         }
         Ok(())
     }
+}
+
+/// Every method's name, each one-standard-error variant after its method (`cv, cv+1se`), as
+/// [`SelectConfig::for_procedure`]'s error lists them.
+fn method_names_with_one_se() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut names = Vec::new();
+        for &(method, name, _) in Method::CHOICES {
+            names.push(name.to_string());
+            if procedure(method).uses_one_standard_error() {
+                names.push(format!("{name}+1se"));
+            }
+        }
+        crate::resample::word_list(&names.iter().map(String::as_str).collect::<Vec<_>>(), "or")
+    })
+}
+
+/// [`SelectConfig::check`]'s error for an aggregation given to a method with one member.
+fn combining_methods() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let names: Vec<&str> =
+            Method::CHOICES.iter().filter(|&&(method, _, _)| procedure(method).combines_members()).map(|&(_, name, _)| name).collect();
+        format!("used with a method that combines several members ({})", names.join(", "))
+    })
 }
 
 /// The aggregation `config` asks for (or the task's), checked against the procedure, the task
@@ -348,6 +369,26 @@ pub(crate) mod tests {
     use super::*;
     use crate::family::Scale;
     use crate::names::Named;
+
+    /// The method lists users read in errors come from the registry and the procedures' own
+    /// facts (the one-standard-error rule, combining members).
+    #[test]
+    fn the_errors_list_the_registered_methods() {
+        match SelectConfig::for_procedure("nope", Seed(0)) {
+            Err(Error::InvalidParameter { name: "method", expected, .. }) => {
+                assert_eq!(expected, "agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv or subagging")
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut config = SelectConfig::new(Method::Cv);
+        config.aggregation = Some(Aggregation::Mean);
+        match config.check() {
+            Err(Error::InvalidParameter { name: "aggregate", expected, .. }) => {
+                assert_eq!(expected, "used with a method that combines several members (agghoo, majhoo, acv, subagging)")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     /// Hand-made outcomes of 3 splits over a 4-point grid: `risks[j]`, validation sizes `sizes[j]`,
     /// each split's selection its first minimiser.
