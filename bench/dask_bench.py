@@ -72,20 +72,47 @@ def treecv_run(n, workers, tag):
     out(f"{tag}_cluster_seconds", f"{remote_s:.2f}")
 
 
+class Outcomes:
+    """A job that records the byte size of every outcome it assembles (what the workers sent)."""
+
+    def __init__(self, job, sizes):
+        self.job, self.sizes = job, sizes
+
+    @property
+    def n_units(self):
+        return self.job.n_units
+
+    def evaluate(self, *args, **kwargs):
+        return self.job.evaluate(*args, **kwargs)
+
+    def assemble(self, X, y, outcomes, *args, **kwargs):
+        self.sizes.extend(len(o) for o in outcomes)
+        return self.job.assemble(X, y, outcomes, *args, **kwargs)
+
+
 def overhead(name, call, workers=2):
     t = time.perf_counter()
     local = call(None)
     local_s = time.perf_counter() - t
     c, client = cluster(workers)
     with c, client:
-        call(client)  # warm-up: the workers import agghoo and numpy once
+        # warm-up (the workers import agghoo and numpy once), recording the outcomes' bytes
+        sizes, run_job = [], adask.run_job
+        adask.run_job = lambda be, job, X, y: run_job(be, Outcomes(job, sizes), X, y)
+        try:
+            call(client)
+        finally:
+            adask.run_job = run_job
         t = time.perf_counter()
         remote = call(client)
         remote_s = time.perf_counter() - t
     if remote != local:
         raise SystemExit(f"{name}: the cluster's result differs from the local run")
+    if not sizes:
+        raise SystemExit(f"{name}: no outcome was gathered from the cluster")
     out(f"{name}_local_seconds", f"{local_s:.2f}")
     out(f"{name}_cluster_seconds", f"{remote_s:.2f}")
+    out(f"{name}_outcome_bytes", sum(sizes))
 
 
 def main():

@@ -197,7 +197,7 @@ class _Agghoo(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = self.missing in ("median", "drop")
+        tags.input_tags.allow_nan = self.missing != "error"
         return tags
 
     def _validate_params(self):
@@ -216,7 +216,7 @@ class _Agghoo(BaseEstimator):
         X, text = _categorical.split_text(X, self.categorical, positions, self.na_values)
         if reset:
             self.categorical_features_in_ = [j for j, _ in text]
-        allow_nan = self.missing in ("median", "drop")
+        allow_nan = self.missing != "error"
         kwargs = {"dtype": np.float64, "order": "C", "ensure_all_finite": "allow-nan" if allow_nan else True}
         if _input.is_checked(X) and (y is None or _input.is_checked_target(y, X.shape[0])):
             # Already what check_array / check_X_y would return: only the feature names and
@@ -249,13 +249,8 @@ class _Agghoo(BaseEstimator):
         if self.missing == "error":
             _categorical.refuse_missing(text, self._feature_names(X.shape[1]))
         if self.missing == "drop":
-            keep = ~(np.isnan(X).any(axis=1) | _categorical.missing_rows(text, X.shape[0]))
-            X, y_codes, text = np.ascontiguousarray(X[keep]), y_codes[keep], _categorical.keep_rows(text, keep)
-            splits = _scoring.keep_rows(splits, keep)
-            groups = None if groups is None else np.asarray(groups)[keep]
-            sample_weight = None if sample_weight is None else sample_weight[keep]
-        if X.shape[0] < 2:
-            raise ValueError(f"n_samples={X.shape[0]}: at least 2 rows are needed to split the data")
+            X, y_codes, text, splits, groups, sample_weight = _input.drop_missing(X, y_codes, text, splits, groups, sample_weight)
+        _input.check_n_samples(X.shape[0])
         plan = self.plan if self.plan is not None else _native.default_plan(self.method, self.n_splits, self.tau)
         group_ids = _group_ids(plan, groups, X.shape[0])
         be = _dask.active_client()
@@ -270,6 +265,7 @@ class _Agghoo(BaseEstimator):
         data = {
             "feature_names": self._feature_names(X.shape[1]),
             "class_names": class_names,
+            "missing": self.missing,
             "categorical": text,
             "na_values": _categorical.check_na_values(self.na_values),
             "groups": group_ids,
@@ -501,8 +497,10 @@ class AgghooClassifier(ClassifierMixin, _Agghoo):
         Standardise features inside each training set.
     missing : {"error", "median", "drop"}, default="error"
         NaN in ``X``: refuse, impute with training-set medians, or drop the rows (missing values
-        of categorical columns too; kept, they follow ``missing_category``). A model fitted
-        without missing values refuses them at predict, in numeric and categorical columns.
+        of categorical columns too; kept, they follow ``missing_category``). Dropped, the plan's
+        splits are drawn over the kept rows; ``cv``'s, drawn over all the rows, are restated on
+        them. A model fitted without missing values refuses them at predict, in numeric and
+        categorical columns.
     categorical : list, optional
         Columns to read as categorical even if numeric (names, or positions for arrays). A
         DataFrame's object, string and category columns are categorical anyway. Categorical

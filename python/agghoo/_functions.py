@@ -99,17 +99,6 @@ def _plan_or_folds(plan, X, y, groups, random_state, stratify):
     return "folds", _scoring.index_pairs(pairs)
 
 
-def _drop_missing_rows(X, y):
-    """``X`` and ``y`` without the rows where ``X`` has a missing value (NaN, or ``None`` in a
-    DataFrame's column)."""
-    if hasattr(X, "isna"):
-        keep = ~X.isna().any(axis=1).to_numpy()
-        return X[keep], np.asarray(y)[keep]
-    X = np.asarray(X, dtype=np.float64)
-    keep = ~np.isnan(X).any(axis=1)
-    return X[keep], np.asarray(y)[keep]
-
-
 def _refuse_with_estimator(**options):
     """The built-in families' options given with a scikit-learn estimator as ``family``: refused by
     name (they would be ignored)."""
@@ -137,19 +126,33 @@ def _weights(sample_weight, n_rows):
 
 def _loss_of(name, classification):
     """The library's loss ``name`` over a fitted estimator's validation predictions, as a function
-    ``(model, X, y) -> risk``; the task's default (``01`` / ``squared``) for ``None``."""
-    name = name or ("01" if classification else "squared")
-    if name == "01":
-        return name, lambda m, X, y: float(np.mean(np.asarray(m.predict(X)) != y))
-    if name == "squared":
-        return name, lambda m, X, y: float(np.mean((np.asarray(m.predict(X), dtype=float) - y) ** 2))
-    if name == "absolute":
-        return name, lambda m, X, y: float(np.mean(np.abs(np.asarray(m.predict(X), dtype=float) - y)))
-    if name == "logloss":
-        from sklearn.metrics import log_loss
+    ``(model, X, y) -> risk`` computed by the library; the task's default for ``None``. A loss
+    that reads probabilities or decision scores asks the model for them."""
+    name, needs = _native.loss_info(name, classification)
+    if classification:
+        return name, lambda m, X, y: _class_risk(name, needs, m, X, y)
+    return name, lambda m, X, y: _native.loss_risk(name, np.asarray(y, dtype=np.float64).tolist(), np.asarray(m.predict(X), dtype=np.float64).tolist())
 
-        return name, lambda m, X, y: float(log_loss(y, m.predict_proba(X), labels=m.classes_))
-    raise ValueError(f"loss {name!r} with a scikit-learn estimator: expected 01, logloss, squared or absolute")
+
+def _class_risk(name, needs, model, X, y):
+    """The risk of loss ``name`` (reading ``needs``: ``"probabilities"``, ``"decision_scores"`` or
+    ``None``) of a fitted classifier on ``X``, ``y``: labels as indices into ``model.classes_``
+    (labels it never saw follow them, their probability 0)."""
+    classes = list(getattr(model, "classes_", []))
+    predicted = np.asarray(model.predict(X))
+    unseen = [c for c in np.unique(np.concatenate([np.asarray(y), predicted])) if c not in classes]
+    codes = {c: i for i, c in enumerate(classes + unseen)}
+    labels = [float(codes[c]) for c in predicted.tolist()]
+    scores = {}
+    method = {"probabilities": "predict_proba", "decision_scores": "decision_function"}.get(needs)
+    if method is not None:
+        if not hasattr(model, method):
+            raise ValueError(f"loss {name!r} needs {needs.replace('_', ' ')}: {type(model).__name__} has no {method}")
+        out = np.asarray(getattr(model, method)(X), dtype=np.float64)
+        if needs == "probabilities":
+            out = np.hstack([out, np.zeros((out.shape[0], len(unseen)))])
+        scores["proba" if needs == "probabilities" else "decision"] = out.ravel().tolist()
+    return _native.loss_risk(name, [float(codes[c]) for c in np.asarray(y).tolist()], labels, n_classes=len(codes), **scores)
 
 
 def _fit_and_score(estimator, X, y, train, validation, losses):
@@ -309,7 +312,11 @@ def estimate_risk(
     loss : str or list of str, optional
         ``squared``, ``absolute``, ``01``, ``logloss``, ...; the task's default when omitted.
     standardize : bool, default=False
-    missing : {"error", "median"}, default="error"
+    missing : {"error", "median", "drop"}, default="error"
+        NaN in ``X``: refuse, impute with training-set medians, or drop the rows, as
+        :class:`AgghooClassifier` does (the same result as the call on the kept rows: a plan's
+        splits are drawn over them; a splitter's or the caller's index pairs, drawn over all the
+        rows, are restated on them).
     categorical, missing_category, na_values : as :class:`AgghooClassifier` (text columns of a
         DataFrame are categorical).
     closed_form : bool, default=True
@@ -353,7 +360,8 @@ def estimate_risk(
     if value is None:
         raise ValueError("value: give the hyperparameter value of the rule to evaluate")
     plan, folds = _plan_or_folds(plan, X, y, groups, random_state, stratify)
-    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
+    X, y, data = _prepare(X, y, task, missing, categorical, na_values, folds, sample_weight)
+    classification = data["class_names"] is not None
     losses = [loss] if isinstance(loss, str) else list(loss or [])
     be = _dask.active_client(client)
     stratify = None if stratify is None else bool(stratify)
@@ -362,12 +370,11 @@ def estimate_risk(
         "value": float(value),
         "standardize": bool(standardize),
         "missing_category": _categorical.check_missing_category(missing_category),
-        "plan": None if folds is not None else json.loads(_native.plan_spec_json(plan, stratify, class_names is not None)),
+        "plan": None if folds is not None else json.loads(_native.plan_spec_json(plan, stratify, classification)),
         "losses": [json.loads(_native.loss_spec_json(name)) for name in losses],
         "closed_form": "auto" if closed_form else "never",
         "seed": seed_of(random_state),
     }
-    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds, "sample_weight": _weights(sample_weight, len(y))}
     run = {"threads": threads_of(n_jobs), "job": be is not None, "verbose": int(verbose)}
     out = _native.estimate(X, y, json.dumps(spec), data, run)
     text = out if be is None else _dask.run_job(be, out, X, y)
@@ -432,9 +439,14 @@ def _refuse_text(text, names, what):
         raise ParameterError(f"categorical columns ({columns}) in {what} is not supported: encode them first")
 
 
-def _prepare(X, y, task, missing, categorical=None, na_values=None):
-    if missing not in ("error", "median"):
-        raise ValueError(f"missing must be 'error' or 'median', got {missing!r}")
+def _prepare(X, y, task, missing, categorical=None, na_values=None, folds=None, sample_weight=None):
+    """``X`` as contiguous floats (NaN where missing), ``y`` as floats (class indices for
+    classification) and the rest of the call's data for the compiled module (feature and class
+    names, the text of the categorical columns, the ``missing`` policy, the caller's ``folds``,
+    ``sample_weight``). ``missing`` is the library's policy: ``error`` refuses a missing value,
+    ``median`` leaves it for the fits to impute, ``drop`` drops its row (the caller's folds are
+    restated on the kept rows; a plan draws its splits over the kept rows)."""
+    check_name("missing", missing)
     _input.check_dense(X)
     names = [str(c) for c in getattr(X, "columns", [])]
     X, text = _categorical.split_text(X, categorical, na_values=na_values)
@@ -442,16 +454,24 @@ def _prepare(X, y, task, missing, categorical=None, na_values=None):
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {X.shape}")
     names = names or [f"x{j}" for j in range(X.shape[1])]
+    weights = _weights(sample_weight, X.shape[0])
     if missing == "error" and np.isnan(X).any():
-        raise ValueError("X contains NaN: use missing='median' to impute inside each training set")
+        raise ValueError("X contains NaN: use missing='median' to impute inside each training set, or 'drop' to drop its rows")
     if missing == "error":
         _categorical.refuse_missing(text, names)
     y = np.asarray(y)
+    if missing == "drop":
+        X, y, text, folds, _, weights = _input.drop_missing(X, y, text, folds, sample_weight=weights)
+    _input.check_n_samples(X.shape[0])
     class_names = None
     if _task_of(y, task) == "classification":
         classes, y = np.unique(y, return_inverse=True)
         class_names = [str(c) for c in classes]
-    return X, np.ascontiguousarray(y, dtype=np.float64), names, class_names, text
+    data = {
+        "feature_names": names, "class_names": class_names, "categorical": text, "missing": missing, "splits": folds,
+        "sample_weight": None if weights is None else np.asarray(weights, dtype=np.float64).tolist(),
+    }
+    return X, np.ascontiguousarray(y, dtype=np.float64), data
 
 
 @validate(
@@ -536,10 +556,10 @@ def compare(
         _refuse_weights_with_estimator(sample_weight)
         return _compare_estimator(family, grid, methods, X, y, outer, inner, groups, stratify, loss, task, random_state, n_jobs)
     outer, folds = _plan_or_folds(outer, X, y, groups, random_state, stratify)
-    X, y, names, class_names, columns = _prepare(X, y, task, missing, categorical, na_values)
+    X, y, data = _prepare(X, y, task, missing, categorical, na_values, folds, sample_weight)
     be = _dask.active_client(client)
     stratify = None if stratify is None else bool(stratify)
-    classification = class_names is not None
+    classification = data["class_names"] is not None
     spec = {
         "family": json.loads(_native.family_spec_json(family, _grid_text(grid), _params(params))),
         "standardize": bool(standardize),
@@ -550,7 +570,6 @@ def compare(
         "loss": _loss_spec(loss),
         "seed": seed_of(random_state),
     }
-    data = {"feature_names": names, "class_names": class_names, "categorical": columns, "splits": folds, "sample_weight": _weights(sample_weight, len(y))}
     run = {"threads": threads_of(n_jobs), "job": be is not None, "verbose": int(verbose)}
     out = _native.compare(X, y, json.dumps(spec), data, run)
     text = out if be is None else _dask.run_job(be, out, X, y)
@@ -671,10 +690,9 @@ def treecv(
     """
     kept = [name for name, imputes in _native.missing_policies() if not imputes]
     check_name("missing", missing, kept, " (TreeCV's learners do not impute)")
-    if missing == "drop":
-        X, y = _drop_missing_rows(X, y)
-    X, y, names, class_names, text = _prepare(X, y, task, "error")
-    _refuse_text(text, names, "TreeCV")
+    X, y, data = _prepare(X, y, task, missing)
+    names, class_names = data["feature_names"], data["class_names"]
+    _refuse_text(data["categorical"], names, "TreeCV")
     k = X.shape[0] if folds == "loo" else int(folds)
     # The learner's own settings only: the others are ignored, as their defaults are.
     reads = _native.learner_settings().get(learner, [])
@@ -807,7 +825,7 @@ def select_features(
     >>> len(sel.features)
     3
     """
-    X, y, names, class_names, text = _prepare(X, y, task, missing, categorical, na_values)
+    X, y, data = _prepare(X, y, task, missing, categorical, na_values)
     be = _dask.active_client(client) if evaluate is not None else None
     spec = {
         "method": str(method),
@@ -820,9 +838,8 @@ def select_features(
         "missing_category": _categorical.check_missing_category(missing_category),
         "seed": seed_of(random_state),
     }
-    out = _native.select_features(
-        X, y, names, class_names, json.dumps(spec), threads=threads_of(n_jobs), job=be is not None, categorical=text
-    )
+    run = {"threads": threads_of(n_jobs), "job": be is not None, "verbose": 0}
+    out = _native.select_features(X, y, json.dumps(spec), data, run)
     text = out if be is None else _dask.run_job(be, out, X, y)
     return FeatureSelection(json.loads(text))
 

@@ -3,6 +3,8 @@ wrong (sparse matrices, columns missing at prediction) rather than NumPy's or pa
 
 import numpy as np
 
+from . import _categorical, _scoring
+
 
 def _is_sparse(X):
     try:
@@ -59,3 +61,27 @@ def is_checked_target(y, n_rows):
         return False
     kind = y.dtype.kind
     return kind in "biuU" or (kind == "f" and bool(np.isfinite(y.sum())))
+
+
+def drop_missing(X, y, text, splits=None, groups=None, sample_weight=None):
+    """``missing="drop"``, for the estimators and the functions alike: the rows of ``X`` (floats,
+    NaN where missing) and of the categorical columns ``text`` that have no missing value, with
+    their targets ``y``, ``groups`` and ``sample_weight`` (``None`` stays ``None``); the caller's
+    ``splits`` of all rows are restated on the kept rows. Returns ``(X, y, text, splits, groups,
+    sample_weight)``."""
+    keep = ~(np.isnan(X).any(axis=1) | _categorical.missing_rows(text, X.shape[0]))
+
+    def kept(a):
+        return None if a is None else np.asarray(a)[keep]
+
+    return (
+        np.ascontiguousarray(X[keep]), np.asarray(y)[keep], _categorical.keep_rows(text, keep), _scoring.keep_rows(splits, keep),
+        kept(groups), kept(sample_weight),
+    )
+
+
+def check_n_samples(n_rows):
+    """Refuses fewer than two rows (none left once dropped, or one): they can be neither split nor
+    learnt from. Worded as scikit-learn's checks expect (``n_samples=1``)."""
+    if n_rows < 2:
+        raise ValueError(f"n_samples={n_rows}: at least 2 rows are needed to split or learn from the data")

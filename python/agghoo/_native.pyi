@@ -24,6 +24,8 @@ __all__ = [
     "family_spec_json",
     "plan_spec_json",
     "loss_spec_json",
+    "loss_info",
+    "loss_risk",
     "default_plan",
     "treecv",
     "select_features",
@@ -64,6 +66,7 @@ class _CallNames(TypedDict):
 
 class _CallData(_CallNames, total=False):
     class_names: Optional[Sequence[str]]
+    missing: Optional[str]
     categorical: _TextColumns
     na_values: Optional[Sequence[str]]
     groups: Optional[Sequence[int]]
@@ -92,16 +95,19 @@ def family_spec_json(
 def plan_spec_json(text: str, stratify: Optional[bool] = None, classification: bool = False) -> str: ...
 def plan_n_splits(text: str) -> Optional[int]: ...
 def loss_spec_json(name: str) -> str: ...
+def loss_info(name: Optional[str], classification: bool) -> tuple[str, Optional[str]]: ...
+def loss_risk(
+    loss: str,
+    y: Sequence[float],
+    predicted: Sequence[float],
+    n_classes: int = 0,
+    proba: Optional[Sequence[float]] = None,
+    decision: Optional[Sequence[float]] = None,
+    sample_weight: Optional[Sequence[float]] = None,
+) -> float: ...
 def default_plan(method: str, n_splits: int, tau: float) -> str: ...
 def select_features(
-    x: npt.NDArray[np.float64],
-    y: npt.NDArray[np.float64],
-    feature_names: Sequence[str],
-    class_names: Optional[Sequence[str]],
-    spec: str,
-    threads: Optional[int] = None,
-    job: bool = False,
-    categorical: _TextColumns = ...,
+    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], spec: str, data: _CallData, run: Optional[_RunOptions] = None
 ) -> str | Job: ...
 def treecv(
     x: npt.NDArray[np.float64],

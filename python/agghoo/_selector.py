@@ -100,7 +100,7 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> FeatureSelector:
         """Select the columns of ``X`` for ``y``; returns ``self``."""
-        allow_nan = self.missing == "median"
+        allow_nan = self.missing != "error"
         _input.check_dense(X)
         with warnings.catch_warnings():
             # select_features reads the text columns again, and warns then
@@ -152,5 +152,5 @@ class FeatureSelector(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = self.missing == "median"
+        tags.input_tags.allow_nan = self.missing != "error"
         return tags

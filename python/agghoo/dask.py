@@ -77,9 +77,10 @@ def backend(client: Any = None, blocks_per_thread: int = 2, threads_per_task: in
     client : dask.distributed.Client, optional
         The cluster; the current client (``distributed.get_client()``) when omitted.
     blocks_per_thread : int, default=2
-        Selection and estimation cut their splits into about this many tasks per Dask worker
-        thread (fewer when there are fewer splits). More blocks balance load better; each block
-        builds the family once.
+        Selection and estimation cut their splits into blocks of decreasing size: each block
+        takes ``1 / (blocks_per_thread × Dask threads)`` of the splits still left (at least one),
+        so the last blocks are single splits and the threads finish together. More blocks
+        balance load better; each block builds the family once.
     threads_per_task : int, optional
         Rust threads per task; by default the host's cores shared among its Dask threads.
 
@@ -181,30 +182,50 @@ def _evaluate_block(job, X, y, units, host_threads):
     return job.evaluate(_array(X), _array(y), units, threads=_task_threads(host_threads))
 
 
+def _blocks(n, n_threads, blocks_per_thread):
+    """Units ``0..n`` cut into consecutive blocks of decreasing size (guided scheduling): each
+    block takes ``ceil(remaining / (blocks_per_thread * n_threads))`` units, so the first tasks are
+    large (each builds the family once) and the last ones single units, which the threads finish
+    together instead of one thread running a large last block alone."""
+    share = max(1, blocks_per_thread * n_threads)
+    blocks, start = [], 0
+    while start < n:
+        size = -(-(n - start) // share)
+        blocks.append(list(range(start, start + size)))
+        start += size
+    return blocks
+
+
 def run_job(be, job, X, y):
     """Evaluate the units of ``job`` (a ``_native.Job``) on the cluster and assemble them.
 
-    The data and the job are scattered once to every worker; one task per block of units; the
-    outcomes are gathered in unit order and assembled on the client.
+    The data and the job are scattered once to every worker; one task per block of units
+    (:func:`_blocks`, largest first); each block's outcomes are fetched as soon as it finishes,
+    so that only the last (smallest) block's travel is left when the work ends; the outcomes
+    are assembled in unit order on the client.
     """
+    from distributed import as_completed
+
     client = be.client
     n = job.n_units
     if n == 0:
         return job.assemble(X, y, [])
     addresses, nthreads, _ = _workers(client)
     host_threads = _threads(be)
-    n_blocks = max(1, min(n, be.blocks_per_thread * sum(nthreads.values())))
-    blocks = [b.tolist() for b in np.array_split(np.arange(n), n_blocks) if len(b)]
+    blocks = _blocks(n, sum(nthreads.values()), be.blocks_per_thread)
     X_f, y_f, job_f = client.scatter([X, y, job], broadcast=True, hash=False)
     futures = [
         client.submit(_evaluate_block, job_f, X_f, y_f, block, host_threads[addresses[i % len(addresses)]], pure=False)
         for i, block in enumerate(blocks)
     ]
+    index = {f.key: i for i, f in enumerate(futures)}
+    done = [None] * len(blocks)
     try:
-        outcomes = [o for block in client.gather(futures) for o in block]
+        for future in as_completed(futures):
+            done[index[future.key]] = future.result()
     finally:
         client.cancel(futures + [X_f, y_f, job_f])
-    return job.assemble(X, y, outcomes)
+    return job.assemble(X, y, [o for block in done for o in block])
 
 
 def map_splits(be, fn, X, y, splits, *args, sample_weight=None):

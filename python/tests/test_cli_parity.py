@@ -146,7 +146,8 @@ def test_select_features_equals_the_cli(tmp_path, cli, breast_cancer, diabetes):
         ours = select_features(X, y, random_state=5, **kwargs)
         assert ours.to_dict() == out, flags
         # The spec the CLI records is the compiled call's whole configuration.
-        assert json.loads(_native.select_features(*_prepare(X, y, "auto", "error")[:4], json.dumps(doc["spec"]))) == out, flags
+        Xp, yp, call = _prepare(X, y, "auto", "error")
+        assert json.loads(_native.select_features(Xp, yp, json.dumps(doc["spec"]), call)) == out, flags
         assert pickle.loads(pickle.dumps(ours)) == ours
         assert len(ours.to_frame()) > 0
     Xd, yd = diabetes
@@ -171,7 +172,8 @@ def test_treecv_equals_the_cli(tmp_path, cli, breast_cancer):
         out = doc["result"]
         ours = treecv(X, y, random_state=9, **kwargs).to_dict()
         # The spec the CLI records is the compiled call's whole configuration.
-        native = json.loads(_native.treecv(*_prepare(X, y, "auto", "error")[:4], json.dumps(doc["spec"])))
+        Xp, yp, call = _prepare(X, y, "auto", "error")
+        native = json.loads(_native.treecv(Xp, yp, call["feature_names"], call["class_names"], json.dumps(doc["spec"])))
         for volatile in ("wall_seconds", "memory"):
             for result in (out, ours, native):
                 result.pop(volatile, None)

@@ -315,8 +315,8 @@ def test_estimate_risk_of_any_scikit_learn_estimator(breast_cancer):
     built_in = agghoo.estimate_risk(X, y, family="knn", value=5, plan="vfold:4", random_state=2)
     assert [s["n_validation"] for s in knn.to_dict()["estimate"]["splits"]] == [s["n_validation"] for s in built_in.to_dict()["estimate"]["splits"]]
     assert abs(knn["01"] - built_in["01"]) <= 3 / len(y)
-    with pytest.raises(ValueError, match="loss 'hinge'"):
-        agghoo.estimate_risk(X, y, family=model, loss="hinge")
+    with pytest.raises(ValueError, match="loss `squared` is for Regression"):
+        agghoo.estimate_risk(X, y, family=model, loss="squared")
     with pytest.raises(ValueError, match="value, params: not used"):
         agghoo.estimate_risk(X, y, family=model, value=3, params={"k": 1})
 

@@ -11,7 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from agghoo import AgghooClassifier, AgghooRegressor, MonteCarloSplit, load_model
+from agghoo import AgghooClassifier, AgghooRegressor, FeatureSelector, MonteCarloSplit, load_model
 from conftest import write_csv
 
 
@@ -29,6 +29,8 @@ def _weight_checks_that_fail(estimator):
         AgghooClassifier(family="logistic", method="cv", plan="vfold:3"),
         AgghooRegressor(family="ridge"),
         AgghooRegressor(family="knn", method="cv", plan="vfold:3"),
+        FeatureSelector(),
+        FeatureSelector(method="pearson", n_features=1),
     ],
     expected_failed_checks=_weight_checks_that_fail,
 )

@@ -369,7 +369,7 @@ pub struct PlanArgs {
     #[serde(default, with = "optional_name")]
     pub plan: Option<PlanKind>,
     /// Number of splits V (Monte-Carlo, time), folds (V-fold), resamples (bootstrap) or samples (lpo).
-    #[arg(long = "splits", short = 'V', default_value_t = 10)]
+    #[arg(long = "splits", short = 'V', default_value_t = agghoo::resample::DEFAULT_SPLITS)]
     pub n_splits: usize,
     /// Training fraction τ for Monte-Carlo and hold-out [default: 0.8] (refused with other plans).
     #[arg(long)]

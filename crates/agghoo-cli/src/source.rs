@@ -7,10 +7,7 @@ use agghoo::Seed;
 use agghoo::data::{self, CsvOptions, DataFormat, Dataset, MissingCategory, MostlyNumeric, NaValues, bundled, generators};
 use agghoo::family::{AxisSpec, Family, FamilyKind, FamilyParams, FamilySpec, GridSpec};
 use agghoo::names::Named;
-use agghoo::resample::{
-    Bootstrap, GroupVFold, HoldOut, LeaveOneOut, LeavePOut, MonteCarlo, Plan, PlanKind, PlanSetting, RepeatedVFold, Splits, TimeSeries,
-    UserFolds, VFold,
-};
+use agghoo::resample::{Plan, PlanKind, PlanSetting, PlanSettings, Splits};
 use agghoo::spec::{EstimateSpec, Inputs, SelectSpec};
 use anyhow::{Context, Result, bail};
 
@@ -342,36 +339,27 @@ fn group_ids(text: &[String]) -> Vec<u32> {
 pub fn plan(args: &PlanArgs, default: PlanKind, loaded: Option<&Loaded>) -> Result<(Plan, Option<Vec<u32>>)> {
     let kind = args.plan.unwrap_or(default);
     check_plan_flags(args, kind)?;
-    let tau = args.tau.unwrap_or(0.8);
     let column = |name: &Option<String>, flag: &str| -> Result<&Vec<String>> {
         let col = name.as_ref().ok_or_else(|| usage(format!("--plan {flag} needs --{flag} COL")))?;
         let loaded = loaded.ok_or_else(|| usage(format!("--plan {flag} cannot be used here")))?;
         loaded.extras.get(col).ok_or_else(|| usage(format!("column `{col}` not loaded")))
     };
     let ids = |name: &Option<String>, flag: &str| -> Result<Vec<u32>> { Ok(group_ids(column(name, flag)?)) };
-    let plan = match kind {
-        PlanKind::HoldOut => Plan::HoldOut(HoldOut { stratify: args.stratify, ..HoldOut::new(tau)? }),
-        PlanKind::VFold => {
-            let v = VFold::new(args.n_splits)?;
-            Plan::VFold(if args.stratify { v.stratified() } else { v })
-        }
-        PlanKind::Repeated => {
-            Plan::RepeatedVFold(RepeatedVFold { n_folds: args.n_splits, n_repeats: args.repeats.unwrap_or(5), stratify: args.stratify })
-        }
-        PlanKind::MonteCarlo => Plan::MonteCarlo(MonteCarlo { stratify: args.stratify, ..MonteCarlo::new(args.n_splits, tau)? }),
-        PlanKind::LeaveOneOut => Plan::LeaveOneOut(LeaveOneOut),
-        PlanKind::LeavePOut => Plan::LeavePOut(LeavePOut { p: args.p.unwrap_or(2), max_splits: args.n_splits.max(1) }),
-        PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap { n_resamples: args.n_splits }),
-        PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: args.n_splits }),
-        PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: column(&args.fold_column, "fold-column")?.clone() }),
-        PlanKind::Time => Plan::TimeSeries(TimeSeries {
-            gap: args.gap.unwrap_or(0),
-            max_train_size: args.max_train_size,
-            test_size: args.test_size,
-            ..TimeSeries::new(args.n_splits)?
-        }),
+    let fold_of_row =
+        if kind.settings().contains(&PlanSetting::FoldColumn) { Some(column(&args.fold_column, "fold-column")?.clone()) } else { None };
+    let settings = PlanSettings {
+        n_splits: Some(args.n_splits),
+        tau: args.tau,
+        repeats: args.repeats,
+        p: args.p,
+        stratify: args.stratify,
+        gap: args.gap,
+        max_train_size: args.max_train_size,
+        test_size: args.test_size,
+        fold_of_row,
     };
-    let groups = if kind == PlanKind::Group { Some(ids(&args.group, "group")?) } else { None };
+    let plan = Plan::from_kind(kind, &settings)?;
+    let groups = if kind.settings().contains(&PlanSetting::Group) { Some(ids(&args.group, "group")?) } else { None };
     if let (true, Some(l)) = (args.stratify, loaded)
         && l.data.task() != agghoo::data::Task::Classification
     {

@@ -45,22 +45,6 @@ impl<T> Made<T> {
     }
 }
 
-impl Made {
-    /// The Python value: the [`Job`] (with the data's names and text columns) or the JSON text.
-    pub(crate) fn into_py(
-        self,
-        py: Python<'_>,
-        feature_names: Vec<String>,
-        class_names: Option<Vec<String>>,
-        categorical: TextColumns,
-    ) -> PyResult<Bound<'_, PyAny>> {
-        match self {
-            Made::Job(kind, weights) => Job::new(*kind, feature_names, class_names, categorical, weights).into_py(py),
-            Made::Text(text) => Ok(text.into_pyobject(py)?.into_any()),
-        }
-    }
-}
-
 /// The jobs the package distributes.
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

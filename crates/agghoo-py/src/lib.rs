@@ -10,7 +10,7 @@ mod jobs;
 mod paths;
 mod procedure;
 
-use agghoo::data::{DEFAULT_NA_VALUES, Dataset, NaValues, Target, Task};
+use agghoo::data::{DEFAULT_NA_VALUES, Dataset, MissingPolicy, NaValues, Target, Task};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -212,20 +212,20 @@ fn _panic_for_tests(py: Python<'_>, message: String) -> PyResult<()> {
 fn target(y: &[f64], class_names: Option<Vec<String>>) -> Outcome<Target> {
     Ok(match class_names {
         None => Target::Real(y.to_vec()),
-        Some(names) => {
-            let labels = y
-                .iter()
-                .map(|&v| {
-                    if v >= 0.0 && v.fract() == 0.0 && (v as usize) < names.len() {
-                        Ok(v as u32)
-                    } else {
-                        Err(invalid("y", "class indices", v))
-                    }
-                })
-                .collect::<Outcome<Vec<u32>>>()?;
-            Target::Classes { labels, names }
-        }
+        Some(names) => Target::Classes { labels: class_indices("y", y, names.len())?, names },
     })
+}
+
+/// `values` as class indices below `n_classes` (`what` names them in the error).
+fn class_indices(what: &'static str, values: &[f64], n_classes: usize) -> Outcome<Vec<u32>> {
+    values
+        .iter()
+        .map(
+            |&v| {
+                if v >= 0.0 && v.fract() == 0.0 && (v as usize) < n_classes { Ok(v as u32) } else { Err(invalid(what, "class indices", v)) }
+            },
+        )
+        .collect()
 }
 
 /// The family spec of the CLI's `--family` (a union of families separated by commas, such as
@@ -348,12 +348,17 @@ fn plan_or_group(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan
 /// names): the names of the columns and classes (class indices in `y` when `class_names` is
 /// given), the text of the categorical columns, the missing-value tokens they were read with,
 /// a group id per row (group plans), a weight per row, the caller's (train, validation) index
-/// arrays (any scikit-learn splitter's output: they replace the spec's plan) and, for `select`,
-/// the caller's `risks[split][grid point]` on them (a scorer on [`paths::path_outputs`]).
+/// arrays (any scikit-learn splitter's output: they replace the spec's plan), for `select` the
+/// caller's `risks[split][grid point]` on them (a scorer on [`paths::path_outputs`]), and the
+/// missing-value policy the rows were prepared with (`missing`, the library's names; `error` when
+/// left out): NaN features are refused, naming their row and column, unless it imputes (the
+/// rows of `drop` come without them).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 struct CallData<'py> {
     feature_names: Vec<String>,
+    #[pyo3(default)]
+    missing: Option<String>,
     #[pyo3(default)]
     class_names: Option<Vec<String>>,
     #[pyo3(default)]
@@ -396,7 +401,11 @@ impl Rows {
     fn new(x: &PyReadonlyArray2<'_, f64>, y: &PyReadonlyArray1<'_, f64>, call: CallData<'_>) -> Outcome<Self> {
         let (values, n_rows, _) = matrix(x)?;
         let splits = call.splits.map(|pairs| paths::user_splits(n_rows, pairs)).transpose()?;
+        let policy = call.missing.as_deref().map(MissingPolicy::parse_name).transpose().map_err(Failure::from)?.unwrap_or_default();
         let data = call_data(values, call.feature_names.clone(), y, call.class_names.clone(), &call.categorical)?;
+        if !policy.imputes() {
+            data.refuse_missing().map_err(Failure::from)?;
+        }
         let data = with_sample_weight(data, call.sample_weight)?;
         // The tokens the Python layer read the text columns with, when given, recorded in the
         // model's schema (none recorded reads as the default ones, as a Dask job's model has).
@@ -591,62 +600,105 @@ fn loss_spec_json(name: &str) -> PyResult<String> {
     Ok(jobs::to_json(&Loss::parse(name).map_err(Failure::from)?)?)
 }
 
-/// The plan `method` uses when none is given (the library's [`Method::default_plan`]), written
-/// with `n_splits` splits and training fraction `tau` where the plan has them.
+/// The loss named `name` (`squared`, `01`, `pinball:0.9`, …; the task's default when `None`) for
+/// a `classification` or regression target, as the library reads it: its name, and what it reads
+/// besides the predictions (`"probabilities"`, `"decision_scores"`, or `None`). A loss of the
+/// other task is refused.
+#[pyfunction]
+#[pyo3(signature = (name, classification))]
+fn loss_info(name: Option<&str>, classification: bool) -> PyResult<(String, Option<&'static str>)> {
+    let task = if classification { Task::Classification } else { Task::Regression };
+    let loss = name.map(Loss::parse).transpose().map_err(Failure::from)?.unwrap_or_else(|| Loss::default_for(task));
+    loss.check_task(task).map_err(Failure::from)?;
+    Ok((loss.name(), loss.needs()))
+}
+
+/// The empirical risk of the loss named `loss` (the library's [`Loss::risk`], weighted by
+/// `sample_weight` when given) of the `predicted` values of the rows whose targets are `y`; for a
+/// classification loss both are class indices below `n_classes`, with the probabilities `proba`
+/// (rows × classes, row-major) or the binary decision scores `decision` when the loss reads them.
+#[pyfunction]
+#[pyo3(signature = (loss, y, predicted, n_classes=0, proba=None, decision=None, sample_weight=None))]
+fn loss_risk(
+    loss: &str,
+    y: Vec<f64>,
+    predicted: Vec<f64>,
+    n_classes: usize,
+    proba: Option<Vec<f64>>,
+    decision: Option<Vec<f64>>,
+    sample_weight: Option<Vec<f64>>,
+) -> PyResult<f64> {
+    let loss = Loss::parse(loss).map_err(Failure::from)?;
+    let n = predicted.len();
+    let (predictions, class_names) = if loss.task() == Task::Classification {
+        let labels = class_indices("predicted", &predicted, n_classes)?;
+        if let Some(p) = proba.as_ref().filter(|p| p.len() != n * n_classes) {
+            return Err(invalid(
+                "proba",
+                "one probability per row and class",
+                format!("{} values for {n} rows × {n_classes} classes", p.len()),
+            )
+            .into());
+        }
+        if let Some(d) = decision.as_ref().filter(|d| d.len() != n) {
+            return Err(invalid("decision", "one score per row", format!("{} scores for {n} rows", d.len())).into());
+        }
+        (Predictions::Classes { labels, n_classes, proba, decision }, Some((0..n_classes).map(|c| c.to_string()).collect()))
+    } else {
+        (Predictions::Real(predicted), None)
+    };
+    let truth =
+        with_sample_weight(Dataset::new(Vec::new(), Vec::new(), target(&y, class_names)?, "y").map_err(Failure::from)?, sample_weight)?;
+    Ok(loss.risk(&predictions, &truth.all()).map_err(Failure::from)?)
+}
+
+/// The plan `method` uses when none is given (the library's [`Method::default_plan`]), built
+/// with `n_splits` splits and training fraction `tau` where the plan has them, in its text form.
 #[pyfunction]
 fn default_plan(method: &str, n_splits: usize, tau: f64) -> PyResult<String> {
-    use agghoo::resample::PlanKind;
-    Ok(match Method::parse_name(method).map_err(Failure::from)?.default_plan() {
-        PlanKind::VFold => format!("vfold:{n_splits}"),
-        PlanKind::HoldOut => format!("holdout:{tau}"),
-        PlanKind::MonteCarlo => format!("mc:{n_splits}:{tau}"),
-        other => other.name().to_string(),
-    })
+    use agghoo::resample::{Plan, PlanSettings};
+    let kind = Method::parse_name(method).map_err(Failure::from)?.default_plan();
+    let settings = PlanSettings { n_splits: Some(n_splits), tau: Some(tau), ..PlanSettings::default() };
+    Ok(Plan::from_kind(kind, &settings).map_err(Failure::from)?.to_string())
 }
 
 /// The training and validation rows of one split.
 type IndexPair<'py> = (Bound<'py, PyArray1<usize>>, Bound<'py, PyArray1<usize>>);
 
 /// Feature selection run from `spec` (the JSON of the library's `FeaturesSpec`, as `agghoo
-/// features --json` records it); with its `evaluate` (an outer plan), the honest evaluation — the
-/// selection redone inside every outer training fold, next to the naive estimate. `categorical`
-/// holds the text of the categorical columns (each one candidate feature, encoded inside every
-/// training set). Returns the CLI's `features --json` result as JSON text, or with `job=True`
-/// (and `evaluate`) the [`Job`].
+/// features --json` records it) on `x`, `y` and the rest of `data` ([`CallData`]; each
+/// categorical column one candidate feature, encoded inside every training set); with its
+/// `evaluate` (an outer plan), the honest evaluation — the selection redone inside every outer
+/// training fold, next to the naive estimate. Returns the CLI's `features --json` result as JSON
+/// text, or with `run["job"]` ([`RunOptions`], and `evaluate`) the [`jobs::Job`].
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, class_names, spec, threads=None, job=false, categorical=Vec::new()))]
-#[allow(clippy::too_many_arguments)] // the data (4) and its text columns, the spec and two run-time arguments
+#[pyo3(signature = (x, y, spec, data, run=None))]
 fn select_features<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    feature_names: Vec<String>,
-    class_names: Option<Vec<String>>,
     spec: &str,
-    threads: Option<usize>,
-    job: bool,
-    categorical: TextColumns,
+    data: CallData<'py>,
+    run: Option<RunOptions>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use agghoo::features::HonestJob;
-    use agghoo::spec::{FeaturesSpec, Inputs};
-    let spec: FeaturesSpec = spec_of(spec)?;
-    spec.validate().map_err(Failure::from)?;
-    if job && spec.evaluate.is_none() {
+    use agghoo::spec::FeaturesSpec;
+    let (spec, run, rows) = prepare(spec, FeaturesSpec::validate, &x, &y, data, run)?;
+    if run.job && spec.evaluate.is_none() {
         return Err(invalid("evaluate", "an outer plan: only the honest evaluation is split into units", "none").into());
     }
-    let (values, _, _) = matrix(&x)?;
-    let data = call_data(values, feature_names.clone(), &y, class_names.clone(), &categorical)?;
-    let made = compute_with(py, threads, 0, move |executor| {
-        let inputs = Inputs::of(&data);
-        if job {
-            let outer = spec.outer_splits(&inputs)?.ok_or_else(|| Failure::internal("an evaluation without its outer splits".into()))?;
-            let honest = HonestJob { config: spec.honest_config(&data)?, outer };
-            honest.prepare(&data)?;
-            return Ok(jobs::Made::job(jobs::Kind::Honest(honest), &data));
-        }
-        Ok(jobs::Made::Text(jobs::to_json(&spec.run(&inputs, executor)?)?))
-    })?;
-    made.into_py(py, feature_names, class_names, categorical)
+    rows.run(
+        py,
+        &run,
+        |inputs| {
+            let outer = spec.outer_splits(inputs)?.ok_or_else(|| Failure::internal("an evaluation without its outer splits".into()))?;
+            let honest = HonestJob { config: spec.honest_config(inputs.data)?, outer };
+            honest.prepare(inputs.data)?;
+            Ok(jobs::Kind::Honest(honest))
+        },
+        |inputs, executor| jobs::to_json(&spec.run(inputs, executor)?),
+        |text| Ok(text.into_pyobject(py)?.into_any()),
+    )
 }
 
 /// A spec from its JSON text: a field that is unknown or malformed is a `ValueError` naming it.
@@ -673,6 +725,7 @@ fn treecv(
     spec.validate().map_err(Failure::from)?;
     let (values, _, _) = matrix(&x)?;
     let data = dataset(values, feature_names, &y, class_names)?;
+    data.refuse_missing().map_err(Failure::from)?; // TreeCV's learners do not impute
     let outcome = compute_with(py, threads, 0, move |executor| Ok(spec.run(&Inputs::of(&data), executor)?))?;
     jobs::to_json(&outcome).map_err(Into::into)
 }
@@ -1019,6 +1072,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_spec_json, m)?)?;
     m.add_function(wrap_pyfunction!(plan_n_splits, m)?)?;
     m.add_function(wrap_pyfunction!(loss_spec_json, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_info, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_risk, m)?)?;
     m.add_function(wrap_pyfunction!(default_plan, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(treecv, m)?)?;

@@ -108,6 +108,17 @@ impl Loss {
         }
     }
 
+    /// What the loss reads besides the predicted labels or values: `"probabilities"` (log-loss),
+    /// `"decision_scores"` (hinge, logistic), named as the families' capabilities are; `None`
+    /// when the predictions alone suffice.
+    pub fn needs(&self) -> Option<&'static str> {
+        match self {
+            Loss::LogLoss => Some("probabilities"),
+            Loss::Hinge | Loss::Logistic => Some("decision_scores"),
+            _ => None,
+        }
+    }
+
     /// Checks that the loss fits a task.
     ///
     /// # Errors
@@ -275,6 +286,20 @@ mod tests {
         assert!(matches!(Loss::Squared.per_row(&p, &d.all()), Err(Error::TaskMismatch(_))));
         assert!(Loss::parse("pinball:2").is_err());
         assert_eq!(Loss::parse("epsilon:0.25").unwrap(), Loss::EpsilonInsensitive { epsilon: 0.25 });
+    }
+
+    #[test]
+    fn needs_names_what_bare_predictions_lack() {
+        let d = classes();
+        let bare = Predictions::classes(vec![0, 1, 1, 0], 2);
+        for form in Loss::FORMS {
+            let loss: Loss = form.replace(['E', 'Q'], "0.5").parse().unwrap();
+            if loss.task() == Task::Classification {
+                assert_eq!(loss.per_row(&bare, &d.all()).is_err(), loss.needs().is_some(), "{loss}");
+            } else {
+                assert_eq!(loss.needs(), None, "{loss}");
+            }
+        }
     }
 
     #[test]

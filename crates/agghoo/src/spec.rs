@@ -28,7 +28,7 @@ use crate::estimate::{
 use crate::family::{Family, FamilyKind, FamilySpec, Rule};
 use crate::loss::Loss;
 use crate::names::Named;
-use crate::resample::{HoldOut, MonteCarlo, Plan, PlanContext, PlanKind, Splits, TrainFraction, VFold};
+use crate::resample::{Plan, PlanContext, PlanKind, Splits, TrainFraction, VFold};
 use crate::seed::Seed;
 use crate::select::{Aggregation, FittedModel, Method, Report, SelectConfig, VoteTies};
 use crate::treecv::{ChunkedData, GridReport, LearnerKind, LearnerSpec, Method as TreeMethod, Order, Storage, TreeCvConfig, TreeCvReport};
@@ -141,7 +141,7 @@ impl SelectSpec {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the field.
     pub fn validate(&self) -> Result<()> {
-        if self.inner_fraction.is_some() && self.method != Method::Subagging {
+        if self.inner_fraction.is_some() && !crate::select::procedure(self.method).reads_inner_fraction() {
             return Err(Error::invalid("inner-tau", "used with subagging only (its inner hold-out)", self.method.name()));
         }
         if !self.vote_ties.is_default() && self.aggregation.is_some_and(|a| a != Aggregation::Vote) {
@@ -586,25 +586,13 @@ impl CompareSpec {
     }
 }
 
-/// The plan of `kind` with the CLI's defaults (10 splits, folds or resamples; τ = 0.8; p = 2;
-/// 5 repeats), unstratified.
+/// The plan of `kind` with every default ([`Plan::from_kind`]: 10 splits, folds or resamples;
+/// τ = 0.8; p = 2; 5 repeats), unstratified.
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] (`plan`) for a plan that needs a column (`group`, `folds`).
+/// None for the defaults; the signature is [`Plan::from_kind`]'s.
 pub fn default_plan(kind: PlanKind) -> Result<Plan> {
-    use crate::resample::{Bootstrap, GroupVFold, LeaveOneOut, LeavePOut, RepeatedVFold, TimeSeries, UserFolds};
-    Ok(match kind {
-        PlanKind::HoldOut => Plan::HoldOut(HoldOut::new(0.8)?),
-        PlanKind::VFold => Plan::VFold(VFold::new(10)?),
-        PlanKind::Repeated => Plan::RepeatedVFold(RepeatedVFold::new(10, 5)?),
-        PlanKind::MonteCarlo => Plan::MonteCarlo(MonteCarlo::new(10, 0.8)?),
-        PlanKind::LeaveOneOut => Plan::LeaveOneOut(LeaveOneOut),
-        PlanKind::LeavePOut => Plan::LeavePOut(LeavePOut::new(2, 10)?),
-        PlanKind::Bootstrap => Plan::Bootstrap(Bootstrap::new(10)?),
-        PlanKind::Group => Plan::GroupVFold(GroupVFold { n_folds: 10 }),
-        PlanKind::Folds => Plan::UserFolds(UserFolds { fold_of_row: Vec::new() }),
-        PlanKind::Time => Plan::TimeSeries(TimeSeries::new(10)?),
-    })
+    Plan::from_kind(kind, &crate::resample::PlanSettings::default())
 }
 
 /// The configuration of `agghoo features` (and of Python's `select_features`): a feature

@@ -4,7 +4,7 @@ use agghoo::Seed;
 use agghoo::family::{AxisValue, FamilyAxes, GridPoint};
 use agghoo::loss::Loss;
 use agghoo::resample::TrainFraction;
-use agghoo::select::{self, Aggregation, Method, Report, TieRule};
+use agghoo::select::{self, Aggregation, Report, TieRule};
 use agghoo::spec::SelectSpec;
 use anyhow::Context;
 use serde::Serialize;
@@ -44,7 +44,7 @@ pub fn spec(args: &SelectArgs, loaded: &Loaded) -> anyhow::Result<(SelectSpec, S
     let family = source::family_spec(&args.family)?;
     let (plan, plan_text, rows) = source::plan_rows(&args.plan, method.default_plan(), loaded)?;
     let inner_fraction = match args.inner_tau {
-        Some(_) if method != Method::Subagging => {
+        Some(_) if !agghoo::select::procedure(method).reads_inner_fraction() => {
             return Err(
                 UsageError(format!("--inner-tau has no effect with --method {}: it applies to --method subagging", method.name())).into()
             );

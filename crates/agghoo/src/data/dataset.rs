@@ -134,12 +134,22 @@ impl Dataset {
     /// ```
     pub fn new(x: Vec<f64>, feature_names: Vec<String>, target: Target, target_name: impl Into<String>) -> Result<Self> {
         let d = Self::new_with_missing(x, feature_names, target, target_name)?;
-        if d.has_missing {
-            let p = d.n_features();
-            let i = d.x.iter().position(|v| !v.is_finite()).unwrap_or(0);
-            return Err(Error::NonFinite { row: i / p.max(1), column: d.feature_names[i % p.max(1)].clone(), value: d.x[i] });
-        }
+        d.refuse_missing()?;
         Ok(d)
+    }
+
+    /// Refuses a missing feature value (NaN, numeric or categorical) as [`Dataset::new`] refuses a
+    /// NaN, naming its row and column: the data of a caller whose missing-value policy does not
+    /// impute.
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] for the first missing value.
+    pub fn refuse_missing(&self) -> Result<()> {
+        let p = self.n_features().max(1);
+        match self.x.iter().position(|v| v.is_nan()) {
+            Some(i) => Err(Error::NonFinite { row: i / p, column: self.feature_names[i % p].clone(), value: self.x[i] }),
+            None => Ok(()),
+        }
     }
 
     /// Like [`Dataset::new`] but NaN features are allowed and mean "missing" (infinities are not).

@@ -335,7 +335,11 @@ fn one_outer_split(
 fn labels(procedures: &[SelectConfig]) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(procedures.len());
     for p in procedures {
-        let base = format!("{}{}", p.method.name(), if p.method == Method::Cv && p.one_standard_error { "+1se" } else { "" });
+        let base = format!(
+            "{}{}",
+            p.method.name(),
+            if p.one_standard_error && crate::select::procedure(p.method).uses_one_standard_error() { "+1se" } else { "" }
+        );
         let count = out.iter().filter(|l| **l == base || l.starts_with(&format!("{base}#"))).count();
         out.push(if count == 0 { base } else { format!("{base}#{}", count + 1) });
     }

@@ -789,18 +789,7 @@ fn repetition(data: &Dataset, family: StudyFamily, seed: Seed, n_train: usize, n
             ProcedureKind::Select { method, .. } => {
                 let (outcomes, times) = &evaluated[set];
                 let (model, report) = conclude(learner.as_ref(), &train, &units, &select, outcomes[..v].to_vec())?;
-                let refits = match method {
-                    Method::Cv | Method::Ekcv => 1,
-                    Method::Acv => {
-                        let mut distinct = report.member_grid_indices.clone();
-                        distinct.sort_unstable();
-                        distinct.dedup();
-                        distinct.len()
-                    }
-                    // Members fitted on the splits' training sets (the path fits): no refit. Every
-                    // arm named, so a new method states its refits here.
-                    Method::Agghoo | Method::Majhoo | Method::HoldOut | Method::Subagging => 0,
-                };
+                let refits = crate::select::procedure(method).refits(&report.member_grid_indices);
                 (model, report, times[..v].iter().sum::<f64>(), refits)
             }
         };

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Incremental, Restore, Rows, no_target, whole_state_snapshots};
+use super::{Incremental, Rows, no_target, restore_fields, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -89,13 +89,7 @@ impl GaussianDensityModel {
     }
 }
 
-impl Restore for GaussianDensityModel {
-    fn restore_from(&mut self, src: &Self) {
-        self.n = src.n;
-        self.sum.clone_from(&src.sum);
-        self.second.clone_from(&src.second);
-    }
-}
+restore_fields!(GaussianDensityModel { n, sum, second });
 
 /// Lower Cholesky factor of a row-major d × d matrix (lower triangle read), in place.
 fn cholesky(a: &mut [f64], d: usize) -> Option<()> {

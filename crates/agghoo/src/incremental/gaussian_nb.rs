@@ -12,7 +12,7 @@
 //! Running means (Welford) were rejected: they are no more order-independent and cost a division
 //! per coordinate.
 
-use super::{Incremental, Restore, Rows, class_indices_within, whole_state_snapshots};
+use super::{Incremental, Rows, class_indices_within, restore_fields, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -67,14 +67,7 @@ impl GaussianNbModel {
     }
 }
 
-impl Restore for GaussianNbModel {
-    fn restore_from(&mut self, src: &Self) {
-        self.counts.clone_from(&src.counts);
-        self.sum.clone_from(&src.sum);
-        self.sumsq.clone_from(&src.sumsq);
-        self.n_features = src.n_features;
-    }
-}
+restore_fields!(GaussianNbModel { counts, sum, sumsq, n_features });
 
 impl Incremental for GaussianNaiveBayes {
     type Model = GaussianNbModel;

@@ -8,7 +8,7 @@
 //!
 //! Rejected: k-means++ seeding, which needs a pass over data the learner has not seen yet.
 
-use super::{Incremental, Restore, Rows, no_target, whole_state_snapshots};
+use super::{Incremental, Rows, no_target, restore_fields, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -76,12 +76,7 @@ impl OnlineKMeansModel {
     }
 }
 
-impl Restore for OnlineKMeansModel {
-    fn restore_from(&mut self, src: &Self) {
-        self.centres.clone_from(&src.centres);
-        self.counts.clone_from(&src.counts);
-    }
-}
+restore_fields!(OnlineKMeansModel { centres, counts });
 
 impl Incremental for OnlineKMeans {
     type Model = OnlineKMeansModel;

@@ -17,7 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, real_values, whole_state_snapshots};
+use super::{Feature, Incremental, Rows, SnapshotMode, dot, real_values, restore_fields, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 use crate::loss::Loss;
@@ -134,13 +134,7 @@ impl LsqSgdModel {
     }
 }
 
-impl Restore for LsqSgdModel {
-    fn restore_from(&mut self, src: &Self) {
-        self.w.clone_from(&src.w);
-        self.avg.clone_from(&src.avg);
-        (self.wb, self.avg_b, self.t) = (src.wb, src.avg_b, src.t);
-    }
-}
+restore_fields!(LsqSgdModel { w, wb, avg, avg_b, t });
 
 impl Incremental for LsqSgd {
     type Model = LsqSgdModel;

@@ -375,6 +375,21 @@ pub(crate) trait Restore: Clone {
     fn restore_from(&mut self, src: &Self);
 }
 
+/// Implements [`Restore`] for a model field by field, one line: `restore_fields!(Model { a, b })`
+/// restores each field with `clone_from` (no allocation when the shapes agree); the fields are
+/// destructured, so a field left out of the list does not compile.
+macro_rules! restore_fields {
+    ($ty:ident { $($field:ident),+ $(,)? }) => {
+        impl $crate::incremental::Restore for $ty {
+            fn restore_from(&mut self, src: &Self) {
+                let $ty { $($field),+ } = src;
+                $(self.$field.clone_from($field);)+
+            }
+        }
+    };
+}
+pub(crate) use restore_fields;
+
 /// [`Incremental::save`] for models that journal their whole state.
 pub(crate) fn save_state<M: Restore>(model: &M, log: &mut Option<M>) {
     match log {

@@ -8,7 +8,7 @@
 //! With integer-valued features the totals are exact in `f64` (below 2^53), so any order or
 //! batching gives bit-identical models and TreeCV equals standard CV bit for bit.
 
-use super::{Incremental, Restore, Rows, class_indices_within, whole_state_snapshots};
+use super::{Incremental, Rows, class_indices_within, restore_fields, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -60,13 +60,7 @@ impl MultinomialNbModel {
     }
 }
 
-impl Restore for MultinomialNbModel {
-    fn restore_from(&mut self, src: &Self) {
-        self.counts.clone_from(&src.counts);
-        self.totals.clone_from(&src.totals);
-        self.n_features = src.n_features;
-    }
-}
+restore_fields!(MultinomialNbModel { counts, totals, n_features });
 
 impl Incremental for MultinomialNaiveBayes {
     type Model = MultinomialNbModel;

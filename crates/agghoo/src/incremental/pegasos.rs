@@ -27,7 +27,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Feature, Incremental, Restore, Rows, SnapshotMode, dot, whole_state_snapshots};
+use super::{Feature, Incremental, Rows, SnapshotMode, dot, restore_fields, whole_state_snapshots};
 use crate::data::Target;
 use crate::error::{Error, Result};
 
@@ -211,12 +211,7 @@ impl PegasosModel {
     }
 }
 
-impl Restore for PegasosModel {
-    fn restore_from(&mut self, src: &Self) {
-        self.v.clone_from(&src.v);
-        (self.vb, self.s, self.norm2, self.t, self.sum_form, self.lambda) = (src.vb, src.s, src.norm2, src.t, src.sum_form, src.lambda);
-    }
-}
+restore_fields!(PegasosModel { v, vb, s, norm2, t, sum_form, lambda });
 
 impl Incremental for Pegasos {
     type Model = PegasosModel;

@@ -64,6 +64,26 @@ impl super::Resampling for Bootstrap {
     fn describe(&self) -> String {
         format!("bootstrap B={}", self.n_resamples)
     }
+    fn n_splits(&self) -> Option<usize> {
+        Some(self.n_resamples)
+    }
+    fn text(&self) -> String {
+        format!("bootstrap:{}", self.n_resamples)
+    }
+}
+
+impl super::PlanType for Bootstrap {
+    const SETTINGS: &'static [super::PlanSetting] = &[];
+    const FORMS: &'static str = "bootstrap:B";
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Self::new(settings.n_splits())
+    }
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        Ok(match form {
+            ["bootstrap", b] => Some(Self::new(text.int(b)?)?),
+            _ => None,
+        })
+    }
 }
 
 #[cfg(test)]

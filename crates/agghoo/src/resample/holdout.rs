@@ -41,4 +41,27 @@ impl super::Resampling for HoldOut {
     fn describe(&self) -> String {
         format!("hold-out τ={}{}", self.train_fraction.get(), if self.stratify { " stratified" } else { "" })
     }
+    fn n_splits(&self) -> Option<usize> {
+        Some(1)
+    }
+    fn text(&self) -> String {
+        format!("holdout:{}", self.train_fraction.get())
+    }
+}
+
+impl super::PlanType for HoldOut {
+    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Tau, super::PlanSetting::Stratify];
+    const FORMS: &'static str = "holdout:TAU";
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Ok(Self { stratify: settings.stratify, ..Self::new(settings.tau())? })
+    }
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        Ok(match form {
+            ["holdout", tau] => Some(Self::new(text.real(tau)?)?),
+            _ => None,
+        })
+    }
+    fn stratified(self) -> Self {
+        Self { stratify: true, ..self }
+    }
 }

@@ -33,6 +33,24 @@ impl super::Resampling for LeaveOneOut {
     fn describe(&self) -> String {
         "leave-one-out".into()
     }
+    fn n_splits(&self) -> Option<usize> {
+        None
+    }
+    fn text(&self) -> String {
+        "loo".into()
+    }
+}
+
+impl super::PlanType for LeaveOneOut {
+    const SETTINGS: &'static [super::PlanSetting] = &[];
+    const FORMS: &'static str = "loo";
+    fn from_settings(_settings: &super::PlanSettings) -> Result<Self> {
+        Ok(LeaveOneOut)
+    }
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        let _ = text;
+        Ok(matches!(form, ["loo"]).then_some(LeaveOneOut))
+    }
 }
 
 #[cfg(test)]

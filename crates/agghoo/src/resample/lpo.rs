@@ -38,6 +38,9 @@ fn binomial_text(total: u128) -> String {
 }
 
 impl LeavePOut {
+    /// The p of a plan built without one ([`Plan::from_kind`](super::Plan::from_kind)).
+    pub const DEFAULT_P: usize = 2;
+
     /// Leave-p-out with at most `max_splits` splits.
     ///
     /// # Errors
@@ -123,6 +126,26 @@ impl super::Resampling for LeavePOut {
     }
     fn describe(&self) -> String {
         format!("leave-{}-out", self.p)
+    }
+    fn n_splits(&self) -> Option<usize> {
+        None
+    }
+    fn text(&self) -> String {
+        format!("lpo:{}:{}", self.p, self.max_splits)
+    }
+}
+
+impl super::PlanType for LeavePOut {
+    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::P];
+    const FORMS: &'static str = "lpo:P:MAX";
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Self::new(settings.p.unwrap_or(Self::DEFAULT_P), settings.n_splits().max(1))
+    }
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        Ok(match form {
+            ["lpo", p, max] => Some(Self::new(text.int(p)?, text.int(max)?.max(1))?),
+            _ => None,
+        })
     }
 }
 

@@ -127,6 +127,29 @@ impl super::Resampling for MonteCarlo {
     fn describe(&self) -> String {
         format!("Monte-Carlo V={} τ={}{}", self.n_splits, self.train_fraction.get(), if self.stratify { " stratified" } else { "" })
     }
+    fn n_splits(&self) -> Option<usize> {
+        Some(self.n_splits)
+    }
+    fn text(&self) -> String {
+        format!("mc:{}:{}", self.n_splits, self.train_fraction.get())
+    }
+}
+
+impl super::PlanType for MonteCarlo {
+    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Tau, super::PlanSetting::Stratify];
+    const FORMS: &'static str = "mc:V:TAU";
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Ok(Self { stratify: settings.stratify, ..Self::new(settings.n_splits(), settings.tau())? })
+    }
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        Ok(match form {
+            ["mc", v, tau] => Some(Self::new(text.int(v)?, text.real(tau)?)?),
+            _ => None,
+        })
+    }
+    fn stratified(self) -> Self {
+        Self { stratify: true, ..self }
+    }
 }
 
 #[cfg(test)]

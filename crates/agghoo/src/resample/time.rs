@@ -94,19 +94,60 @@ impl TimeSeries {
     }
 }
 
+impl TimeSeries {
+    /// `head` followed by each option that is set (gap, training window, test size, named
+    /// `names`), written `{sep}{name}={value}`.
+    fn with_options(&self, mut head: String, names: [&str; 3], sep: char) -> String {
+        let values = [Some(self.gap).filter(|&g| g > 0), self.max_train_size, self.test_size];
+        for (name, value) in names.into_iter().zip(values) {
+            if let Some(v) = value {
+                head.push_str(&format!("{sep}{name}={v}"));
+            }
+        }
+        head
+    }
+}
+
 impl super::Resampling for TimeSeries {
     fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
         let _ = seed;
         self.instantiate(ctx.n_rows)
     }
     fn describe(&self) -> String {
-        let mut text = format!("{} time-ordered splits", self.n_splits);
-        for (name, value) in [("gap", Some(self.gap).filter(|&g| g > 0)), ("max train", self.max_train_size), ("test", self.test_size)] {
-            if let Some(v) = value {
-                text.push_str(&format!(" {name}={v}"));
+        self.with_options(format!("{} time-ordered splits", self.n_splits), ["gap", "max train", "test"], ' ')
+    }
+    fn n_splits(&self) -> Option<usize> {
+        Some(self.n_splits)
+    }
+    fn text(&self) -> String {
+        self.with_options(format!("time:{}", self.n_splits), ["gap", "max_train", "test"], ':')
+    }
+
+}
+
+impl super::PlanType for TimeSeries {
+    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Gap, super::PlanSetting::MaxTrainSize, super::PlanSetting::TestSize];
+    const FORMS: &'static str = "time:S (options :gap=G :max_train=M :test=T)";
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Ok(Self {
+            gap: settings.gap.unwrap_or(0),
+            max_train_size: settings.max_train_size,
+            test_size: settings.test_size,
+            ..Self::new(settings.n_splits())?
+        })
+    }
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        let ["time", s, options @ ..] = form else { return Ok(None) };
+        let mut plan = Self::new(text.int(s)?)?;
+        for option in options {
+            match option.split_once('=').map(|(k, v)| (k.trim(), v.trim())) {
+                Some(("gap", v)) => plan.gap = text.int(v)?,
+                Some(("max_train", v)) => plan.max_train_size = Some(text.int(v)?),
+                Some(("test", v)) => plan.test_size = Some(text.int(v)?),
+                _ => return Err(text.bad()),
             }
         }
-        text
+        Ok(Some(plan))
     }
 }
 

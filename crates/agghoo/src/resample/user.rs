@@ -44,6 +44,19 @@ impl super::Resampling for UserFolds {
     fn describe(&self) -> String {
         "user folds".into()
     }
+    fn n_splits(&self) -> Option<usize> {
+        None
+    }
+    fn text(&self) -> String {
+        "folds".into()
+    }
+}
+
+impl super::PlanType for UserFolds {
+    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::FoldColumn];
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Ok(Self { fold_of_row: settings.fold_of_row.clone().unwrap_or_default() })
+    }
 }
 
 #[cfg(test)]

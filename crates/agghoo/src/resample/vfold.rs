@@ -1,4 +1,4 @@
-//! V-fold cross-validation plans: plain, stratified, grouped, repeated.
+//! V-fold cross-validation, plain or stratified (grouped: `group.rs`, repeated: `repeated.rs`).
 //!
 //! Block sizes follow scikit-learn's `KFold`: the first `n mod V` blocks get one extra row, so
 //! sizes differ by at most one and every row is in exactly one validation block (unlike linfa's
@@ -114,91 +114,6 @@ pub(crate) fn splits_from_blocks(n: usize, block_of: &[usize], n_blocks: usize) 
     Splits::new(n, splits)
 }
 
-/// V-fold where every group (a value of a group column) stays within one block.
-///
-/// Groups are assigned largest first to the currently smallest block (scikit-learn's `GroupKFold`);
-/// equal-sized groups are ordered by a seeded shuffle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GroupVFold {
-    /// Number of blocks V (≥ 2, ≤ number of groups).
-    pub n_folds: usize,
-}
-
-impl GroupVFold {
-    /// Draws the splits using `ctx.groups`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] without groups or with fewer groups than blocks.
-    pub fn instantiate(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits> {
-        check_count("folds", self.n_folds, 2, "at least 2")?;
-        let groups = ctx.groups.ok_or_else(|| Error::invalid("group", "a group column (--group COL)", "none"))?;
-        let n_groups = groups.iter().copied().max().map_or(0, |g| g as usize + 1);
-        let mut sizes = vec![0usize; n_groups];
-        for &g in groups {
-            sizes[g as usize] += 1;
-        }
-        let present: Vec<usize> = (0..n_groups).filter(|&g| sizes[g] > 0).collect();
-        if present.len() < self.n_folds {
-            return Err(Error::TooFewRows {
-                what: format!("{}-fold grouped cross-validation (groups)", self.n_folds),
-                needed: self.n_folds,
-                found: present.len(),
-            });
-        }
-        let mut order = present;
-        shuffle(&mut order, &mut seed.rng(Purpose::Splits, 0));
-        order.sort_by_key(|&g| std::cmp::Reverse(sizes[g]));
-        let mut load = vec![0usize; self.n_folds];
-        let mut block_of_group = vec![0usize; n_groups];
-        for g in order {
-            let b = (0..self.n_folds).min_by_key(|&b| (load[b], b)).unwrap_or(0);
-            block_of_group[g] = b;
-            load[b] += sizes[g];
-        }
-        let block_of: Vec<usize> = groups.iter().map(|&g| block_of_group[g as usize]).collect();
-        splits_from_blocks(ctx.n_rows, &block_of, self.n_folds)
-    }
-}
-
-/// V-fold repeated R times with independent shuffles: R·V splits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RepeatedVFold {
-    /// Number of blocks V.
-    pub n_folds: usize,
-    /// Number of repetitions R (≥ 1).
-    pub n_repeats: usize,
-    /// Stratify each repetition by class.
-    pub stratify: bool,
-}
-
-impl RepeatedVFold {
-    /// V-fold repeated R times, unstratified.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] for V < 2 or R = 0.
-    pub fn new(n_folds: usize, n_repeats: usize) -> Result<Self> {
-        VFold::new(n_folds)?;
-        check_count("repeats", n_repeats, 1, "at least 1")?;
-        Ok(Self { n_folds, n_repeats, stratify: false })
-    }
-    /// Draws R·V splits; repetition r uses a child seed derived from r.
-    ///
-    /// # Errors
-    /// As [`VFold::instantiate_with`]; R = 0 is invalid.
-    pub fn instantiate(&self, ctx: &PlanContext<'_>, seed: Seed) -> Result<Splits> {
-        check_count("repeats", self.n_repeats, 1, "at least 1")?;
-        let n_splits = self.n_folds as u128 * self.n_repeats as u128;
-        super::check_plan_size(format_args!("{}×{}-fold cross-validation", self.n_repeats, self.n_folds), n_splits, ctx.n_rows)?;
-        let plan = VFold { n_folds: self.n_folds, stratify: self.stratify, shuffle: true };
-        let mut all = Vec::with_capacity(n_splits as usize);
-        for r in 0..self.n_repeats {
-            let s = plan.instantiate_with(ctx, seed.child(Purpose::Splits, r as u64))?;
-            all.extend(s.iter().cloned());
-        }
-        Splits::new(ctx.n_rows, all)
-    }
-}
-
 impl super::Resampling for VFold {
     fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
         self.instantiate_with(ctx, seed)
@@ -206,23 +121,29 @@ impl super::Resampling for VFold {
     fn describe(&self) -> String {
         format!("{}-fold{}", self.n_folds, if self.stratify { " stratified" } else { "" })
     }
-}
-
-impl super::Resampling for GroupVFold {
-    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
-        self.instantiate(ctx, seed)
+    fn n_splits(&self) -> Option<usize> {
+        Some(self.n_folds)
     }
-    fn describe(&self) -> String {
-        format!("{}-fold by group", self.n_folds)
+    fn text(&self) -> String {
+        format!("vfold:{}", self.n_folds)
     }
 }
 
-impl super::Resampling for RepeatedVFold {
-    fn draw(&self, ctx: &super::PlanContext<'_>, seed: Seed) -> Result<Splits> {
-        self.instantiate(ctx, seed)
+impl super::PlanType for VFold {
+    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Stratify];
+    const FORMS: &'static str = "vfold:V";
+    const STRATIFIED_BY_DEFAULT: bool = true;
+    fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
+        Ok(Self { stratify: settings.stratify, ..Self::new(settings.n_splits())? })
     }
-    fn describe(&self) -> String {
-        format!("{}×{}-fold{}", self.n_repeats, self.n_folds, if self.stratify { " stratified" } else { "" })
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        Ok(match form {
+            ["vfold", v] => Some(Self::new(text.int(v)?)?),
+            _ => None,
+        })
+    }
+    fn stratified(self) -> Self {
+        Self { stratify: true, ..self }
     }
 }
 
@@ -276,27 +197,6 @@ mod tests {
         assert!(matches!(VFold::new(5).unwrap().instantiate(3, Seed(0)), Err(Error::TooFewRows { needed: 5, found: 3, .. })));
         assert!(matches!(VFold::new(0), Err(Error::InvalidParameter { .. })));
         assert!(matches!(VFold::new(1), Err(Error::InvalidParameter { .. })));
-    }
-
-    #[test]
-    fn groups_stay_together() {
-        let groups: Vec<u32> = (0..50).map(|i| (i / 3) as u32).collect();
-        let ctx = PlanContext { n_rows: 50, strata: None, groups: Some(&groups) };
-        let splits = GroupVFold { n_folds: 4 }.instantiate(&ctx, Seed(3)).unwrap();
-        for s in splits.iter() {
-            for &i in s.validation() {
-                assert!(s.train().iter().all(|&t| groups[t] != groups[i]));
-            }
-        }
-        let total: usize = splits.iter().map(|s| s.validation().len()).sum();
-        assert_eq!(total, 50);
-    }
-
-    #[test]
-    fn repeated_gives_r_times_v_distinct_partitions() {
-        let s = RepeatedVFold { n_folds: 5, n_repeats: 3, stratify: false }.instantiate(&PlanContext::rows(40), Seed(1)).unwrap();
-        assert_eq!(s.len(), 15);
-        assert_ne!(s.get(0).unwrap().validation(), s.get(5).unwrap().validation());
     }
 
     #[test]

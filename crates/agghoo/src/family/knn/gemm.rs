@@ -3,7 +3,7 @@
 //! Squared distances are first *approximated* as `‖q‖² + ‖x‖² − 2 q·x` (every `q·x` of a tile
 //! of queries and points computed at once in vector registers), then the few points whose
 //! approximation is within a rigorous rounding bound of the k-th nearest are re-ranked with the
-//! exact distance every other search uses ([`dist2`]: coordinates summed in order), by
+//! exact distance every other search uses ([`dist2`](super::neighbors::dist2): coordinates summed in order), by
 //! `(distance, position)`. The answer is therefore the same list, ties and order included, as
 //! brute force or the k-d tree; the approximation only decides which points can be skipped. The
 //! proof of the bound is at [`error_bound`]; a test checks it on adversarial points.
@@ -17,7 +17,9 @@ use std::cmp::Ordering;
 use pulp::bytemuck;
 
 use super::lanes::{Dispatch, Isa, Kernel, Lanes};
+#[cfg(test)]
 use super::neighbors::dist2;
+use super::neighbors::dist2_each;
 
 /// Queries per search block; also the block of rows `path_values` hands one thread.
 pub(crate) const QUERY_BLOCK: usize = 32;
@@ -104,7 +106,7 @@ pub(crate) struct GemmScratch {
     query_norms: Vec<f64>,
     thresholds: Vec<f64>,
     candidates: Vec<Vec<Candidate>>,
-    exact: Vec<(u64, u32)>,
+    ranking: RankScratch,
     /// Sort keys of the candidates' upper bounds, for [`compact`].
     keys: Vec<i64>,
     /// The k-th smallest exact distance of each query of the last scan (`+∞` where the list has
@@ -294,7 +296,7 @@ impl GemmPoints {
         if k == 0 || n_queries == 0 {
             return;
         }
-        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, exact, lists, keys, isa, kth, seeds, .. } = scratch;
+        let GemmScratch { tiles, tiles32, query_norms, thresholds, candidates, ranking, lists, keys, isa, kth, seeds, .. } = scratch;
         // Queries past the last fill the last tile: zeros, a threshold no bound passes.
         let padded = n_queries.next_multiple_of(TILE_QUERIES);
         tiles.clear();
@@ -354,9 +356,9 @@ impl GemmPoints {
         for (b, list) in candidates[..n_queries].iter_mut().enumerate() {
             compact(list, k, keys);
             let q = query(range.start + b);
-            let distance = |c: &Candidate| dist2(q, &self.x[c.id as usize * d..(c.id as usize + 1) * d]);
             let id = |p: u32| self.ids.as_ref().map_or(p, |ids| ids[p as usize]);
-            kth.push(rank(list, k, distance, id, exact));
+            kth.push(rank(list, k, &self.x, q, id, ranking));
+            let exact = &ranking.exact;
             let kept = exact.len().min(k);
             lists.extend(exact[..kept].iter().map(|&(_, id)| id));
             lists.resize(lists.len() + k - kept, u32::MAX);
@@ -364,9 +366,10 @@ impl GemmPoints {
     }
 }
 
-/// The first `min(k, len)` of `list`'s candidates by `(dist2, id)`, into `exact` (their ids;
-/// the distance is filled only where it was needed), and the k-th smallest exact distance (`+∞`
-/// when fewer than k candidates are left).
+/// The first `min(k, len)` of `list`'s candidates by `(dist2, id)`, into `scratch.exact` (their
+/// ids, `id` of their positions; the distance is filled only where it was needed), and the k-th
+/// smallest exact distance (`+∞` when fewer than k candidates are left). `points` holds the
+/// points in search order, `query.len()` coordinates each.
 ///
 /// The exact distances are computed only where the bounds do not already decide the order.
 /// Sorted by lower bound, the candidates fall into runs: a run ends where the next lower bound
@@ -374,33 +377,59 @@ impl GemmPoints {
 /// every distance of the later runs (`dist2 ≤ upper ≤ reach < lower ≤ dist2`), so the order by
 /// `(dist2, id)` is the runs in turn, each sorted by `(dist2, id)` — which needs the exact
 /// distances of runs of two or more only. Once k candidates are placed the rest is not looked at.
-fn rank(
-    list: &mut [Candidate],
-    k: usize,
-    distance: impl Fn(&Candidate) -> f64,
-    id: impl Fn(u32) -> u32,
-    exact: &mut Vec<(u64, u32)>,
-) -> f64 {
+///
+/// The sort is of 8-byte keys (`order`: each lower bound rounded down to `f32` in the high half,
+/// the candidate's place in `list` in the low half) rather than of the 24-byte candidates. The
+/// rounded bound `ℓ'` is still a lower bound (`ℓ' ≤ lower ≤ dist2`), and a run ends where the next
+/// `ℓ'` exceeds the run's reach: every later candidate's `ℓ'` is at least that one, so the argument
+/// above holds with `ℓ'` for `lower` (runs may only be longer).
+fn rank(list: &[Candidate], k: usize, points: &[f64], query: &[f64], id: impl Fn(u32) -> u32, scratch: &mut RankScratch) -> f64 {
+    let RankScratch { exact, order, needed, distances } = scratch;
     exact.clear();
-    list.sort_unstable_by_key(|c| total_order_key(c.lower));
-    let mut kth = f64::INFINITY;
-    let mut start = 0;
-    while start < list.len() && exact.len() < k {
+    order.clear();
+    order.extend(list.iter().enumerate().map(|(i, c)| (u64::from(lower_key(c.lower)) << 32) | i as u64));
+    order.sort_unstable();
+    let candidate = |key: u64| &list[(key & u64::from(u32::MAX)) as usize];
+    let lower = |key: u64| key_value((key >> 32) as u32);
+    let run_end = |start: usize| {
         let mut end = start + 1;
-        let mut reach = list[start].upper;
-        while end < list.len() && list[end].lower <= reach {
-            reach = reach.max(list[end].upper);
+        let mut reach = candidate(order[start]).upper;
+        while end < order.len() && lower(order[end]) <= reach {
+            reach = reach.max(candidate(order[end]).upper);
             end += 1;
         }
-        let run = &list[start..end];
+        end
+    };
+    // First the runs alone, to list the candidates whose exact distance is needed; then those
+    // distances, several at a time (`dist2_each`: independent chains); then the runs again, in
+    // order.
+    needed.clear();
+    let (mut start, mut placed) = (0, 0);
+    while start < order.len() && placed < k {
+        let end = run_end(start);
+        if end - start > 1 || placed + 1 == k {
+            needed.extend(order[start..end].iter().map(|&key| candidate(key)));
+        }
+        placed += end - start;
+        start = end;
+    }
+    distances.clear();
+    let d = query.len();
+    dist2_each(query, needed.iter().map(|c| &points[c.id as usize * d..(c.id as usize + 1) * d]), distances);
+    let mut next = distances.iter();
+    let mut kth = f64::INFINITY;
+    let mut start = 0;
+    while start < order.len() && exact.len() < k {
+        let end = run_end(start);
+        let run = &order[start..end];
         let placed = exact.len();
         if let [single] = run {
-            exact.push((0, id(single.id)));
+            exact.push((0, id(candidate(*single).id)));
             if placed + 1 == k {
-                kth = distance(single);
+                kth = next.next().copied().unwrap_or(f64::NAN);
             }
         } else {
-            exact.extend(run.iter().map(|c| (distance(c).to_bits(), id(c.id))));
+            exact.extend(run.iter().zip(next.by_ref()).map(|(&key, &distance)| (distance.to_bits(), id(candidate(key).id))));
             exact[placed..].sort_unstable();
             if exact.len() >= k {
                 kth = f64::from_bits(exact[k - 1].0);
@@ -409,6 +438,34 @@ fn rank(
         start = end;
     }
     kth
+}
+
+/// Reusable buffers of [`rank`].
+#[derive(Default)]
+struct RankScratch {
+    exact: Vec<(u64, u32)>,
+    /// Sort keys of the candidates' lower bounds.
+    order: Vec<u64>,
+    /// The candidates whose exact distance is needed, in the order they are used.
+    needed: Vec<Candidate>,
+    distances: Vec<f64>,
+}
+
+/// `x` rounded down to `f32` (towards −∞: at most `x`), as an integer that sorts as that value:
+/// the sign bit set for positive values, every bit flipped for negative ones.
+#[inline(always)]
+fn lower_key(x: f64) -> u32 {
+    let rounded = x as f32;
+    let below = if f64::from(rounded) > x { next_down(rounded) } else { rounded };
+    let bits = below.to_bits();
+    bits ^ (((bits as i32 >> 31) as u32) | 0x8000_0000)
+}
+
+/// The value of a [`lower_key`].
+#[inline(always)]
+fn key_value(key: u32) -> f64 {
+    let bits = if key & 0x8000_0000 != 0 { key ^ 0x8000_0000 } else { !key };
+    f64::from(f32::from_bits(bits))
 }
 
 /// Margin of [`seed_count`], in standard deviations of the number of sample points within a
@@ -840,6 +897,59 @@ fn total_order_value(key: i64) -> f64 {
 mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
+
+    /// The keys `rank` sorts by: each value rounded down to the largest `f32` at or below it, and
+    /// keys in the order of the values (signs, zeros, subnormals, infinities, beyond `f32`'s range).
+    #[test]
+    fn rank_keys_round_down_and_sort_as_the_values() {
+        let tiny = f64::from(f32::from_bits(1));
+        let mut values = vec![
+            f64::NEG_INFINITY,
+            -1e300,
+            -3.5e38,
+            -1.5,
+            -1.0 - 1e-12,
+            -tiny,
+            -tiny / 3.0,
+            -1e-300,
+            -0.0,
+            0.0,
+            1e-300,
+            tiny / 3.0,
+            tiny,
+            1.0 - 1e-12,
+            1.0,
+            1.0 + 1e-12,
+            3.4e38,
+            3.5e38,
+            1e300,
+            f64::INFINITY,
+        ];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        values.extend((0..200).map(|_| (rng.random::<f64>() - 0.5) * 10f64.powi(rng.random_range(-50..50))));
+        values.sort_by(f64::total_cmp);
+        for pair in values.windows(2) {
+            assert!(lower_key(pair[0]) <= lower_key(pair[1]), "{} {}", pair[0], pair[1]);
+        }
+        for &x in &values {
+            let below = key_value(lower_key(x));
+            assert!(below <= x, "{x}: {below}");
+            // The largest `f32` at or below x: the next one up is above it.
+            let up = f64::from(if below == f64::from(f32::MAX) { f32::INFINITY } else { f32::from_bits(next_up_bits(below as f32)) });
+            assert!(x == f64::INFINITY || up > x, "{x}: {below}, next {up}");
+        }
+    }
+
+    /// The bits of the smallest `f32` above a finite `x`.
+    fn next_up_bits(x: f32) -> u32 {
+        if x == 0.0 {
+            1
+        } else if x > 0.0 {
+            x.to_bits() + 1
+        } else {
+            x.to_bits() - 1
+        }
+    }
 
     /// Reference: every point's exact distance, fully sorted by (distance, position).
     fn reference(x: &[f64], d: usize, q: &[f64], k: usize) -> Vec<u32> {

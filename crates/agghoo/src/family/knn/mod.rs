@@ -611,7 +611,7 @@ impl KnnFamily {
         // The model stores the view's rows in ascending row order: model row p is view row order[p].
         let mut order: Vec<usize> = (0..train.len()).collect();
         order.sort_by_key(|&p| train.rows()[p]);
-        let index = NeighborIndex::new(model.x.clone(), model.n_features);
+        let index = NeighborIndex::new(model.x.to_vec(), model.n_features);
         let ks = self.ks();
         let kmax = ks.last().copied().unwrap_or(1).min(index.len());
         let d = model.n_features;
@@ -679,7 +679,7 @@ impl KnnPath<'_> {
         // past a table's end).
         let sharing =
             self.membership.as_ref().filter(|m| m.shared.uid == validation.data().uid()).map(|m| (m, m.shared.width(kmax, n_train)));
-        let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.clone(), self.model.n_features));
+        let index = || self.index.get_or_init(|| NeighborIndex::new(self.model.x.to_vec(), self.model.n_features));
         if let Some((Membership { shared, counts, single, rows }, want)) = sharing {
             let split = SplitSize { n_train, n_validation: validation.len(), grid: ks.len(), classes: self.model.n_classes };
             // A validation set of a sixteenth of the rows or more asks for most blocks of 32 rows

@@ -1,6 +1,8 @@
 //! The fitted model of the k-NN family: the training points and k.
 
-use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::neighbors::{NeighborIndex, Scratch};
 use super::{Coordinates, Weights, predict_path};
@@ -16,8 +18,10 @@ pub struct KnnModel {
     pub(super) task: Task,
     pub(super) n_classes: usize,
     pub(super) n_features: usize,
-    /// Training features, row-major.
-    pub(super) x: Vec<f64>,
+    /// Training features, row-major; shared, so that the models of one path (one per k) and
+    /// their clones hold one copy of the training points.
+    #[serde(serialize_with = "serialize_shared", deserialize_with = "deserialize_shared")]
+    pub(super) x: Arc<Vec<f64>>,
     /// Training targets (class index as f64 for classification).
     pub(super) y: Vec<f64>,
     /// How the neighbours vote (absent from files: uniform).
@@ -39,7 +43,7 @@ impl KnnModel {
             task,
             n_classes,
             n_features: train.n_features(),
-            x: sorted.gather_x(),
+            x: Arc::new(sorted.gather_x()),
             y: sorted.gather_y(),
             weights: Weights::Uniform,
             sample_weights: sorted.non_unit_weights(),
@@ -88,6 +92,15 @@ impl KnnModel {
     }
 }
 
+/// Written as the sequence a `Vec<f64>` writes (model files do not change).
+fn serialize_shared<S: Serializer>(values: &Arc<Vec<f64>>, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+    values.as_slice().serialize(serializer)
+}
+
+fn deserialize_shared<'de, D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Arc<Vec<f64>>, D::Error> {
+    Vec::<f64>::deserialize(deserializer).map(Arc::new)
+}
+
 /// Refuses features so large that squared Euclidean distances could overflow to +∞ (every
 /// neighbour would then tie and be chosen by row order: a silent, meaningless answer). With
 /// every |x_j| ≤ m, a squared distance is at most 4·d·m², so m ≤ √(f64::MAX / 4d) is safe.
@@ -108,7 +121,7 @@ impl Predictor for KnnModel {
         // A model deserialized without the loader's checks must not index out of bounds.
         self.validate(self.n_features)?;
         self.check_features(rows)?;
-        let index = NeighborIndex::new(self.x.clone(), self.n_features);
+        let index = NeighborIndex::new(self.x.to_vec(), self.n_features);
         let kmax = self.k.min(index.len());
         let features = |i: usize| rows.x(i);
         let search = |i: usize, scratch: &mut Scratch, out: &mut Vec<u32>| index.query_row(&features, rows.len(), i, kmax, scratch, out);

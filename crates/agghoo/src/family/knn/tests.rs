@@ -645,3 +645,26 @@ fn hand_computed_weighted_example() {
     let back: KnnModel = serde_json::from_str(&serde_json::to_string(knn).unwrap()).unwrap();
     assert_eq!(back.predict(&r.view(&[4])).unwrap().value(0), p[0].value(0));
 }
+
+#[test]
+fn the_models_of_a_path_and_their_clones_share_one_copy_of_the_training_points() {
+    let data = random_data(60, 3, Some(2), 11);
+    let fam = KnnFamily::new(vec![1.0, 3.0, 5.0], Task::Classification, 2).unwrap().sharing_with(&data);
+    let rows: Vec<usize> = (0..60).rev().step_by(2).collect();
+    let path = fam.fit_path(&data.view(&rows)).unwrap();
+    let models: Vec<Model> = (0..3).map(|g| path.model(g).unwrap()).collect();
+    let points = |m: &Model| match m {
+        Model::Knn(m) => m.x.as_ptr(),
+        _ => unreachable!(),
+    };
+    let first = points(&models[0]);
+    assert!(models.iter().chain(&[models[2].clone()]).all(|m| points(m) == first), "each model or clone copied the points");
+    // The file format does not change: the points are a plain array, in ascending row order.
+    let Model::Knn(m) = &models[1] else { unreachable!() };
+    let json = serde_json::to_value(m).unwrap();
+    let mut ascending = rows.clone();
+    ascending.sort_unstable();
+    assert_eq!(json["x"], serde_json::json!(data.view(&ascending).gather_x()));
+    let back: KnnModel = serde_json::from_value(json).unwrap();
+    assert_eq!(&back, m);
+}

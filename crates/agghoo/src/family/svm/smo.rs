@@ -40,12 +40,15 @@ use crate::error::{Error, Result};
 const TAU: f64 = 1e-12;
 /// SMO iterations between two Newton steps on the free variables.
 const NEWTON_EVERY: usize = 30;
-/// A Newton step runs when its factorisation (`|F|³/6` multiply-adds) costs at most this many
-/// times the SMO iterations since the last step (`l` each): on a large free set the steps are
-/// spaced out rather than skipped.
+/// A Newton step runs when it (its factorisation, `|F|³/6` multiply-adds, or with a kept factor
+/// `NEWTON_KEPT_COST |F|²`) costs at most this many times the SMO iterations since the last step
+/// (`l` each): on a large free set the steps are spaced out rather than skipped.
 const NEWTON_COST: usize = 20;
-/// Largest free set a Newton step runs on: its `Q_FF` (kept, and the step's working copy) and
-/// factor take `2.5 |F|²` numbers (45 MB here), and its factorisation `|F|³/6` multiply-adds.
+/// A Newton step's cost, in units of `|F|²` multiply-adds, when the factor of the previous step
+/// is kept: the update of the factor, a solve per blocked variable and a product with `Q_FF`.
+const NEWTON_KEPT_COST: usize = 16;
+/// Largest free set a Newton step runs on: its `Q_FF` (kept) and factor take `1.5 |F|²` numbers
+/// (27 MB here), and its factorisation `|F|³/6` multiply-adds.
 const NEWTON_MAX_FREE: usize = 1500;
 /// SMO iterations between two shrinkings (LIBSVM: `min(l, 1000)`). The warm-started solves of a
 /// path take tens to hundreds of iterations, a shrinking costs one pass over the active set and
@@ -364,11 +367,14 @@ impl Dual<'_> {
     /// keeps `yᵀα` and is a descent direction (Cauchy–Schwarz in the A⁻¹ inner product). The step
     /// length is the exact line minimum of the true quadratic, clipped to the box, so f never
     /// increases and feasibility is kept; a variable that blocks the step is fixed at its bound
-    /// and the step repeated on the smaller F (the Cholesky factor of A is updated for the
-    /// removal in `O(|F|²)`, not refactored). Deferred (false returned) while the factorisation
-    /// (`|F|³/6`) would cost more than `NEWTON_COST` times the `since` SMO iterations since the last
-    /// step; true when it ran (whether or not the step was kept). This is our addition to
-    /// LIBSVM's SMO: on ill-conditioned kernels (1-D data, large C) and on large free sets
+    /// and the step repeated towards the minimiser with the blocked variables fixed
+    /// ([`BlockedNewton`]: one solve of `O(|F|²)` per blocked variable with the factor of A on
+    /// all of F, which a step never updates; the next step's sync removes the blocked variables
+    /// still at their bound). Deferred (false returned) while the step (a factorisation,
+    /// `|F|³/6`, or with a kept factor `NEWTON_KEPT_COST |F|²`) would cost more than
+    /// `NEWTON_COST` times the `since` SMO iterations since the last step; true when it ran
+    /// (whether or not the step was kept). This is our addition to LIBSVM's SMO: on
+    /// ill-conditioned kernels (1-D data, large C) and on large free sets
     /// (overlapping classes at large C) SMO zig-zags for thousands of pair updates inside a free
     /// set that a few Newton steps settle; the stopping rule is unchanged.
     #[inline(always)]
@@ -384,7 +390,11 @@ impl Dual<'_> {
         let (y, upper, c) = (self.y, self.upper, self.c);
         let l = y.len();
         let n0 = (0..l).filter(|&t| active.has(t) && alpha[t] > 0.0 && alpha[t] < upper[t]).count();
-        if !(2..=NEWTON_MAX_FREE).contains(&n0) || n0 * n0 * n0 > 6 * NEWTON_COST * since * l {
+        // six times the step's cost: its factorisation (`|F|³/6`), or, when the factor of the
+        // previous step is kept (and updated for the few variables SMO moved in or out of F),
+        // its solves and products (`NEWTON_KEPT_COST |F|²`)
+        let cost6 = if work.kept() { (n0 * n0 * n0).min(6 * NEWTON_KEPT_COST * n0 * n0) } else { n0 * n0 * n0 };
+        if !(2..=NEWTON_MAX_FREE).contains(&n0) || cost6 > 6 * NEWTON_COST * since * l {
             return false;
         }
         if !work.sync(self, cache, alpha, active) {
@@ -392,49 +402,75 @@ impl Dual<'_> {
         }
         let vars = &work.vars;
         let n0 = vars.len();
-        let q = &mut work.q;
-        q.clear();
-        q.reserve(n0 * n0);
-        for a in 0..n0 {
-            q.extend_from_slice(&work.qf[a * work.stride..a * work.stride + n0]);
-        }
-        let chol = &mut work.chol;
-        let mut al: Vec<f64> = vars.iter().map(|&t| alpha[t]).collect();
-        let mut g: Vec<f64> = vars.iter().map(|&t| grad[t]).collect();
+        let (qf, stride, chol) = (&work.qf, work.stride, &work.chol);
+        let al0: Vec<f64> = vars.iter().map(|&t| alpha[t]).collect();
+        let g0: Vec<f64> = vars.iter().map(|&t| grad[t]).collect();
+        let mut al = al0.clone();
         // active-set loop: a step blocked by the box fixes the blocking variable at its bound.
-        // Row b of `q` (stride n0) holds `Q_{b, free[k]}` in its first |free| entries, in the
-        // order of `free`: the column of a blocked variable is removed, so that every product
-        // below reads contiguous memory.
-        let mut free: Vec<usize> = (0..n0).collect();
-        while free.len() >= 2 {
-            let Some((delta, step, limit)) = newton_direction(q, chol, n0, &free, &al, &g, vars, y, upper) else { break };
-            let mut moved = vec![0.0; free.len()];
-            for (k, &a) in free.iter().enumerate() {
-                let old = al[a];
-                let c = upper[vars[a]];
-                al[a] = if Some(k) == limit { if delta[k] > 0.0 { c } else { 0.0 } } else { (old + step * delta[k]).clamp(0.0, c) };
-                moved[k] = al[a] - old;
+        // Each pass goes to the minimiser of the model from α₀ with the fixed variables at their
+        // bounds (the range-space form, see `BlockedNewton`): one solve with the factor of all
+        // of F per blocked variable, no update of the factor inside the step (the next step's
+        // `sync` removes the variables still at their bound then; many re-enter the free set
+        // during the SMO iterations in between).
+        let Some(mut model) = BlockedNewton::new(chol, vars, y, &g0) else { return true };
+        // `gq = Q (al − al₀)` on F: the gradient at `al` is `g₀ + gq`
+        let mut gq = vec![0.0; n0];
+        let mut d = vec![0.0; n0];
+        let mut qd = vec![0.0; n0];
+        while n0 - model.fixed.len() >= 2 {
+            let Some((target, a_target)) = model.minimiser(&al0, &g0) else { break };
+            for a in 0..n0 {
+                d[a] = if model.is_fixed[a] { 0.0 } else { target[a] - al[a] };
             }
-            let f = free.len();
-            for (b, gb) in g.iter_mut().enumerate() {
-                *gb += dot(&q[b * n0..b * n0 + f], &moved);
+            let slope: f64 = (0..n0).map(|a| (g0[a] + gq[a]) * d[a]).sum();
+            if slope.is_nan() || slope >= 0.0 {
+                break;
             }
-            match limit {
-                Some(k) => {
-                    free.remove(k);
-                    cholesky_delete(chol, k);
-                    // drop the blocked variable's column from every row (see `q` below)
-                    for b in 0..n0 {
-                        q.copy_within(b * n0 + k + 1..b * n0 + f, b * n0 + k);
+            match &a_target {
+                // `A d = A (target − α₀) − A (al − α₀)` and `Q = A − μI`: no product with `Q_FF`
+                Some(r) => {
+                    for a in 0..n0 {
+                        qd[a] = r[a] - (gq[a] + NEWTON_RIDGE * (al[a] - al0[a])) - NEWTON_RIDGE * d[a];
                     }
                 }
-                None => break,
+                None => {
+                    for (a, qa) in qd.iter_mut().enumerate() {
+                        *qa = dot(&qf[a * stride..a * stride + n0], &d);
+                    }
+                }
+            }
+            let curvature = dot(&d, &qd);
+            let mut step = if curvature > 0.0 { -slope / curvature } else { f64::INFINITY };
+            let mut limit = None;
+            for a in (0..n0).filter(|&a| !model.is_fixed[a]) {
+                let room = if d[a] > 0.0 {
+                    (upper[vars[a]] - al[a]) / d[a]
+                } else if d[a] < 0.0 {
+                    al[a] / -d[a]
+                } else {
+                    f64::INFINITY
+                };
+                if room < step {
+                    step = room;
+                    limit = Some(a);
+                }
+            }
+            if !(step.is_finite() && step >= 0.0) {
+                break;
+            }
+            for a in (0..n0).filter(|&a| !model.is_fixed[a]) {
+                let c = upper[vars[a]];
+                al[a] = if Some(a) == limit { if d[a] > 0.0 { c } else { 0.0 } } else { (al[a] + step * d[a]).clamp(0.0, c) };
+            }
+            gq.iter_mut().zip(&qd).for_each(|(g, q)| *g += step * q);
+            match limit {
+                Some(a) if model.fix(chol, a, al[a] - al0[a]) => {}
+                _ => break,
             }
         }
-        // the factor now belongs to the variables left in `free`
-        let vars = std::mem::take(&mut work.vars);
-        work.vars = free.iter().map(|&a| vars[a]).collect();
-        work.keep_q(&free);
+        // the gradient at the end point on F, exactly (one product with `Q_FF`)
+        let moved: Vec<f64> = al.iter().zip(&al0).map(|(a, b)| a - b).collect();
+        let g: Vec<f64> = (0..n0).map(|a| g0[a] + dot(&qf[a * stride..a * stride + n0], &moved)).collect();
         // The step is an accelerator, never a risk: keep it only when it keeps `yᵀα` to rounding
         // and does not increase f (`Δf = ½ (G_old + G_new)ᵀ Δα` on a quadratic), else leave α as
         // SMO had it.
@@ -855,8 +891,6 @@ pub(crate) struct NewtonWork {
     /// `Q_{vars[a], vars[b]}` at `a · stride + b` (`stride ≥ |vars|`, room to append).
     qf: Vec<f64>,
     stride: usize,
-    /// Scratch: the step's copy of `Q_FF` (stride |F|), compacted as variables block.
-    q: Vec<f64>,
     /// Lower-triangular factor by rows (row i has i + 1 entries).
     chol: Vec<Vec<f64>>,
     /// Scratch: marks of the current free variables.
@@ -864,6 +898,12 @@ pub(crate) struct NewtonWork {
 }
 
 impl NewtonWork {
+    /// Whether a factor is kept for some variables (a step then updates it rather than
+    /// factorising `Q_FF` from scratch, unless the free set changed too much).
+    fn kept(&self) -> bool {
+        !self.vars.is_empty() && self.chol.len() == self.vars.len()
+    }
+
     /// Keeps the rows and columns `keep` (increasing positions into the old `vars`) of `Q_FF`, in
     /// place (each entry moves to a lower or equal position, in increasing order).
     fn keep_q(&mut self, keep: &[usize]) {
@@ -987,58 +1027,106 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     (t[0] + t[1]) + (t[2] + t[3]) + tail
 }
 
-/// The Newton direction on the variables `free` (positions into `al`, `g`, `vars`, and rows of
-/// `q`, whose row a holds `Q_{a, free[k]}` at `a · n0 + k`; current values `al`, gradients `g`;
-/// `chol` holds the Cholesky factor of `Q_FF + μI` for F =
-/// `free`, by rows; `upper` the box bounds by variable), its step length (exact line minimum clipped to the box) and the
-/// position in `free` of the variable that blocks it, if any.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn newton_direction(
-    q: &[f64],
-    chol: &[Vec<f64>],
-    n0: usize,
-    free: &[usize],
-    al: &[f64],
-    g: &[f64],
-    vars: &[usize],
-    y: &[f64],
-    upper: &[f64],
-) -> Option<(Vec<f64>, f64, Option<usize>)> {
-    let f = free.len();
-    let yf: Vec<f64> = free.iter().map(|&a| y[vars[a]]).collect();
-    let gf: Vec<f64> = free.iter().map(|&a| g[a]).collect();
-    let (u, w) = cholesky_solve_two(chol, &yf, &gf);
-    let yu: f64 = yf.iter().zip(&u).map(|(a, b)| a * b).sum();
-    let rho = yf.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>() / yu;
-    let mut delta: Vec<f64> = u.iter().zip(&w).map(|(u, w)| rho * u - w).collect();
-    // `y_Fᵀ Δ = 0` holds in exact arithmetic only: with a nearly singular `Q_FF` (SVR's α⁺/α⁻
-    // pairs share a kernel row; close points) `u` and `w` are huge and the difference above keeps
-    // a large component along `y_F`, which would move `yᵀα` off 0. Project it out (`y_F` is ±1,
-    // so `‖y_F‖² = |F|`).
-    let drift = yf.iter().zip(&delta).map(|(y, d)| y * d).sum::<f64>() / f as f64;
-    delta.iter_mut().zip(&yf).for_each(|(d, y)| *d -= drift * y);
-    let slope: f64 = gf.iter().zip(&delta).map(|(g, d)| g * d).sum();
-    if slope.is_nan() || slope >= 0.0 || delta.iter().any(|d| !d.is_finite()) {
-        return None;
+/// The minimiser of a Newton step's model `½ ΔᵀAΔ + g₀ᵀΔ` (`A = Q_FF + μI`, Δ from the step's
+/// starting point α₀) on `yᵀΔ = 0` with the variables that blocked earlier passes fixed at their
+/// bounds (`Δ_b = c_b`, b ∈ B), by the range-space method: with `Y = [y_F, e_B]`,
+/// `Δ = A⁻¹(Yλ − g₀)` where `(Yᵀ A⁻¹ Y) λ = Yᵀ A⁻¹ g₀ + (0, c_B)`. `A⁻¹ y` and `A⁻¹ g₀` are solved
+/// once per step, `A⁻¹ e_b` once per blocked variable (`O(|F|²)` each, with the factor of A on
+/// all of F, which is never updated inside a step), and the small matrix `Yᵀ A⁻¹ Y` grows by a
+/// row per blocked variable with its own Cholesky factor (`O(|B|²)`).
+struct BlockedNewton {
+    yf: Vec<f64>,
+    /// `A⁻¹ y_F` and `A⁻¹ g₀`.
+    u: Vec<f64>,
+    w: Vec<f64>,
+    /// The blocked positions (into F), their offsets `c_b` from α₀ and `A⁻¹ e_b`.
+    fixed: Vec<usize>,
+    is_fixed: Vec<bool>,
+    offset: Vec<f64>,
+    z: Vec<Vec<f64>>,
+    /// Cholesky factor of `Yᵀ A⁻¹ Y`, by rows.
+    m: Vec<Vec<f64>>,
+}
+
+impl BlockedNewton {
+    /// `chol`: the factor of A for the variables `vars`; `g0` their gradients at α₀. None when
+    /// the solves are not usable (`y_Fᵀ A⁻¹ y_F` not positive and finite).
+    fn new(chol: &[Vec<f64>], vars: &[usize], y: &[f64], g0: &[f64]) -> Option<Self> {
+        let yf: Vec<f64> = vars.iter().map(|&t| y[t]).collect();
+        let (u, w) = cholesky_solve_two(chol, &yf, g0);
+        let yu = dot(&yf, &u);
+        (yu > 0.0 && yu.is_finite()).then(|| Self {
+            yf,
+            u,
+            w,
+            fixed: Vec::new(),
+            is_fixed: vec![false; vars.len()],
+            offset: Vec::new(),
+            z: Vec::new(),
+            m: vec![vec![yu.sqrt()]],
+        })
     }
-    let curvature: f64 = free.iter().zip(&delta).map(|(&a, da)| da * dot(&q[a * n0..a * n0 + f], &delta)).sum();
-    let mut step = if curvature > 0.0 { -slope / curvature } else { f64::INFINITY };
-    let mut limit = None;
-    for (k, &a) in free.iter().enumerate() {
-        let room = if delta[k] > 0.0 {
-            (upper[vars[a]] - al[a]) / delta[k]
-        } else if delta[k] < 0.0 {
-            al[a] / -delta[k]
-        } else {
-            f64::INFINITY
-        };
-        if room < step {
-            step = room;
-            limit = Some(k);
+
+    /// Fixes position `a` at `offset` from α₀ (its bound); false when `Yᵀ A⁻¹ Y` is then not
+    /// numerically positive definite (nothing changed).
+    fn fix(&mut self, chol: &[Vec<f64>], a: usize, offset: f64) -> bool {
+        let mut e = vec![0.0; self.u.len()];
+        e[a] = 1.0;
+        let z = cholesky_solve(chol, e, a);
+        let mut b = Vec::with_capacity(self.fixed.len() + 1);
+        b.push(self.u[a]);
+        b.extend(self.z.iter().map(|zb| zb[a]));
+        if !z.iter().all(|v| v.is_finite()) || !cholesky_append(&mut self.m, &b, z[a]) {
+            return false;
         }
+        self.fixed.push(a);
+        self.is_fixed[a] = true;
+        self.offset.push(offset);
+        self.z.push(z);
+        true
     }
-    (step.is_finite() && step >= 0.0).then_some((delta, step, limit))
+
+    /// The model's minimiser `α₀ + Δ` (`al0` = α₀ on F, `g0` the gradient there), None when not
+    /// finite, and `A Δ` when the corrections below moved Δ by a negligible amount (then
+    /// `A Δ = Yλ − g₀` up to the solves' rounding, and a pass needs no product with `Q_FF`).
+    /// In floating point `y_Fᵀ Δ = 0` is not automatic: with a nearly singular `Q_FF` (SVR's
+    /// α⁺/α⁻ pairs share a kernel row; close points) the solves are huge and their combination
+    /// keeps a component along `y_F`, which would move `yᵀα` off 0; it is projected out over the
+    /// variables not fixed (`y_F` is ±1), and the fixed ones get their offsets exactly.
+    fn minimiser(&self, al0: &[f64], g0: &[f64]) -> Option<(Vec<f64>, Option<Vec<f64>>)> {
+        let mut rhs = Vec::with_capacity(1 + self.fixed.len());
+        rhs.push(dot(&self.yf, &self.w));
+        rhs.extend(self.fixed.iter().zip(&self.offset).map(|(&b, c)| c + self.w[b]));
+        let lambda = cholesky_solve(&self.m, rhs, 0);
+        let mut delta: Vec<f64> = self.u.iter().zip(&self.w).map(|(u, w)| lambda[0] * u - w).collect();
+        for (zb, lb) in self.z.iter().zip(&lambda[1..]) {
+            delta.iter_mut().zip(zb).for_each(|(d, z)| *d += lb * z);
+        }
+        let mut correction = 0.0;
+        for (&b, &c) in self.fixed.iter().zip(&self.offset) {
+            correction += (delta[b] - c).abs();
+            delta[b] = c;
+        }
+        let free = delta.len() - self.fixed.len();
+        let drift = dot(&self.yf, &delta) / free as f64;
+        correction += drift.abs() * free as f64;
+        for ((d, y), fixed) in delta.iter_mut().zip(&self.yf).zip(&self.is_fixed) {
+            if !fixed {
+                *d -= drift * y;
+            }
+        }
+        if !delta.iter().all(|d| d.is_finite()) {
+            return None;
+        }
+        let a_delta = (correction <= 1e-10 * delta.iter().map(|d| d.abs()).sum::<f64>()).then(|| {
+            let mut r: Vec<f64> = self.yf.iter().zip(g0).map(|(y, g)| lambda[0] * y - g).collect();
+            for (&b, lb) in self.fixed.iter().zip(&lambda[1..]) {
+                r[b] += lb;
+            }
+            r
+        });
+        Some((al0.iter().zip(&delta).map(|(a, d)| a + d).collect(), a_delta))
+    }
 }
 
 /// In-place Cholesky `A = L Lᵀ` of a symmetric matrix given by the lower triangle of its rows
@@ -1082,6 +1170,23 @@ fn cholesky_solve_two(l: &[Vec<f64>], a: &[f64], b: &[f64]) -> (Vec<f64>, Vec<f6
         }
     }
     (u, w)
+}
+
+/// Solves `L Lᵀ x = b` with the factor from [`cholesky`] (`x` holds b on entry), b zero before
+/// position `from` (the forward substitution starts there).
+#[inline(always)]
+fn cholesky_solve(l: &[Vec<f64>], mut x: Vec<f64>, from: usize) -> Vec<f64> {
+    for (i, row) in l.iter().enumerate().skip(from) {
+        x[i] = (x[i] - dot(&row[from..i], &x[from..i])) / row[i];
+    }
+    for (i, row) in l.iter().enumerate().rev() {
+        x[i] /= row[i];
+        let xi = x[i];
+        for (xk, lik) in x[..i].iter_mut().zip(&row[..i]) {
+            *xk -= lik * xi;
+        }
+    }
+    x
 }
 
 /// Appends a variable to the factor: `b` its entries of A against the current variables, `d`
@@ -1267,6 +1372,46 @@ mod tests {
             prev = Some((sol, upper));
         }
         assert!(checked > 0, "no Newton step ran");
+    }
+
+    /// The range-space minimiser with blocked variables fixed equals the minimiser on the
+    /// remaining variables solved directly (`A_RR Δ_R = ρ y_R − g_R − A_RB c_B`, ρ from
+    /// `yᵀΔ = 0`), and the `A Δ` it reports is A times it.
+    #[test]
+    fn blocked_newton_equals_the_reduced_problem() {
+        let vars: Vec<usize> = (0..8).collect();
+        let y: Vec<f64> = [1.0, -1.0, -1.0, 1.0, 1.0, -1.0, 1.0, -1.0].to_vec();
+        let g0: Vec<f64> = (0..8).map(|i| (i as f64 * 1.3).sin() - 0.4).collect();
+        let al0 = vec![0.5; 8];
+        let chol = fresh(&vars);
+        let mut model = BlockedNewton::new(&chol, &vars, &y, &g0).unwrap();
+        let mut fixed: Vec<(usize, f64)> = Vec::new();
+        for (b, c) in [(None, 0.0), (Some(5), -0.5), (Some(2), 0.25), (Some(0), -0.5)] {
+            if let Some(b) = b {
+                assert!(model.fix(&chol, b, c));
+                fixed.push((b, c));
+            }
+            let (target, a_delta) = model.minimiser(&al0, &g0).unwrap();
+            let delta: Vec<f64> = target.iter().zip(&al0).map(|(t, a)| t - a).collect();
+            let rest: Vec<usize> = vars.iter().copied().filter(|v| fixed.iter().all(|&(b, _)| b != *v)).collect();
+            let yr: Vec<f64> = rest.iter().map(|&i| y[i]).collect();
+            let h: Vec<f64> = rest.iter().map(|&i| g0[i] + fixed.iter().map(|&(b, c)| entry(i, b) * c).sum::<f64>()).collect();
+            let (u, w) = cholesky_solve_two(&fresh(&rest), &yr, &h);
+            let yc: f64 = fixed.iter().map(|&(b, c)| y[b] * c).sum();
+            let rho = (dot(&yr, &w) - yc) / dot(&yr, &u);
+            for (k, &i) in rest.iter().enumerate() {
+                let want = rho * u[k] - w[k];
+                assert!((delta[i] - want).abs() < 1e-9, "fixed {fixed:?}: Δ[{i}] = {}, want {want}", delta[i]);
+            }
+            for &(b, c) in &fixed {
+                assert_eq!(delta[b], c);
+            }
+            let a_delta = a_delta.expect("well conditioned: no correction");
+            for (i, got) in a_delta.iter().enumerate() {
+                let ad: f64 = (0..8).map(|j| entry(i, j) * delta[j]).sum();
+                assert!((got - ad).abs() < 1e-9, "fixed {fixed:?}: (AΔ)[{i}] = {got}, want {ad}");
+            }
+        }
     }
 
     #[test]

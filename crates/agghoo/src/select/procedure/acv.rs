@@ -3,6 +3,7 @@
 
 use super::{Choice, ChoiceContext, MemberChoice, Procedure};
 use crate::error::Result;
+use crate::resample::PlanKind;
 use crate::select::Method;
 
 /// K-fold averaging CV ([`Method::Acv`]): members `A_{m̂_{T_j}}(D)`, one per split in split order,
@@ -14,6 +15,18 @@ pub struct Acv;
 impl Procedure for Acv {
     fn method(&self) -> Method {
         Method::Acv
+    }
+
+    fn default_plan(&self) -> PlanKind {
+        PlanKind::MonteCarlo
+    }
+
+    /// One refit per distinct selected grid point (members that chose the same point share it).
+    fn refits(&self, member_grid_indices: &[usize]) -> usize {
+        let mut distinct = member_grid_indices.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        distinct.len()
     }
 
     fn keeps_split_models(&self) -> bool {

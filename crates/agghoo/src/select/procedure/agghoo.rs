@@ -1,8 +1,9 @@
-//! Agghoo and Majhoo: every split's selected model, combined (averaged / voted).
+//! Agghoo: every split's selected model, combined (averaged for regression, voted for
+//! classification).
 
 use super::{Choice, ChoiceContext, Procedure};
-use crate::data::Task;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::resample::PlanKind;
 use crate::select::Method;
 
 /// Aggregated hold-out ([`Method::Agghoo`]): the V hold-out predictors `f_{T_j}`, combined by
@@ -10,14 +11,18 @@ use crate::select::Method;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Agghoo;
 
-/// Majority-vote aggregated hold-out ([`Method::Majhoo`]): Agghoo's members, for classification
-/// only.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Majhoo;
-
 impl Procedure for Agghoo {
     fn method(&self) -> Method {
         Method::Agghoo
+    }
+
+    fn default_plan(&self) -> PlanKind {
+        PlanKind::MonteCarlo
+    }
+
+    /// Members trained on the splits' training sets: no refit.
+    fn refits(&self, _member_grid_indices: &[usize]) -> usize {
+        0
     }
 
     fn keeps_split_models(&self) -> bool {
@@ -34,37 +39,12 @@ impl Procedure for Agghoo {
     }
 }
 
-impl Procedure for Majhoo {
-    fn method(&self) -> Method {
-        Method::Majhoo
-    }
-
-    fn keeps_split_models(&self) -> bool {
-        true
-    }
-
-    fn combines_members(&self) -> bool {
-        true
-    }
-
-    fn check_task(&self, task: Task) -> Result<()> {
-        match task {
-            Task::Classification => Ok(()),
-            Task::Regression => Err(Error::TaskMismatch("Majhoo (majority vote) is for classification; use agghoo for regression".into())),
-        }
-    }
-
-    /// As [`Agghoo`]'s.
-    fn choose(&self, ctx: &ChoiceContext<'_>) -> Result<Choice> {
-        Agghoo.choose(ctx)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::MemberChoice;
+    use super::super::{Majhoo, MemberChoice};
     use super::super::tests::{context, grid, outcomes};
     use super::*;
+    use crate::data::Task;
     use crate::family::Scale;
     use crate::select::Aggregation;
 

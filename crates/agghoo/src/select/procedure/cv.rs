@@ -4,6 +4,7 @@
 use super::{Choice, ChoiceContext, MemberChoice, Procedure};
 use crate::engine::{argmin, one_standard_error_by};
 use crate::error::Result;
+use crate::resample::PlanKind;
 use crate::select::{Aggregation, Method};
 
 /// CV selection ([`Method::Cv`]): `A_{m̂}(D)`, `m̂ = argmin CV(A_m)` of the size-weighted CV
@@ -15,6 +16,15 @@ pub struct Cv;
 impl Procedure for Cv {
     fn method(&self) -> Method {
         Method::Cv
+    }
+
+    fn default_plan(&self) -> PlanKind {
+        PlanKind::VFold
+    }
+
+    /// One refit at the chosen grid point.
+    fn refits(&self, _member_grid_indices: &[usize]) -> usize {
+        1
     }
 
     fn keeps_split_models(&self) -> bool {

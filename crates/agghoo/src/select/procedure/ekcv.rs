@@ -3,6 +3,7 @@
 
 use super::{Choice, ChoiceContext, Procedure};
 use crate::error::Result;
+use crate::resample::PlanKind;
 use crate::select::{Aggregation, Method};
 
 /// Efficient K-fold CV ([`Method::Ekcv`]): `A_{m̄}(D)`, `m̄` the mean of the `m̂_{T_j}` in the
@@ -15,6 +16,15 @@ pub struct Ekcv;
 impl Procedure for Ekcv {
     fn method(&self) -> Method {
         Method::Ekcv
+    }
+
+    fn default_plan(&self) -> PlanKind {
+        PlanKind::MonteCarlo
+    }
+
+    /// One refit at the averaged hyperparameter.
+    fn refits(&self, _member_grid_indices: &[usize]) -> usize {
+        1
     }
 
     fn keeps_split_models(&self) -> bool {

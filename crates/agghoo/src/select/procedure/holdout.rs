@@ -2,7 +2,7 @@
 
 use super::{Choice, ChoiceContext, MemberChoice, Procedure};
 use crate::error::{Error, Result};
-use crate::resample::Splits;
+use crate::resample::{PlanKind, Splits};
 use crate::select::{Aggregation, Method, SelectConfig};
 
 /// Hold-out selection ([`Method::HoldOut`]): evaluates the plan's first split only; its member is
@@ -13,6 +13,15 @@ pub struct HoldOut;
 impl Procedure for HoldOut {
     fn method(&self) -> Method {
         Method::HoldOut
+    }
+
+    fn default_plan(&self) -> PlanKind {
+        PlanKind::HoldOut
+    }
+
+    /// The first split's model: no refit.
+    fn refits(&self, _member_grid_indices: &[usize]) -> usize {
+        0
     }
 
     fn evaluation_splits(&self, splits: &Splits, _config: &SelectConfig) -> Result<Splits> {

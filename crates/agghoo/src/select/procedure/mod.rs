@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | hold-out | `holdout.rs` | `f_T` of the first split |
 //! | CV | `cv.rs` | `A_{m̂}(D)`, `m̂ = argmin CV(A_m)` (or the one-SE choice) |
-//! | Agghoo / Majhoo | `agghoo.rs` | the V hold-out predictors `f_{T_j}`, averaged / voted |
+//! | Agghoo / Majhoo | `agghoo.rs` / `majhoo.rs` | the V hold-out predictors `f_{T_j}`, averaged / voted |
 //! | ACV | `acv.rs` | `A_{m̂_{T_j}}(D)`, the selected rules retrained on D, averaged / voted |
 //! | EKCV | `ekcv.rs` | `A_{m̄}(D)`, `m̄` = mean of the `m̂_{T_j}` in the grid's scale |
 //! | subagging | `subagging.rs` | on each training set `S_j`, a hold-out split `T'_j ⊂ S_j`; members `f_{T'_j}` |
@@ -14,29 +14,54 @@
 //! the CV curve it names the members of the final predictor ([`Choice`]); fitting them is
 //! [`conclude`](super::conclude)'s materialisation (or a caller's own, from precomputed paths).
 
-mod acv;
-mod agghoo;
-mod cv;
-mod ekcv;
-mod holdout;
-mod subagging;
+/// Registers the procedures, one line each — `Variant(module::Type, "name", "one-line help")`,
+/// in the order users see them — and generates from it each module and its re-export, the
+/// [`Method`] enum with its names ([`Named`](crate::names::Named)) and the registry
+/// [`procedure`]. What a procedure does and needs (its default plan, its refits, …) is stated by
+/// its type's [`Procedure`] implementation, in its own file.
+macro_rules! procedures {
+    ($($variant:ident($module:ident::$ty:ident, $name:literal, $help:literal)),+ $(,)?) => {
+        $(mod $module; pub use $module::$ty;)+
 
-pub use acv::Acv;
-pub use agghoo::{Agghoo, Majhoo};
-pub use cv::Cv;
-pub use ekcv::Ekcv;
-pub use holdout::HoldOut;
-pub use subagging::Subagging;
+        /// A selection / aggregation procedure (each implemented by a [`Procedure`], see
+        /// [`procedure`]); every one with its name in [`Named::CHOICES`](crate::names::Named::CHOICES).
+        ///
+        /// Serialised by its name (`holdout`); files written before that (`hold-out`) still read.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Method {
+            $(#[doc = concat!($help, " ([`", stringify!($ty), "`]).")] $variant,)+
+        }
+
+        named!(display Method, "method", [$(Method::$variant => $name: $help),+]);
+
+        /// The procedure of `method` (the registry).
+        pub fn procedure(method: Method) -> &'static dyn Procedure {
+            match method {
+                $(Method::$variant => &$ty,)+
+            }
+        }
+    };
+}
+
+procedures! {
+    Agghoo(agghoo::Agghoo, "agghoo", "Aggregated hold-out (average / vote)"),
+    Majhoo(majhoo::Majhoo, "majhoo", "Majority-vote aggregated hold-out"),
+    Cv(cv::Cv, "cv", "CV selection, refit on all data"),
+    HoldOut(holdout::HoldOut, "holdout", "Hold-out selection"),
+    Acv(acv::Acv, "acv", "Selected rules retrained on all data, aggregated"),
+    Ekcv(ekcv::Ekcv, "ekcv", "Averaged selected hyperparameter, fitted on all data"),
+    Subagging(subagging::Subagging, "subagging", "Subagged hold-out"),
+}
 
 use super::aggregate::Aggregation;
 use super::config::SelectConfig;
-use super::method::Method;
 use super::report::{CvCurve, cv_curve};
 use crate::data::Task;
 use crate::engine::{SplitOutcome, TieRule};
 use crate::error::{Error, Result};
 use crate::family::{Composite, EkcvChoice, Family, Grid, GridPoint};
-use crate::resample::{Splits, TrainFraction};
+use crate::names::{Named, named};
+use crate::resample::{PlanKind, Splits, TrainFraction};
 use crate::seed::Seed;
 
 /// A selection procedure: which splits it evaluates, what the evaluation keeps, and which
@@ -44,6 +69,11 @@ use crate::seed::Seed;
 pub trait Procedure: Send + Sync {
     /// The method it implements.
     fn method(&self) -> Method;
+    /// The plan it uses when none is given ([`Method::default_plan`]).
+    fn default_plan(&self) -> PlanKind;
+    /// How many models its final predictor fits on all rows, given its members' grid indices
+    /// (what a study counts as its refits; members trained on the splits cost none).
+    fn refits(&self, member_grid_indices: &[usize]) -> usize;
     /// The splits it evaluates given the plan's (hold-out: the first; subagging: inner
     /// hold-outs). The default: all of them.
     ///
@@ -60,6 +90,12 @@ pub trait Procedure: Send + Sync {
     fn combines_members(&self) -> bool;
     /// Whether the one-standard-error rule applies (it picks a point of the CV curve).
     fn uses_one_standard_error(&self) -> bool {
+        false
+    }
+    /// Whether it reads the configuration's inner training fraction
+    /// ([`SelectConfig::inner_fraction`]: subagging's inner hold-out); callers refuse one given
+    /// to another procedure.
+    fn reads_inner_fraction(&self) -> bool {
         false
     }
     /// Whether its member may be a rule off the grid (EKCV's averaged hyperparameter): a caller
@@ -81,19 +117,6 @@ pub trait Procedure: Send + Sync {
     /// # Errors
     /// No outcome to choose from; the one-standard-error rule's and EKCV's errors.
     fn choose(&self, ctx: &ChoiceContext<'_>) -> Result<Choice>;
-}
-
-/// The procedure of `method` (the registry: one line per procedure).
-pub fn procedure(method: Method) -> &'static dyn Procedure {
-    match method {
-        Method::HoldOut => &HoldOut,
-        Method::Cv => &Cv,
-        Method::Agghoo => &Agghoo,
-        Method::Majhoo => &Majhoo,
-        Method::Acv => &Acv,
-        Method::Ekcv => &Ekcv,
-        Method::Subagging => &Subagging,
-    }
 }
 
 /// What a procedure chooses from: the outcomes of its evaluation splits (in split order), their
@@ -264,8 +287,7 @@ impl SelectConfig {
             Some(base) => (base, true),
             None => (name.trim(), false),
         };
-        let method: Method =
-            base.parse().map_err(|_| Error::invalid("method", "agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv or subagging", name))?;
+        let method: Method = base.parse().map_err(|_| Error::invalid("method", method_names_with_one_se(), name))?;
         if one_se && !procedure(method).uses_one_standard_error() {
             return Err(Error::invalid("method", "+1se on cv only", name));
         }
@@ -288,14 +310,36 @@ impl SelectConfig {
             return Err(Error::invalid("one-se", "used with CV selection only (it picks a point of the CV curve)", self.method.name()));
         }
         if self.aggregation.is_some() && !p.combines_members() {
-            return Err(Error::invalid(
-                "aggregate",
-                "used with a method that combines several members (agghoo, majhoo, acv, subagging)",
-                self.method.name(),
-            ));
+            return Err(Error::invalid("aggregate", combining_methods(), self.method.name()));
         }
         Ok(())
     }
+}
+
+/// Every method's name, each one-standard-error variant after its method (`cv, cv+1se`), as
+/// [`SelectConfig::for_procedure`]'s error lists them.
+fn method_names_with_one_se() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut names = Vec::new();
+        for &(method, name, _) in Method::CHOICES {
+            names.push(name.to_string());
+            if procedure(method).uses_one_standard_error() {
+                names.push(format!("{name}+1se"));
+            }
+        }
+        crate::resample::word_list(&names.iter().map(String::as_str).collect::<Vec<_>>(), "or")
+    })
+}
+
+/// [`SelectConfig::check`]'s error for an aggregation given to a method with one member.
+fn combining_methods() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let names: Vec<&str> =
+            Method::CHOICES.iter().filter(|&&(method, _, _)| procedure(method).combines_members()).map(|&(_, name, _)| name).collect();
+        format!("used with a method that combines several members ({})", names.join(", "))
+    })
 }
 
 /// The aggregation `config` asks for (or the task's), checked against the procedure, the task
@@ -325,6 +369,26 @@ pub(crate) mod tests {
     use super::*;
     use crate::family::Scale;
     use crate::names::Named;
+
+    /// The method lists users read in errors come from the registry and the procedures' own
+    /// facts (the one-standard-error rule, combining members).
+    #[test]
+    fn the_errors_list_the_registered_methods() {
+        match SelectConfig::for_procedure("nope", Seed(0)) {
+            Err(Error::InvalidParameter { name: "method", expected, .. }) => {
+                assert_eq!(expected, "agghoo, majhoo, cv, cv+1se, holdout, acv, ekcv or subagging")
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut config = SelectConfig::new(Method::Cv);
+        config.aggregation = Some(Aggregation::Mean);
+        match config.check() {
+            Err(Error::InvalidParameter { name: "aggregate", expected, .. }) => {
+                assert_eq!(expected, "used with a method that combines several members (agghoo, majhoo, acv, subagging)")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     /// Hand-made outcomes of 3 splits over a 4-point grid: `risks[j]`, validation sizes `sizes[j]`,
     /// each split's selection its first minimiser.

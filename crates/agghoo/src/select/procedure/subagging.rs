@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use super::{Choice, ChoiceContext, Procedure};
 use crate::error::Result;
-use crate::resample::{HoldOut, PlanContext, Split, Splits};
+use crate::resample::{PlanKind, HoldOut, PlanContext, Split, Splits};
 use crate::seed::Purpose;
 use crate::select::{Method, SelectConfig};
 
@@ -17,6 +17,19 @@ pub struct Subagging;
 impl Procedure for Subagging {
     fn method(&self) -> Method {
         Method::Subagging
+    }
+
+    fn default_plan(&self) -> PlanKind {
+        PlanKind::MonteCarlo
+    }
+
+    /// Members trained on the inner training sets: no refit.
+    fn refits(&self, _member_grid_indices: &[usize]) -> usize {
+        0
+    }
+
+    fn reads_inner_fraction(&self) -> bool {
+        true
     }
 
     /// For each outer training set `S_j`, a hold-out split of `S_j`, expressed in rows of the data.

@@ -1,0 +1,280 @@
+//! Adding a procedure or a plan is one file and one registration line (docs/ARCHITECTURE.md §
+//! Add a procedure, § Add a plan): this test reads the sources of the library, the CLI and the
+//! Python binding and checks that no code outside a procedure's (a plan's) own file and its
+//! registration line dispatches on its variant — no `Method::X =>` arm, no `== PlanKind::X`
+//! test, no `matches!(…, Plan::X(_))` — except the uses listed below, and that the variant is
+//! named as a value (a default, a fixed line-up) only in the files listed below. Tests and
+//! comments are not read.
+
+use std::path::{Path, PathBuf};
+
+/// Files that may name a procedure's or a plan's variant as a value (not dispatch on it), with why.
+const VALUE_USES: &[(&str, &str)] = &[
+    ("agghoo/src/spec.rs", "the specs' defaults: agghoo for select, agghoo / cv / holdout for compare, the default plans"),
+    ("agghoo/src/experiments/study.rs", "the study's fixed line-up of the paper's procedures and plans"),
+    ("agghoo/src/experiments/breast_cancer.rs", "the experiment's CV and Majhoo, as in the paper"),
+    ("agghoo/src/features/embedded.rs", "the Lasso's λ is chosen by CV"),
+    ("agghoo-cli/src/args.rs", "`--method`'s default (agghoo)"),
+    ("agghoo-cli/src/cmd/study.rs", "the study's short table labels of its fixed line-up"),
+    ("agghoo-cli/src/cmd/splits.rs", "`agghoo splits`' default plan"),
+    ("agghoo-cli/src/cmd/compare.rs", "`agghoo compare`'s default inner plan"),
+    ("agghoo-cli/src/cmd/estimate.rs", "`agghoo estimate`'s default plan"),
+    ("agghoo-py/src/lib.rs", "`group:V`, read by the binding (groups come with the data)"),
+    ("agghoo/src/select/procedure/agghoo.rs", "a procedure's default plan"),
+    ("agghoo/src/select/procedure/majhoo.rs", "a procedure's default plan"),
+    ("agghoo/src/select/procedure/cv.rs", "a procedure's default plan"),
+    ("agghoo/src/select/procedure/holdout.rs", "a procedure's default plan"),
+    ("agghoo/src/select/procedure/acv.rs", "a procedure's default plan"),
+    ("agghoo/src/select/procedure/ekcv.rs", "a procedure's default plan"),
+    ("agghoo/src/select/procedure/subagging.rs", "a procedure's default plan"),
+];
+
+/// Code that may dispatch on a variant outside its file: `(file, variant path, why)`.
+const DISPATCH_USES: &[(&str, &str, &str)] = &[
+    ("agghoo/src/experiments/study.rs", "Method::HoldOut", "the study's table label of its hold-out"),
+    ("agghoo/src/experiments/study.rs", "PlanKind::MonteCarlo", "the study's labels of CV on Monte-Carlo splits"),
+    ("agghoo/src/experiments/study.rs", "PlanKind::VFold", "the study's labels of CV on Monte-Carlo splits"),
+    ("agghoo-cli/src/cmd/study.rs", "Method::HoldOut", "the study's short table labels of its fixed line-up"),
+    ("agghoo-cli/src/cmd/study.rs", "Method::Cv", "the study's short table labels of its fixed line-up"),
+    ("agghoo-cli/src/cmd/study.rs", "Method::Agghoo", "the study's short table labels of its fixed line-up"),
+    ("agghoo-cli/src/cmd/study.rs", "PlanKind::MonteCarlo", "the study's short table labels of its fixed line-up"),
+    ("agghoo/src/spec.rs", "Plan::UserFolds", "a folds plan without folds takes the inputs' fold column (the data's)"),
+    ("agghoo-cli/src/source.rs", "Plan::UserFolds", "the fold column travels with the rows, not in the recorded plan"),
+    ("agghoo/src/spec.rs", "Plan::Bootstrap", "the bootstrap estimators (.632, out-of-bag) belong to the bootstrap plan"),
+];
+/// `crates/`: the parent of this crate's folder.
+fn crates_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the crates folder").to_path_buf()
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The sources read: `(path relative to crates/, code lines with their numbers)`, tests and
+/// comments left out (a file's `#[cfg(test)]` module is its end, by the project's style; files
+/// named `tests.rs` or `*_tests.rs` are tests).
+fn sources() -> Vec<(String, Vec<(usize, String)>)> {
+    let crates = crates_dir();
+    let mut files = Vec::new();
+    for krate in ["agghoo", "agghoo-cli", "agghoo-py"] {
+        rust_files(&crates.join(krate).join("src"), &mut files);
+    }
+    files.sort();
+    assert!(files.len() > 50, "the sources were not found under {}", crates.display());
+    files
+        .into_iter()
+        .filter(|p| !p.file_stem().is_some_and(|s| s == "tests" || s.to_string_lossy().ends_with("_tests")))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a readable source");
+            let rel = path.strip_prefix(&crates).expect("under crates/").to_string_lossy().replace('\\', "/");
+            let all: Vec<&str> = text.lines().collect();
+            let tests = (0..all.len())
+                .find(|&i| {
+                    all[i].trim() == "#[cfg(test)]"
+                        && all.get(i + 1).is_some_and(|l| l.trim_start().trim_start_matches("pub(crate) ").starts_with("mod "))
+                })
+                .unwrap_or(all.len());
+            let lines = all[..tests]
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i + 1, l.split("//").next().unwrap_or("").to_string()))
+                .filter(|(_, l)| !l.trim().is_empty())
+                .collect();
+            (rel, lines)
+        })
+        .collect()
+}
+
+/// The registration lines of the `registry!` invocation in `file`: `(line, variant, module)` for
+/// each line `Variant(module::Type, …)` between `registry! {` and its closing `}`; `variant` is
+/// the line's first word, or with `field = Some(i)` its i-th argument (a plan's `PlanKind`).
+fn registrations(
+    sources: &[(String, Vec<(usize, String)>)],
+    file: &str,
+    registry: &str,
+    field: Option<usize>,
+) -> Vec<(usize, String, String)> {
+    let (_, lines) = sources.iter().find(|(f, _)| f == file).unwrap_or_else(|| panic!("{file} not read"));
+    let start = lines.iter().position(|(_, l)| l.trim() == format!("{registry}! {{")).unwrap_or_else(|| panic!("no {registry}! in {file}"));
+    let mut out = Vec::new();
+    for (number, line) in &lines[start + 1..] {
+        let line = line.trim();
+        if line == "}" {
+            break;
+        }
+        let (variant, rest) = line.split_once('(').unwrap_or_else(|| panic!("{file}:{number}: not a registration: {line}"));
+        let module = rest.split("::").next().unwrap_or_default();
+        let variant = match field {
+            Some(i) => rest.split(',').nth(i).unwrap_or_else(|| panic!("{file}:{number}: no argument {i}")),
+            None => variant,
+        };
+        out.push((*number, variant.trim().to_string(), module.trim().to_string()));
+    }
+    assert!(!out.is_empty(), "{registry}! registers nothing");
+    out
+}
+
+/// Whether the mention of `path` (e.g. `Method::Cv`) at byte `at` of `line` dispatches on it: a
+/// pattern (a match arm, `=>`, `|` or a guard after it; `let` / `if let`), a comparison (`==`,
+/// `!=`) or a `matches!`.
+fn dispatches(line: &str, at: usize, path: &str) -> bool {
+    let before = line[..at].trim_end();
+    let mut after = line[at + path.len()..].trim_start();
+    // Skip the variant's fields: `(p)`, `(_)`, `{ .. }`.
+    if let Some(open) = after.chars().next().filter(|c| *c == '(' || *c == '{') {
+        let close = if open == '(' { ')' } else { '}' };
+        let mut depth = 0;
+        for (i, c) in after.char_indices() {
+            depth += i32::from(c == open) - i32::from(c == close);
+            if depth == 0 {
+                after = after[i + 1..].trim_start();
+                break;
+            }
+        }
+    }
+    after.starts_with("=>")
+        || after.starts_with("if ")
+        || after.starts_with('|') && !after.starts_with("||")
+        || before.ends_with('|') && !before.ends_with("||")
+        || before.ends_with("==")
+        || before.ends_with("!=")
+        || before.ends_with("let")
+        || after.starts_with("==")
+        || after.starts_with("!=")
+        || before.contains("matches!(")
+}
+
+/// Every mention of `path` as a whole word in `line`, by byte offset.
+fn mentions(line: &str, path: &str) -> Vec<usize> {
+    line.match_indices(path)
+        .filter(|&(at, _)| {
+            let next = line[at + path.len()..].chars().next();
+            let prev = line[..at].chars().next_back();
+            !next.is_some_and(|c| c.is_alphanumeric() || c == '_') && !prev.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+        .map(|(at, _)| at)
+        .collect()
+}
+
+/// A registration to check: the `name!` invocation in `file`, whose lines' variants (first word,
+/// or argument `field`) are those of `enum_name`, each type in `own_folder/module.rs`.
+#[derive(Clone, Copy)]
+struct Registry<'a> {
+    file: &'a str,
+    name: &'a str,
+    field: Option<usize>,
+    enum_name: &'a str,
+    own_folder: &'a str,
+}
+
+const PROCEDURES: Registry<'static> = Registry {
+    file: "agghoo/src/select/procedure/mod.rs",
+    name: "procedures",
+    field: None,
+    enum_name: "Method",
+    own_folder: "agghoo/src/select/procedure",
+};
+const PLANS: Registry<'static> =
+    Registry { file: "agghoo/src/resample/mod.rs", name: "plans", field: None, enum_name: "Plan", own_folder: "agghoo/src/resample" };
+const PLAN_KINDS: Registry<'static> = Registry { field: Some(1), enum_name: "PlanKind", ..PLANS };
+
+/// The misplaced mentions of the registered variants: `file:line: text` for each.
+fn misplaced(sources: &[(String, Vec<(usize, String)>)], registry: Registry<'_>) -> Vec<String> {
+    let Registry { file: registry_file, name, field, enum_name, own_folder } = registry;
+    let mut found = Vec::new();
+    for (registration, variant, module) in registrations(sources, registry_file, name, field) {
+        let path = format!("{enum_name}::{variant}");
+        let own = format!("{own_folder}/{module}.rs");
+        for (file, lines) in sources {
+            if *file == own {
+                continue;
+            }
+            for (number, line) in lines {
+                if file == registry_file && *number == registration {
+                    continue;
+                }
+                for at in mentions(line, &path) {
+                    let allowed = if dispatches(line, at, &path) {
+                        DISPATCH_USES.iter().any(|&(f, p, _)| f == file && p == path)
+                    } else {
+                        VALUE_USES.iter().any(|(f, _)| f == file)
+                    };
+                    if !allowed {
+                        found.push(format!("{file}:{number}: {}", line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_procedure_is_named_only_in_its_file_and_on_its_registration_line() {
+    let found = misplaced(&sources(), PROCEDURES);
+    assert!(found.is_empty(), "procedure variants named outside their file and registration line:\n{}", found.join("\n"));
+}
+
+#[test]
+fn a_plan_is_named_only_in_its_file_and_on_its_registration_line() {
+    let sources = sources();
+    let mut found = misplaced(&sources, PLANS);
+    found.extend(misplaced(&sources, PLAN_KINDS));
+    assert!(found.is_empty(), "plan variants named outside their file and registration line:\n{}", found.join("\n"));
+    assert_eq!(registrations(&sources, PLANS.file, PLANS.name, None).len(), 10, "the plans' registration was not read");
+}
+
+/// The checker sees what it must refuse: a hand-written arm, a comparison, a `matches!`, a value
+/// in a file not listed; and lets a value in a listed file, and a longer name, pass.
+#[test]
+fn the_checker_refuses_hand_written_dispatch() {
+    let registration = |line: &str| vec![(1, "procedures! {".to_string()), (2, line.to_string()), (3, "}".to_string())];
+    let check = |file: &str, line: &str| {
+        let sources = vec![
+            (PROCEDURES.file.to_string(), registration("    Cv(cv::Cv, \"cv\", \"CV\"),")),
+            (file.to_string(), vec![(7, line.to_string())]),
+        ];
+        misplaced(&sources, PROCEDURES).len()
+    };
+    let bad = [
+        "        Method::Cv => PlanKind::VFold,",
+        "        Method::Agghoo | Method::Cv => 0,",
+        "    if method == Method::Cv {",
+        "    matches!(m, Method::Cv)",
+        "        crate::select::Method::Cv => 1,",
+    ];
+    for line in bad {
+        for file in ["agghoo/src/spec.rs", "agghoo-cli/src/source.rs"] {
+            assert_eq!(check(file, line), 1, "{file}: {line}");
+        }
+    }
+    assert_eq!(check("agghoo-cli/src/source.rs", "SelectConfig::new(Method::Cv)"), 1);
+    for ok in ["SelectConfig::new(Method::Cv)", "method: Method::CvPlus,", "TreeMethod::Cv => 1,"] {
+        assert_eq!(check("agghoo/src/spec.rs", ok), 0, "{ok}");
+    }
+    assert_eq!(check("agghoo/src/select/procedure/cv.rs", "Method::Cv => 1,"), 0);
+    // A plan's kind is its registration line's second argument.
+    let sources = vec![
+        ("agghoo/src/resample/mod.rs".to_string(), {
+            let mut r = registration("    RepeatedVFold(repeated::RepeatedVFold, Repeated, \"repeated\", \"Repeated V-fold\"),");
+            r[0].1 = "plans! {".into();
+            r
+        }),
+        (
+            "agghoo-cli/src/source.rs".to_string(),
+            vec![(7, "    PlanKind::Repeated => 5,".to_string()), (8, "    Plan::RepeatedVFold(p) => p,".to_string())],
+        ),
+    ];
+    assert_eq!(misplaced(&sources, PLAN_KINDS), ["agghoo-cli/src/source.rs:7: PlanKind::Repeated => 5,"]);
+    assert_eq!(misplaced(&sources, PLANS), ["agghoo-cli/src/source.rs:8: Plan::RepeatedVFold(p) => p,"]);
+}
