@@ -177,7 +177,7 @@ def _estimate_estimator(estimator, X, y, plan, groups, stratify, loss, task, ran
     if isinstance(plan, str) and not plan.strip().startswith("group"):
         plan = AgghooSplitter(plan, stratify=stratify, random_state=seed_of(random_state))
     _, folds = _plan_or_folds(plan, X, y, groups, random_state, stratify)
-    classification = _task_of(y, task) == "classification"
+    classification = _estimator_task(estimator, y, task) == "classification"
     names = [loss] if isinstance(loss, str) or loss is None else list(loss)
     losses = [_loss_of(n, classification) for n in names]
     risks = Parallel(n_jobs=n_jobs)(
@@ -251,6 +251,19 @@ def _task_of(y, task):
     return task
 
 
+def _estimator_task(estimator, y, task):
+    """The task of a scikit-learn ``estimator`` on ``y``: ``task`` when given; for ``"auto"`` the
+    estimator's own (a classifier or a regressor, as scikit-learn's scorers decide), and only for
+    an estimator that is neither, ``y``'s (:func:`_task_of`) — integer targets of a regressor are
+    not classes."""
+    from sklearn.base import is_classifier, is_regressor
+
+    check_name("task", task)
+    if task == "auto" and (is_classifier(estimator) or is_regressor(estimator)):
+        return "classification" if is_classifier(estimator) else "regression"
+    return _task_of(y, task)
+
+
 @validate(
     family=[str, HasMethods(["fit", "predict"])], value=[Interval(Real, None, None, closed="neither"), str, None],
     plan=[str, "cv_object"], closed_form=["boolean"], groups=["array-like", None],
@@ -322,7 +335,8 @@ def estimate_risk(
     closed_form : bool, default=True
         Use exact closed-form leave-one-out / GCV where the family has it.
     task : {"auto", "classification", "regression"}, default="auto"
-        ``auto``: regression for a float ``y``, classification otherwise.
+        ``auto``: regression for a float ``y``, classification otherwise; with a scikit-learn
+        estimator as ``family``, the estimator's own (``is_classifier`` / ``is_regressor``).
     random_state : int, RandomState, Generator or None, default=0
         The seed (the CLI's ``--seed``); a numpy generator or ``None`` (numpy's global generator)
         gives a seed drawn from it, as scikit-learn's ``check_random_state``.

@@ -176,3 +176,23 @@ def test_native_select_features_takes_data_and_run(breast_cancer):
     assert isinstance(job, _native.Job)
     with pytest.raises(ValueError, match="evaluate"):
         _native.select_features(X, y, json.dumps({"method": "pearson", "n_features": "2"}), data, {"threads": 1, "job": True, "verbose": 0})
+
+
+def test_a_regressor_on_integer_targets_is_scored_as_a_regressor():
+    """estimate_risk with a scikit-learn regressor and integer targets: the task is the
+    estimator's (squared loss on its real predictions), as scikit-learn's scorers decide, not the
+    targets' dtype (it used to score the regressor's predictions with the 0-1 loss)."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    import agghoo
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = np.rint(X @ [2.0, -1.0, 0.5] * 3).astype(int)
+    reg = agghoo.estimate_risk(X, y, family=LinearRegression(), plan="vfold:5", random_state=0)
+    summary = reg.summaries[0]
+    assert summary["loss"] == "squared", summary
+    assert summary["estimate"] > 0.0
+    clf = agghoo.estimate_risk(X, y > 0, family=KNeighborsClassifier(), plan="vfold:5", random_state=0)
+    summary = clf.summaries[0]
+    assert summary["loss"] == "01", summary
