@@ -258,7 +258,6 @@ def _estimator_task(estimator, y, task):
     not classes."""
     from sklearn.base import is_classifier, is_regressor
 
-    check_name("task", task)
     if task == "auto" and (is_classifier(estimator) or is_regressor(estimator)):
         return "classification" if is_classifier(estimator) else "regression"
     return _task_of(y, task)
