@@ -12,7 +12,8 @@
 //! - the conformance suite ([`crate::testing`]): fast path = slow path, and more.
 //!
 //! Fitted models are values of the closed enum [`Model`] so that they serialize into a versioned
-//! model file without a plugin registry; adding a family adds a variant.
+//! model file without a plugin registry; its variants are the fitted-model types ([`FamilyModel`])
+//! that the families' registration below names.
 
 mod composite;
 mod grid;
