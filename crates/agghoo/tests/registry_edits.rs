@@ -44,6 +44,11 @@ const DISPATCH_USES: &[(&str, &str, &str)] = &[
 /// Code that may dispatch on a family's variant (`FamilySpec::X`, `FamilyKind::X`, `Model::X`)
 /// outside its folder and its registration: `(file, variant path, why)`.
 const FAMILY_DISPATCH_USES: &[(&str, &str, &str)] = &[
+    (
+        "agghoo-py/src/jobs.rs",
+        "Model::Forest",
+        "a job's forest members travel in MessagePack's binary form (their trees' arrays as byte strings)",
+    ),
     ("agghoo/src/features/embedded.rs", "Model::Lasso", "embedded selection scores features by the Lasso's coefficients"),
     ("agghoo/src/features/embedded.rs", "Model::Forest", "embedded selection scores features by the forest's importances"),
     ("agghoo/src/experiments/study.rs", "FamilyKind::Logistic", "the study's logistic regression at the paper's looser tolerance"),
@@ -58,6 +63,7 @@ const FAMILY_VALUE_USES: &[(&str, &str)] = &[
     ("agghoo/src/experiments/breast_cancer.rs", "the experiment's CART and forest, as in the paper"),
     ("agghoo/src/experiments/cart.rs", "the experiment's CART, as in the paper"),
     ("agghoo/src/experiments/svr.rs", "the experiment's SVR, as in the paper"),
+    ("agghoo-py/src/jobs.rs", "a job's forest members travel in MessagePack's binary form (their trees' arrays as byte strings)"),
 ];
 
 /// `crates/`: the parent of this crate's folder.
@@ -240,22 +246,37 @@ fn misplaced_uses(
 ) -> Vec<String> {
     let mut found = Vec::new();
     for Registered { path, own, lines: registration } in registered {
+        let (enum_name, variant) = path.split_once("::").expect("Enum::Variant");
         for (file, lines) in sources {
             if file == own || own.ends_with('/') && file.starts_with(own.as_str()) {
                 continue;
             }
+            // The enum under another name (`use agghoo::family::Model as FamilyModel;`).
+            let renamed = format!("{enum_name} as ");
+            let spellings: Vec<String> = std::iter::once(path.clone())
+                .chain(lines.iter().flat_map(|(_, l)| {
+                    l.match_indices(&renamed)
+                        .filter(|&(at, _)| !l[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+                        .map(|(at, _)| l[at + renamed.len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>())
+                        .filter(|alias| !alias.is_empty())
+                        .map(|alias| format!("{alias}::{variant}"))
+                        .collect::<Vec<_>>()
+                }))
+                .collect();
             for (number, line) in lines {
                 if file == registry_file && registration.contains(number) {
                     continue;
                 }
-                for at in mentions(line, path) {
-                    let allowed = if dispatches(line, at, path) {
-                        dispatch_uses.iter().any(|&(f, p, _)| f == file && p == path)
-                    } else {
-                        value_allowed(file)
-                    };
-                    if !allowed {
-                        found.push(format!("{file}:{number}: {}", line.trim()));
+                for spelling in &spellings {
+                    for at in mentions(line, spelling) {
+                        let allowed = if dispatches(line, at, spelling) {
+                            dispatch_uses.iter().any(|&(f, p, _)| f == file && p == path)
+                        } else {
+                            value_allowed(file)
+                        };
+                        if !allowed {
+                            found.push(format!("{file}:{number}: {}", line.trim()));
+                        }
                     }
                 }
             }
@@ -372,6 +393,19 @@ fn the_family_checker_refuses_hand_written_dispatch() {
         assert_eq!(check("agghoo/src/family/svm/ovo.rs", &line.replace("Knn", "Svm")), 0, "{line}");
     }
     assert_eq!(check("agghoo-cli/src/source.rs", "    let spec = FamilySpec::Knn(config);"), 1);
+    // The enum renamed by a `use` is read under its new name.
+    let renamed = |line: &str| {
+        let sources = vec![
+            (FAMILIES_FILE.to_string(), registration.iter().enumerate().map(|(i, l)| (i + 1, l.to_string())).collect()),
+            (
+                "agghoo-py/src/jobs.rs".to_string(),
+                vec![(1, "use agghoo::family::{Family, Model as FamilyModel};".to_string()), (9, line.to_string())],
+            ),
+        ];
+        misplaced_uses(&sources, FAMILIES_FILE, &family_registrations(&sources, FAMILIES_FILE), &[], |_| false)
+    };
+    assert_eq!(renamed("            FamilyModel::Knn(m) => m,"), ["agghoo-py/src/jobs.rs:9: FamilyModel::Knn(m) => m,"]);
+    assert!(renamed("            OtherModel::Knn(m) => m,").is_empty());
     assert_eq!(check("agghoo-cli/src/source.rs", "    FamilyKind::Knnx => 3,"), 0);
 }
 
