@@ -293,6 +293,15 @@ impl ForestModel {
     }
 }
 
+impl crate::family::FamilyModel for ForestModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        ForestModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        ForestModel::output(self)
+    }
+}
+
 impl Predictor for ForestModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         check_features(self.n_features, rows)?;
