@@ -463,8 +463,9 @@ struct RankScratch {
 /// the sign bit set for positive values, every bit flipped for negative ones.
 #[inline(always)]
 fn lower_key(x: f64) -> u32 {
-    // The key of `x` rounded to nearest, less one where that rounded up: keys of consecutive
-    // floats are consecutive integers (−0 and +0 apart, but only −0 rounds up, to a negative).
+    // The key of `x` rounded to nearest, less one where that rounded up: the key below a float's
+    // is the next float down's (below +0 is −0, the same value, but +0 never rounds up; −0 does,
+    // from a negative x, and below it is the negative float nearest zero).
     let rounded = x as f32;
     let bits = rounded.to_bits();
     (bits ^ (((bits as i32 >> 31) as u32) | 0x8000_0000)) - u32::from(f64::from(rounded) > x)
