@@ -571,7 +571,7 @@ pub(crate) fn grow_with(
                     buffer.push(i);
                 }
             }
-            seg[w..].copy_from_slice(&buffer);
+            seg[w..].copy_from_slice(buffer);
         }
         tree.nodes[id].split = Some(NodeSplit { feature: f as u32, threshold: best.threshold, left: 0, right: 0 });
         let mid = start + best.n_left;
