@@ -251,7 +251,7 @@ fn misplaced_uses(
             if file == own || own.ends_with('/') && file.starts_with(own.as_str()) {
                 continue;
             }
-            // The enum under another name (`use agghoo::family::Model as FamilyModel;`).
+            // The enum under another name (`use agghoo::family::Model as MemberModel;`).
             let renamed = format!("{enum_name} as ");
             let spellings: Vec<String> = std::iter::once(path.clone())
                 .chain(lines.iter().flat_map(|(_, l)| {
