@@ -180,6 +180,12 @@ def test_group_plans_keep_groups_whole():
     # other plans ignore groups, as scikit-learn's non-group splitters do
     a = AgghooClassifier(n_splits=3).fit(X, y, groups=groups)
     assert a.report_["splits"] == AgghooClassifier(n_splits=3).fit(X, y).report_["splits"]
+    # the library reads `group:V`: a malformed one lists every plan form, a stratified one is
+    # refused (groups decide the blocks), as for the command line
+    with pytest.raises(ValueError, match=r"vfold:V.*group:V.*got `?group:x"):
+        list(AgghooSplitter("group:x").split(X, y, groups))
+    with pytest.raises(ValueError, match="stratify"):
+        list(AgghooSplitter("group:4", stratify=True).split(X, y, groups))
 
 
 def test_group_splitter_with_estimator_gets_the_groups():

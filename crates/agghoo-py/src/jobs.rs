@@ -7,7 +7,7 @@ use agghoo::data::{Dataset, Transform};
 use agghoo::engine::{self, Job as _, Rayon, SplitOutcome};
 use agghoo::estimate::{BootstrapConfig, EstimateConfig, EstimateJob, NestedJob, OuterOutcome, RiskEstimate, bootstrap_risk_on};
 use agghoo::family::forest::ForestModel;
-use agghoo::family::{Family, Model as FamilyModel};
+use agghoo::family::{Family, Model as MemberModel};
 use agghoo::features::{HonestJob, HonestOutcome};
 use agghoo::incremental::Incremental;
 use agghoo::resample::Splits;
@@ -145,7 +145,7 @@ impl Wire for SplitOutcome {
         (self, member)
     }
     fn from_wire((mut outcome, member): Self::Form) -> Self {
-        outcome.model = member.map(FamilyModel::from);
+        outcome.model = member.map(MemberModel::from);
         outcome
     }
 }
@@ -174,24 +174,24 @@ wire_as_is!(OuterOutcome, HonestOutcome);
 enum Member {
     Forest(ForestModel),
     Pipeline { transform: Transform, inner: Box<Member> },
-    Other(FamilyModel),
+    Other(MemberModel),
 }
 
-impl From<FamilyModel> for Member {
-    fn from(model: FamilyModel) -> Self {
+impl From<MemberModel> for Member {
+    fn from(model: MemberModel) -> Self {
         match model {
-            FamilyModel::Forest(forest) => Member::Forest(forest),
-            FamilyModel::Pipeline { transform, inner } => Member::Pipeline { transform, inner: Box::new(Member::from(*inner)) },
+            MemberModel::Forest(forest) => Member::Forest(forest),
+            MemberModel::Pipeline { transform, inner } => Member::Pipeline { transform, inner: Box::new(Member::from(*inner)) },
             other => Member::Other(other),
         }
     }
 }
 
-impl From<Member> for FamilyModel {
+impl From<Member> for MemberModel {
     fn from(member: Member) -> Self {
         match member {
-            Member::Forest(forest) => FamilyModel::Forest(forest),
-            Member::Pipeline { transform, inner } => FamilyModel::Pipeline { transform, inner: Box::new(FamilyModel::from(*inner)) },
+            Member::Forest(forest) => MemberModel::Forest(forest),
+            Member::Pipeline { transform, inner } => MemberModel::Pipeline { transform, inner: Box::new(MemberModel::from(*inner)) },
             Member::Other(model) => model,
         }
     }

@@ -313,14 +313,6 @@ fn names() -> Vec<(&'static str, Vec<&'static str>)> {
     agghoo::names::all()
 }
 
-/// The plan written `text`, stratified when `stratify` is true, or by the library's default
-/// rule ([`Plan::stratified_by_default`]) when it is `None`, as the CLI does without
-/// `--stratify` / `--no-stratify`.
-fn plan_for(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
-    let plan = Plan::parse(text, stratify == Some(true)).map_err(Failure::from)?;
-    Ok(if stratify.is_none() { plan.stratified_by_default(task) } else { plan })
-}
-
 /// The caller's (train, validation) index arrays, one pair per split (any scikit-learn splitter's
 /// output), checked and turned into splits by [`paths::user_splits`].
 pub(crate) type Folds<'py> = Vec<(PyReadonlyArray1<'py, i64>, PyReadonlyArray1<'py, i64>)>;
@@ -334,14 +326,13 @@ fn compare_paired<'py>(a: &str, a_risks: Vec<f64>, b: &str, b_risks: Vec<f64>, n
     Ok(jobs::to_json(&agghoo::estimate::compare_paired(a, &a_risks, b, &b_risks, &outer).map_err(Failure::from)?)?)
 }
 
-/// A plan from Python: `group:V` (V-fold over whole groups; the groups come with the call), else
-/// [`plan_for`]'s forms.
+/// The plan written `text` ([`Plan::parse_with_groups`]'s forms: `group:V` reads the groups that
+/// come with the call), stratified when `stratify` is true, or by the library's default rule
+/// ([`Plan::stratified_by_default`]) when it is `None`, as the CLI does without `--stratify` /
+/// `--no-stratify`.
 fn plan_or_group(text: &str, stratify: Option<bool>, task: Task) -> Outcome<Plan> {
-    if text.trim().split(':').next() != Some("group") {
-        return plan_for(text, stratify, task);
-    }
-    let v = text.split(':').nth(1).and_then(|v| v.trim().parse().ok()).ok_or_else(|| invalid("plan", "group:V", text))?;
-    Ok(Plan::GroupVFold(agghoo::resample::GroupVFold { n_folds: v }))
+    let plan = Plan::parse_with_groups(text, stratify == Some(true)).map_err(Failure::from)?;
+    Ok(if stratify.is_none() { plan.stratified_by_default(task) } else { plan })
 }
 
 /// A run's data as Python passes it besides `X` and `y` (a dict whose keys are these fields'

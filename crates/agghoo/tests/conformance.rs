@@ -35,18 +35,46 @@ fn grid(text: &str) -> FamilyParams {
     FamilyParams::with_grid(GridSpec::parse(text).unwrap())
 }
 
+/// The conformance cases of the library's families: each family at the settings it is checked
+/// at, the tasks it is checked on (the regression problem; the binary and multi-class ones) and
+/// the tolerance of its fast path against the refit. Every registered family has at least one
+/// (`every_registered_family_has_a_conformance_case`).
+fn cases() -> Vec<(FamilyKind, FamilyParams, &'static [Task], f64)> {
+    const BOTH: &[Task] = &[Task::Regression, Task::Classification];
+    const REGRESSION: &[Task] = &[Task::Regression];
+    const CLASSIFICATION: &[Task] = &[Task::Classification];
+    vec![
+        (FamilyKind::Knn, grid("1:15:2"), BOTH, 1e-12),
+        (FamilyKind::Knn, grid("1:15:2").set("weights", "distance"), BOTH, 1e-12),
+        (FamilyKind::Ridge, FamilyParams::default(), REGRESSION, 1e-8),
+        (FamilyKind::KernelRidge, FamilyParams::default(), REGRESSION, 1e-7),
+        (FamilyKind::Lasso, FamilyParams::default(), REGRESSION, 1e-5),
+        (FamilyKind::Enet, FamilyParams::default(), REGRESSION, 1e-5),
+        (FamilyKind::Svr, grid("log:0.01:10:5").set("tol", "1e-10"), REGRESSION, 1e-6),
+        (FamilyKind::Svc, grid("log:0.01:10:5").set("tol", "1e-10"), CLASSIFICATION, 1e-6),
+        (FamilyKind::Cart, FamilyParams::default(), BOTH, 1e-12),
+        (FamilyKind::Forest, grid("1,2").set("trees", 10), BOTH, 1e-12),
+        (FamilyKind::Logistic, grid("log:0.01:10:4"), CLASSIFICATION, 1e-4),
+        (FamilyKind::Logistic, grid("log:0.01:10:4").set("penalty", "l1"), CLASSIFICATION, 1e-4),
+    ]
+}
+
+/// A family cannot be registered without a conformance case: this walks the registry.
+#[test]
+fn every_registered_family_has_a_conformance_case() {
+    let cases = cases();
+    let missing: Vec<&str> = FamilyKind::ALL.into_iter().filter(|k| !cases.iter().any(|c| c.0 == *k)).map(FamilyKind::name).collect();
+    assert!(missing.is_empty(), "registered families without a conformance case (add one to `cases`): {missing:?}");
+}
+
 #[test]
 fn every_regression_family_conforms() {
     let data = regression(150, 1);
-    check_kind(FamilyKind::Knn, &grid("1:15:2"), &data, 1e-12);
-    check_kind(FamilyKind::Knn, &grid("1:15:2").set("weights", "distance"), &data, 1e-12);
-    check_kind(FamilyKind::Ridge, &FamilyParams::default(), &data, 1e-8);
-    check_kind(FamilyKind::KernelRidge, &FamilyParams::default(), &data, 1e-7);
-    check_kind(FamilyKind::Lasso, &FamilyParams::default(), &data, 1e-5);
-    check_kind(FamilyKind::Enet, &FamilyParams::default(), &data, 1e-5);
-    check_kind(FamilyKind::Svr, &grid("log:0.01:10:5").set("tol", "1e-10"), &data, 1e-6);
-    check_kind(FamilyKind::Cart, &FamilyParams::default(), &data, 1e-12);
-    check_kind(FamilyKind::Forest, &grid("1,2").set("trees", 10), &data, 1e-12);
+    for (kind, params, tasks, tol) in cases() {
+        if tasks.contains(&Task::Regression) {
+            check_kind(kind, &params, &data, tol);
+        }
+    }
 }
 
 #[test]
@@ -54,13 +82,11 @@ fn every_classification_family_conforms() {
     let binary = generators::knn_problem(150, Seed(2)).unwrap();
     let multi = generators::covertype_like(180, Seed(3)).unwrap();
     for data in [&binary, &multi] {
-        check_kind(FamilyKind::Knn, &grid("1:15:2"), data, 1e-12);
-        check_kind(FamilyKind::Knn, &grid("1:15:2").set("weights", "distance"), data, 1e-12);
-        check_kind(FamilyKind::Svc, &grid("log:0.01:10:5").set("tol", "1e-10"), data, 1e-6);
-        check_kind(FamilyKind::Cart, &FamilyParams::default(), data, 1e-12);
-        check_kind(FamilyKind::Forest, &grid("1,2").set("trees", 10), data, 1e-12);
-        check_kind(FamilyKind::Logistic, &grid("log:0.01:10:4"), data, 1e-4);
-        check_kind(FamilyKind::Logistic, &grid("log:0.01:10:4").set("penalty", "l1"), data, 1e-4);
+        for (kind, params, tasks, tol) in cases() {
+            if tasks.contains(&Task::Classification) {
+                check_kind(kind, &params, data, tol);
+            }
+        }
     }
 }
 

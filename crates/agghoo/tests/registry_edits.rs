@@ -1,10 +1,10 @@
-//! Adding a procedure or a plan is one file and one registration line (docs/ARCHITECTURE.md §
-//! Add a procedure, § Add a plan): this test reads the sources of the library, the CLI and the
-//! Python binding and checks that no code outside a procedure's (a plan's) own file and its
-//! registration line dispatches on its variant — no `Method::X =>` arm, no `== PlanKind::X`
-//! test, no `matches!(…, Plan::X(_))` — except the uses listed below, and that the variant is
-//! named as a value (a default, a fixed line-up) only in the files listed below. Tests and
-//! comments are not read.
+//! Adding a procedure or a plan is one file and one registration line, a family one folder and
+//! one registration entry (docs/ARCHITECTURE.md § Checklists): this test reads the sources of the
+//! library, the CLI and the Python binding and checks that no code outside a procedure's (a
+//! plan's) own file, a family's own folder, and its registration dispatches on its variant — no
+//! `Method::X =>` arm, no `== PlanKind::X` test, no `matches!(…, Plan::X(_))`, no `FamilyKind::X =>`
+//! — except the uses listed below, and that the variant is named as a value (a default, a fixed
+//! line-up) only in the files listed below. Tests and comments are not read.
 
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,6 @@ const VALUE_USES: &[(&str, &str)] = &[
     ("agghoo-cli/src/cmd/splits.rs", "`agghoo splits`' default plan"),
     ("agghoo-cli/src/cmd/compare.rs", "`agghoo compare`'s default inner plan"),
     ("agghoo-cli/src/cmd/estimate.rs", "`agghoo estimate`'s default plan"),
-    ("agghoo-py/src/lib.rs", "`group:V`, read by the binding (groups come with the data)"),
     ("agghoo/src/select/procedure/agghoo.rs", "a procedure's default plan"),
     ("agghoo/src/select/procedure/majhoo.rs", "a procedure's default plan"),
     ("agghoo/src/select/procedure/cv.rs", "a procedure's default plan"),
@@ -42,6 +41,31 @@ const DISPATCH_USES: &[(&str, &str, &str)] = &[
     ("agghoo-cli/src/source.rs", "Plan::UserFolds", "the fold column travels with the rows, not in the recorded plan"),
     ("agghoo/src/spec.rs", "Plan::Bootstrap", "the bootstrap estimators (.632, out-of-bag) belong to the bootstrap plan"),
 ];
+/// Code that may dispatch on a family's variant (`FamilySpec::X`, `FamilyKind::X`, `Model::X`)
+/// outside its folder and its registration: `(file, variant path, why)`.
+const FAMILY_DISPATCH_USES: &[(&str, &str, &str)] = &[
+    (
+        "agghoo-py/src/jobs.rs",
+        "Model::Forest",
+        "a job's forest members travel in MessagePack's binary form (their trees' arrays as byte strings)",
+    ),
+    ("agghoo/src/features/embedded.rs", "Model::Lasso", "embedded selection scores features by the Lasso's coefficients"),
+    ("agghoo/src/features/embedded.rs", "Model::Forest", "embedded selection scores features by the forest's importances"),
+    ("agghoo/src/experiments/study.rs", "FamilyKind::Logistic", "the study's logistic regression at the paper's looser tolerance"),
+];
+
+/// Files that may name a family's variant as a value (not dispatch on it), with why.
+const FAMILY_VALUE_USES: &[(&str, &str)] = &[
+    ("agghoo/src/spec.rs", "the specs' default family (k-NN, as the CLI's `--family`)"),
+    ("agghoo/src/family/spec.rs", "the kind a composite without members reports (k-NN; it does not build)"),
+    ("agghoo/src/features/embedded.rs", "embedded selection fits the Lasso / elastic net or a forest"),
+    ("agghoo/src/experiments/study.rs", "the study's fixed line-up of the paper's families"),
+    ("agghoo/src/experiments/breast_cancer.rs", "the experiment's CART and forest, as in the paper"),
+    ("agghoo/src/experiments/cart.rs", "the experiment's CART, as in the paper"),
+    ("agghoo/src/experiments/svr.rs", "the experiment's SVR, as in the paper"),
+    ("agghoo-py/src/jobs.rs", "a job's forest members travel in MessagePack's binary form (their trees' arrays as byte strings)"),
+];
+
 /// `crates/`: the parent of this crate's folder.
 fn crates_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the crates folder").to_path_buf()
@@ -188,35 +212,123 @@ const PLANS: Registry<'static> =
     Registry { file: "agghoo/src/resample/mod.rs", name: "plans", field: None, enum_name: "Plan", own_folder: "agghoo/src/resample" };
 const PLAN_KINDS: Registry<'static> = Registry { field: Some(1), enum_name: "PlanKind", ..PLANS };
 
+/// A registered variant: `Enum::Variant`, where its own code lives (a file, or a folder ending in
+/// `/`), and the registry file's lines that register it.
+struct Registered {
+    path: String,
+    own: String,
+    lines: std::ops::RangeInclusive<usize>,
+}
+
 /// The misplaced mentions of the registered variants: `file:line: text` for each.
 fn misplaced(sources: &[(String, Vec<(usize, String)>)], registry: Registry<'_>) -> Vec<String> {
     let Registry { file: registry_file, name, field, enum_name, own_folder } = registry;
+    let registered: Vec<Registered> = registrations(sources, registry_file, name, field)
+        .into_iter()
+        .map(|(line, variant, module)| Registered {
+            path: format!("{enum_name}::{variant}"),
+            own: format!("{own_folder}/{module}.rs"),
+            lines: line..=line,
+        })
+        .collect();
+    misplaced_uses(sources, registry_file, &registered, DISPATCH_USES, |file| VALUE_USES.iter().any(|(f, _)| *f == file))
+}
+
+/// The mentions of `registered` variants outside their own code and registration lines that
+/// dispatch on them (unless `dispatch_uses` lists them) or name them as a value in a file
+/// `value_allowed` refuses: `file:line: text` for each.
+fn misplaced_uses(
+    sources: &[(String, Vec<(usize, String)>)],
+    registry_file: &str,
+    registered: &[Registered],
+    dispatch_uses: &[(&str, &str, &str)],
+    value_allowed: impl Fn(&str) -> bool,
+) -> Vec<String> {
     let mut found = Vec::new();
-    for (registration, variant, module) in registrations(sources, registry_file, name, field) {
-        let path = format!("{enum_name}::{variant}");
-        let own = format!("{own_folder}/{module}.rs");
+    for Registered { path, own, lines: registration } in registered {
+        let (enum_name, variant) = path.split_once("::").expect("Enum::Variant");
         for (file, lines) in sources {
-            if *file == own {
+            if file == own || own.ends_with('/') && file.starts_with(own.as_str()) {
                 continue;
             }
+            // The enum under another name (`use agghoo::family::Model as MemberModel;`).
+            let renamed = format!("{enum_name} as ");
+            let spellings: Vec<String> = std::iter::once(path.clone())
+                .chain(lines.iter().flat_map(|(_, l)| {
+                    l.match_indices(&renamed)
+                        .filter(|&(at, _)| !l[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+                        .map(|(at, _)| l[at + renamed.len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>())
+                        .filter(|alias| !alias.is_empty())
+                        .map(|alias| format!("{alias}::{variant}"))
+                        .collect::<Vec<_>>()
+                }))
+                .collect();
             for (number, line) in lines {
-                if file == registry_file && *number == registration {
+                if file == registry_file && registration.contains(number) {
                     continue;
                 }
-                for at in mentions(line, &path) {
-                    let allowed = if dispatches(line, at, &path) {
-                        DISPATCH_USES.iter().any(|&(f, p, _)| f == file && p == path)
-                    } else {
-                        VALUE_USES.iter().any(|(f, _)| f == file)
-                    };
-                    if !allowed {
-                        found.push(format!("{file}:{number}: {}", line.trim()));
+                for spelling in &spellings {
+                    for at in mentions(line, spelling) {
+                        let allowed = if dispatches(line, at, spelling) {
+                            dispatch_uses.iter().any(|&(f, p, _)| f == file && p == path)
+                        } else {
+                            value_allowed(file)
+                        };
+                        if !allowed {
+                            found.push(format!("{file}:{number}: {}", line.trim()));
+                        }
                     }
                 }
             }
         }
     }
     found
+}
+
+/// The file of the `families!` registration.
+const FAMILIES_FILE: &str = "agghoo/src/family/mod.rs";
+
+/// The families' registration (`families!` in `family/mod.rs`): one entry per family folder,
+/// `module { Variant(Config) = default, INFO; … } models { Variant(ModelType), … }`, over one
+/// or several lines. Returns the registered variants of `FamilySpec`, `FamilyKind` and `Model`,
+/// each owned by its folder, all registered by the block's lines.
+fn family_registrations(sources: &[(String, Vec<(usize, String)>)], file: &str) -> Vec<Registered> {
+    let (_, lines) = sources.iter().find(|(f, _)| f == file).unwrap_or_else(|| panic!("{file} not read"));
+    let start = lines.iter().position(|(_, l)| l.trim().ends_with("families! {")).unwrap_or_else(|| panic!("no families! in {file}"));
+    let end =
+        start + lines[start..].iter().position(|(_, l)| l.trim() == "}").unwrap_or_else(|| panic!("families! in {file} is not closed"));
+    let block_lines = lines[start].0..=lines[end].0;
+    let text: String = lines[start + 1..end].iter().map(|(_, l)| format!("{l} ")).collect();
+    // Attributes (`#[serde(…)]`) say nothing of the variant.
+    let mut rest = text.as_str();
+    let mut plain = String::new();
+    while let Some(at) = rest.find("#[") {
+        plain.push_str(&rest[..at]);
+        rest = rest[at..].split_once(']').unwrap_or_else(|| panic!("{file}: an unclosed attribute")).1;
+    }
+    plain.push_str(rest);
+    let variant_of = |item: &str| item.split_once('(').map(|(v, _)| v.trim().to_string()).filter(|v| !v.is_empty());
+    let mut out = Vec::new();
+    let mut rest = plain.as_str();
+    while let Some((module, after)) = rest.split_once('{') {
+        let module = module.trim();
+        let (families, after) = after.split_once('}').unwrap_or_else(|| panic!("{file}: folder {module} is not closed"));
+        let after = after.trim_start().strip_prefix("models").unwrap_or_else(|| panic!("{file}: folder {module} names no models"));
+        let (_, after) = after.split_once('{').unwrap_or_else(|| panic!("{file}: folder {module}: models {{ … }}"));
+        let (models, after) = after.split_once('}').unwrap_or_else(|| panic!("{file}: folder {module}: models not closed"));
+        let own = format!("agghoo/src/family/{module}/");
+        for variant in families.split(';').filter_map(variant_of) {
+            for enum_name in ["FamilySpec", "FamilyKind"] {
+                out.push(Registered { path: format!("{enum_name}::{variant}"), own: own.clone(), lines: block_lines.clone() });
+            }
+        }
+        for variant in models.split(',').filter_map(variant_of) {
+            out.push(Registered { path: format!("Model::{variant}"), own: own.clone(), lines: block_lines.clone() });
+        }
+        rest = after;
+    }
+    assert!(!out.is_empty(), "families! registers nothing");
+    out
 }
 
 #[test]
@@ -232,6 +344,69 @@ fn a_plan_is_named_only_in_its_file_and_on_its_registration_line() {
     found.extend(misplaced(&sources, PLAN_KINDS));
     assert!(found.is_empty(), "plan variants named outside their file and registration line:\n{}", found.join("\n"));
     assert_eq!(registrations(&sources, PLANS.file, PLANS.name, None).len(), 10, "the plans' registration was not read");
+}
+
+#[test]
+fn a_family_is_named_only_in_its_folder_and_on_its_registration_line() {
+    let sources = sources();
+    let registered = family_registrations(&sources, FAMILIES_FILE);
+    let count = |prefix: &str| registered.iter().filter(|r| r.path.starts_with(prefix)).count();
+    assert_eq!((count("FamilyKind::"), count("Model::")), (10, 8), "the families' registration was not read");
+    let value_allowed = |file: &str| FAMILY_VALUE_USES.iter().any(|(f, _)| *f == file);
+    let found = misplaced_uses(&sources, FAMILIES_FILE, &registered, FAMILY_DISPATCH_USES, value_allowed);
+    assert!(found.is_empty(), "family variants named outside their folder and registration:\n{}", found.join("\n"));
+}
+
+/// The families' checker reads a registration over several lines with attributes, and refuses
+/// a hand-written arm outside the family's folder.
+#[test]
+fn the_family_checker_refuses_hand_written_dispatch() {
+    let registration = [
+        "registry::families! {",
+        "    knn { Knn(KnnConfig) = Default::default(), KNN; } models { Knn(KnnModel) }",
+        "    svm {",
+        "        #[serde(deserialize_with = \"svm::deserialize_svc\")]",
+        "        Svc(SvmConfig) = svm::SvmConfig::svc(), SVC;",
+        "    } models { Svm(SvmModel), OneVsOneSvc(OneVsOneSvc) }",
+        "}",
+    ];
+    let check = |file: &str, line: &str| {
+        let sources = vec![
+            (FAMILIES_FILE.to_string(), registration.iter().enumerate().map(|(i, l)| (i + 1, l.to_string())).collect()),
+            (file.to_string(), vec![(7, line.to_string())]),
+        ];
+        let registered = family_registrations(&sources, FAMILIES_FILE);
+        let paths: Vec<&str> = registered.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["FamilySpec::Knn", "FamilyKind::Knn", "Model::Knn", "FamilySpec::Svc", "FamilyKind::Svc", "Model::Svm", "Model::OneVsOneSvc"]
+        );
+        misplaced_uses(&sources, FAMILIES_FILE, &registered, &[], |_| false).len()
+    };
+    for line in [
+        "        FamilyKind::Knn => 3,",
+        "    if kind == FamilyKind::Svc {",
+        "    matches!(m, Model::OneVsOneSvc(_))",
+        "    Model::Svm(m) | Model::Knn(m) => 1,",
+    ] {
+        assert!(check("agghoo-cli/src/source.rs", line) >= 1, "{line}");
+        assert_eq!(check("agghoo/src/family/svm/ovo.rs", &line.replace("Knn", "Svm")), 0, "{line}");
+    }
+    assert_eq!(check("agghoo-cli/src/source.rs", "    let spec = FamilySpec::Knn(config);"), 1);
+    // The enum renamed by a `use` is read under its new name.
+    let renamed = |line: &str| {
+        let sources = vec![
+            (FAMILIES_FILE.to_string(), registration.iter().enumerate().map(|(i, l)| (i + 1, l.to_string())).collect()),
+            (
+                "agghoo-py/src/jobs.rs".to_string(),
+                vec![(1, "use agghoo::family::{Family, Model as FamilyModel};".to_string()), (9, line.to_string())],
+            ),
+        ];
+        misplaced_uses(&sources, FAMILIES_FILE, &family_registrations(&sources, FAMILIES_FILE), &[], |_| false)
+    };
+    assert_eq!(renamed("            FamilyModel::Knn(m) => m,"), ["agghoo-py/src/jobs.rs:9: FamilyModel::Knn(m) => m,"]);
+    assert!(renamed("            OtherModel::Knn(m) => m,").is_empty());
+    assert_eq!(check("agghoo-cli/src/source.rs", "    FamilyKind::Knnx => 3,"), 0);
 }
 
 /// The checker sees what it must refuse: a hand-written arm, a comparison, a `matches!`, a value

@@ -12,7 +12,8 @@
 //! - the conformance suite ([`crate::testing`]): fast path = slow path, and more.
 //!
 //! Fitted models are values of the closed enum [`Model`] so that they serialize into a versioned
-//! model file without a plugin registry; adding a family adds a variant.
+//! model file without a plugin registry; its variants are the fitted-model types ([`FamilyModel`])
+//! that the families' registration below names.
 
 mod composite;
 mod grid;
@@ -23,22 +24,41 @@ mod registry;
 mod spec;
 mod width;
 
-pub mod cart;
-pub mod forest;
-pub mod knn;
-pub mod lasso;
-pub mod logistic;
-pub mod ridge;
-pub mod svm;
+// The registration: one entry per family folder, `module { Variant(Config) = default, INFO; … }
+// models { Variant(ModelType), … }` — its families (each with its configuration type, default
+// configuration and `FamilyInfo`, after its serde attributes if any) and its fitted-model types.
+// It declares the module and generates `FamilySpec`, `FamilyKind`, `Model` and the dispatch
+// between them (`registry.rs`). A folder with one family is one line.
+registry::families! {
+    knn { Knn(KnnConfig) = Default::default(), KNN; } models { Knn(KnnModel) }
+    ridge {
+        Ridge(RidgeConfig) = Default::default(), RIDGE;
+        KernelRidge(KernelRidgeConfig) = Default::default(), KERNEL_RIDGE;
+    } models { Ridge(RidgeModel) }
+    lasso {
+        Lasso(LassoConfig) = lasso::LassoConfig::lasso(), LASSO;
+        #[serde(deserialize_with = "lasso::deserialize_enet")]
+        Enet(LassoConfig) = lasso::LassoConfig::enet(), ENET;
+    } models { Lasso(LassoModel) }
+    svm {
+        #[serde(deserialize_with = "svm::deserialize_svc")]
+        Svc(SvmConfig) = svm::SvmConfig::svc(), SVC;
+        #[serde(deserialize_with = "svm::deserialize_svr")]
+        Svr(SvmConfig) = svm::SvmConfig::svr(), SVR;
+    } models { Svm(SvmModel), OneVsOneSvc(OneVsOneSvc) }
+    cart { Cart(CartConfig) = Default::default(), CART; } models { Cart(CartModel) }
+    forest { Forest(ForestConfig) = Default::default(), FOREST; } models { Forest(ForestModel) }
+    logistic { Logistic(LogisticConfig) = Default::default(), LOGISTIC; } models { Logistic(LogisticModel) }
+}
 
 pub use composite::{Axis, AxisKind, AxisSpec, AxisValue, Composite, EkcvChoice, FamilyAxes, GridPoint};
 pub(crate) use composite::{axis_list, path_names};
 pub use grid::{Grid, Scale};
-pub use model::{CustomModel, CustomPredictor, Model, Predictor};
+pub use model::{CustomModel, CustomPredictor, FamilyModel, Predictor};
 pub use params::{FamilyParams, GridSpec};
 pub(crate) use registry::family_config;
 pub use registry::{Capabilities, FamilyConfig, FamilyInfo, Setting, check_sample_weight};
-pub use spec::{CompositeSpec, FamilyKind, FamilySpec, Rule};
+pub use spec::{CompositeSpec, Rule};
 pub use width::KernelWidth;
 
 use crate::data::{Dataset, Task, View};

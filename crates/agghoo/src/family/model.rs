@@ -1,8 +1,7 @@
-//! Fitted models: the [`Predictor`] trait and the closed, serializable [`Model`] enum.
+//! Fitted models: the [`Predictor`] and [`FamilyModel`] traits and the dispatch of the closed,
+//! serializable [`Model`] enum (whose variants the `families!` registration generates).
 
-use serde::{Deserialize, Serialize};
-
-use super::{cart, forest, knn, lasso, logistic, ridge, svm};
+use super::Model;
 use crate::data::{Task, Transform, View};
 use crate::error::{Error, Result};
 use crate::predictions::Predictions;
@@ -14,6 +13,44 @@ pub trait Predictor {
     /// # Errors
     /// [`crate::Error::SchemaMismatch`] when the view has another number of features.
     fn predict(&self, rows: &View<'_>) -> Result<Predictions>;
+}
+
+/// The fitted model of a registered family: what [`Model`] needs from each of its variants. Each
+/// model type implements it in its family's folder and is named on the folder's registration
+/// line (`families!` in `family/mod.rs`), which makes it a variant of [`Model`].
+pub trait FamilyModel: Predictor + Send + Sync + std::fmt::Debug {
+    /// Checks the internal consistency of a model read from a file against `n_features`
+    /// features: array lengths, indices, tree structure, class indices, finite numbers, valid
+    /// hyperparameters ([`Model::validate`] then checks the task and classes by
+    /// [`output`](FamilyModel::output)).
+    ///
+    /// # Errors
+    /// [`Error::CorruptModel`] describing the inconsistency.
+    fn validate(&self, n_features: usize) -> Result<()>;
+    /// The task the model predicts and its number of classes (0 for regression).
+    fn output(&self) -> (Task, usize);
+    /// The single model equal to the average of `models` (Agghoo's merge), when the family has
+    /// one; called only on models that all [`merges_with`](FamilyModel::merges_with) the first.
+    /// The default, `None`: the members are averaged (or vote) at prediction time.
+    ///
+    /// # Errors
+    /// The family's merge errors (members of different shapes).
+    fn merge_mean(models: &[&Self]) -> Result<Option<Self>>
+    where
+        Self: Sized,
+    {
+        let _ = models;
+        Ok(None)
+    }
+    /// False when `self` and `other` cannot be merged into one model of their family (kernels
+    /// that differ); the default: true.
+    fn merges_with(&self, other: &Self) -> bool
+    where
+        Self: Sized,
+    {
+        let _ = other;
+        true
+    }
 }
 
 /// The fitted model of a family defined outside this crate (a [`Family`](super::Family)
@@ -44,52 +81,34 @@ impl PartialEq for CustomModel {
     }
 }
 
-/// A fitted model of any family (one grid point), serializable into a model file (all but
-/// [`Model::Custom`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Model {
-    /// k-NN.
-    Knn(knn::KnnModel),
-    /// Ridge or kernel ridge.
-    Ridge(ridge::RidgeModel),
-    /// Lasso or elastic net.
-    Lasso(lasso::LassoModel),
-    /// Binary SVC or SVR.
-    Svm(svm::SvmModel),
-    /// SVC with more than two classes (one-vs-one voting).
-    OneVsOneSvc(svm::OneVsOneSvc),
-    /// A pruned CART tree.
-    Cart(cart::CartModel),
-    /// A random forest.
-    Forest(forest::ForestModel),
-    /// Logistic regression.
-    Logistic(logistic::LogisticModel),
-    /// A model of a family defined outside this crate (never in a model file).
-    #[serde(skip)]
-    Custom(CustomModel),
-    /// A per-fold preprocessing followed by a model.
-    Pipeline {
-        /// Categorical encoding / imputation / standardisation fitted on the training rows.
-        transform: Transform,
-        /// The model on transformed features.
-        inner: Box<Model>,
-    },
+impl Predictor for CustomModel {
+    fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
+        self.0.predict(rows)
+    }
+}
+
+impl FamilyModel for CustomModel {
+    fn validate(&self, _: usize) -> Result<()> {
+        Err(Error::CorruptModel("a model of a family defined outside agghoo has no model-file form".into()))
+    }
+    fn output(&self) -> (Task, usize) {
+        self.0.output()
+    }
+}
+
+/// A [`Model`] seen one layer deep: a fitted model, or a preprocessing and the model behind it.
+pub(super) enum Layer<'a> {
+    /// A registered family's fitted model, or a [`CustomModel`].
+    Fitted(&'a dyn FamilyModel),
+    /// [`Model::Pipeline`].
+    Pipeline(&'a Transform, &'a Model),
 }
 
 impl Predictor for Model {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
-        match self {
-            Model::Knn(m) => m.predict(rows),
-            Model::Ridge(m) => m.predict(rows),
-            Model::Lasso(m) => m.predict(rows),
-            Model::Svm(m) => m.predict(rows),
-            Model::OneVsOneSvc(m) => m.predict(rows),
-            Model::Cart(m) => m.predict(rows),
-            Model::Forest(m) => m.predict(rows),
-            Model::Logistic(m) => m.predict(rows),
-            Model::Custom(m) => m.0.predict(rows),
-            Model::Pipeline { transform, inner } => {
+        match self.layer() {
+            Layer::Fitted(m) => m.predict(rows),
+            Layer::Pipeline(transform, inner) => {
                 let transformed = transform.apply(rows)?;
                 inner.predict(&transformed.all().with_par(rows.par()))
             }
@@ -98,42 +117,6 @@ impl Predictor for Model {
 }
 
 impl Model {
-    /// The single model equal to the average of `models` (Agghoo's merge), when the family
-    /// allows it: linear and kernel ridge, Lasso / elastic net (averaged coefficients) and SVR /
-    /// binary SVC (union of support vectors, coefficients / V). `None` for trees, forests, k-NN,
-    /// logistic regression, one-vs-one SVCs (a vote, not an average) and members behind a
-    /// per-fold preprocessing (their transforms differ), and `None` as well for kernel members
-    /// whose kernels differ (γ = `scale` is computed on each training set): their average is
-    /// not one kernel expansion, so the members are averaged at prediction time.
-    ///
-    /// # Errors
-    /// The family's merge errors (members of different kinds).
-    pub fn merge_mean(models: &[&Model]) -> Result<Option<Model>> {
-        let same_kernel = |a: &Model, b: &Model| match (a, b) {
-            (Model::Svm(x), Model::Svm(y)) => x.gamma() == y.gamma(),
-            (Model::Ridge(x), Model::Ridge(y)) => x.kernel_function().zip(y.kernel_function()).is_none_or(|(k, l)| k == l),
-            _ => true,
-        };
-        if let Some(first) = models.first()
-            && models.iter().any(|m| !same_kernel(first, m))
-        {
-            return Ok(None);
-        }
-        macro_rules! merge_all {
-            ($variant:ident, $ty:ty) => {{
-                let inner: Option<Vec<&$ty>> = models.iter().map(|m| if let Model::$variant(x) = m { Some(x) } else { None }).collect();
-                match inner {
-                    Some(list) if !list.is_empty() => return Ok(Some(Model::$variant(<$ty>::merge_mean(&list)?))),
-                    _ => {}
-                }
-            }};
-        }
-        merge_all!(Ridge, ridge::RidgeModel);
-        merge_all!(Lasso, lasso::LassoModel);
-        merge_all!(Svm, svm::SvmModel);
-        Ok(None)
-    }
-
     /// Checks the internal consistency of a model read from a file against the training schema
     /// (`n_features` features; `task`; `n_classes` classes, ignored for regression): array
     /// lengths, indices, tree structure, class indices, finite numbers, valid hyperparameters,
@@ -143,19 +126,9 @@ impl Model {
     /// # Errors
     /// [`crate::Error::CorruptModel`] describing the inconsistency.
     pub fn validate(&self, n_features: usize, task: Task, n_classes: usize) -> Result<()> {
-        match self {
-            Model::Knn(m) => m.validate(n_features)?,
-            Model::Ridge(m) => m.validate(n_features)?,
-            Model::Lasso(m) => m.validate(n_features)?,
-            Model::Svm(m) => m.validate(n_features)?,
-            Model::OneVsOneSvc(m) => m.validate(n_features)?,
-            Model::Cart(m) => m.validate(n_features)?,
-            Model::Forest(m) => m.validate(n_features)?,
-            Model::Logistic(m) => m.validate(n_features)?,
-            Model::Custom(_) => {
-                return Err(Error::CorruptModel("a model of a family defined outside agghoo has no model-file form".into()));
-            }
-            Model::Pipeline { transform, inner } => {
+        match self.layer() {
+            Layer::Fitted(m) => m.validate(n_features)?,
+            Layer::Pipeline(transform, inner) => {
                 transform.validate(n_features)?;
                 return inner.validate(transform.n_outputs(n_features), task, n_classes);
             }
@@ -173,16 +146,9 @@ impl Model {
 
     /// The task the model predicts and its number of classes (0 for regression).
     pub fn output(&self) -> (Task, usize) {
-        match self {
-            Model::Knn(m) => m.output(),
-            Model::Ridge(_) | Model::Lasso(_) => (Task::Regression, 0),
-            Model::Svm(m) => m.output(),
-            Model::OneVsOneSvc(m) => (Task::Classification, m.n_classes()),
-            Model::Cart(m) => m.output(),
-            Model::Forest(m) => m.output(),
-            Model::Logistic(m) => (Task::Classification, m.n_classes()),
-            Model::Custom(m) => m.0.output(),
-            Model::Pipeline { inner, .. } => inner.output(),
+        match self.layer() {
+            Layer::Fitted(m) => m.output(),
+            Layer::Pipeline(_, inner) => inner.output(),
         }
     }
 

@@ -127,12 +127,21 @@ pub trait FamilyConfig: Send + Sync + std::fmt::Debug {
     fn build_family(&self, info: &'static FamilyInfo, data: &Dataset) -> Result<Box<dyn Family>>;
 }
 
-/// The registration of every family: one line each,
-/// `Variant(ConfigType) = default_config, INFO_STATIC;` (with the variant's doc comment and serde
-/// attributes before it). Generates [`FamilySpec`](super::FamilySpec) (plus its `Composite`
-/// variant), [`FamilyKind`](super::FamilyKind) and the dispatch between them.
+/// The registration of every family folder, in `family/mod.rs`: one line each,
+/// `module { Variant(ConfigType) = default_config, INFO_STATIC; … } models { ModelVariant(ModelType), … }`
+/// (a folder may hold several families — `lasso` and `enet` — and several fitted-model types —
+/// the SVMs' `Svm` and `OneVsOneSvc`; a family's serde attributes go before its variant). Generates the folder's `pub mod`, [`FamilySpec`](super::FamilySpec) (plus its
+/// `Composite` variant), [`FamilyKind`](super::FamilyKind), [`Model`](super::Model) (plus its
+/// hand-written `Custom` and `Pipeline` variants) and every dispatch between them: a config
+/// type implements [`FamilyConfig`], a model type [`FamilyModel`](super::FamilyModel).
 macro_rules! families {
-    ($( $(#[doc = $doc:literal])* $(#[serde($($serde:tt)*)])? $variant:ident($config:ty) = $default:expr, $info:expr; )*) => {
+    ($(
+        $module:ident {
+            $( $(#[serde($($serde:tt)*)])? $variant:ident($config:ident) = $default:expr, $info:ident; )+
+        } models { $( $model:ident($model_ty:ident) ),+ $(,)? }
+    )+) => {
+        $( pub mod $module; )+
+
         /// The typed configuration of a family, internally tagged by the family's CLI name in JSON
         /// (`{"family": "knn", "weights": "distance", "grid": …}`); fields left out take their defaults.
         ///
@@ -150,25 +159,31 @@ macro_rules! families {
         #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
         #[serde(tag = "family", rename_all = "kebab-case")]
         pub enum FamilySpec {
-            $( $(#[doc = $doc])* $(#[serde($($serde)*)])? $variant($config), )*
+            $($(
+                #[doc = concat!("The family declared by `", stringify!($module), "::", stringify!($info), "`, configured by [`", stringify!($config), "`](", stringify!($module), "::", stringify!($config), ").")]
+                $(#[serde($($serde)*)])? $variant($module::$config),
+            )+)+
             /// A composite family: named grid axes over one family and/or a union of families.
-            Composite(CompositeSpec),
+            Composite($crate::family::CompositeSpec),
         }
 
         /// The registered families, by name: the tag of a plain [`FamilySpec`] ([`FamilySpec::kind`]).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
         #[serde(rename_all = "kebab-case")]
         pub enum FamilyKind {
-            $( $(#[doc = $doc])* $variant, )*
+            $($(
+                #[doc = concat!("The family declared by `", stringify!($module), "::", stringify!($info), "`, configured by [`", stringify!($config), "`](", stringify!($module), "::", stringify!($config), ").")]
+                $variant,
+            )+)+
         }
 
         impl FamilyKind {
             /// Every registered family, in registration (documentation) order.
-            pub const ALL: [FamilyKind; [$(stringify!($variant)),*].len()] = [$(FamilyKind::$variant),*];
+            pub const ALL: [FamilyKind; [$($(stringify!($variant),)+)+].len()] = [$($(FamilyKind::$variant,)+)+];
             /// What the family declares about itself.
             pub fn info(self) -> &'static $crate::family::FamilyInfo {
                 match self {
-                    $( FamilyKind::$variant => &$info, )*
+                    $($( FamilyKind::$variant => &$module::$info, )+)+
                 }
             }
         }
@@ -177,22 +192,84 @@ macro_rules! families {
             /// The default configuration of `kind`.
             pub fn default_for(kind: FamilyKind) -> Self {
                 match kind {
-                    $( FamilyKind::$variant => FamilySpec::$variant($default), )*
+                    $($( FamilyKind::$variant => FamilySpec::$variant($default), )+)+
                 }
             }
             /// The family's kind and configuration; `None` for a composite.
             pub fn config(&self) -> Option<(FamilyKind, &dyn $crate::family::FamilyConfig)> {
                 match self {
-                    $( FamilySpec::$variant(c) => Some((FamilyKind::$variant, c)), )*
+                    $($( FamilySpec::$variant(c) => Some((FamilyKind::$variant, c)), )+)+
                     FamilySpec::Composite(_) => None,
                 }
             }
             /// As [`config`](Self::config), mutable.
             pub fn config_mut(&mut self) -> Option<(FamilyKind, &mut dyn $crate::family::FamilyConfig)> {
                 match self {
-                    $( FamilySpec::$variant(c) => Some((FamilyKind::$variant, c)), )*
+                    $($( FamilySpec::$variant(c) => Some((FamilyKind::$variant, c)), )+)+
                     FamilySpec::Composite(_) => None,
                 }
+            }
+        }
+
+        /// A fitted model of any family (one grid point), serializable into a model file (all but
+        /// [`Model::Custom`]), tagged by its variant's name (`{"kind": "knn", …}`).
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum Model {
+            $($(
+                #[doc = concat!("A fitted [`", stringify!($model_ty), "`](", stringify!($module), "::", stringify!($model_ty), ").")]
+                $model($module::$model_ty),
+            )+)+
+            /// A model of a family defined outside this crate (never in a model file).
+            #[serde(skip)]
+            Custom($crate::family::CustomModel),
+            /// A per-fold preprocessing followed by a model.
+            Pipeline {
+                /// Categorical encoding / imputation / standardisation fitted on the training rows.
+                transform: $crate::data::Transform,
+                /// The model on transformed features.
+                inner: Box<Model>,
+            },
+        }
+
+        impl Model {
+            /// The fitted model itself, or the preprocessing and the model behind it.
+            fn layer(&self) -> model::Layer<'_> {
+                match self {
+                    $($( Model::$model(m) => model::Layer::Fitted(m), )+)+
+                    Model::Custom(m) => model::Layer::Fitted(m),
+                    Model::Pipeline { transform, inner } => model::Layer::Pipeline(transform, inner),
+                }
+            }
+
+            /// The single model equal to the average of `models` (Agghoo's merge), when they are
+            /// all of one type whose [`FamilyModel::merge_mean`](super::FamilyModel::merge_mean)
+            /// merges and every one [`merges_with`](super::FamilyModel::merges_with) the first:
+            /// linear and kernel ridge, Lasso / elastic net (averaged coefficients) and SVR / binary
+            /// SVC (union of support vectors, coefficients / V). `None` for trees, forests, k-NN,
+            /// logistic regression, one-vs-one SVCs (a vote, not an average), members behind a
+            /// per-fold preprocessing (their transforms differ), members of several types, and
+            /// kernel members whose kernels differ (γ = `scale` is computed on each training set):
+            /// their average is not one kernel expansion, so the members are averaged at
+            /// prediction time.
+            ///
+            /// # Errors
+            /// The family's merge errors.
+            pub fn merge_mean(models: &[&Model]) -> $crate::error::Result<Option<Model>> {
+                use $crate::family::FamilyModel as _;
+                $($(
+                    let same: Option<Vec<&$module::$model_ty>> =
+                        models.iter().map(|m| if let Model::$model(x) = m { Some(x) } else { None }).collect();
+                    if let Some(list) = same
+                        && let Some(first) = list.first()
+                    {
+                        if list.iter().any(|&m| !first.merges_with(m)) {
+                            return Ok(None);
+                        }
+                        return Ok(<$module::$model_ty as $crate::family::FamilyModel>::merge_mean(&list)?.map(Model::$model));
+                    }
+                )+)+
+                Ok(None)
             }
         }
     };

@@ -5,39 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::registry::families;
-use super::{AxisSpec, Family, FamilyParams, GridSpec};
+use super::{AxisSpec, Family, FamilyKind, FamilyParams, FamilySpec, GridSpec};
 use crate::data::{Dataset, Preprocess};
 use crate::error::{Error, Result};
-
-// The registration: one line per family (its doc, its serde attributes, its variant and
-// configuration type, its default configuration, its `FamilyInfo`). It generates `FamilySpec`,
-// `FamilyKind` and the dispatch between them (`registry.rs`).
-families! {
-    /// k-nearest neighbours.
-    Knn(super::knn::KnnConfig) = Default::default(), super::knn::KNN;
-    /// Ridge regression.
-    Ridge(super::ridge::RidgeConfig) = Default::default(), super::ridge::RIDGE;
-    /// Kernel ridge regression.
-    KernelRidge(super::ridge::KernelRidgeConfig) = Default::default(), super::ridge::KERNEL_RIDGE;
-    /// The Lasso.
-    Lasso(super::lasso::LassoConfig) = super::lasso::LassoConfig::lasso(), super::lasso::LASSO;
-    /// The elastic net.
-    #[serde(deserialize_with = "super::lasso::deserialize_enet")]
-    Enet(super::lasso::LassoConfig) = super::lasso::LassoConfig::enet(), super::lasso::ENET;
-    /// C-SVC.
-    #[serde(deserialize_with = "super::svm::deserialize_svc")]
-    Svc(super::svm::SvmConfig) = super::svm::SvmConfig::svc(), super::svm::SVC;
-    /// ε-SVR.
-    #[serde(deserialize_with = "super::svm::deserialize_svr")]
-    Svr(super::svm::SvmConfig) = super::svm::SvmConfig::svr(), super::svm::SVR;
-    /// CART.
-    Cart(super::cart::CartConfig) = Default::default(), super::cart::CART;
-    /// Random forest.
-    Forest(super::forest::ForestConfig) = Default::default(), super::forest::FOREST;
-    /// Logistic regression.
-    Logistic(super::logistic::LogisticConfig) = Default::default(), super::logistic::LOGISTIC;
-}
 
 /// A composite family (see [`Composite`](super::Composite)): its members (plain families, in
 /// grid order) and its named axes.

@@ -70,6 +70,13 @@ impl super::Resampling for GroupVFold {
 
 impl super::PlanType for GroupVFold {
     const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Group];
+    const GROUPED_FORMS: &'static str = "group:V";
+    fn parse(form: &[&str], text: &super::PlanText<'_>) -> Result<Option<Self>> {
+        match form {
+            ["group", v] if text.with_groups() => Ok(Some(Self { n_folds: text.int(v)? })),
+            _ => Ok(None),
+        }
+    }
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Ok(Self { n_folds: settings.n_splits() })
     }
@@ -91,5 +98,27 @@ mod tests {
         }
         let total: usize = splits.iter().map(|s| s.validation().len()).sum();
         assert_eq!(total, 50);
+    }
+
+    /// `group:V` is a text form only where the rows bring their groups, and its errors list it
+    /// with the other forms.
+    #[test]
+    fn group_v_is_read_where_the_groups_come_with_the_rows() {
+        use super::super::Plan;
+        assert_eq!(Plan::parse_with_groups(" group : 4 ", false).unwrap(), Plan::GroupVFold(GroupVFold { n_folds: 4 }));
+        assert_eq!(Plan::parse_with_groups("mc:10:0.8", true).unwrap(), Plan::parse("mc:10:0.8", true).unwrap());
+        let expected = |e: Error| match e {
+            Error::InvalidParameter { name, expected, got } => (name, expected, got),
+            other => panic!("{other}"),
+        };
+        let (name, forms, got) = expected(Plan::parse("group:4", false).unwrap_err());
+        assert_eq!((name, got.as_str()), ("plan", "group:4"));
+        assert!(!forms.contains("group:V"), "{forms}");
+        for bad in ["group:x", "group", "group:4:2", "nope"] {
+            let (name, forms, got) = expected(Plan::parse_with_groups(bad, false).unwrap_err());
+            assert_eq!((name, got.as_str()), ("plan", bad));
+            assert!(forms.contains("group:V") && forms.contains("vfold:V"), "{forms}");
+        }
+        assert_eq!(expected(Plan::parse_with_groups("group:4", true).unwrap_err()).0, "stratify");
     }
 }

@@ -129,6 +129,9 @@ pub trait PlanType: Resampling + Sized {
     /// Its text forms as users read them in an error (`mc:V:TAU`), `""` when it has none (its
     /// [`PlanType::parse`] reads none).
     const FORMS: &'static str = "";
+    /// Its text forms that only callers whose rows come with their groups read
+    /// ([`Plan::parse_with_groups`]: `group:V`), `""` when it has none.
+    const GROUPED_FORMS: &'static str = "";
     /// The plan built from `settings`, each setting not given taking the plan's default.
     ///
     /// # Errors
@@ -151,15 +154,20 @@ pub trait PlanType: Resampling + Sized {
     }
 }
 
-/// The text of a plan being parsed ([`Plan::parse`]), for its errors.
+/// The text of a plan being parsed ([`Plan::parse`]), for its errors, and whether the rows come
+/// with their groups ([`Plan::parse_with_groups`]).
 #[derive(Clone, Copy, Debug)]
-pub struct PlanText<'a>(&'a str);
+pub struct PlanText<'a>(&'a str, bool);
 
 impl PlanText<'_> {
+    /// True when the rows come with their groups: the [`PlanType::GROUPED_FORMS`] are read too.
+    pub fn with_groups(&self) -> bool {
+        self.1
+    }
     /// The error of a text that is no plan's form: [`Error::InvalidParameter`] (`plan`) listing
     /// the forms.
     pub fn bad(&self) -> Error {
-        Error::invalid("plan", plan_forms(), self.0)
+        Error::invalid("plan", if self.1 { grouped_plan_forms() } else { plan_forms() }, self.0)
     }
     /// A count of the form.
     ///
@@ -276,6 +284,12 @@ macro_rules! plans {
             FORMS.get_or_init(|| word_list(&[$(<$ty as PlanType>::FORMS),+], "or"))
         }
 
+        /// The text forms of [`Plan::parse_with_groups`], for its errors.
+        fn grouped_plan_forms() -> &'static str {
+            static FORMS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            FORMS.get_or_init(|| word_list(&[$(<$ty as PlanType>::FORMS, <$ty as PlanType>::GROUPED_FORMS),+], "or"))
+        }
+
         /// The names of the plans that can be stratified (those reading [`PlanSetting::Stratify`]).
         fn stratifiable_names() -> Vec<&'static str> {
             [$((<$ty as PlanType>::SETTINGS.contains(&PlanSetting::Stratify)).then_some($name)),+].into_iter().flatten().collect()
@@ -331,7 +345,28 @@ impl Plan {
     /// [`Error::InvalidParameter`] (`plan`) for another form, (`stratify`) for a plan that cannot
     /// be stratified, and each plan's own parameter errors.
     pub fn parse(text: &str, stratify: bool) -> Result<Plan> {
-        let text = PlanText(text);
+        Self::parse_text(PlanText(text, false), stratify)
+    }
+
+    /// As [`parse`](Plan::parse), for rows that come with their groups (the Python package's
+    /// `groups=`): also reads `group:V`, V-fold over whole groups ([`GroupVFold`]).
+    ///
+    /// ```
+    /// use agghoo::resample::{GroupVFold, Plan};
+    /// assert_eq!(Plan::parse_with_groups("group:4", false)?, Plan::GroupVFold(GroupVFold { n_folds: 4 }));
+    /// assert_eq!(Plan::parse_with_groups("vfold:5", false)?, Plan::parse("vfold:5", false)?);
+    /// assert!(Plan::parse("group:4", false).is_err());
+    /// assert!(Plan::parse_with_groups("group:x", false).unwrap_err().to_string().contains("group:V"));
+    /// # Ok::<(), agghoo::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`parse`](Plan::parse) (the forms listed include `group:V`).
+    pub fn parse_with_groups(text: &str, stratify: bool) -> Result<Plan> {
+        Self::parse_text(PlanText(text, true), stratify)
+    }
+
+    fn parse_text(text: PlanText<'_>, stratify: bool) -> Result<Plan> {
         let form: Vec<&str> = text.0.trim().split(':').map(str::trim).collect();
         let plan = Plan::parse_form(&form, &text)?.ok_or_else(|| text.bad())?;
         if !stratify {

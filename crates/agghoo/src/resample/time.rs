@@ -122,11 +122,11 @@ impl super::Resampling for TimeSeries {
     fn text(&self) -> String {
         self.with_options(format!("time:{}", self.n_splits), ["gap", "max_train", "test"], ':')
     }
-
 }
 
 impl super::PlanType for TimeSeries {
-    const SETTINGS: &'static [super::PlanSetting] = &[super::PlanSetting::Gap, super::PlanSetting::MaxTrainSize, super::PlanSetting::TestSize];
+    const SETTINGS: &'static [super::PlanSetting] =
+        &[super::PlanSetting::Gap, super::PlanSetting::MaxTrainSize, super::PlanSetting::TestSize];
     const FORMS: &'static str = "time:S (options :gap=G :max_train=M :test=T)";
     fn from_settings(settings: &super::PlanSettings) -> Result<Self> {
         Ok(Self {

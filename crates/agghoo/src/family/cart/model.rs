@@ -61,6 +61,15 @@ impl CartModel {
     }
 }
 
+impl crate::family::FamilyModel for CartModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        CartModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        CartModel::output(self)
+    }
+}
+
 impl Predictor for CartModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         check_features(self.n_features, rows)?;

@@ -262,3 +262,31 @@ fn weighted_trees_equal_scikit_learn() {
     }
     assert!(checked_predictions >= 2, "the fits scikit-learn grows alike on every random state (min_samples_leaf = 3, classification)");
 }
+
+#[test]
+fn a_tree_grown_in_reused_buffers_equals_one_grown_afresh() {
+    // A forest grows its trees one after another in the same working memory: a tree must not
+    // see anything the previous one left there (a larger tree, other bootstrap counts, another
+    // feature order, sample weights).
+    use self::tree::{FeatureSampler, GrowBuffers, grow_with};
+    for (classes, criterion) in [(Some(3), Criterion::Gini), (None, Criterion::SquaredError)] {
+        let data = random_data(200, 5, classes, 11);
+        let weighted = data.clone().with_weights((0..200).map(|i| (i % 4) as f64 * 0.5).collect()).unwrap();
+        let config = GrowConfig { criterion, min_samples_leaf: 1, max_depth: None, n_classes: data.target().n_classes() };
+        let mut buffers = GrowBuffers::default();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for (round, d) in [&data, &weighted, &data].into_iter().enumerate() {
+            let sorted = Presorted::new(&d.all()).unwrap();
+            let copies: Vec<u32> = (0..200).map(|_| rng.random_range(0..3)).collect();
+            let copies = (round != 1).then_some(copies.as_slice());
+            let sampler_seed = rng.random::<u64>();
+            let mut fresh_rng = rand_chacha::ChaCha8Rng::seed_from_u64(sampler_seed);
+            let mut reused_rng = rand_chacha::ChaCha8Rng::seed_from_u64(sampler_seed);
+            let fresh = grow(&sorted, copies, &config, Some(FeatureSampler { mtry: 2, rng: &mut fresh_rng }));
+            let reused = grow_with(&sorted, copies, &config, Some(FeatureSampler { mtry: 2, rng: &mut reused_rng }), &mut buffers);
+            assert!(fresh.nodes.len() > 3, "round {round}: a tree of {} nodes tests little", fresh.nodes.len());
+            assert_eq!(fresh, reused, "round {round}");
+            buffers.recycle(reused);
+        }
+    }
+}

@@ -400,34 +400,82 @@ struct BestSplit {
 ///   (strict improvement is needed to replace the current best while scanning features in
 ///   ascending order and thresholds ascending). Classification scores are functions of integer
 ///   counts, so equal splits score exactly equal.
-pub(crate) fn grow(data: &Presorted, copies: Option<&[u32]>, config: &GrowConfig, mut sampler: Option<FeatureSampler<'_>>) -> Tree {
+pub(crate) fn grow(data: &Presorted, copies: Option<&[u32]>, config: &GrowConfig, sampler: Option<FeatureSampler<'_>>) -> Tree {
+    grow_with(data, copies, config, sampler, &mut GrowBuffers::default())
+}
+
+/// The working memory of [`grow`] (about `n · d` positions and `n` weights, plus the growing
+/// tree's nodes), kept by a thread that grows many trees (a forest's) so that each tree reuses
+/// the last one's instead of allocating it afresh. Fresh memory is costly where the allocator
+/// hands large blocks back to the system as soon as they are freed (glibc with
+/// `MALLOC_TRIM_THRESHOLD_` set, as Dask's worker processes have it): every page of it faults
+/// in again. What a tree reads from these buffers it wrote first, so the trees are the same.
+#[derive(Default)]
+pub(crate) struct GrowBuffers {
+    row_copies: Vec<f64>,
+    row_weight: Vec<f64>,
+    work: Vec<u32>,
+    goes_left: Vec<bool>,
+    buffer: Vec<u32>,
+    stack: Vec<PendingNode>,
+    nodes: Vec<Node>,
+    values: Vec<f64>,
+}
+
+impl GrowBuffers {
+    /// Takes back a grown tree's memory for the next tree.
+    pub(crate) fn recycle(&mut self, tree: Tree) {
+        self.nodes = tree.nodes;
+        self.values = tree.values;
+    }
+}
+
+/// [`grow`] in the working memory of `buffers`.
+pub(crate) fn grow_with(
+    data: &Presorted,
+    copies: Option<&[u32]>,
+    config: &GrowConfig,
+    mut sampler: Option<FeatureSampler<'_>>,
+    buffers: &mut GrowBuffers,
+) -> Tree {
     let (n, d) = (data.n, data.d);
     let regression = config.criterion == Criterion::SquaredError;
     let width = if regression { 2 } else { config.n_classes };
-    let row_copies: Vec<f64> = match copies {
-        None => vec![1.0; n],
-        Some(c) => c.iter().map(|&c| f64::from(c)).collect(),
-    };
-    let row_weight: Vec<f64> = match &data.sample_weight {
-        None => row_copies.clone(),
-        Some(w) => row_copies.iter().zip(w).map(|(c, w)| c * w).collect(),
-    };
+    let GrowBuffers { row_copies, row_weight, work, goes_left, buffer, stack, nodes, values } = buffers;
+    row_copies.clear();
+    match copies {
+        None => row_copies.resize(n, 1.0),
+        Some(c) => row_copies.extend(c.iter().map(|&c| f64::from(c))),
+    }
+    row_weight.clear();
+    match &data.sample_weight {
+        None => row_weight.extend_from_slice(row_copies),
+        Some(w) => row_weight.extend(row_copies.iter().zip(w).map(|(c, w)| c * w)),
+    }
+    let (row_copies, row_weight): (&[f64], &[f64]) = (row_copies, row_weight);
     let weight_of = |i: usize| row_weight[i];
     let copies_of = |i: usize| row_copies[i];
     // Working copy of the sorted lists, restricted to rows of positive weight.
-    let mut work: Vec<u32> = match (copies, &data.sample_weight) {
-        (None, None) => data.order.clone(),
-        _ => data.order.iter().copied().filter(|&i| row_weight[i as usize] > 0.0).collect(),
-    };
+    work.clear();
+    match (copies, &data.sample_weight) {
+        (None, None) => work.extend_from_slice(&data.order),
+        _ => work.extend(data.order.iter().copied().filter(|&i| row_weight[i as usize] > 0.0)),
+    }
     let n_in = work.len() / d.max(1);
-    let mut tree = Tree { nodes: Vec::new(), values: Vec::new(), width: if regression { 1 } else { config.n_classes } };
-    let mut goes_left = vec![false; n];
-    let mut buffer: Vec<u32> = Vec::with_capacity(n_in);
+    nodes.clear();
+    values.clear();
+    let mut tree =
+        Tree { nodes: std::mem::take(nodes), values: std::mem::take(values), width: if regression { 1 } else { config.n_classes } };
+    goes_left.clear();
+    goes_left.resize(n, false);
+    buffer.clear();
+    buffer.reserve(n_in);
     let mut left = Stats::new(width);
     let mut node_stats = Stats::new(width);
     let mut features: Vec<usize> = (0..d).collect();
     let min_leaf = config.min_samples_leaf as f64;
-    let mut stack: Vec<PendingNode> = vec![(0, n_in, 0, None)];
+    stack.clear();
+    stack.push((0, n_in, 0, None));
     while let Some((start, end, depth, parent)) = stack.pop() {
         let id = tree.push_child_link(parent);
         node_stats.clear();
@@ -523,7 +571,7 @@ pub(crate) fn grow(data: &Presorted, copies: Option<&[u32]>, config: &GrowConfig
                     buffer.push(i);
                 }
             }
-            seg[w..].copy_from_slice(&buffer);
+            seg[w..].copy_from_slice(buffer);
         }
         tree.nodes[id].split = Some(NodeSplit { feature: f as u32, threshold: best.threshold, left: 0, right: 0 });
         let mid = start + best.n_left;

@@ -12,7 +12,7 @@ use crate::data::{Task, View};
 use crate::error::{Error, Result};
 use crate::family::Predictor;
 use crate::family::cart::leaves::LeafTree;
-use crate::family::cart::tree::{Criterion, FeatureSampler, Node, Presorted, Tree, grow};
+use crate::family::cart::tree::{Criterion, FeatureSampler, GrowBuffers, Node, Presorted, Tree, grow_with};
 use crate::family::cart::{TreeSettings, check_features, corrupted_tree, output_width, predictions_from_values};
 use crate::limits;
 use crate::loss::Loss;
@@ -109,15 +109,17 @@ impl ForestModel {
         let grown: Vec<(LeafTree, Vec<u32>, Vec<f64>)> = (0..n_trees)
             .into_par_iter()
             .with_min_len(train.par().min_len(n_trees))
-            .map(|b| {
+            .map_init(GrowBuffers::default, |buffers, b| {
                 let mut rng = seed.rng(Purpose::Learner, b as u64);
                 let mut weights = vec![0u32; n];
                 for _ in 0..n {
                     weights[rng.random_range(0..n)] += 1;
                 }
-                let tree = grow(data, Some(&weights), &settings.config, Some(FeatureSampler { mtry, rng: &mut rng }));
+                let tree = grow_with(data, Some(&weights), &settings.config, Some(FeatureSampler { mtry, rng: &mut rng }), buffers);
                 let kept = LeafTree::from_tree(&tree).ok_or_else(|| Error::Internal(format!("forest tree {b} could not be stored")))?;
-                Ok((kept, weights, tree.impurity_decrease(d)))
+                let decrease = tree.impurity_decrease(d);
+                buffers.recycle(tree);
+                Ok((kept, weights, decrease))
             })
             .collect::<Result<_>>()?;
         let mut model = ForestModel {
@@ -290,6 +292,15 @@ impl ForestModel {
                 Ok(risk_of(&permuted)? - base)
             })
             .collect()
+    }
+}
+
+impl crate::family::FamilyModel for ForestModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        ForestModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        ForestModel::output(self)
     }
 }
 

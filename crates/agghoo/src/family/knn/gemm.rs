@@ -46,15 +46,16 @@ const SAMPLE_STRIDE: usize = 16;
 /// is skipped while `k_s` is above a quarter of the sample ([`seed_count`]).
 const SAMPLE_MIN_POINTS: usize = 8 * POINT_BLOCK;
 /// Seeded searches only from this k on: below, a list is compacted at 64 candidates anyway
-/// (`max(2k, 64)`), which tightens the threshold early without a seed.
+/// (`max(3k/2, 64)`), which tightens the threshold early without a seed.
 const SEED_MIN_K: usize = 32;
 
 /// Points prepared for the search: centred copies by block and coordinate, their squared
 /// norms, and the originals for the exact distances.
 pub(crate) struct GemmPoints {
-    /// The points in search order (`ids[p]` is the caller's id of point p; `None`: p itself).
+    /// The points in search order; `ids[p]` is the caller's id of point p (p itself without an
+    /// order), then `u32::MAX` up to the last block's padded width.
     x: Vec<f64>,
-    ids: Option<Vec<u32>>,
+    ids: Vec<u32>,
     /// The centred points, block by block of [`POINT_BLOCK`], each block by coordinate: point
     /// `b · POINT_BLOCK + j`'s coordinate c is at `panels[b · POINT_BLOCK · d + c · w + j]`, `w`
     /// the block's width rounded up to [`PANEL_PAD`] (padding points are zeros).
@@ -81,12 +82,15 @@ pub(crate) struct GemmPoints {
     sample: Option<Box<GemmPoints>>,
 }
 
-/// One candidate: bounds on its exact squared distance, and its position.
+/// One candidate: bounds on its exact squared distance, its position, and the caller's id of it
+/// (read while the block's ids are in cache, rather than by [`rank`] in the order of the bounds;
+/// it fills what would be the struct's padding).
 #[derive(Clone, Copy)]
 struct Candidate {
     lower: f64,
     upper: f64,
     id: u32,
+    row: u32,
 }
 
 /// Reusable buffers of one searching thread; `lists` holds the last block's answers.
@@ -186,7 +190,8 @@ impl GemmPoints {
         } else {
             (Vec::new(), Vec::new())
         };
-        Self { x, ids: None, panels, norms, block_max, panels32, halves, mean, d, n, sample: None }
+        let ids = (0..n as u32).chain(std::iter::repeat(u32::MAX)).take(n.next_multiple_of(PANEL_PAD)).collect();
+        Self { x, ids, panels, norms, block_max, panels32, halves, mean, d, n, sample: None }
     }
 
     /// As [`new`](Self::new), with the rows of `x` stored in `order` (a permutation of the row
@@ -209,7 +214,9 @@ impl GemmPoints {
             let rows = permuted.chunks_exact(d).step_by(SAMPLE_STRIDE);
             Box::new(Self::new(rows.flatten().copied().collect(), d))
         });
-        Self { ids: Some(order), sample, ..Self::new(permuted, d) }
+        let mut ids = order;
+        ids.resize(ids.len().next_multiple_of(PANEL_PAD), u32::MAX);
+        Self { ids, sample, ..Self::new(permuted, d) }
     }
 
     /// The `min(k, n)` nearest points of each query `query(i)`, `i ∈ range` (at most
@@ -323,8 +330,9 @@ impl GemmPoints {
         candidates.resize_with(padded.max(candidates.len()), Vec::new);
         let candidates = &mut candidates[..padded];
         candidates.iter_mut().for_each(Vec::clear);
-        // Enough room to rarely compact, little enough to stay in cache.
-        let capacity = (2 * k).max(64);
+        // Half as many again as k: the first compaction comes early enough to tighten a
+        // seeded threshold (which lets about 1.5 k points through) for the rest of the scan.
+        let capacity = (3 * k / 2).max(64);
         let n_blocks = n.div_ceil(POINT_BLOCK);
         let first = near.map_or(0, |p| (p / POINT_BLOCK).min(n_blocks - 1));
         // first, first + 1, first − 1, first + 2, …: every block once.
@@ -336,6 +344,7 @@ impl GemmPoints {
             let block = BlockState {
                 width,
                 norms: &self.norms[start..start + width],
+                ids: &self.ids[start..start + width],
                 max_norm: self.block_max[b],
                 query_norms,
                 candidates: &mut *candidates,
@@ -356,8 +365,7 @@ impl GemmPoints {
         for (b, list) in candidates[..n_queries].iter_mut().enumerate() {
             compact(list, k, keys);
             let q = query(range.start + b);
-            let id = |p: u32| self.ids.as_ref().map_or(p, |ids| ids[p as usize]);
-            kth.push(rank(list, k, &self.x, q, id, ranking));
+            kth.push(rank(list, k, &self.x, q, ranking));
             let exact = &ranking.exact;
             let kept = exact.len().min(k);
             lists.extend(exact[..kept].iter().map(|&(_, id)| id));
@@ -367,7 +375,7 @@ impl GemmPoints {
 }
 
 /// The first `min(k, len)` of `list`'s candidates by `(dist2, id)`, into `scratch.exact` (their
-/// ids, `id` of their positions; the distance is filled only where it was needed), and the k-th
+/// caller's ids, `row`; the distance is filled only where it was needed), and the k-th
 /// smallest exact distance (`+∞` when fewer than k candidates are left). `points` holds the
 /// points in search order, `query.len()` coordinates each.
 ///
@@ -383,7 +391,7 @@ impl GemmPoints {
 /// rounded bound `ℓ'` is still a lower bound (`ℓ' ≤ lower ≤ dist2`), and a run ends where the next
 /// `ℓ'` exceeds the run's reach: every later candidate's `ℓ'` is at least that one, so the argument
 /// above holds with `ℓ'` for `lower` (runs may only be longer).
-fn rank(list: &[Candidate], k: usize, points: &[f64], query: &[f64], id: impl Fn(u32) -> u32, scratch: &mut RankScratch) -> f64 {
+fn rank(list: &[Candidate], k: usize, points: &[f64], query: &[f64], scratch: &mut RankScratch) -> f64 {
     let RankScratch { exact, order, needed, distances } = scratch;
     exact.clear();
     order.clear();
@@ -424,12 +432,12 @@ fn rank(list: &[Candidate], k: usize, points: &[f64], query: &[f64], id: impl Fn
         let run = &order[start..end];
         let placed = exact.len();
         if let [single] = run {
-            exact.push((0, id(candidate(*single).id)));
+            exact.push((0, candidate(*single).row));
             if placed + 1 == k {
                 kth = next.next().copied().unwrap_or(f64::NAN);
             }
         } else {
-            exact.extend(run.iter().zip(next.by_ref()).map(|(&key, &distance)| (distance.to_bits(), id(candidate(key).id))));
+            exact.extend(run.iter().zip(next.by_ref()).map(|(&key, &distance)| (distance.to_bits(), candidate(key).row)));
             exact[placed..].sort_unstable();
             if exact.len() >= k {
                 kth = f64::from_bits(exact[k - 1].0);
@@ -455,10 +463,12 @@ struct RankScratch {
 /// the sign bit set for positive values, every bit flipped for negative ones.
 #[inline(always)]
 fn lower_key(x: f64) -> u32 {
+    // The key of `x` rounded to nearest, less one where that rounded up: the key below a float's
+    // is the next float down's (below +0 is −0, the same value, but +0 never rounds up; −0 does,
+    // from a negative x, and below it is the negative float nearest zero).
     let rounded = x as f32;
-    let below = if f64::from(rounded) > x { next_down(rounded) } else { rounded };
-    let bits = below.to_bits();
-    bits ^ (((bits as i32 >> 31) as u32) | 0x8000_0000)
+    let bits = rounded.to_bits();
+    (bits ^ (((bits as i32 >> 31) as u32) | 0x8000_0000)) - u32::from(f64::from(rounded) > x)
 }
 
 /// The value of a [`lower_key`].
@@ -470,7 +480,7 @@ fn key_value(key: u32) -> f64 {
 
 /// Margin of [`seed_count`], in standard deviations of the number of sample points within a
 /// query's k-th distance.
-const SEED_MARGIN: f64 = 4.0;
+const SEED_MARGIN: f64 = 2.5;
 
 /// The sample neighbours `k_s` whose distance seeds a search for k neighbours among a sample of
 /// `sample_points`, or `None` when a seed would not pay (k below [`SEED_MIN_K`]) or the sample
@@ -511,6 +521,8 @@ struct BlockState<'a> {
     /// The block's width, padded to a multiple of [`PANEL_PAD`].
     width: usize,
     norms: &'a [f64],
+    /// The caller's ids of the block's points (padded as `norms`).
+    ids: &'a [u32],
     max_norm: f64,
     query_norms: &'a [f64],
     candidates: &'a mut [Vec<Candidate>],
@@ -543,7 +555,7 @@ impl Kernel<f64> for FilterBlock<'_> {
     #[inline(always)]
     fn run<L: Lanes<f64>>(self, simd: L) {
         let Self {
-            block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
+            block: BlockState { width, norms, ids, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
             panel,
             tiles,
         } = self;
@@ -574,9 +586,9 @@ impl Kernel<f64> for FilterBlock<'_> {
                 for r in 0..TILE_QUERIES {
                     let list = &mut candidates[rows.start + r];
                     // `≤` above: a point tied with the threshold may still win on position.
-                    visit(simd, &pass[r], |v, l| {
-                        let p = j + v * lanes + l;
-                        keep(list, simd.lane(acc[r][v], l), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                    visit(simd, &pass[r], &acc[r], |o, product| {
+                        let p = j + o;
+                        keep(list, product, query_norm[r] + norms[p], bound, threshold[r], start + p, ids[p]);
                     });
                     // A full list tightens the threshold at once.
                     if list.len() >= capacity {
@@ -643,13 +655,26 @@ fn any_pass<T, L: Lanes<T>>(simd: L, pass: &[[L::M; TILE_VECTORS]; TILE_QUERIES]
     simd.any(any)
 }
 
-/// Calls `f(v, l)` for every passing lane l of vector v of one query's test, in order.
+/// The most lanes of a vector (AVX-512's sixteen `f32`).
+const MAX_LANES: usize = 16;
+
+/// Calls `f(o, product)` for every passing point of one query's test, in order: `o` its offset in
+/// the tile's points, `product` its lane of `acc`. The products are written out once per query
+/// whose test has a passing lane (one store per vector, not one per passing lane).
 #[inline(always)]
-fn visit<T, L: Lanes<T>>(simd: L, pass: &[L::M; TILE_VECTORS], mut f: impl FnMut(usize, usize)) {
-    for (v, &m) in pass.iter().enumerate() {
-        let mut bits = simd.bits(m);
+fn visit<T: bytemuck::Pod, L: Lanes<T>>(simd: L, pass: &[L::M; TILE_VECTORS], acc: &[L::V; TILE_VECTORS], mut f: impl FnMut(usize, T)) {
+    let bits: [u32; TILE_VECTORS] = std::array::from_fn(|v| simd.bits(pass[v]));
+    if bits.iter().all(|&b| b == 0) {
+        return;
+    }
+    let mut products = [T::zeroed(); TILE_VECTORS * MAX_LANES];
+    for (v, &acc) in acc.iter().enumerate() {
+        simd.store(acc, &mut products[v * L::LANES..]);
+    }
+    for (v, mut bits) in bits.into_iter().enumerate() {
         while bits != 0 {
-            f(v, bits.trailing_zeros() as usize);
+            let o = v * L::LANES + bits.trailing_zeros() as usize;
+            f(o, products[o]);
             bits &= bits - 1;
         }
     }
@@ -669,16 +694,17 @@ fn tile_bounds(
     (query_norm, e_max, std::array::from_fn(|r| thresholds[r]))
 }
 
-/// Appends point `id` to `list` if its own lower bound `fl(fl(s − 2p) − e(s))` is at most
+/// Appends point `id` (the caller's `row`) to `list` if its own lower bound `fl(fl(s − 2p) − e(s))` is at most
 /// `threshold` (`≤`: a point tied with the threshold may still win on position), `p` being its
 /// product with the query and `s = fl(‖q'‖² + ‖x'‖²)`.
 #[inline(always)]
-fn keep(list: &mut Vec<Candidate>, product: f64, s: f64, (relative, absolute): (f64, f64), threshold: f64, id: usize) {
+#[allow(clippy::too_many_arguments)]
+fn keep(list: &mut Vec<Candidate>, product: f64, s: f64, (relative, absolute): (f64, f64), threshold: f64, id: usize, row: u32) {
     let approx = s - 2.0 * product;
     let e = relative * s + absolute;
     let lower = approx - e;
     if lower <= threshold {
-        list.push(Candidate { lower, upper: approx + e, id: id as u32 });
+        list.push(Candidate { lower, upper: approx + e, id: id as u32, row });
     }
 }
 
@@ -786,7 +812,7 @@ impl Kernel<f32> for SingleBlock<'_> {
     #[inline(always)]
     fn run<L: Lanes<f32>>(self, simd: L) {
         let Self {
-            block: BlockState { width, norms, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
+            block: BlockState { width, norms, ids, max_norm, query_norms, candidates, thresholds, start, capacity, k, keys },
             panel,
             halves,
             tiles,
@@ -835,9 +861,9 @@ impl Kernel<f32> for SingleBlock<'_> {
                         }
                         for r in 0..TILE_QUERIES {
                             let list = &mut candidates[first + t * TILE_QUERIES + r];
-                            visit(simd, &pass[r], |v, l| {
-                                let p = j + v * lanes + l;
-                                keep(list, f64::from(simd.lane(acc[r][v], l)), query_norm[r] + norms[p], bound, threshold[r], start + p);
+                            visit(simd, &pass[r], &acc[r], |o, product| {
+                                let p = j + o;
+                                keep(list, f64::from(product), query_norm[r] + norms[p], bound, threshold[r], start + p, ids[p]);
                             });
                             // A full list tightens the threshold at once.
                             if list.len() >= capacity {
@@ -1259,6 +1285,7 @@ mod tests {
         let block = BlockState {
             width,
             norms: &points.norms[..width],
+            ids: &points.ids[..width],
             max_norm: points.block_max[0],
             query_norms: &query_norms,
             candidates: &mut candidates,

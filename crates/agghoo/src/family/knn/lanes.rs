@@ -86,8 +86,8 @@ pub(super) trait Lanes<T>: Copy {
     fn any(self, m: Self::M) -> bool;
     /// Bit l set where lane l is true.
     fn bits(self, m: Self::M) -> u32;
-    /// Lane l of `v`.
-    fn lane(self, v: Self::V, l: usize) -> T;
+    /// Writes the lanes of `v` to `out[..LANES]`.
+    fn store(self, v: Self::V, out: &mut [T]);
 }
 
 /// One of `pulp`'s instruction sets.
@@ -147,8 +147,8 @@ macro_rules! pulp_lanes {
                 (0..S::$lanes).fold(0u32, |bits, l| bits | u32::from(mask[l * stride] != 0) << l)
             }
             #[inline(always)]
-            fn lane(self, v: S::$v, l: usize) -> $float {
-                bytemuck::cast_slice::<S::$v, $float>(std::slice::from_ref(&v))[l]
+            fn store(self, v: S::$v, out: &mut [$float]) {
+                out[..S::$lanes].copy_from_slice(bytemuck::cast_slice::<S::$v, $float>(std::slice::from_ref(&v)));
             }
         }
     };
@@ -268,10 +268,10 @@ macro_rules! avx512_lanes {
                 u32::from(m)
             }
             #[inline(always)]
-            fn lane(self, v: Self::V, l: usize) -> $float {
+            fn store(self, v: Self::V, out: &mut [$float]) {
                 // SAFETY: a vector is `LANES` floats; every bit pattern is a float.
                 let lanes: [$float; $lanes] = unsafe { std::mem::transmute::<Self::V, [$float; $lanes]>(v) };
-                lanes[l]
+                out[..$lanes].copy_from_slice(&lanes);
             }
         }
     };

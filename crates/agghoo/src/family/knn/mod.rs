@@ -401,6 +401,20 @@ impl SharedNeighbors {
 }
 
 impl SharedNeighbors {
+    /// Row `row`'s list if it is already computed (a table row's block, or a row's first list),
+    /// without computing anything.
+    fn computed_list(&self, row: usize) -> Option<&[u32]> {
+        match &self.lists {
+            Lists::PerRow { prefix, .. } => prefix.get(row)?.get().map(|list| &list[..]),
+            Lists::Table { index, blocks, .. } => {
+                let position = *index.get()?.rank.get(row)? as usize;
+                let table = blocks.get(position / QUERY_BLOCK)?.get()?;
+                let at = (position % QUERY_BLOCK) * table.width;
+                table.lists.get(at..at + table.width)
+            }
+        }
+    }
+
     /// Table block `b` (rows `order[32 b..32 (b + 1)]`), computed now if no caller did before, to
     /// `width` entries per row (sequentially: no nested parallelism under the block's lock).
     fn block<'s>(
@@ -753,6 +767,12 @@ impl KnnPath<'_> {
                 }
                 let i = at(j);
                 let row = validation.rows()[i];
+                // The next row's list, if already computed, on its way to the cache while this
+                // row's is walked (a table's lists are far apart: each walk began with a miss).
+                let next = validation.rows()[at((j + 1).min(validation.len() - 1))];
+                if let Some(list) = shared.computed_list(next) {
+                    prefetch(list);
+                }
                 let kept = |&((kept, index), _): &((usize, &TableIndex), &Vec<usize>)| (index.rank[row] as usize) < kept;
                 let Some(((_, index), order)) = streamed.zip(order.as_ref()).filter(|s| !kept(s)) else {
                     return walk(shared.list(row, want, scratch), i, row, scratch, out);
@@ -814,6 +834,18 @@ impl FittedPath for KnnPath<'_> {
     fn model(&self, grid_index: usize) -> Result<Model> {
         Ok(Model::Knn(KnnModel { k: self.family.grid.value(grid_index) as usize, ..self.model.clone() }))
     }
+}
+
+/// Asks the processor to load the first cache lines of `list` (a hint: nothing is read).
+#[inline(always)]
+fn prefetch(list: &[u32]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in list.chunks(16).take(4) {
+        // SAFETY: a prefetch reads nothing and cannot fault; `line` is a live slice anyway.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr().cast()) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = list;
 }
 
 /// Predictions of every k in `ks` (ascending) for the rows of `rows`; see [`path_values`].

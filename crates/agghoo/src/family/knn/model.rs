@@ -116,6 +116,15 @@ pub(super) fn check_scale(rows: &View<'_>) -> Result<()> {
     Ok(())
 }
 
+impl crate::family::FamilyModel for KnnModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        KnnModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        KnnModel::output(self)
+    }
+}
+
 impl Predictor for KnnModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         // A model deserialized without the loader's checks must not index out of bounds.

@@ -95,6 +95,18 @@ impl LassoModel {
     }
 }
 
+impl crate::family::FamilyModel for LassoModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        LassoModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        (crate::data::Task::Regression, 0)
+    }
+    fn merge_mean(models: &[&Self]) -> Result<Option<Self>> {
+        LassoModel::merge_mean(models).map(Some)
+    }
+}
+
 impl Predictor for LassoModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         if rows.n_features() != self.coefficients.len() {

@@ -89,6 +89,15 @@ impl LogisticModel {
     }
 }
 
+impl crate::family::FamilyModel for LogisticModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        LogisticModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        (crate::data::Task::Classification, self.n_classes())
+    }
+}
+
 impl Predictor for LogisticModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         let d = self.n_features;

@@ -163,6 +163,23 @@ impl RidgeModel {
     }
 }
 
+impl crate::family::FamilyModel for RidgeModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        RidgeModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        (crate::data::Task::Regression, 0)
+    }
+    fn merge_mean(models: &[&Self]) -> Result<Option<Self>> {
+        RidgeModel::merge_mean(models).map(Some)
+    }
+    /// Linear members merge with anything (a mismatch is the merge's error); kernel members
+    /// only with the same kernel.
+    fn merges_with(&self, other: &Self) -> bool {
+        self.kernel_function().zip(other.kernel_function()).is_none_or(|(k, l)| k == l)
+    }
+}
+
 impl Predictor for RidgeModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         self.check_shape()?;

@@ -154,6 +154,31 @@ impl SvmModel {
     }
 }
 
+impl crate::family::FamilyModel for SvmModel {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        SvmModel::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        SvmModel::output(self)
+    }
+    fn merge_mean(models: &[&Self]) -> Result<Option<Self>> {
+        SvmModel::merge_mean(models).map(Some)
+    }
+    /// Machines merge only with the same kernel width.
+    fn merges_with(&self, other: &Self) -> bool {
+        self.gamma() == other.gamma()
+    }
+}
+
+impl crate::family::FamilyModel for super::OneVsOneSvc {
+    fn validate(&self, n_features: usize) -> Result<()> {
+        super::OneVsOneSvc::validate(self, n_features)
+    }
+    fn output(&self) -> (crate::data::Task, usize) {
+        (Task::Classification, self.n_classes())
+    }
+}
+
 impl Predictor for SvmModel {
     fn predict(&self, rows: &View<'_>) -> Result<Predictions> {
         predictions(self.machine, self.decision(rows)?)

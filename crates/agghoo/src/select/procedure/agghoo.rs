@@ -41,8 +41,8 @@ impl Procedure for Agghoo {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Majhoo, MemberChoice};
     use super::super::tests::{context, grid, outcomes};
+    use super::super::{Majhoo, MemberChoice};
     use super::*;
     use crate::data::Task;
     use crate::family::Scale;

@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use super::{Choice, ChoiceContext, Procedure};
 use crate::error::Result;
-use crate::resample::{PlanKind, HoldOut, PlanContext, Split, Splits};
+use crate::resample::{HoldOut, PlanContext, PlanKind, Split, Splits};
 use crate::seed::Purpose;
 use crate::select::{Method, SelectConfig};
 
