@@ -355,8 +355,9 @@ fn read_csv_with(reader: impl std::io::Read, path: &Path, options: &CsvOptions, 
     let mut weights: Vec<f64> = Vec::new();
     let mut n_dropped = 0usize;
     let mut row_values = Vec::with_capacity(feature_cols.len());
-    // Plain rows of plain columns only: anything else goes line after line, from the start.
-    let plain_columns = weight_col.is_none() && kinds.iter().all(Option::is_none) && levels.iter().all(Option::is_none);
+    // Plain rows of plain columns only: anything else goes line after line, from the start. (A
+    // column's kind count only matters once it turns categorical, which no plain row makes it.)
+    let plain_columns = weight_col.is_none() && levels.iter().all(Option::is_none);
     let extra_indices: Vec<usize> = extra_cols.iter().map(|(_, c)| *c).collect();
     let layout = Layout {
         delimiter,
