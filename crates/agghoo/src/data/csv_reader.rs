@@ -28,6 +28,7 @@ use super::dataset::{Dataset, Target};
 use super::na::NaValues;
 use crate::error::{Error, Result};
 use crate::names::named;
+use crate::par::Par;
 
 /// What to do with missing feature values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,10 +132,21 @@ pub struct CsvData {
 /// [`Error::Io`], [`Error::EmptyFile`], [`Error::RaggedRow`], [`Error::NotANumber`],
 /// [`Error::MissingValue`], [`Error::MissingTarget`] (also for a missing extra column),
 /// [`Error::NotANumber`] for `inf` in a numeric column.
+///
+/// A file without quote characters or `\r` is read in chunks of lines on the threads of the
+/// current rayon pool ([`Par::pool`]) while every row is plain (all its fields present, every
+/// feature a finite number); otherwise it is read line after line. The data set and the errors
+/// are the same either way.
 pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<CsvData> {
     let path = path.as_ref();
-    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-    read_csv_from(std::io::BufReader::new(file), path, options)
+    match std::fs::read(path) {
+        Ok(bytes) => read_csv_with(&bytes[..], path, options, Some((&bytes, Par::pool()))),
+        Err(_) => {
+            // The error as the line reader meets it (opening, or reading a directory).
+            let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+            read_csv_from(std::io::BufReader::new(file), path, options)
+        }
+    }
 }
 
 /// The delimiter of a CSV file whose first line is `first_line`, when none is given: a tab for
@@ -167,11 +179,16 @@ pub fn read_csv_header(path: impl AsRef<Path>, delimiter: Option<u8>) -> Result<
 }
 
 /// A CSV reader over `reader` (the delimiter given or detected from the first line) and its
-/// trimmed header, checked for duplicate names.
+/// trimmed header, checked for duplicate names, and the delimiter.
 ///
 /// # Errors
 /// [`Error::Io`], [`Error::BadFile`], [`Error::DuplicateColumn`].
-fn open_with_header<R: std::io::Read>(reader: R, path: &Path, delimiter: Option<u8>) -> Result<(csv::Reader<CrlfToLf<R>>, Vec<String>)> {
+#[allow(clippy::type_complexity)]
+fn open_with_header<R: std::io::Read>(
+    reader: R,
+    path: &Path,
+    delimiter: Option<u8>,
+) -> Result<(csv::Reader<CrlfToLf<R>>, Vec<String>, u8)> {
     use std::io::BufRead;
     let mut reader =
         CrlfToLf { inner: std::io::BufReader::new(reader), pending_cr: false, passed: 0, newlines: Default::default(), lines_before: 0 };
@@ -192,7 +209,7 @@ fn open_with_header<R: std::io::Read>(reader: R, path: &Path, delimiter: Option<
             return Err(Error::DuplicateColumn { path: path.to_path_buf(), name: name.clone(), first: i + 1, second: j + 1 });
         }
     }
-    Ok((rdr, header))
+    Ok((rdr, header, delimiter))
 }
 
 /// A reader turning each `\r\n` into `\n` (a lone `\r` is kept) and counting the lines it hands
@@ -276,8 +293,14 @@ impl<R: std::io::Read> std::io::Read for CrlfToLf<R> {
 /// # Errors
 /// As [`read_csv`].
 pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptions) -> Result<CsvData> {
+    read_csv_with(reader, path, options, None)
+}
+
+/// [`read_csv_from`]; `whole`, the reader's whole text and threads, lets plain rows be read in
+/// parallel (see [`parallel_rows`]).
+fn read_csv_with(reader: impl std::io::Read, path: &Path, options: &CsvOptions, whole: Option<(&[u8], Par)>) -> Result<CsvData> {
     let bad = |message: String| Error::BadFile { path: path.to_path_buf(), message };
-    let (mut rdr, header) = open_with_header(reader, path, options.delimiter)?;
+    let (mut rdr, header, delimiter) = open_with_header(reader, path, options.delimiter)?;
     if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
         return Err(Error::EmptyFile { path: path.to_path_buf() });
     }
@@ -332,8 +355,27 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     let mut weights: Vec<f64> = Vec::new();
     let mut n_dropped = 0usize;
     let mut row_values = Vec::with_capacity(feature_cols.len());
+    // Plain rows of plain columns only: anything else goes line after line, from the start. (A
+    // column's kind count only matters once it turns categorical, which no plain row makes it.)
+    let plain_columns = weight_col.is_none() && levels.iter().all(Option::is_none);
+    let extra_indices: Vec<usize> = extra_cols.iter().map(|(_, c)| *c).collect();
+    let layout = Layout {
+        delimiter,
+        width: header.len(),
+        features: &feature_cols,
+        target: target_col,
+        extras: &extra_indices,
+        na: &options.na_values,
+    };
+    let rows_read = match whole.filter(|_| plain_columns).and_then(|(bytes, par)| parallel_rows(bytes, &layout, par)) {
+        Some(rows) => {
+            (x, target_text, target_lines, extras) = (rows.x, rows.target_text, rows.target_lines, rows.extras);
+            true
+        }
+        None => false,
+    };
     let mut record = csv::StringRecord::new();
-    while rdr.read_record(&mut record).map_err(|e| bad(e.to_string()))? {
+    while !rows_read && rdr.read_record(&mut record).map_err(|e| bad(e.to_string()))? {
         // The parser's record position is taken before it skips blank lines: count instead the
         // lines up to the record's last byte, less the line breaks inside its quoted fields.
         let end = rdr.position().byte().saturating_sub(1);
@@ -477,6 +519,103 @@ pub fn read_csv_from(reader: impl std::io::Read, path: &Path, options: &CsvOptio
     };
     let extras = extra_cols.into_iter().map(|(n, _)| n).zip(extras).collect();
     Ok(CsvData { data, extras, n_dropped, warnings })
+}
+
+/// Where a CSV line's fields go: `width` fields split at `delimiter`, the features, target and
+/// extra columns at these indices, and the missing-value tokens.
+struct Layout<'a> {
+    delimiter: u8,
+    width: usize,
+    features: &'a [usize],
+    target: Option<usize>,
+    extras: &'a [usize],
+    na: &'a NaValues,
+}
+
+/// Data rows read by [`parallel_rows`]: as the line reader stores them.
+#[derive(Default)]
+struct Rows {
+    x: Vec<f64>,
+    target_text: Vec<String>,
+    target_lines: Vec<u64>,
+    extras: Vec<Vec<String>>,
+}
+
+/// The data rows of `bytes`, a whole CSV file whose first line is its header, read on the threads
+/// of `par` in chunks of whole lines, when every row is plain: `None` as soon as the file has a
+/// quote character or a `\r`, a line that is not valid UTF-8, blank or of another width, a missing
+/// target or feature, or a feature that is not a finite number. The line reader then reads the
+/// file from the start, with the same values, and names the first error in file order.
+fn parallel_rows(bytes: &[u8], layout: &Layout, par: Par) -> Option<Rows> {
+    use rayon::prelude::*;
+    if !layout.delimiter.is_ascii() {
+        return None;
+    }
+    let start = bytes.iter().position(|&b| b == b'\n')? + 1;
+    if bytes[..start].iter().any(|&b| b == b'"' || b == b'\r') {
+        return None;
+    }
+    // Chunks of a few pieces per thread, each ending at a line end (or the end of the file).
+    let piece = par.min_len(bytes.len() - start);
+    let mut chunks = Vec::new();
+    let mut from = start;
+    while from < bytes.len() {
+        let cut = (from + piece).min(bytes.len());
+        let end = bytes[cut..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |i| cut + i + 1);
+        chunks.push(&bytes[from..end]);
+        from = end;
+    }
+    let pieces: Vec<Rows> =
+        chunks.par_iter().with_min_len(par.min_len(chunks.len())).map(|chunk| chunk_rows(chunk, layout)).collect::<Option<_>>()?;
+    let mut rows = Rows { extras: vec![Vec::new(); layout.extras.len()], ..Rows::default() };
+    let mut line = 2; // the first data line
+    for piece in pieces {
+        let n = piece.target_lines.len().max(piece.x.len() / layout.features.len().max(1)) as u64;
+        rows.x.extend_from_slice(&piece.x);
+        rows.target_text.extend(piece.target_text);
+        rows.target_lines.extend(piece.target_lines.iter().map(|i| i + line));
+        for (all, part) in rows.extras.iter_mut().zip(piece.extras) {
+            all.extend(part);
+        }
+        line += n;
+    }
+    Some(rows)
+}
+
+/// The rows of `chunk`, whole lines of plain rows (see [`parallel_rows`]); the target lines are
+/// counted from 0 at the chunk's first line.
+fn chunk_rows(chunk: &[u8], layout: &Layout) -> Option<Rows> {
+    if chunk.iter().any(|&b| b == b'"' || b == b'\r') {
+        return None;
+    }
+    let text = std::str::from_utf8(chunk).ok()?;
+    let mut rows = Rows { extras: vec![Vec::new(); layout.extras.len()], ..Rows::default() };
+    let mut fields: Vec<&str> = Vec::with_capacity(layout.width);
+    for (i, line) in text.split_terminator('\n').enumerate() {
+        fields.clear();
+        fields.extend(line.split(char::from(layout.delimiter)));
+        if line.is_empty() || fields.len() != layout.width {
+            return None;
+        }
+        for &c in layout.features {
+            let field = fields[c];
+            if layout.na.is_missing(field) {
+                return None;
+            }
+            rows.x.push(field.trim().parse::<f64>().ok().filter(|v| v.is_finite())?);
+        }
+        if let Some(t) = layout.target {
+            if layout.na.is_missing(fields[t]) {
+                return None;
+            }
+            rows.target_text.push(fields[t].trim().to_string());
+            rows.target_lines.push(i as u64);
+        }
+        for (all, &c) in rows.extras.iter_mut().zip(layout.extras) {
+            all.push(fields[c].trim().to_string());
+        }
+    }
+    Some(rows)
 }
 
 /// A sample weight read from `field` (line `line` of `path`, column `column`): a finite number ≥ 0.
@@ -874,6 +1013,74 @@ mod tests {
         let nan = CsvOptions { na_values: NaValues::parse(["NULL"]).unwrap(), ..options.clone() };
         assert!(matches!(read("c,y\nnan,0\n1,1\n", &nan).unwrap_err(), Error::NotANumber { line: 2, .. }));
         assert_eq!(read("c,y\nnan,0\nx,1\n", &nan).unwrap().data.levels(0).unwrap(), ["nan", "x"]);
+    }
+
+    /// What the whole-text reader gives with `threads` threads, and what the line reader gives,
+    /// as text (values and errors compared exactly).
+    fn both_readers(bytes: &[u8], options: &CsvOptions, threads: usize) -> (String, String) {
+        let show = |r: Result<CsvData>| match r {
+            // Each data set has its own id: the rest must be equal.
+            Ok(d) => format!("{d:?}").replacen(&format!("uid: {}", d.data.uid()), "", 1),
+            Err(e) => format!("{e} / {e:?}"),
+        };
+        let path = Path::new("t.csv");
+        (show(read_csv_with(bytes, path, options, Some((bytes, Par::threads(threads))))), show(read_csv_from(bytes, path, options)))
+    }
+
+    #[test]
+    fn plain_rows_are_read_in_parallel_chunks_with_their_lines() {
+        let mut text = String::from("id,a,b,y\n");
+        for i in 0..200 {
+            text.push_str(&format!("r{i}, {}.25 ,{:e},{}\n", i % 13, (i as f64) * 0.1, ["cat", "dog"][i % 2]));
+        }
+        let options = CsvOptions { extra_columns: vec!["id".into()], ..opts("y") };
+        let layout = Layout { delimiter: b',', width: 4, features: &[1, 2], target: Some(3), extras: &[0], na: &options.na_values };
+        let rows = parallel_rows(text.as_bytes(), &layout, Par::threads(4)).expect("plain rows");
+        assert_eq!(rows.target_lines, (2..202).collect::<Vec<u64>>());
+        assert_eq!((rows.x[2 * 37], rows.x[2 * 37 + 1], rows.extras[0][37].as_str()), (11.25, 3.7, "r37"));
+        let (parallel, lines) = both_readers(text.as_bytes(), &options, 4);
+        assert_eq!(parallel, lines);
+        // A quote anywhere, or a `\r`: not plain.
+        for odd in ["\"r5\"", "r5\r"] {
+            let odd_text = text.replacen("r5,", &format!("{odd},"), 1);
+            assert!(parallel_rows(odd_text.as_bytes(), &layout, Par::threads(4)).is_none(), "{odd:?}");
+        }
+    }
+
+    #[test]
+    fn the_parallel_reader_gives_the_line_readers_values_and_errors() {
+        let mut base = String::from("id,a,b,y\n");
+        for i in 0..24 {
+            base.push_str(&format!("r{i},{}.5,{},{}\n", i % 5, i * 3, i % 3));
+        }
+        let options = [
+            opts("y"),
+            CsvOptions { extra_columns: vec!["id".into()], missing: MissingPolicy::Median, task: TaskHint::Regression, ..opts("y") },
+            CsvOptions { extra_columns: vec!["id".into()], missing: MissingPolicy::Drop, ..opts("y") },
+            CsvOptions { target: None, feature_columns: Some(vec!["b".into(), "a".into()]), ..Default::default() },
+            CsvOptions { extra_columns: vec!["id".into()], detect_categorical: true, ..opts("y") },
+        ];
+        // Every single-byte edit (replaced, inserted, deleted) at every position.
+        let bytes = base.as_bytes();
+        let mut texts = vec![bytes.to_vec(), bytes[..bytes.len() - 1].to_vec()];
+        for i in 0..bytes.len() {
+            let mut deleted = bytes.to_vec();
+            deleted.remove(i);
+            texts.push(deleted);
+            for b in [b'x', b'"', b'\r', b'\n', b',', b' ', b'-', 0xff] {
+                let mut replaced = bytes.to_vec();
+                replaced[i] = b;
+                let mut inserted = bytes.to_vec();
+                inserted.insert(i, b);
+                texts.extend([replaced, inserted]);
+            }
+        }
+        for text in &texts {
+            for (k, o) in options.iter().enumerate() {
+                let (parallel, lines) = both_readers(text, o, 3);
+                assert_eq!(parallel, lines, "options {k}, text {:?}", String::from_utf8_lossy(text));
+            }
+        }
     }
 
     #[test]

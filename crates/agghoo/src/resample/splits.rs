@@ -55,6 +55,17 @@ struct SplitsFile {
     splits: Splits,
 }
 
+/// A [`SplitsFile`] as read, its fields spelled out: the flattened field has the JSON reader
+/// buffer the whole document before reading it (what a text that is not a splits file is still
+/// read as, for its error).
+#[derive(Deserialize)]
+struct SplitsFileIn {
+    format: String,
+    format_version: u32,
+    n_rows: usize,
+    splits: Vec<Split>,
+}
+
 impl Splits {
     /// Checks and wraps the splits.
     ///
@@ -163,15 +174,21 @@ impl Splits {
     /// As [`Splits::load`].
     pub fn from_json(text: &str, path: &Path) -> Result<Self> {
         let bad = |message: String| Error::BadFile { path: path.into(), message };
-        let file: SplitsFile = serde_json::from_str(text).map_err(|e| bad(format!("not an agghoo splits file: {e}")))?;
+        let file = match serde_json::from_str::<SplitsFileIn>(text) {
+            Ok(file) => file,
+            Err(_) => {
+                let file: SplitsFile = serde_json::from_str(text).map_err(|e| bad(format!("not an agghoo splits file: {e}")))?;
+                let Splits { n_rows, splits } = file.splits;
+                SplitsFileIn { format: file.format, format_version: file.format_version, n_rows, splits }
+            }
+        };
         if file.format != "agghoo-splits" || file.format_version != SPLITS_FORMAT {
             return Err(bad(format!(
                 "splits format `{}` version {} (this agghoo reads version {SPLITS_FORMAT})",
                 file.format, file.format_version
             )));
         }
-        let Splits { n_rows, splits } = file.splits;
-        Splits::new(n_rows, splits).map_err(|e| match e {
+        Splits::new(file.n_rows, file.splits).map_err(|e| match e {
             // Typed, so a caller can tell a split that cannot be used from a file that cannot be read.
             Error::InvalidSplit { .. } => e,
             other => bad(other.to_string()),
@@ -190,6 +207,26 @@ impl<'a> IntoIterator for &'a Splits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_splits_file_reads_back_and_its_errors_are_those_of_the_whole_document() {
+        let s = Splits::new(10, vec![Split::new(vec![0, 1, 2], vec![7, 8]).unwrap()]).unwrap();
+        let file = SplitsFile { format: "agghoo-splits".into(), format_version: SPLITS_FORMAT, splits: s.clone() };
+        let text = serde_json::to_string(&file).unwrap();
+        assert_eq!(Splits::from_json(&text, Path::new("s.json")).unwrap(), s);
+        let bad = [
+            r#"[{"train":[0,1],"validation":[7,8,9]}]"#,
+            r#"{"format":"agghoo-splits","format_version":1,"n_rows":10,"splits":[{"train":[0,"x"],"validation":[7]}]}"#,
+            r#"{"format":"agghoo-splits","format_version":1,"n_rows":-1,"splits":[]}"#,
+            r#"{"format":"agghoo-splits","format_version":1,"n_rows":10,"n_rows":10,"splits":[]}"#,
+            r#"{"format":"agghoo-splits","format_version":1,"splits":[]}"#,
+        ];
+        for text in bad {
+            let e = Splits::from_json(text, Path::new("s.json")).unwrap_err();
+            let whole = serde_json::from_str::<SplitsFile>(text).err().unwrap();
+            assert_eq!(e.to_string(), format!("s.json: not an agghoo splits file: {whole}"), "{text}");
+        }
+    }
 
     /// A splits file declaring 10¹⁸ rows must not allocate per declared row.
     #[test]
