@@ -139,14 +139,31 @@ pub struct CsvData {
 /// are the same either way.
 pub fn read_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<CsvData> {
     let path = path.as_ref();
-    match std::fs::read(path) {
-        Ok(bytes) => read_csv_with(&bytes[..], path, options, Some((&bytes, Par::pool()))),
-        Err(_) => {
+    match whole_text(path, crate::limits::Limits::global().max_memory / WHOLE_TEXT_SHARE) {
+        Some(bytes) => read_csv_with(&bytes[..], path, options, Some((&bytes, Par::pool()))),
+        None => {
             // The error as the line reader meets it (opening, or reading a directory).
             let file = std::fs::File::open(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
             read_csv_from(std::io::BufReader::new(file), path, options)
         }
     }
+}
+
+/// A CSV file is read whole (and its plain rows parsed on every thread) only when it is at most
+/// this fraction of the memory budget (`--max-memory`, 8 GiB by default: files up to 2 GiB);
+/// a larger one is read line after line, its text never held whole.
+const WHOLE_TEXT_SHARE: u64 = 4;
+
+/// The bytes of the regular file at `path` when it holds at most `budget` bytes; `None` for a
+/// larger file, one that grows beyond `budget` while it is read, anything but a regular file (a
+/// pipe, a device, a directory) and any error (the line reader then meets and names it).
+fn whole_text(path: &Path, budget: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok().filter(|m| m.is_file() && m.len() <= budget)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).ok()?);
+    file.take(budget.saturating_add(1)).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= budget).then_some(bytes)
 }
 
 /// The delimiter of a CSV file whose first line is `first_line`, when none is given: a tab for
@@ -1025,6 +1042,29 @@ mod tests {
         };
         let path = Path::new("t.csv");
         (show(read_csv_with(bytes, path, options, Some((bytes, Par::threads(threads))))), show(read_csv_from(bytes, path, options)))
+    }
+
+    #[test]
+    fn only_a_regular_file_within_its_share_of_the_memory_budget_is_read_whole() {
+        let dir = std::env::temp_dir().join(format!("agghoo-whole-text-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("small.csv");
+        std::fs::write(&file, "a,y\n1,2\n").unwrap();
+        assert_eq!(whole_text(&file, 8).as_deref(), Some(&b"a,y\n1,2\n"[..]));
+        assert_eq!(whole_text(&file, 7), None, "one byte beyond the budget");
+        assert_eq!(whole_text(&dir, u64::MAX), None, "a directory");
+        assert_eq!(whole_text(&dir.join("missing.csv"), u64::MAX), None);
+        // Read line after line instead: the same data either way.
+        let read = |budget| {
+            let whole = whole_text(&file, budget);
+            let data = match &whole {
+                Some(bytes) => read_csv_with(&bytes[..], &file, &opts("y"), Some((bytes, Par::threads(2)))),
+                None => read_csv_from(std::fs::File::open(&file).unwrap(), &file, &opts("y")),
+            };
+            data.unwrap().data.x().to_vec()
+        };
+        assert_eq!(read(8), read(7));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
